@@ -1,0 +1,36 @@
+"""What several commands share: pattern-pack options, loading the matcher, warnings on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from analyzer.core.matcher import Matcher
+from analyzer.sources.packs import ENV_VAR, load_packs
+
+__all__ = ["add_pack_arguments", "load_matcher", "warn", "sample_log"]
+
+
+def warn(message: str) -> None:
+    print(f"analyzer: warning: {message}", file=sys.stderr, flush=True)
+
+
+def add_pack_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--patterns", metavar="DIR", action="append", default=[],
+                        help=f"extra pattern pack directory or file (repeatable; also ${ENV_VAR}, "
+                             "separated by ':'); a pattern with the id of a built-in one replaces it")
+    parser.add_argument("--no-builtin", action="store_true", help="do not load the built-in packs")
+
+
+def load_matcher(args: argparse.Namespace) -> Matcher:
+    """Load the packs; broken files or entries are skipped with a warning naming file:line."""
+    packs = load_packs(args.patterns, builtin=not args.no_builtin)
+    for problem in packs.problems:
+        warn(f"pattern skipped: {problem}")
+    return Matcher(packs.patterns)
+
+
+def sample_log() -> Path:
+    """The bundled sample: what `analyzer scan` reads when given nothing to read."""
+    return Path(__file__).resolve().parent.parent.parent / "fixtures" / "logs" / "sglang_deepseek_v4_cp_a2a.log"

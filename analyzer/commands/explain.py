@@ -1,0 +1,43 @@
+"""`analyzer explain ID|"<message>"`: one known error's page."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from rich.console import Console
+
+from analyzer.cli import EXIT_FOUND, EXIT_OK
+from analyzer.commands.common import add_pack_arguments, load_matcher
+from analyzer.sinks.page import page_dict, render_page
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("explain", help="print one known error's page (by id or by message)",
+                                   description="Print a pattern's page: message, meaning, source, trigger, "
+                                               "fixes, examples, related errors. Give a pattern id, or an "
+                                               "error message (optionally starting with 'ValueError: ').")
+    parser.add_argument("query", metavar="ID_OR_MESSAGE")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_pack_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    matcher = load_matcher(args)
+    pattern = matcher.pattern(args.query.strip())
+    diagnosis = None
+    if pattern is None:
+        diagnosis = matcher.match_message(args.query.strip())
+        pattern = diagnosis.pattern
+    if pattern is None:
+        print(f"analyzer: no known error matches {args.query[:200]!r}", file=sys.stderr)
+        return EXIT_FOUND
+    if args.format == "json":
+        print(json.dumps(page_dict(pattern, diagnosis), ensure_ascii=False, indent=2))
+    else:
+        render_page(pattern, matcher, Console(highlight=False, soft_wrap=True), diagnosis)
+    return EXIT_OK

@@ -1,0 +1,218 @@
+"""Traceback assembly: an incremental state machine over normalised lines.
+
+Feed lines as they arrive, get ErrorEvents out as soon as they are complete. Lines are assembled
+per stream (rank/process), so tracebacks printed at the same time by several ranks stay apart.
+The machine only finds where a printed error begins and ends; `blocks.parse_chain` reads it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from analyzer.core import grammar as g
+from analyzer.core.blocks import box_column, in_box, parse_chain
+from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
+
+__all__ = ["TracebackAssembler"]
+
+
+class _State(enum.Enum):
+    FRAMES = "frames"  # after a header: frames, source and caret lines
+    MESSAGE = "message"  # after the exception line: the message may go on
+    AFTER_BLANK = "after_blank"  # a blank line: a chain separator may follow
+    SEPARATOR = "separator"  # after "The above exception ..." / "During handling ..."
+    GROUP = "group"  # inside an exception-group box
+    USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
+
+
+class _Step(enum.Enum):
+    TAKE = "take"  # the line belongs to the block
+    TAKE_AND_CLOSE = "take_and_close"  # it does, and completes it
+    CLOSE = "close"  # the block is over; the line is looked at afresh
+    DROP = "drop"  # the block was not an error after all; the line is looked at afresh
+
+
+_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP)
+_SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+
+
+@dataclass(slots=True)
+class _Block:
+    state: _State
+    kind: EventKind
+    lines: list[LogLine] = field(default_factory=list)
+    context: str = ""
+    truncated: bool = False
+    group_column: int = -1  # unknown until the first line inside the box
+    message_lines: int = 0
+    held_blanks: int = 0  # blank lines seen after a message, kept only if a separator follows
+
+
+class TracebackAssembler:
+    """Pure core: no I/O. One instance per input file."""
+
+    def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200) -> None:
+        self._open: dict[str, _Block] = {}
+        self._max_block_lines = max_block_lines
+        self._max_message_lines = max_message_lines
+
+    @property
+    def pending(self) -> int:
+        return len(self._open)
+
+    def feed(self, line: LogLine) -> list[ErrorEvent]:
+        out: list[ErrorEvent] = []
+        if line.starts_message:
+            # A log record is written whole: a new one on this channel ends the records before it.
+            for key in [k for k, b in self._open.items() if b.lines[0].channel == line.channel]:
+                block = self._open[key]
+                if key == line.stream or block.state in _COMPLETE:
+                    out.extend(self._close(key))
+        block = self._open.get(line.stream)
+        if block is not None:
+            step = self._advance(block, line)
+            if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
+                block.lines.append(line)
+                if step is _Step.TAKE_AND_CLOSE or len(block.lines) >= self._max_block_lines:
+                    block.truncated |= step is _Step.TAKE
+                    out.extend(self._close(line.stream))
+                return out
+            if step is _Step.DROP:
+                del self._open[line.stream]
+            else:
+                out.extend(self._close(line.stream))
+        out.extend(self._start(line))
+        return out
+
+    def flush_idle(self) -> list[ErrorEvent]:
+        """Input went quiet: emit the records that are complete already (follow/stdin mode)."""
+        out: list[ErrorEvent] = []
+        for key in [k for k, b in self._open.items() if b.state in _COMPLETE]:
+            out.extend(self._close(key))
+        return out
+
+    def finish(self) -> list[ErrorEvent]:
+        """End of input: emit everything, marking records cut off mid-way as truncated."""
+        out: list[ErrorEvent] = []
+        for key in list(self._open):
+            out.extend(self._close(key))
+        return out
+
+    def _start(self, line: LogLine) -> list[ErrorEvent]:
+        text = line.text
+        if (m := g.GROUP_HEADER.match(text)) is not None:
+            self._open[line.stream] = _Block(_State.GROUP, EventKind.TRACEBACK, [line],
+                                             context=m["context"].strip(), group_column=-1)
+        elif (m := g.HEADER.match(text)) is not None:
+            self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line],
+                                             context=m["context"].strip())
+        elif g.FRAME.match(text):  # frames without their header: the log was cut above them
+            self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
+        elif g.ARGPARSE_USAGE.match(text):
+            self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
+        elif g.BARE_EXCEPTION_LINE.match(text):
+            return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
+        return []
+
+    def _advance(self, block: _Block, line: LogLine) -> _Step:
+        text = line.text
+        stripped = text.strip()
+        state = block.state
+        if state is _State.FRAMES:
+            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+                return _Step.TAKE
+            if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
+                block.truncated = True
+                return _Step.CLOSE
+            block.state = _State.MESSAGE
+            return _Step.TAKE
+        if state is _State.MESSAGE:
+            if not stripped:
+                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+                return _Step.TAKE
+            if stripped in _SEPARATORS:
+                block.state = _State.SEPARATOR
+                return _Step.TAKE
+            if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
+                    or _opens_something(text)):
+                return _Step.CLOSE
+            block.message_lines += 1
+            return _Step.TAKE
+        if state is _State.AFTER_BLANK:
+            if not stripped:
+                block.held_blanks += 1
+                return _Step.TAKE
+            if stripped in _SEPARATORS:
+                block.state, block.held_blanks = _State.SEPARATOR, 0
+                return _Step.TAKE
+            return _Step.CLOSE
+        if state is _State.SEPARATOR:
+            if not stripped:
+                return _Step.TAKE
+            if (m := g.GROUP_HEADER.match(text)) is not None:
+                block.state, block.group_column = _State.GROUP, -1
+                return _Step.TAKE
+            if g.HEADER.match(text):
+                block.state = _State.FRAMES
+                return _Step.TAKE
+            if g.EXCEPTION_LINE.match(text):
+                block.state, block.message_lines = _State.MESSAGE, 0
+                return _Step.TAKE
+            block.truncated = True
+            return _Step.CLOSE
+        if state is _State.GROUP:
+            if block.group_column < 0:  # the first box line tells the column; a logger's text may shift the header
+                block.group_column = box_column(text)
+            if in_box(text, block.group_column):
+                return _Step.TAKE
+            if not stripped:
+                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+                return _Step.TAKE
+            return _Step.CLOSE
+        # _State.USAGE
+        if g.ARGPARSE_ERROR.match(text):
+            return _Step.TAKE_AND_CLOSE
+        if text[:1] == " " and stripped:
+            return _Step.TAKE
+        return _Step.DROP
+
+    def _close(self, key: str) -> list[ErrorEvent]:
+        block = self._open.pop(key)
+        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
+            return []  # a usage text printed on its own (--help, a warning): not an error
+        if block.state is _State.AFTER_BLANK and block.held_blanks:
+            del block.lines[-block.held_blanks:]
+        if block.state in (_State.FRAMES, _State.SEPARATOR):
+            block.truncated = True
+        return [self._event(block)]
+
+    def _event(self, block: _Block) -> ErrorEvent:
+        texts = [line.text for line in block.lines]
+        if block.kind is EventKind.ARGPARSE:
+            error = g.ARGPARSE_ERROR.match(texts[-1])
+            chain = (ErrorInfo("ArgumentError", error["message"], has_traceback=False),)
+            context = " ".join(t.strip() for t in texts[:-1])
+        else:
+            chain = parse_chain(texts) or (ErrorInfo("", ""),)
+            context = block.context
+        first = block.lines[0]
+        stamped = next((line for line in block.lines if line.timestamp is not None), first)
+        return ErrorEvent(
+            chain=chain,
+            span=SourceSpan(first.file, first.lineno, block.lines[-1].lineno),
+            kind=block.kind,
+            stream=first.stream,
+            rank=first.rank,
+            host=first.host,
+            timestamp=stamped.timestamp,
+            context=context,
+            truncated=block.truncated or not chain[-1].exception_type,
+            lines=tuple(texts),
+        )
+
+
+def _opens_something(text: str) -> bool:
+    """A line that cannot continue an exception message: it starts a new record or traceback."""
+    return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
+                or g.FRAME.match(text))

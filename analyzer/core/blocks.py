@@ -1,0 +1,166 @@
+"""Parse the text of one printed traceback (already cut out of the log) into a chain of ErrorInfo.
+
+The inverse of `traceback.format_exception`: chains joined by the cause/context separators, frames
+with their source and caret lines, multi-line messages, and exception groups drawn in boxes.
+"""
+
+from __future__ import annotations
+
+from analyzer.core import grammar as g
+from analyzer.core.records import ErrorInfo, Frame, Link
+
+__all__ = ["parse_chain", "in_box", "box_column"]
+
+_SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
+
+
+def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
+    """Lines of one traceback block -> its exceptions in printed order (root cause first)."""
+    links: list[ErrorInfo] = []
+    link = Link.FIRST
+    i = 0
+    while i < len(lines):
+        text = lines[i]
+        stripped = text.strip()
+        if not stripped:
+            i += 1
+        elif stripped in _SEPARATORS:
+            link = _SEPARATORS[stripped]
+            i += 1
+        elif (header := g.GROUP_HEADER.match(text)) is not None:
+            column = box_column(lines[i + 1]) if i + 1 < len(lines) else 0
+            end = _box_end(lines, i + 1, column)
+            box = [" " * column + "+ Exception Group Traceback (most recent call last):", *lines[i + 1:end]]
+            links.extend(_relink(_parse_box(box, column), link))
+            link, i = Link.FIRST, end
+        else:
+            info, i = _parse_link(lines, i, link)
+            if info is not None:
+                links.append(info)
+            link = Link.FIRST
+    return tuple(links)
+
+
+def _relink(chain: list[ErrorInfo], link: Link) -> list[ErrorInfo]:
+    if chain and link is not Link.FIRST:
+        chain[0] = _replace(chain[0], link=link)
+    return chain
+
+
+def _replace(info: ErrorInfo, **changes) -> ErrorInfo:
+    fields = {name: getattr(info, name) for name in info.__slots__}
+    fields.update(changes)
+    return ErrorInfo(**fields)
+
+
+def _parse_link(lines: list[str], i: int, link: Link) -> tuple[ErrorInfo | None, int]:
+    """One exception: optional header and frames, its exception line, message continuation."""
+    frames: list[Frame] = []
+    has_traceback = False
+    header = g.HEADER.match(lines[i])
+    if header:
+        has_traceback = True
+        i += 1
+    while i < len(lines):
+        text = lines[i]
+        frame = g.FRAME.match(text)
+        if frame:
+            has_traceback = True
+            frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"]))
+        elif g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()):
+            if frames and frames[-1].code is None and _is_source(text):
+                frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
+        else:
+            break
+        i += 1
+    if i >= len(lines):
+        if not has_traceback:
+            return None, i
+        return ErrorInfo("", "", tuple(frames), link, has_traceback), i
+    exc = g.EXCEPTION_LINE.match(lines[i])
+    if exc is None:  # not an exception line: keep what we have, let the caller move on
+        if has_traceback:
+            return ErrorInfo("", "", tuple(frames), link, has_traceback), i
+        return None, i + 1
+    message = [exc["message"] or ""]
+    i += 1
+    while i < len(lines) and lines[i].strip() and lines[i].strip() not in _SEPARATORS:
+        if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
+            break
+        message.append(lines[i])
+        i += 1
+    return ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback), i
+
+
+def _is_source(text: str) -> bool:
+    """A frame's source line, as opposed to a caret line (`~~~^^^`) or an elision marker."""
+    body = text.strip()
+    return bool(body) and not set(body) <= set("^~-+ ") and body != "..." and not g.REPEATED.match(text)
+
+
+def _box_end(lines: list[str], i: int, column: int) -> int:
+    while i < len(lines) and in_box(lines[i], column):
+        i += 1
+    return i
+
+
+def box_column(text: str) -> int:
+    """The column of a box line's `|`/`+`; -1 when the line is not drawn in a box."""
+    body = text.lstrip(" ")
+    return len(text) - len(body) if body[:1] in ("|", "+") else -1
+
+
+def in_box(text: str, column: int) -> bool:
+    """A line of an exception-group box drawn at `column` or nested deeper inside it."""
+    body = text.lstrip(" ")
+    return body[:1] in ("|", "+") and len(text) - len(body) >= column
+
+
+def _parse_box(lines: list[str], column: int) -> list[ErrorInfo]:
+    """A boxed region whose own lines carry `|` at `column`; sub-exceptions sit 2 columns right."""
+    chain: list[ErrorInfo] = []
+    own: list[str] = []
+    i = 0
+    while i < len(lines):
+        text = lines[i]
+        if text[column:column + 3] == "+-+":  # the group's own text ends, its sub-exceptions begin
+            subs, i = _parse_subs(lines, i, column + 2)
+            parsed = list(parse_chain(own))
+            own = []
+            if parsed:
+                parsed[-1] = _replace(parsed[-1], sub_exceptions=subs)
+            chain.extend(parsed)
+            continue
+        body = text[column + 2:] if len(text) > column + 2 else ""
+        if text[column:column + 1] == "+" and "Exception Group Traceback" in text:
+            body = "Traceback (most recent call last):"
+        elif body.startswith("Exception Group Traceback"):
+            body = body.replace("Exception Group Traceback", "Traceback", 1)
+        own.append(body)
+        i += 1
+    chain.extend(parse_chain(own))
+    return chain
+
+
+def _parse_subs(lines: list[str], i: int, column: int) -> tuple[tuple[tuple[ErrorInfo, ...], ...], int]:
+    """Sub-exception boxes starting at the `+-+---- 1 ----` line; returns them and where they end."""
+    subs: list[list[str]] = [[]]
+    i += 1
+    while i < len(lines):
+        text = lines[i]
+        if len(text) <= column or text[:column].strip():
+            break  # back at the parent's column: the group is over
+        marker = text[column:column + 3]
+        if marker.startswith("+-") and marker != "+-+":
+            i += 1
+            if g.GROUP_SEPARATOR.match(text) and any(ch.isdigit() for ch in text):
+                subs.append([])
+                continue
+            if set(text.strip()) <= set("+-"):
+                break  # the closing line of the whole group
+            subs.append([])  # "+---- ... ----" before "and N more exceptions"
+            continue
+        subs[-1].append(text[column:])
+        i += 1
+    chains = tuple(tuple(_parse_box(sub, 0)) for sub in subs if sub)
+    return tuple(chain for chain in chains if chain), i

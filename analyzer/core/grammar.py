@@ -1,0 +1,78 @@
+"""The grammar of a printed Python traceback, as named patterns.
+
+Each constant cites what CPython prints (Lib/traceback.py, Python/traceback.c); the assembler
+and the block parser only speak in these names.
+"""
+
+from __future__ import annotations
+
+import regex
+
+__all__ = [
+    "HEADER",
+    "GROUP_HEADER",
+    "CAUSE_SEPARATOR",
+    "CONTEXT_SEPARATOR",
+    "FRAME",
+    "REPEATED",
+    "EXCEPTION_LINE",
+    "BARE_EXCEPTION_LINE",
+    "LOG_RECORD_START",
+    "ARGPARSE_USAGE",
+    "ARGPARSE_ERROR",
+    "GROUP_BOX",
+    "GROUP_SEPARATOR",
+    "is_frame_detail",
+]
+
+# "Traceback (most recent call last):" -- StackSummary header; a log call such as
+# logger.exception("Scheduler hit an exception") puts its own text in front of it.
+HEADER = regex.compile(r"^(?P<context>.*?)\s*Traceback \(most recent call last\):\s*$")
+
+# "  + Exception Group Traceback (most recent call last):" -- TracebackException for groups.
+GROUP_HEADER = regex.compile(
+    r"^(?P<context>.*?)(?P<indent>\s*)\+ Exception Group Traceback \(most recent call last\):\s*$"
+)
+
+# traceback._cause_message and traceback._context_message.
+CAUSE_SEPARATOR = "The above exception was the direct cause of the following exception:"
+CONTEXT_SEPARATOR = "During handling of the above exception, another exception occurred:"
+
+# '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f".
+FRAME = regex.compile(
+    r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
+)
+
+# "  [Previous line repeated 996 more times]" -- StackSummary.format for recursion.
+REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
+
+# "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
+EXCEPTION_LINE = regex.compile(
+    r"^(?P<type>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::[ \t]?(?P<message>.*))?$"
+)
+
+# An exception line seen outside a traceback: only names that read as exceptions, so that
+# "Note: ..." or "Loading: 50%" lines are not taken for errors.
+BARE_EXCEPTION_LINE = regex.compile(
+    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault))"
+    r"(?::[ \t]?(?P<message>.*))?$"
+)
+
+# Lines that open a new log record: they end a multi-line exception message.
+LOG_RECORD_START = regex.compile(
+    r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
+    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|[IWEF]\d{4} \d\d:\d\d)"
+)
+
+# argparse: ArgumentParser.print_usage then ArgumentParser.error -> "prog: error: message".
+ARGPARSE_USAGE = regex.compile(r"^usage: \S+")
+ARGPARSE_ERROR = regex.compile(r"^(?P<prog>\S+(?: \S+)?): error: (?P<message>.*)$")  # prog may be "sglang serve"
+
+# Exception-group box drawing: every line of a group starts with "|" or "+" after its indent.
+GROUP_BOX = regex.compile(r"^\s*[|+]")
+GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$|^\s*\+-+\s*$")
+
+
+def is_frame_detail(text: str) -> bool:
+    """Source lines, caret lines (3.11+), `...` elisions and recursion notes under frames."""
+    return text.startswith("    ") or bool(REPEATED.match(text)) or text.strip() == "..."

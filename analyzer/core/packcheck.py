@@ -1,0 +1,62 @@
+"""Pack-wide lint: every problem in a set of patterns, collected, reported once (Sigma-style)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from analyzer.core.matcher import Matcher, MatchKind
+from analyzer.core.schema import Pattern, SchemaProblem
+
+__all__ = ["check_patterns"]
+
+
+def check_patterns(patterns: list[Pattern]) -> list[SchemaProblem]:
+    """Duplicate ids, templates that do not compile, examples that do not match their own pattern
+    (or that another, different template claims first), and `related` ids that lead nowhere."""
+    problems: list[SchemaProblem] = []
+    by_id: dict[str, list[Pattern]] = defaultdict(list)
+    for pattern in patterns:
+        by_id[pattern.id].append(pattern)
+    for pattern_id, same in by_id.items():
+        for duplicate in same[1:]:
+            problems.append(SchemaProblem(duplicate.origin, f"duplicate id '{pattern_id}' (first at {same[0].origin})"))
+    matcher = Matcher([same[0] for same in by_id.values()])
+    for pattern_id in by_id:
+        matcher.compiled(pattern_id)  # records templates that do not compile in matcher.broken
+    for pattern in patterns:
+        for example in pattern.examples:
+            problems.extend(_check_example(matcher, pattern, example))
+        for related in pattern.related:
+            if related not in by_id:
+                problems.append(SchemaProblem(pattern.origin, f"'{pattern.id}': related id '{related}' does not exist"))
+    for pattern, error in matcher.broken:
+        problems.append(SchemaProblem(pattern.origin, f"'{pattern.id}': template does not compile: {error}"))
+    return sorted(problems, key=lambda p: _origin_order(p.where))
+
+
+def _check_example(matcher: Matcher, pattern: Pattern, example: str) -> list[SchemaProblem]:
+    found = matcher.match_message(example, pattern.short_exception)
+    if found.pattern is not None and found.pattern.id == pattern.id and found.match_kind is MatchKind.EXACT:
+        return []
+    own = matcher.compiled(pattern.id)
+    if own is None:
+        return []  # reported once as a template that does not compile
+    if own.match(example) is None:
+        return [SchemaProblem(pattern.origin, f"'{pattern.id}': example does not match its template: {example!r}")]
+    other = found.pattern
+    theirs = matcher.compiled(other.id) if other is not None else None
+    if theirs is not None and theirs.literal != own.literal and not (_generated(pattern) and _generated(other)):
+        return [SchemaProblem(pattern.origin, f"'{pattern.id}': example is claimed by '{other.id}' "
+                                              f"({other.origin}) first: {example!r}")]
+    return []  # the same message raised at several sites: the raise site tells them apart
+
+
+def _generated(pattern: Pattern) -> bool:
+    """Extracted signatures carry synthesized examples (fields filled with 'foo'); two of them
+    overlapping is a fact of the source, told apart at match time by the raise site."""
+    return "extracted" in pattern.tags and not pattern.curated
+
+
+def _origin_order(where: str) -> tuple[str, int]:
+    path, _, line = where.rpartition(":")
+    return (path, int(line)) if line.isdigit() else (where, 0)

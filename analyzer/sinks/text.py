@@ -1,0 +1,116 @@
+"""Human output: one block per incident, the run's root cause first, consequences folded under it."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+
+from analyzer.core.incidents import Incident
+from analyzer.core.render import fill, render_fix
+
+__all__ = ["render_report", "render_incident", "ordered_for_people"]
+
+_ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
+
+
+def ordered_for_people(incidents: list[Incident]) -> list[Incident]:
+    """The run's root cause, then other roots, then consequences, each in log order."""
+    return sorted(incidents, key=lambda i: (not i.is_run_root, i.role != "root"))
+
+
+def render_report(incidents: list[Incident], console: Console, show_all: bool = False,
+                  summary: str | None = None) -> None:
+    if not incidents:
+        console.print("[green]No errors found.[/]" + (f" ({escape(summary)})" if summary else ""))
+        return
+    followers: dict[str, list[Incident]] = {}
+    for incident in incidents:
+        if incident.caused_by:
+            followers.setdefault(incident.caused_by, []).append(incident)
+    for incident in ordered_for_people(incidents):
+        if incident.caused_by and not show_all:
+            continue
+        render_incident(incident, console)
+        folded = followers.get(incident.id, [])
+        if folded and not show_all:
+            console.print(f"  [dim]followed by {len(folded)} consequence incident(s):[/]")
+            for follower in folded:
+                console.print(f"    [yellow]{follower.id}[/] {escape(_headline(follower))} "
+                              f"[dim]×{follower.count}{_ranks(follower)}[/]")
+        console.print()
+    if summary:
+        console.print(f"[dim]{escape(summary)}[/]")
+
+
+def render_incident(incident: Incident, console: Console) -> None:
+    info, diagnosis, event = incident.info, incident.diagnosis, incident.event
+    role = "ROOT CAUSE" if incident.is_run_root else incident.role.upper()
+    when = f" first {incident.first_seen:%Y-%m-%d %H:%M:%S}" if incident.first_seen else ""
+    console.print(f"[{_ROLE_STYLE.get(incident.role, 'bold')}]● {role}[/] [bold]{incident.id}[/] "
+                  f"[bold]{escape(info.exception_type or 'traceback cut off')}[/] "
+                  f"×{incident.count}{_ranks(incident)}[dim]{when}[/]")
+    if event.context:
+        console.print(f"  [dim]{escape(event.context)}[/]")
+    for line in (info.message or "(no message)").splitlines()[:12]:
+        console.print(f"  {escape(line)}", soft_wrap=True)
+    for link in event.chain:
+        if link is not info:
+            arrow = "caused by" if event.chain.index(link) < event.chain.index(info) else "led to"
+            console.print(f"  [dim]{arrow}[/] {escape(_link_line(link))}", soft_wrap=True)
+    site = info.raise_site
+    if site:
+        console.print(f"  [dim]raised at[/] [cyan]{escape(site.relpath)}:{site.lineno}[/] "
+                      f"[dim]in[/] {escape(site.function or '?')}")
+        if site.code:
+            console.print(f"      [dim]{escape(site.code)}[/]")
+    if incident.blame and incident.blame is not site:
+        blame = incident.blame
+        console.print(f"  [dim]blame frame[/] [cyan]{escape(blame.relpath)}:{blame.lineno}[/] "
+                      f"[dim]in[/] {escape(blame.function or '?')}"
+                      + (f"  [dim]{escape(blame.code)}[/]" if blame.code else ""))
+    if event.truncated:
+        console.print("  [yellow]traceback cut off in the log (rotation, EOF or interleaving)[/]")
+    pattern = diagnosis.pattern
+    if pattern is None:
+        console.print(f"  [dim]unknown error · fingerprint {incident.fingerprint}[/]")
+    else:
+        src = pattern.source
+        where = (f"{src.path}:{src.line}" if src.line else src.path) if src.path else "(no source location)"
+        pinned = f" @ {src.project or ''} {src.version or src.commit or ''}".rstrip()
+        console.print(f"  [green]known error[/] [bold]{escape(pattern.id)}[/] "
+                      f"[dim]({diagnosis.match_kind.value}, {diagnosis.confidence:.0%})[/]")
+        console.print(f"  [dim]pattern source[/] {escape(where)}"
+                      + (f" in {escape(src.function)}" if src.function else "") + f"[dim]{escape(pinned)}[/]")
+        if pattern.meaning:
+            console.print(f"  [bold]What it means:[/] {escape(fill(pattern.meaning, diagnosis.params))}", soft_wrap=True)
+        if diagnosis.params:
+            values = ", ".join(f"{k}={v!r}" for k, v in diagnosis.params.items())
+            console.print(f"  [bold]Your values:[/] {escape(values)}", soft_wrap=True)
+        for number, fix in enumerate(pattern.fixes, 1):
+            rendered = render_fix(fix, diagnosis.params)
+            console.print(f"  [bold]Fix {number}:[/] {escape(rendered.title)}")
+            if rendered.text:
+                console.print(f"     {escape(rendered.text)}", soft_wrap=True)
+            if rendered.before:
+                console.print(f"     [red]before:[/] {escape(rendered.before)}")
+            if rendered.after:
+                console.print(f"     [green]after:[/]  {escape(rendered.after)}")
+    span = event.span
+    more = f" (+{incident.count - 1} more)" if incident.count > 1 else ""
+    console.print(f"  [dim]log {escape(span.file)}:{span.line_start}-{span.line_end}{more}[/]")
+
+
+def _headline(incident: Incident) -> str:
+    return _link_line(incident.info)
+
+
+def _link_line(info) -> str:
+    message = (info.message or "").splitlines()[0] if info.message else ""
+    return f"{info.exception_type}: {message[:120]}" if message else info.exception_type or "traceback cut off"
+
+
+def _ranks(incident: Incident) -> str:
+    if not incident.ranks:
+        return ""
+    shown = ", ".join(incident.ranks[:8]) + (", …" if len(incident.ranks) > 8 else "")
+    return f" on {shown}"

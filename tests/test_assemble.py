@@ -1,0 +1,237 @@
+"""Traceback assembly from real tracebacks: raised here, formatted by `traceback`, parsed back."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from analyzer.core.records import EventKind
+from analyzer.core.scan import events_from_lines
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+
+
+def _value_error():
+    raise ValueError("bad value 42")
+
+
+def _chained_cause():
+    try:
+        {}["missing"]
+    except KeyError as err:
+        raise RuntimeError("could not load\nsecond line of the message") from err
+
+
+def _chained_context():
+    try:
+        1 / 0
+    except ZeroDivisionError:
+        raise TypeError("while handling")
+
+
+def _from_none():
+    try:
+        int("x")
+    except ValueError:
+        raise LookupError("hidden cause") from None
+
+
+def _bare_assert():
+    assert 1 == 2  # noqa: PLR0133
+
+
+def _recursion(n=0):
+    return _recursion(n + 1)
+
+
+def _syntax():
+    compile("x = (\n", "<generated>", "exec")
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+def _with_note():
+    err = ValueError("annotated")
+    err.add_note("note: retry with --flag")
+    raise err
+
+
+def _group():
+    def nested():
+        raise ExceptionGroup("inner", [TypeError("t1"), OSError("disk")])
+
+    try:
+        nested()
+    except ExceptionGroup as inner:
+        raise ExceptionGroup("outer", [inner, ValueError("v"), KeyError("k")])
+
+
+def _group_in_chain():
+    try:
+        _group()
+    except ExceptionGroup as err:
+        raise RuntimeError("group failed") from err
+
+
+def _custom_module_type():
+    class DistBackendError(RuntimeError):
+        pass
+
+    DistBackendError.__module__, DistBackendError.__qualname__ = "torch.distributed", "DistBackendError"
+    raise DistBackendError("[Rank 1] Watchdog caught collective operation timeout")
+
+
+def _caret_expression():
+    values = {"a": [1, 2]}
+    return values["a"][5] + values["a"][0]
+
+
+CASES = [_value_error, _chained_cause, _chained_context, _from_none, _bare_assert, _recursion, _syntax,
+         _interrupt, _with_note, _custom_module_type, _caret_expression]
+if sys.version_info >= (3, 11):
+    CASES += [_group, _group_in_chain]
+
+
+def _events(text: str, file: str = "t.log"):
+    return list(events_from_lines(text.splitlines(), file))
+
+
+@pytest.mark.parametrize("func", CASES, ids=lambda f: f.__name__)
+def test_round_trip_field_by_field(func):
+    exc = capture(func)
+    events = _events(text_of(exc))
+    assert len(events) == 1
+    assert actual_chain(events[0].chain) == expected_chain(exc)
+    assert not events[0].truncated
+
+
+def test_recursion_keeps_repeated_marker_out_of_frames():
+    text = text_of(capture(_recursion))
+    assert "Previous line repeated" in text
+    (event,) = _events(text)
+    assert event.root.exception_type == "RecursionError"
+
+
+PREFIXES = {
+    "sglang": lambda i, line: (f"[2026-08-28 10:00:0{i % 10} TP3] " if i == 0 else "") + line,
+    "sglang_dp": lambda i, line: (f"[2026-08-28 10:00:01 DP1 TP3] " if i == 0 else "") + line,
+    "torchrun": lambda i, line: f"[rank3]: {line}",
+    "container": lambda i, line: f"2026-12-01T10:00:00.{i:09d}Z stderr F {line}",
+    "container_sglang": lambda i, line: f"2026-12-01T10:00:00.{i:09d}Z stdout F "
+                                        + (f"[2026-12-01 10:00:00 TP0 EP0 PP1] " if i == 0 else "") + line,
+    "vllm_worker": lambda i, line: f"(VllmWorker rank=1 pid=4321) {line}",
+    "ray": lambda i, line: f"(pid=1234, ip=10.0.0.1) {line}",
+    "journald": lambda i, line: f"Dec  1 10:00:00 gpu-node-7 python3[5555]: {line}",
+    "logging_basic": lambda i, line: ("ERROR:root:" if i == 0 else "") + line,
+    "logging_asctime": lambda i, line: ("2026-12-01 10:00:00,123 - sglang.srt - ERROR - " if i == 0 else "") + line,
+    "ansi": lambda i, line: f"\x1b[31m{line}\x1b[0m\r",
+    "crlf": lambda i, line: line + "\r",
+}
+
+
+@pytest.mark.parametrize("prefix", sorted(PREFIXES))
+@pytest.mark.parametrize("func", [_chained_cause, _caret_expression, _bare_assert], ids=lambda f: f.__name__)
+def test_prefixed_tracebacks_are_one_traceback(prefix, func):
+    exc = capture(func)
+    wrap = PREFIXES[prefix]
+    lines = ["INFO 12-01 09:59:59 startup line"] + [wrap(i, l) for i, l in enumerate(text_of(exc).splitlines())]
+    lines.append("INFO 12-01 10:00:05 [engine.py:12] next record")
+    events = _events("\n".join(lines))
+    assert len(events) == 1, [e.chain for e in events]
+    assert actual_chain(events[0].chain) == expected_chain(exc)
+
+
+def test_prefix_metadata_is_kept():
+    text = text_of(capture(_value_error)).splitlines()
+    lines = [f"2026-12-01T10:00:00.123456789Z stderr F [2026-12-01 10:00:00 DP1 TP3] Scheduler hit an exception: {text[0]}"]
+    lines += [f"2026-12-01T10:00:00.2Z stderr F {l}" for l in text[1:]]
+    (event,) = _events("\n".join(lines))
+    assert event.rank == "DP1 TP3"
+    assert event.context == "Scheduler hit an exception:"
+    assert event.timestamp.isoformat().startswith("2026-12-01T10:00:00")
+
+
+def test_json_lines_with_whole_traceback_in_message():
+    import json
+
+    text = text_of(capture(_chained_cause))
+    record = {"time": "2026-12-01T10:00:00Z", "level": "ERROR", "message": "worker crashed\n" + text,
+              "host": "gpu-3", "rank": 2}
+    events = _events(json.dumps(record) + "\n" + json.dumps({"message": "ok", "level": "INFO"}))
+    assert len(events) == 1
+    assert events[0].host == "gpu-3" and events[0].rank == "rank2"
+    assert actual_chain(events[0].chain) == expected_chain(capture(_chained_cause))
+
+
+def test_line_interleaved_ranks_stay_apart():
+    a, b = capture(_chained_cause), capture(_caret_expression)
+    ta, tb = text_of(a).splitlines(), text_of(b).splitlines()
+    lines = []
+    for i in range(max(len(ta), len(tb))):
+        if i < len(ta):
+            lines.append(f"[rank0]: {ta[i]}")
+        if i < len(tb):
+            lines.append(f"[rank1]: {tb[i]}")
+    events = sorted(_events("\n".join(lines)), key=lambda e: e.rank)
+    assert [e.rank for e in events] == ["rank0", "rank1"]
+    assert actual_chain(events[0].chain) == expected_chain(a)
+    assert actual_chain(events[1].chain) == expected_chain(b)
+
+
+def test_message_level_interleaving_of_sglang_ranks():
+    errors = [capture(_value_error), capture(_bare_assert), capture(_chained_cause)]
+    lines = []
+    for rank, exc in enumerate(errors):
+        body = text_of(exc).splitlines()
+        lines.append(f"[2026-08-28 10:00:0{rank} TP{rank}] Scheduler hit an exception: {body[0]}")
+        lines += body[1:]
+        lines.append(f"[2026-08-28 10:00:0{rank} TP{(rank + 1) % 3}] Decode batch. #running-req: 3")
+    events = sorted(_events("\n".join(lines)), key=lambda e: e.rank)
+    assert [e.rank for e in events] == ["TP0", "TP1", "TP2"]
+    for event, exc in zip(events, errors):
+        assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_bare_exception_line_and_argparse_error():
+    text = "\n".join([
+        "starting",
+        "ValueError: bad config value",
+        "usage: launch_server.py [-h] [--tp TP]",
+        "                        [--moe-a2a-backend {none,deepep}]",
+        "launch_server.py: error: argument --moe-a2a-backend: invalid choice: 'x' (choose from 'none', 'deepep')",
+        "usage: tool [-h]",
+        "just printing help",
+    ])
+    events = _events(text)
+    assert [(e.kind, e.root.exception_type, e.root.message) for e in events] == [
+        (EventKind.BARE, "ValueError", "bad config value"),
+        (EventKind.ARGPARSE, "ArgumentError",
+         "argument --moe-a2a-backend: invalid choice: 'x' (choose from 'none', 'deepep')"),
+    ]
+
+
+@pytest.mark.parametrize("cut", [2, 3])
+def test_cut_off_tracebacks_are_emitted_as_truncated(cut):
+    lines = text_of(capture(_chained_cause)).splitlines()
+    head = _events("\n".join(lines[:cut]))  # EOF mid-frames
+    assert len(head) == 1 and head[0].truncated
+    tail = _events("\n".join(lines[-4:]))  # rotation ate the header
+    assert tail and tail[-1].root.exception_type in ("RuntimeError", "KeyError", "")
+
+
+def test_unrelated_line_cuts_a_traceback():
+    lines = text_of(capture(_value_error)).splitlines()
+    text = "\n".join(lines[:2] + ["INFO 12-01 10:00:00 something else entirely"] + lines)
+    events = _events(text)
+    assert [e.truncated for e in events] == [True, False]
+
+
+def test_idle_flush_emits_completed_record_before_eof():
+    lines = text_of(capture(_value_error)).splitlines()
+    stream = iter(lines + [None])
+    produced = events_from_lines(stream, "stdin")
+    first = next(produced)  # the idle tick after the last line completes it
+    assert first.root.exception_type == "ValueError"
+    assert next(produced, None) is None
