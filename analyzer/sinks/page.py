@@ -11,6 +11,7 @@ from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.render import fill, render_fix
 from analyzer.core.schema import Pattern
 from analyzer.sinks.serialize import fix_dict, jsonable, pattern_source
+from analyzer.sinks.text import render_fixes
 
 __all__ = ["render_page", "page_dict"]
 
@@ -38,15 +39,7 @@ def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis:
                         pattern.situations and f"Common situations: {pattern.situations}") if x))
     if pattern.fixes:
         console.print("[bold]Fixes[/]")
-        for number, fix in enumerate(pattern.fixes, 1):
-            rendered = render_fix(fix, params)
-            console.print(f"  {number}. {escape(rendered.title)}")
-            if rendered.text:
-                console.print(f"     {escape(rendered.text)}", soft_wrap=True)
-            if rendered.before:
-                console.print(f"     [red]before:[/] {escape(rendered.before)}")
-            if rendered.after:
-                console.print(f"     [green]after:[/]  {escape(rendered.after)}")
+        render_fixes(pattern.fixes, params, console, label="{number}.")
         console.print()
     if pattern.examples:
         _section(console, "Examples", "\n".join(f"{pattern.exception}: {e}" for e in pattern.examples))

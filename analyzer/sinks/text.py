@@ -8,7 +8,7 @@ from rich.markup import escape
 from analyzer.core.incidents import Incident
 from analyzer.core.render import fill, render_fix
 
-__all__ = ["render_report", "render_incident", "ordered_for_people"]
+__all__ = ["render_report", "render_incident", "render_fixes", "ordered_for_people"]
 
 _ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
 
@@ -86,18 +86,23 @@ def render_incident(incident: Incident, console: Console) -> None:
         if diagnosis.params:
             values = ", ".join(f"{k}={v!r}" for k, v in diagnosis.params.items())
             console.print(f"  [bold]Your values:[/] {escape(values)}", soft_wrap=True)
-        for number, fix in enumerate(pattern.fixes, 1):
-            rendered = render_fix(fix, diagnosis.params)
-            console.print(f"  [bold]Fix {number}:[/] {escape(rendered.title)}")
-            if rendered.text:
-                console.print(f"     {escape(rendered.text)}", soft_wrap=True)
-            if rendered.before:
-                console.print(f"     [red]before:[/] {escape(rendered.before)}")
-            if rendered.after:
-                console.print(f"     [green]after:[/]  {escape(rendered.after)}")
+        render_fixes(pattern.fixes, diagnosis.params, console, label="[bold]Fix {number}:[/]")
     span = event.span
     more = f" (+{incident.count - 1} more)" if incident.count > 1 else ""
     console.print(f"  [dim]log {escape(span.file)}:{span.line_start}-{span.line_end}{more}[/]")
+
+
+def render_fixes(fixes, params, console: Console, label: str) -> None:
+    """Each fix with the user's values filled in; `label` is a markup template with {number}."""
+    for number, fix in enumerate(fixes, 1):
+        rendered = render_fix(fix, params)
+        console.print(f"  {label.format(number=number)} {escape(rendered.title)}")
+        if rendered.text:
+            console.print(f"     {escape(rendered.text)}", soft_wrap=True)
+        if rendered.before:
+            console.print(f"     [red]before:[/] {escape(rendered.before)}")
+        if rendered.after:
+            console.print(f"     [green]after:[/]  {escape(rendered.after)}")
 
 
 def _headline(incident: Incident) -> str:
