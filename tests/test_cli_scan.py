@@ -129,3 +129,30 @@ def test_stdin_and_broken_pipe_end_quietly(tmp_path):
     assert piped.returncode == 0
     incident = json.loads(piped.stdout.splitlines()[0])
     assert incident["pattern_id"] == "sglang.deepseek-v4-cp-a2a-backend"
+
+
+def test_follow_prints_incidents_as_they_come_and_ctrl_c_ends_cleanly(tmp_path):
+    import select
+    import signal
+    import time
+
+    log = tmp_path / "server.log"
+    log.write_text("[2026-08-28 10:00:00] starting\n")
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "scan", "--follow", "--format", "jsonl", str(log)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=dict(os.environ, PYTHONPATH=str(LOGS.parent.parent)))
+    try:
+        with log.open("a") as handle:  # appended while the scan runs, as a server would
+            handle.write((LOGS / "sglang_deepseek_v4_cp_a2a.log").read_text())
+        deadline = time.monotonic() + 60
+        line = b""
+        while not line.endswith(b"\n") and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], 1.0)[0]:
+                line += proc.stdout.readline()
+        assert json.loads(line)["pattern_id"] == "sglang.deepseek-v4-cp-a2a-backend"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
