@@ -55,8 +55,12 @@ def _one(te: traceback.TracebackException, link: str) -> Expected:
         frames += ((te.filename, int(te.lineno), None, (te.text or "").strip() or None),)
     else:
         only = "".join(te.format_exception_only()).rstrip("\n")
-        message = only[len(type_name) + 2:] if only.startswith(type_name + ": ") else (
-            "" if only == type_name else only)
+        if only.startswith(type_name + ": "):
+            message = only[len(type_name) + 2:]
+        elif only.startswith(type_name + "\n"):  # no message, but notes: they follow an empty first line
+            message = only[len(type_name):]
+        else:
+            message = "" if only == type_name else only
     subs = tuple(_chain(sub, "first") for sub in (te.exceptions or ()))
     return Expected(type_name, message, frames, link, subs)
 

@@ -68,7 +68,8 @@ def test_eight_rank_crash_groups_echoes_and_finds_root(capsys):
 
 
 def test_chained_error_keeps_both_links_root_first(capsys):
-    _, (incident,) = scan_json(capsys, str(LOGS / "sglang_chained_weight_loading.log"))
+    _, (incident, sigquit) = scan_json(capsys, str(LOGS / "sglang_chained_weight_loading.log"))
+    assert sigquit["kind"] == "notice" and sigquit["caused_by"] == incident["id"]
     assert [link["exception_type"] for link in incident["chain"]] == ["KeyError", "RuntimeError"]
     assert [link["link"] for link in incident["chain"]] == ["first", "cause"]
     assert incident["count"] == 2 and incident["ranks"] == ["TP0", "TP1"]
@@ -78,7 +79,8 @@ def test_human_output_leads_with_root_cause(capsys):
     assert main(["scan", str(LOGS / "sglang_8rank_scheduler_crash.log")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("● ROOT CAUSE I1 torch.OutOfMemoryError ×1 on TP3")
-    assert "followed by 1 consequence incident(s)" in out
+    assert "followed by 3 consequence incident(s)" in out  # the NCCL timeouts and two notices
+    assert "Received sigquit from a child process" in out
     assert "Lower the static memory fraction so that GPU 3 keeps more than 1.02 GiB free." in out
 
 

@@ -7,20 +7,26 @@ import json
 import queue
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from rich.console import Console
+from rich.markup import escape
 
 from analyzer.cli import EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from analyzer.commands.common import add_pack_arguments, load_matcher, sample_log, warn
 from analyzer.core.incidents import Incident
+from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
 from analyzer.core.scan import Analysis, FileScanner
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_incident, render_report
-from analyzer.sources.files import STDIN, expand_paths, follow_lines, read_lines, stdin_lines
+from analyzer.sources.chunkscan import ChunkScanner
+from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines
+from analyzer.sources.lines import utf8_chunks
 
-__all__ = ["register", "run", "scan_events"]
+__all__ = ["register", "run", "scan_events", "Progress"]
+
+Progress = Callable[[str, int, int | None], None]  # (path, lines read, byte position or None)
 
 
 def register(subparsers) -> None:
@@ -61,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     unreadable = len(problems)
     interrupted = False
     try:
-        for event in scan_events(files, args.follow, on_problem):
+        for event in scan_events(files, args.follow, on_problem, notices=analysis.notices):
             incident_id, is_new = analysis.add(event)
             if sink is not None:
                 sink.show(analysis.snapshot(incident_id), is_new)
@@ -82,15 +88,26 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FOUND if _fails(incidents, args.fail_on) else EXIT_OK
 
 
-def scan_events(files: list[str], follow: bool, on_problem) -> Iterator[ErrorEvent]:
+def scan_events(files: list[str], follow: bool, on_problem, progress: Progress | None = None,
+                stopped: Callable[[], bool] = lambda: False,
+                notices: NoticeDetector | None = None) -> Iterator[ErrorEvent]:
     """Events from every input. Plain files are read one after another; followed files and
-    stdin are read by threads and interleave as their lines arrive."""
+    stdin are read by threads and interleave as their lines arrive.
+
+    `progress(path, lines, offset)` reports the lines read from an input and, for a file read
+    once to its end, the byte position reached (None otherwise); `stopped` ends the scan early;
+    `notices` finds the log lines that report a failure without a traceback (Analysis.notices).
+    """
     if not follow and STDIN not in files:
-        for path in files:
-            scanner = FileScanner(path)
-            for raw in read_lines(path, on_problem):
-                yield from scanner.feed(raw)
-            yield from scanner.finish()
+        for path in files:  # the fast path: stretches that cannot hold an error are only counted
+            chunks = ChunkScanner(path, notices)
+            on_read = None if progress is None else (
+                lambda offset, path=path, chunks=chunks: progress(path, chunks.lines, offset))
+            for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
+                yield from chunks.feed(chunk)
+                if stopped():
+                    return
+            yield from chunks.finish()
         return
     lines: queue.Queue = queue.Queue(maxsize=10000)
     stop = threading.Event()
@@ -107,12 +124,12 @@ def scan_events(files: list[str], follow: bool, on_problem) -> Iterator[ErrorEve
         finally:
             lines.put((path, done))
 
-    scanners = {path: FileScanner("<stdin>" if path == STDIN else path) for path in files}
+    scanners = {path: FileScanner("<stdin>" if path == STDIN else path, notices) for path in files}
     for path in files:
         threading.Thread(target=pump, args=(path,), daemon=True).start()
     running = len(files)
     try:
-        while running:
+        while running and not stopped():
             try:
                 path, raw = lines.get(timeout=0.1)
             except queue.Empty:
@@ -124,8 +141,13 @@ def scan_events(files: list[str], follow: bool, on_problem) -> Iterator[ErrorEve
                 yield from scanners[path].finish()
             elif raw is None:
                 yield from scanners[path].idle()
+            elif raw is RESTART:  # a followed file was replaced or cut: its text so far has ended
+                yield from scanners[path].finish()
+                scanners[path] = FileScanner(path, notices)
             else:
                 yield from scanners[path].feed(raw)
+                if progress is not None:
+                    progress(path, scanners[path].lines, None)
     finally:
         stop.set()
         if running:  # interrupted: what was assembled so far is still reported
@@ -148,7 +170,7 @@ class _StreamSink:
             self.console.print()
         else:
             rank = incident.ranks[-1] if incident.ranks else "?"
-            self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {rank}[/]")
+            self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {escape(rank)}[/]")
         sys.stdout.flush()
 
 

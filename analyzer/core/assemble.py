@@ -8,6 +8,7 @@ The machine only finds where a printed error begins and ends; `blocks.parse_chai
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analyzer.core import grammar as g
@@ -47,21 +48,40 @@ class _Block:
     group_column: int = -1  # unknown until the first line inside the box
     message_lines: int = 0
     held_blanks: int = 0  # blank lines seen after a message, kept only if a separator follows
+    size: int = 0  # what its lines cost to hold, see _cost
+
+
+def _cost(line: LogLine) -> int:
+    return len(line.text) + 256  # the text, and the record around it
 
 
 class TracebackAssembler:
     """Pure core: no I/O. One instance per input file."""
 
-    def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200) -> None:
+    def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200,
+                 notices: Callable[[str], ErrorInfo | None] | None = None,
+                 max_held: int = 64 << 20, max_open: int = 1024) -> None:
         self._open: dict[str, _Block] = {}
+        self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
+        # Memory bounds over all streams together: crafted input can open a block on every line, each
+        # on a stream of its own, or fill blocks with lines of a megabyte.
+        self._max_held = max_held  # total cost of the open blocks' lines
+        self._max_open = max_open
+        self._held = 0
 
     @property
     def pending(self) -> int:
         return len(self._open)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
+        out = self._feed(line)
+        while self._held > self._max_held or len(self._open) > self._max_open:
+            out.extend(self._shed())
+        return out
+
+    def _feed(self, line: LogLine) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
         if line.starts_message:
             # A log record is written whole: a new one on this channel ends the records before it.
@@ -73,13 +93,13 @@ class TracebackAssembler:
         if block is not None:
             step = self._advance(block, line)
             if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
-                block.lines.append(line)
+                self._append(block, line)
                 if step is _Step.TAKE_AND_CLOSE or len(block.lines) >= self._max_block_lines:
                     block.truncated |= step is _Step.TAKE
                     out.extend(self._close(line.stream))
                 return out
             if step is _Step.DROP:
-                del self._open[line.stream]
+                self._held -= self._open.pop(line.stream).size
             else:
                 out.extend(self._close(line.stream))
         out.extend(self._start(line))
@@ -99,7 +119,28 @@ class TracebackAssembler:
             out.extend(self._close(key))
         return out
 
+    def _shed(self) -> list[ErrorEvent]:
+        """Over a bound: close the biggest block (too much held) or the oldest (too many open), cut off."""
+        key = (max(self._open, key=lambda k: self._open[k].size) if self._held > self._max_held
+               else next(iter(self._open)))
+        self._open[key].truncated = True
+        return self._close(key)
+
+    def _append(self, block: _Block, line: LogLine) -> None:
+        block.lines.append(line)
+        block.size += _cost(line)
+        self._held += _cost(line)
+
     def _start(self, line: LogLine) -> list[ErrorEvent]:
+        """A line no block took: it may open one, or be an error on its own."""
+        out = self._begin(line)
+        if line.stream in self._open:
+            block = self._open[line.stream]
+            block.size = _cost(line)
+            self._held += block.size
+        return out
+
+    def _begin(self, line: LogLine) -> list[ErrorEvent]:
         text = line.text
         if (m := g.GROUP_HEADER.match(text)) is not None:
             self._open[line.stream] = _Block(_State.GROUP, EventKind.TRACEBACK, [line],
@@ -113,6 +154,8 @@ class TracebackAssembler:
             self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
         elif g.BARE_EXCEPTION_LINE.match(text):
             return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
+        elif self._notices is not None and (notice := self._notices(text)) is not None:
+            return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -179,6 +222,7 @@ class TracebackAssembler:
 
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
+        self._held -= block.size
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
         if block.state is _State.AFTER_BLANK and block.held_blanks:
@@ -187,12 +231,14 @@ class TracebackAssembler:
             block.truncated = True
         return [self._event(block)]
 
-    def _event(self, block: _Block) -> ErrorEvent:
+    def _event(self, block: _Block, notice: ErrorInfo | None = None) -> ErrorEvent:
         texts = [line.text for line in block.lines]
         if block.kind is EventKind.ARGPARSE:
             error = g.ARGPARSE_ERROR.match(texts[-1])
             chain = (ErrorInfo("ArgumentError", error["message"], has_traceback=False),)
             context = " ".join(t.strip() for t in texts[:-1])
+        elif notice is not None:
+            chain, context = (notice,), ""
         else:
             chain = parse_chain(texts) or (ErrorInfo("", ""),)
             context = block.context

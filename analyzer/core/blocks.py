@@ -12,10 +12,14 @@ from analyzer.core.records import ErrorInfo, Frame, Link
 __all__ = ["parse_chain", "in_box", "box_column"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
+# CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
+# comes from crafted input, and reading it would overflow the stack: boxes deeper than this are skipped.
+MAX_BOX_DEPTH = 24
 
 
-def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
-    """Lines of one traceback block -> its exceptions in printed order (root cause first)."""
+def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
+    """Lines of one traceback block -> its exceptions in printed order (root cause first).
+    `depth` counts the boxes of exception groups the lines are drawn in."""
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0
@@ -31,7 +35,7 @@ def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
             column = box_column(lines[i + 1]) if i + 1 < len(lines) else 0
             end = _box_end(lines, i + 1, column)
             box = [" " * column + "+ Exception Group Traceback (most recent call last):", *lines[i + 1:end]]
-            links.extend(_relink(_parse_box(box, column), link))
+            links.extend(_relink(_parse_box(box, column, depth + 1), link))
             link, i = Link.FIRST, end
         else:
             info, i = _parse_link(lines, i, link)
@@ -116,16 +120,18 @@ def in_box(text: str, column: int) -> bool:
     return body[:1] in ("|", "+") and len(text) - len(body) >= column
 
 
-def _parse_box(lines: list[str], column: int) -> list[ErrorInfo]:
+def _parse_box(lines: list[str], column: int, depth: int) -> list[ErrorInfo]:
     """A boxed region whose own lines carry `|` at `column`; sub-exceptions sit 2 columns right."""
+    if depth > MAX_BOX_DEPTH:
+        return []
     chain: list[ErrorInfo] = []
     own: list[str] = []
     i = 0
     while i < len(lines):
         text = lines[i]
         if text[column:column + 3] == "+-+":  # the group's own text ends, its sub-exceptions begin
-            subs, i = _parse_subs(lines, i, column + 2)
-            parsed = list(parse_chain(own))
+            subs, i = _parse_subs(lines, i, column + 2, depth)
+            parsed = list(parse_chain(own, depth))
             own = []
             if parsed:
                 parsed[-1] = _replace(parsed[-1], sub_exceptions=subs)
@@ -138,11 +144,12 @@ def _parse_box(lines: list[str], column: int) -> list[ErrorInfo]:
             body = body.replace("Exception Group Traceback", "Traceback", 1)
         own.append(body)
         i += 1
-    chain.extend(parse_chain(own))
+    chain.extend(parse_chain(own, depth))
     return chain
 
 
-def _parse_subs(lines: list[str], i: int, column: int) -> tuple[tuple[tuple[ErrorInfo, ...], ...], int]:
+def _parse_subs(lines: list[str], i: int, column: int,
+                depth: int) -> tuple[tuple[tuple[ErrorInfo, ...], ...], int]:
     """Sub-exception boxes starting at the `+-+---- 1 ----` line; returns them and where they end."""
     subs: list[list[str]] = [[]]
     i += 1
@@ -162,5 +169,5 @@ def _parse_subs(lines: list[str], i: int, column: int) -> tuple[tuple[tuple[Erro
             continue
         subs[-1].append(text[column:])
         i += 1
-    chains = tuple(tuple(_parse_box(sub, 0)) for sub in subs if sub)
+    chains = tuple(tuple(_parse_box(sub, 0, depth + 1)) for sub in subs if sub)
     return tuple(chain for chain in chains if chain), i

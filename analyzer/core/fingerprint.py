@@ -1,7 +1,9 @@
-"""Stable fingerprints: the same error in two runs gets the same one, whatever its numbers.
+"""Stable fingerprints: the same error in two runs gets the same one, whatever its values.
 
-The message is masked (numbers, hex addresses, UUIDs, paths, quoted strings, shapes, devices,
-ports, timestamps) and combined with the exception type and the raise site's function.
+The message is masked (timestamps, UUIDs, hex addresses, URLs, paths, addresses and ports,
+quoted strings, devices, shapes, ranks, numbers) and combined with the exception type and the
+raise site: its file name and function, not its line, which moves between releases, nor its
+directory, which differs between installs.
 """
 
 from __future__ import annotations
@@ -12,35 +14,49 @@ import regex
 
 from analyzer.core.records import ErrorInfo
 
-__all__ = ["mask_message", "fingerprint"]
+__all__ = ["mask_message", "fingerprint", "MASKS"]
 
-# Order matters: wider shapes first, so a timestamp is not masked as three numbers.
-_MASKS = (
-    (regex.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
-    (regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
-    (regex.compile(r"\b0x[0-9a-fA-F]+\b"), "<hex>"),
-    (regex.compile(r"(?:[A-Za-z]:)?(?:/[\w.@+-]+){2,}/?"), "<path>"),
-    (regex.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b"), "<addr>"),
-    (regex.compile(r"\b(?:localhost|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b"), "<addr>"),
-    (regex.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\""), "<str>"),
-    (regex.compile(r"\b(?:cuda|cpu|npu|xpu|hip):\d+\b"), "<device>"),
-    (regex.compile(r"(?:torch\.Size\()?\[\s*\d+(?:\s*,\s*\d+)*\s*\]\)?|\(\s*\d+(?:\s*,\s*\d+)+\s*,?\s*\)"), "<shape>"),
-    (regex.compile(r"\b[0-9a-f]{12,}\b"), "<hex>"),
-    (regex.compile(r"[-+]?\b\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?\b"), "<num>"),
-    (regex.compile(r"\s+"), " "),
+# Order matters: wider shapes first, so that a timestamp is not masked as three numbers or a
+# path's digits as numbers. Each mask names what it hides; suggest.py turns them into fields.
+MASKS = (
+    ("time", regex.compile(
+        r"\b\d{4}-\d\d-\d\d(?:[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
+        r"|\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b")),
+    ("uuid", regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
+    ("hex", regex.compile(r"\b0x[0-9a-fA-F]+\b")),
+    ("url", regex.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>()\[\]]+")),
+    ("str", regex.compile(r"(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")(?!\w)")),  # not "can't ... won't"
+    ("path", regex.compile(
+        r"(?:[A-Za-z]:|~|\.{1,2})?(?:/[\w.@+-]+)+/?"  # /abs/path, ~/x, ./x, ../x
+        r"|(?<![\w/])[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]*"  # C:\windows\path
+        r"|\b[\w.@+-]+(?:/[\w.@+-]+)+/?")),  # relative/path, org/model
+    ("addr", regex.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:]*:[0-9a-fA-F:]*\](?::\d+)?")),
+    ("addr", regex.compile(r"\b(?:localhost|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b")),
+    ("device", regex.compile(r"\b(?:cuda|cpu|npu|xpu|hip|mps|meta):\d+\b")),
+    ("shape", regex.compile(
+        r"(?:torch\.Size\()?\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*\]\)?"  # [8, 4096], torch.Size([8, 4096])
+        r"|\((?=[^)]*,)\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*\)"  # (8, 4096), (5,)
+        r"|\b\d+(?:x\d+)+\b")),  # 4096x8
+    ("rank", regex.compile(r"(?i)\b(?:rank|tp|dp|pp|ep|cp|gpu|node|worker)[_-]?\d+\b")),
+    ("hex", regex.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b")),
+    ("id", regex.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}\b")),
+    ("num", regex.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?")),
 )
+_SPACES = regex.compile(r"\s+")
 
 
 def mask_message(message: str) -> str:
-    for pattern, mask in _MASKS:
-        message = pattern.sub(mask, message)
-    return message.strip()
+    for name, pattern in MASKS:
+        message = pattern.sub(f"<{name}>", message)
+    return _SPACES.sub(" ", message).strip()
 
 
 def fingerprint(info: ErrorInfo) -> str:
-    """`ValueError@function:hash` of the masked message, short enough to read in a table."""
+    """`ValueError@function:hash`: short enough to read in a table, stable across runs."""
     site = info.raise_site
     function = site.function if site and site.function else "-"
+    file = site.path.replace("\\", "/").rsplit("/", 1)[-1] if site else "-"
     masked = mask_message(info.message)
-    digest = hashlib.blake2b(f"{info.exception_type}\0{function}\0{masked}".encode(), digest_size=6)
-    return f"{info.short_type or 'Truncated'}@{function}:{digest.hexdigest()}"
+    digest = hashlib.blake2b(f"{info.exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
+    name = info.short_type if info.short_type[:1].isupper() else info.exception_type  # log.error, not error
+    return f"{name or 'Truncated'}@{function}:{digest.hexdigest()}"

@@ -61,7 +61,7 @@ BARE_EXCEPTION_LINE = regex.compile(
 # Lines that open a new log record: they end a multi-line exception message.
 LOG_RECORD_START = regex.compile(
     r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
-    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|[IWEF]\d{4} \d\d:\d\d)"
+    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d)"  # c10 logs: [W914 08:15:03
 )
 
 # argparse: ArgumentParser.print_usage then ArgumentParser.error -> "prog: error: message".

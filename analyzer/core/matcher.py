@@ -54,6 +54,7 @@ class _Entry:
     pattern: Pattern
     tokens: frozenset[str]
     literal: str
+    short_type: str  # pattern.short_exception, looked up once
     compiled: CompiledTemplate | None = None
     broken: bool = False
 
@@ -66,15 +67,18 @@ class Matcher:
         self.site_window = site_window
         self.broken: list[tuple[Pattern, str]] = []  # templates that failed to compile
         self._by_token: dict[str, list[_Entry]] = defaultdict(list)
+        self._by_token_type: dict[tuple[str, str], list[_Entry]] = defaultdict(list)  # the same, by exception
         self._by_site: dict[tuple[str, str], list[_Entry]] = defaultdict(list)
         self._by_id: dict[str, _Entry] = {}
         for pattern in self.patterns:
             literal = _literal_text(pattern.template)
             tokens = frozenset(_WORD.findall(literal.lower()))
-            entry = _Entry(pattern, tokens, literal)
+            entry = _Entry(pattern, tokens, literal, pattern.short_exception)
             self._by_id[pattern.id] = entry
             if tokens:  # the rarest-looking word (longest) is the index key
-                self._by_token[max(tokens, key=lambda t: (len(t), t))].append(entry)
+                key = max(tokens, key=lambda t: (len(t), t))
+                self._by_token[key].append(entry)
+                self._by_token_type[(key, entry.short_type)].append(entry)
             src = pattern.source
             if src.path and src.function:
                 self._by_site[(_tail(src.path), _leaf(src.function))].append(entry)
@@ -117,29 +121,25 @@ class Matcher:
 
     def _match_uncached(self, key) -> Diagnosis:
         short_type, message, relpath, function, lineno = key
-        exact = self._exact(short_type, message, relpath)
+        words = set(_WORD.findall(message.lower()))
+        exact = self._exact(short_type, message, words, relpath)
         if exact is not None:
             return exact
         if relpath and function:
             site = self._raise_site(short_type, message, relpath, function, lineno)
             if site is not None:
                 return site
-        return self._fuzzy(short_type, message) or UNKNOWN
+        return self._fuzzy(short_type, message, words) or UNKNOWN
 
-    def _candidates(self, message: str) -> list[_Entry]:
-        words = set(_WORD.findall(message.lower()))
-        found = []
-        for word in words:
-            for entry in self._by_token.get(word, ()):
-                if entry.tokens <= words:
-                    found.append(entry)
-        return found
+    def _bucket(self, word: str, short_type: str | None) -> list[_Entry] | tuple[()]:
+        """The entries indexed under `word`; only those of exception `short_type` when it is given."""
+        if short_type:
+            return self._by_token_type.get((word, short_type), ())
+        return self._by_token.get(word, ())
 
-    def _exact(self, short_type: str | None, message: str, relpath: str | None) -> Diagnosis | None:
+    def _exact(self, short_type: str | None, message: str, words: set[str], relpath: str | None) -> Diagnosis | None:
         hits = []
-        for entry in self._candidates(message):
-            if short_type and entry.pattern.short_exception != short_type:
-                continue
+        for entry in (e for word in words for e in self._bucket(word, short_type) if e.tokens <= words):
             compiled = self._compile(entry)
             params = compiled.match(message) if compiled else None
             if params is not None:
@@ -155,7 +155,7 @@ class Matcher:
         best, best_score = None, -1.0
         for entry in self._by_site.get((_tail(relpath), _leaf(function)), ()):
             pattern = entry.pattern
-            if short_type and pattern.short_exception != short_type:
+            if short_type and entry.short_type != short_type:
                 continue
             distance = abs((pattern.source.line or 0) - lineno) if lineno and pattern.source.line else self.site_window
             if distance > self.site_window:
@@ -170,19 +170,16 @@ class Matcher:
         params = (compiled.match(message) if compiled else None) or {}
         return Diagnosis(best.pattern, MatchKind.RAISE_SITE, round(best_score, 3), params)
 
-    def _fuzzy(self, short_type: str | None, message: str) -> Diagnosis | None:
-        words = set(_WORD.findall(message.lower()))
+    def _fuzzy(self, short_type: str | None, message: str, words: set[str]) -> Diagnosis | None:
         if len(words) < 3:
             return None
         seen: set[str] = set()
         best, best_score = None, 0.0
         for word in words:
-            for entry in self._by_token.get(word, ()):
+            for entry in self._bucket(word, short_type):
                 if entry.pattern.id in seen or len(entry.literal) < 20:
                     continue
                 seen.add(entry.pattern.id)
-                if short_type and entry.pattern.short_exception != short_type:
-                    continue
                 if len(entry.tokens & words) * 2 < len(entry.tokens):
                     continue
                 score = fuzz.token_sort_ratio(entry.literal, message, score_cutoff=self.fuzzy_threshold)

@@ -53,6 +53,8 @@ _JSON_MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _JSON_TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack")
 _JSON_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_JSON_LINE = 4 * 1024 * 1024
+_MAX_JSON_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
+_MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 
 
 def strip_ansi(text: str) -> str:
@@ -60,7 +62,11 @@ def strip_ansi(text: str) -> str:
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
-    """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds."""
+    """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds.
+
+    The wall clock is kept as printed and a UTC offset dropped: a container runtime's stamp
+    (`...Z`) and the server's own naive one on the same line must compare with each other.
+    """
     if not text:
         return None
     text = text.replace(",", ".").replace("Z", "+00:00")
@@ -70,7 +76,7 @@ def parse_timestamp(text: str | None) -> datetime | None:
         rest = rest[:min(digits, 6)] + rest[digits:]
         text = f"{head}.{rest}"
     try:
-        return datetime.fromisoformat(text)
+        return datetime.fromisoformat(text).replace(tzinfo=None)
     except ValueError:
         return None
 
@@ -98,10 +104,9 @@ class LineNormalizer:
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, or several when a JSON record holds a multi-line message."""
-        text = raw.rstrip("\r\n")
+        text = strip_ansi(raw).rstrip("\r\n")  # colours first: a reset code may follow the \r of a CRLF
         if "\r" in text:  # progress bars redraw with \r: keep what the terminal would show last
             text = next((part for part in reversed(text.split("\r")) if part), "")
-        text = strip_ansi(text)
         if text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
             lines = self._from_json(text, lineno)
             if lines is not None:
@@ -113,12 +118,12 @@ class LineNormalizer:
         prefix += peeled
         channel = meta.channel
         if meta.tags is not None:
-            self._last_tags[channel] = meta.tags
-            self._last_rank[channel] = meta.rank
+            _remember(self._last_tags, channel, meta.tags)
+            _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
-            self._last_time[channel] = meta.timestamp
+            _remember(self._last_time, channel, meta.timestamp)
         return LogLine(
             text=body,
             file=self.file,
@@ -179,7 +184,7 @@ class LineNormalizer:
     def _from_json(self, text: str, lineno: int) -> list[LogLine] | None:
         try:
             record = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
             return None
         if not isinstance(record, dict):
             return None
@@ -190,6 +195,7 @@ class LineNormalizer:
             extra = record.get(key)
             if isinstance(extra, str) and extra.strip() and extra not in message:
                 message = message.rstrip("\n") + "\n" + extra
+        message = _encodable(message)
         meta = _Meta(starts_message=True, tags="")
         meta.host = _first_str(record, ("host", "hostname", "node"))
         rank = _first_str(record, ("rank", "tp_rank", "worker"))
@@ -198,7 +204,8 @@ class LineNormalizer:
         meta.channel = tuple(part for part in (meta.host, meta.rank) if part)
         meta.timestamp = parse_timestamp(_first_str(record, _JSON_TIME_KEYS))
         lines = []
-        for i, part in enumerate(message.rstrip("\n").split("\n")):
+        parts = message.rstrip("\n").split("\n", _MAX_JSON_MESSAGE_LINES)[:_MAX_JSON_MESSAGE_LINES]
+        for i, part in enumerate(parts):
             line_meta = meta if i == 0 else _Meta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
             lines.append(self._line(strip_ansi(part.rstrip("\r")), lineno, line_meta, prefix="{json} " if i == 0 else ""))
         return lines
@@ -208,5 +215,22 @@ def _first_str(record: dict, keys: tuple[str, ...]) -> str | None:
     for key in keys:
         value = record.get(key)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
-            return str(value)
+            return _encodable(str(value))
     return None
+
+
+def _encodable(text: str) -> str:
+    """JSON may escape half a surrogate pair (`"\\ud800"`); such a string cannot be printed or written
+    as UTF-8, so each one becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def _remember(table: dict, key: tuple[str, ...], value) -> None:
+    """Set `table[key]`, forgetting the channel seen first once there are too many."""
+    if key not in table and len(table) >= _MAX_CHANNELS:
+        del table[next(iter(table))]
+    table[key] = value

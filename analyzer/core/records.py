@@ -74,6 +74,7 @@ class EventKind(enum.Enum):
     TRACEBACK = "traceback"
     BARE = "bare"  # an exception line without a traceback
     ARGPARSE = "argparse"  # usage: ... / prog: error: ...
+    NOTICE = "notice"  # a log line that reports a failure without a traceback (see core/notices.py)
 
 
 @dataclass(frozen=True, slots=True)

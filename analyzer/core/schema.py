@@ -9,9 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Pattern", "PatternSource", "Fix", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES"]
+from analyzer.core.template import TemplateError, compile_template
+
+__all__ = ["Pattern", "PatternSource", "Fix", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
 
 ROLES = ("root", "consequence")
+MATCH_KINDS = ("exception", "line")  # what a template is matched against: an exception message or a log line
 SEVERITIES = ("critical", "error", "warning", "info")
 _STYLES = ("auto", "fstring", "format", "percent", "plain")
 
@@ -51,6 +54,7 @@ class Pattern:
     tags: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)  # file:line the pattern was read from
+    match: str = "exception"  # "line": a notice found in a log line (core/notices.py), not an exception
 
     @property
     def curated(self) -> bool:
@@ -74,7 +78,7 @@ class SchemaProblem:
 _FIELDS = {
     "id": str, "exception": str, "template": str, "style": str, "source": dict, "meaning": str,
     "trigger": str, "situations": str, "fixes": list, "related": list, "role": str, "severity": str,
-    "tags": list, "examples": list, "template_locked": bool, "assert_expr": str,
+    "tags": list, "examples": list, "template_locked": bool, "assert_expr": str, "match": str,
 }
 _SOURCE_FIELDS = {"project": str, "path": str, "line": int, "function": str, "version": str, "commit": str}
 _FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str}
@@ -100,28 +104,34 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         problem(f"'role' must be one of {', '.join(ROLES)}, got {data.get('role')!r}")
     if data.get("severity", "error") not in SEVERITIES:
         problem(f"'severity' must be one of {', '.join(SEVERITIES)}, got {data.get('severity')!r}")
+    if data.get("match", "exception") not in MATCH_KINDS:
+        problem(f"'match' must be one of {', '.join(MATCH_KINDS)}, got {data.get('match')!r}")
     if data.get("style", "auto") not in _STYLES:
         problem(f"'style' must be one of {', '.join(_STYLES)}, got {data.get('style')!r}")
+    elif data.get("match") == "line" and isinstance(data.get("template"), str) and not _starts_literal(data):
+        problem("a 'match: line' template must begin with literal text: lines are only looked at "
+                "where that text appears")
     source_data = data.get("source") or {}
     if isinstance(source_data, dict):
         _check_fields(source_data, _SOURCE_FIELDS, "source", problem)
     fixes = []
-    for index, fix in enumerate(data.get("fixes") or []):
+    fix_list = data.get("fixes")  # any other type is reported by _check_fields
+    for index, fix in enumerate(fix_list if isinstance(fix_list, list) else []):
         if not isinstance(fix, dict) or not isinstance(fix.get("title"), str):
             problem(f"fixes[{index}] needs at least a 'title' string")
             continue
         _check_fields(fix, _FIX_FIELDS, f"fixes[{index}]", problem)
         fixes.append(Fix(fix["title"], _str(fix.get("text")), _opt(fix.get("before")), _opt(fix.get("after"))))
     for name in ("related", "tags", "examples"):
-        if any(not isinstance(item, str) for item in data.get(name) or []):
+        if isinstance(data.get(name), list) and any(not isinstance(item, str) for item in data[name]):
             problem(f"'{name}' must be a list of strings")
     if problems:
         return None, problems
     source = source_data if isinstance(source_data, dict) else {}
     pattern = Pattern(
-        id=data["id"].strip(),
-        exception=data["exception"].strip(),
-        template=data["template"],
+        id=str(data["id"]).strip(),  # a number passes _check_fields: `id: 404` is the text "404"
+        exception=str(data["exception"]).strip(),
+        template=str(data["template"]),
         source=PatternSource(
             project=_opt(source.get("project", defaults.get("project"))),
             path=_opt(source.get("path")),
@@ -141,6 +151,7 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         tags=tuple(data.get("tags") or ()),
         examples=tuple(data.get("examples") or ()),
         origin=where,
+        match=data.get("match", "exception"),
     )
     return pattern, []
 
@@ -151,6 +162,14 @@ def _check_fields(data: dict, spec: dict[str, type], what: str, problem) -> None
             problem(f"unknown field '{key}' in {what} (allowed: {', '.join(spec)})")
         elif value is not None and not isinstance(value, spec[key]) and not (spec[key] is str and isinstance(value, (int, float))):
             problem(f"'{key}' in {what} must be {spec[key].__name__}, got {type(value).__name__}")
+
+
+def _starts_literal(data: dict) -> bool:
+    style = data.get("style", "auto")
+    try:
+        return bool(compile_template(data["template"], "auto" if style == "plain" else style).prefix.strip())
+    except TemplateError:
+        return True  # reported by `patterns check` as a template that does not compile
 
 
 def _str(value: Any) -> str:

@@ -23,6 +23,9 @@ def render_report(incidents: list[Incident], console: Console, show_all: bool = 
     if not incidents:
         console.print("[green]No errors found.[/]" + (f" ({escape(summary)})" if summary else ""))
         return
+    if not any(incident.is_run_root for incident in incidents):
+        console.print("[yellow]No root cause in these logs: every incident is an echo of a failure "
+                      "elsewhere (another node's or process's log?).[/]\n")
     followers: dict[str, list[Incident]] = {}
     for incident in incidents:
         if incident.caused_by:
@@ -38,8 +41,26 @@ def render_report(incidents: list[Incident], console: Console, show_all: bool = 
                 console.print(f"    [yellow]{follower.id}[/] {escape(_headline(follower))} "
                               f"[dim]×{follower.count}{_ranks(follower)}[/]")
         console.print()
+    _render_unknown_fingerprints(incidents, console)
     if summary:
         console.print(f"[dim]{escape(summary)}[/]")
+
+
+def _render_unknown_fingerprints(incidents: list[Incident], console: Console) -> None:
+    """Errors no pattern knows, grouped by fingerprint: the same bug in several runs or files."""
+    groups: dict[str, list[Incident]] = {}
+    for incident in incidents:
+        if not incident.known:
+            groups.setdefault(incident.fingerprint, []).append(incident)
+    if not groups:
+        return
+    console.print("[bold]Unknown errors by fingerprint[/] [dim](analyzer patterns suggest LOG... -o DIR "
+                  "writes pattern stubs for them)[/]")
+    for fingerprint_id, same in groups.items():
+        ids = ", ".join(incident.id for incident in same)
+        console.print(f"  {escape(fingerprint_id)}  ×{sum(i.count for i in same)} in {ids}  "
+                      f"[dim]{escape(_headline(same[0])[:100])}[/]")
+    console.print()
 
 
 def render_incident(incident: Incident, console: Console) -> None:
@@ -66,8 +87,9 @@ def render_incident(incident: Incident, console: Console) -> None:
     if incident.blame and incident.blame is not site:
         blame = incident.blame
         console.print(f"  [dim]blame frame[/] [cyan]{escape(blame.relpath)}:{blame.lineno}[/] "
-                      f"[dim]in[/] {escape(blame.function or '?')}"
-                      + (f"  [dim]{escape(blame.code)}[/]" if blame.code else ""))
+                      f"[dim]in[/] {escape(blame.function or '?')}")
+        if blame.code:
+            console.print(f"      [dim]{escape(blame.code)}[/]")
     if event.truncated:
         console.print("  [yellow]traceback cut off in the log (rotation, EOF or interleaving)[/]")
     pattern = diagnosis.pattern
@@ -76,7 +98,8 @@ def render_incident(incident: Incident, console: Console) -> None:
     else:
         src = pattern.source
         where = (f"{src.path}:{src.line}" if src.line else src.path) if src.path else "(no source location)"
-        pinned = f" @ {src.project or ''} {src.version or src.commit or ''}".rstrip()
+        pinned = (f" @ {src.project or ''} {src.version or src.commit or ''}".rstrip()
+                  if src.project or src.version or src.commit else "")
         console.print(f"  [green]known error[/] [bold]{escape(pattern.id)}[/] "
                       f"[dim]({diagnosis.match_kind.value}, {diagnosis.confidence:.0%})[/]")
         console.print(f"  [dim]pattern source[/] {escape(where)}"
@@ -110,7 +133,8 @@ def _headline(incident: Incident) -> str:
 
 
 def _link_line(info) -> str:
-    message = (info.message or "").splitlines()[0] if info.message else ""
+    # The first line that says something: torchrun's summary opens with a row of '='.
+    message = next((line.strip() for line in (info.message or "").splitlines() if any(c.isalnum() for c in line)), "")
     return f"{info.exception_type}: {message[:120]}" if message else info.exception_type or "traceback cut off"
 
 
@@ -118,4 +142,4 @@ def _ranks(incident: Incident) -> str:
     if not incident.ranks:
         return ""
     shown = ", ".join(incident.ranks[:8]) + (", …" if len(incident.ranks) > 8 else "")
-    return f" on {shown}"
+    return f" on {escape(shown)}"  # a JSON log names its ranks freely: `[/x]` is text, not markup

@@ -1,8 +1,9 @@
 """Log sources at the edge: files (plain or compressed), directories, stdin, and followed files.
 
 Each source yields text lines, and `None` when input has gone quiet for a moment (follow and stdin
-mode), so the pipeline can emit records that are complete without waiting for EOF. Problems are
-reported through `on_problem` with the file named, and never stop the other inputs.
+mode), so the pipeline can emit records that are complete without waiting for EOF; a followed file
+also yields `RESTART` when it was rotated, truncated or deleted. Problems are reported through
+`on_problem` with the file named, and never stop the other inputs.
 """
 
 from __future__ import annotations
@@ -14,18 +15,31 @@ import os
 import select
 import sys
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 
-__all__ = ["STDIN", "expand_paths", "read_lines", "stdin_lines", "follow_lines", "Problem"]
+__all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "read_lines", "read_chunks", "stdin_lines",
+           "follow_lines", "Problem"]
 
 STDIN = "-"
 CHUNK = 1 << 20
 Problem = Callable[[str], None]
 
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+
+class Restart:
+    """What `follow_lines` yields when the followed file was rotated, truncated or deleted: the
+    text so far has ended (a record cut off in it will not go on), and a new one starts at line 1."""
+
+    def __repr__(self) -> str:
+        return "RESTART"
+
+
+RESTART = Restart()
 
 
 def expand_paths(paths: list[str], on_problem: Problem) -> Iterator[str]:
@@ -70,37 +84,55 @@ def _walk(root: str, on_problem: Problem) -> Iterator[str]:
                 on_problem(f"{path}: broken link or not a regular file, skipped")
 
 
-def _chunks(stream: BinaryIO, path: str, on_problem: Problem) -> Iterator[bytes]:
+def _chunks(stream: BinaryIO, path: str, on_problem: Problem,
+            consumed: Callable[[], None] | None = None) -> Iterator[bytes]:
+    # read1: a compressed stream cut short raises on the read that meets the cut, and what that read
+    # had decompressed is lost with it; read1 decompresses a little at a time, so little is lost.
+    read = getattr(stream, "read1", stream.read)
     try:
-        while chunk := stream.read(CHUNK):
+        while chunk := read(CHUNK):
             yield chunk
-    except (EOFError, OSError, lzma.LZMAError) as err:  # a compressed file cut short, a bad disk
+            if consumed is not None:  # the reader has taken every line of this chunk
+                consumed()
+    except (EOFError, OSError, lzma.LZMAError, zlib.error) as err:  # a compressed file cut short or corrupt, a bad disk
         on_problem(f"{path}: read stopped early: {err}")
 
 
-def _open(path: str) -> BinaryIO:
+def _open(path: str) -> tuple[BinaryIO, BinaryIO]:
+    """The decoded stream, and the file on disk beneath it (its position is the progress)."""
     raw = open(path, "rb")  # noqa: SIM115 - closed by read_lines
     head = raw.read(6)
     raw.seek(0)
     for magic, opener in _MAGIC:
         if head.startswith(magic):
-            raw.close()
-            return opener(path, "rb")
-    return raw
+            return opener(raw, "rb"), raw
+    return raw, raw
 
 
-def read_lines(path: str, on_problem: Problem, max_line: int = MAX_LINE) -> Iterator[str]:
-    """All lines of a file (compression detected by content) or of stdin, to EOF."""
+def read_lines(path: str, on_problem: Problem, max_line: int = MAX_LINE,
+               on_read: Callable[[int], None] | None = None) -> Iterator[str]:
+    """All lines of a file (compression detected by content) or of stdin, to EOF.
+
+    `on_read`, if given, is told the byte position reached in the file on disk each time the
+    lines of a chunk have been taken (for a progress bar; compressed files count compressed bytes).
+    """
     if path == STDIN:
         yield from split_lines(_chunks(sys.stdin.buffer, "<stdin>", on_problem), max_line)
         return
+    yield from split_lines(read_chunks(path, on_problem, on_read), max_line)
+
+
+def read_chunks(path: str, on_problem: Problem, on_read: Callable[[int], None] | None = None) -> Iterator[bytes]:
+    """The bytes of a file (decompressed; compression detected by content), chunk by chunk, to EOF.
+    `on_read` as for `read_lines`: called once the consumer has taken a chunk."""
     try:
-        stream = _open(path)
+        stream, raw = _open(path)
     except OSError as err:
         on_problem(f"{path}: {err.strerror or err}")
         return
-    with stream:
-        yield from split_lines(_chunks(stream, path, on_problem), max_line)
+    consumed = (lambda: on_read(raw.tell())) if on_read is not None else None
+    with raw, stream:
+        yield from _chunks(stream, path, on_problem, consumed)
 
 
 def stdin_lines(on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE) -> Iterator[str | None]:
@@ -129,8 +161,11 @@ def stdin_lines(on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE
 
 
 def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE,
-                 stop: Callable[[], bool] = lambda: False) -> Iterator[str | None]:
-    """Like `tail -F` from the start of the file: survives truncation, rotation and deletion."""
+                 stop: Callable[[], bool] = lambda: False) -> Iterator[str | None | Restart]:
+    """Like `tail -F` from the start of the file: survives truncation, rotation and deletion.
+
+    When the file is replaced or cut, what the old one still held is read to its end, its last line
+    given even without a newline, and `RESTART` yielded before the new text."""
     splitter = LineSplitter(max_line)
     stream, identity = None, None
     missing_reported = False
@@ -147,35 +182,49 @@ def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: in
                 yield None
                 time.sleep(idle)
                 continue
-        chunk = stream.read(CHUNK)
-        if chunk:
-            yield from splitter.feed(chunk)
-            continue
-        yield None  # quiet: let the pipeline flush what is complete
         try:
-            current = os.stat(path)
-        except OSError:
-            current = None
-        if current is None or _identity(current) != identity:
-            rest = stream.read()  # rotated or deleted: drain what the old file still holds
-            if rest:
-                yield from splitter.feed(rest)
-            last = splitter.finish()
-            if last is not None:
-                yield last
-            stream.close()
-            stream = None
-            if current is not None:
-                on_problem(f"{path}: rotated, reading the new file")
+            chunk = stream.read(CHUNK)
+        except OSError as err:  # a stale network file, a bad disk: start over with whatever is there
+            on_problem(f"{path}: {err.strerror or err}; reopening it")
+            chunk, current = b"", None
+        else:
+            if chunk:
+                yield from splitter.feed(chunk)
+                continue
+            yield None  # quiet: let the pipeline flush what is complete
+            try:
+                current = os.stat(path)
+            except OSError:
+                current = None
+        replaced = current is None or _identity(current) != identity
+        if not replaced and current.st_size >= stream.tell():
+            time.sleep(idle)
             continue
-        if current.st_size < stream.tell():
+        if replaced:  # rotated or deleted: what the old file still holds comes first
+            yield from _drain(stream, splitter)
+        last = splitter.finish()
+        if last is not None:
+            yield last
+        yield RESTART
+        splitter = LineSplitter(max_line)
+        if not replaced:
             on_problem(f"{path}: truncated, reading from the start")
             stream.seek(0)
-            splitter = LineSplitter(max_line)
             continue
-        time.sleep(idle)
+        stream.close()
+        stream = None
+        if current is not None:
+            on_problem(f"{path}: rotated, reading the new file")
     if stream is not None:
         stream.close()
+
+
+def _drain(stream: BinaryIO, splitter: LineSplitter) -> Iterator[str]:
+    try:
+        while chunk := stream.read(CHUNK):
+            yield from splitter.feed(chunk)
+    except OSError:
+        return  # gone with the old file; what was read is kept
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:

@@ -116,7 +116,8 @@ def _load_cached(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
         stat = path.stat()
     except OSError as err:
         return [], [SchemaProblem(str(path), f"cannot read: {err}")]
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, __version__)
+    # The record's field names are part of the key: a pickle of an older Pattern would load without error.
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, __version__, tuple(Pattern.__dataclass_fields__))
     cache = _cache_dir() / (hashlib.sha1(key[0].encode()).hexdigest() + ".pickle")
     try:
         with open(cache, "rb") as handle:
@@ -146,9 +147,13 @@ def _load_file(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
         document = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        reason = getattr(err, "problem", None) or str(err)
+        position = getattr(err, "position", None)  # a reader error (a control character) has only this
+        line = mark.line + 1 if mark else text.count("\n", 0, position) + 1 if position is not None else None
+        where = f"{path}:{line}" if line else str(path)
+        reason = getattr(err, "problem", None) or str(err).partition("\n")[0]  # one line
         return [], [SchemaProblem(where, f"invalid YAML: {reason}")]
+    except RecursionError:
+        return [], [SchemaProblem(str(path), "invalid YAML: nested too deeply")]
     if document is None:
         return [], []
     if not isinstance(document, dict) or not isinstance(document.get("patterns"), list):
@@ -167,10 +172,17 @@ def _load_file(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
 
 
 def _drop_lines(value) -> None:
-    if isinstance(value, dict):
-        value.pop(_LINE, None)
-        for item in value.values():
-            _drop_lines(item)
-    elif isinstance(value, list):
-        for item in value:
-            _drop_lines(item)
+    """Remove the line marks below `value`. Aliases make a document a graph in which a few nodes
+    can stand for billions of paths, so each mapping and list is visited once."""
+    seen: set[int] = set()
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, dict):
+            item.pop(_LINE, None)
+            todo.extend(v for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            todo.extend(v for v in item if isinstance(v, (dict, list)))

@@ -1,0 +1,169 @@
+"""`analyzer report PATH...`: which failures hit how many runs, since when, where, with which values."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import date
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from analyzer.cli import EXIT_OK, EXIT_USAGE
+from analyzer.commands.common import add_pack_arguments, warn
+from analyzer.report.engines import ENGINES, EngineError
+from analyzer.report.fleet import FleetOptions, scan_fleet
+from analyzer.report.frame import frame_from_scan, restrict
+from analyzer.report.html import render_html
+from analyzer.report.markdown import render_markdown
+from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
+from analyzer.report.aggregate import BY, summary
+from analyzer.report.tables import ROWS, report_json, records, table_of, write_csv, write_parquet
+from analyzer.report.text import render_text
+
+__all__ = ["register", "run"]
+
+FORMATS = ("table", "csv", "parquet", "json", "md", "html")
+_BY_SUFFIX = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".md": "md", ".html": "html", ".htm": "html"}
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "report", help="fleet report: which failures hit how many runs, where, since when",
+        description="Scan a fleet of run logs and report each failure signature: how often, on how many "
+                    "runs, first and last seen, on which hosts and versions, with which captured values. "
+                    "Each log file belongs to a run, named by --path-regex or by its directory.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="run log files or directories of runs (recursive)")
+    parser.add_argument("--by", choices=BY, default="pattern",
+                        help="group by known pattern (else fingerprint), fingerprint, host, day or version")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="output format (default: from --output's extension, else table)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (needed for parquet)")
+    parser.add_argument("--rows", choices=ROWS, default="summary",
+                        help="the table csv, parquet and json write: the summary, every incident, every run, "
+                             "or the bad files (default: summary)")
+    parser.add_argument("--path-regex", metavar="REGEX",
+                        help="named groups run, host, date, version read from each file's path "
+                             f"(default: a YYYY-MM-DD path component as the date: {DEFAULT_PATH_REGEX})")
+    parser.add_argument("--include", action="append", default=[], metavar="GLOB",
+                        help="only files whose name matches (repeatable), e.g. '*.log*'")
+    parser.add_argument("--from", dest="start", type=_day, metavar="DATE", help="only runs on or after DATE")
+    parser.add_argument("--to", dest="end", type=_day, metavar="DATE", help="only runs on or before DATE")
+    parser.add_argument("--new-since", type=_day, metavar="DATE",
+                        help="mark the signatures first seen on or after DATE as new")
+    parser.add_argument("--top", type=int, default=3, metavar="N", help="values kept per parameter (default 3)")
+    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                        help="parallel workers (default: one per core)")
+    parser.add_argument("--engine", choices=ENGINES, default="local",
+                        help="local process pool, or Dask (a local cluster unless --scheduler)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="a running Dask scheduler, e.g. tcp://10.0.0.5:8786")
+    cache = parser.add_mutually_exclusive_group()
+    cache.add_argument("--cache", metavar="FILE",
+                       help="per-file results kept between reports (default: ~/.cache/analyzer/report.sqlite)")
+    cache.add_argument("--no-cache", action="store_true", help="scan every file, keep nothing")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
+                        help="identical errors further apart than this are separate incidents")
+    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
+                        help="package whose frames are the application's own (for the blame frame)")
+    add_pack_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = args.format or _BY_SUFFIX.get(os.path.splitext(args.output or "")[1].lower(), "table")
+    if fmt == "parquet" and not args.output:
+        print("analyzer: error: --format parquet needs --output FILE", file=sys.stderr)
+        return EXIT_USAGE
+    if args.engine == "local" and args.scheduler:
+        print("analyzer: error: --scheduler goes with --engine dask", file=sys.stderr)
+        return EXIT_USAGE
+    options = FleetOptions(
+        path_regex=args.path_regex, include=tuple(args.include), engine=args.engine, jobs=max(args.jobs, 0),
+        scheduler=args.scheduler, cache=False if args.no_cache else (args.cache or True),
+        patterns=tuple(args.patterns), builtin=not args.no_builtin, window_seconds=args.window,
+        app_packages=tuple(args.app_package))
+    missing: list[str] = []
+
+    def on_problem(message: str) -> None:
+        if message.endswith("no such file or directory"):
+            missing.append(message)
+        warn(message)
+
+    try:
+        with _ProgressBar(not args.no_progress) as progress:
+            scan = scan_fleet(args.paths, options, on_problem, progress)
+    except (ValueError, EngineError) as err:
+        print(f"analyzer: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    df = restrict(frame_from_scan(scan), args.start, args.end)
+    report = summary(df, by=args.by, since=args.new_since, top=args.top)
+    try:
+        _write(fmt, args, report, df)
+    except OSError as err:
+        if not args.output:
+            raise  # stdout: a closed pipe is the command line's to handle
+        print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_USAGE if missing else EXIT_OK
+
+
+def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
+    if fmt == "parquet":
+        write_parquet(table_of(args.rows, report, df), args.output)
+        return
+    with (open(args.output, "w", encoding="utf-8", newline="") if args.output else _Stdout()) as out:
+        if fmt == "csv":
+            write_csv(table_of(args.rows, report, df), out)
+        elif fmt == "json":
+            data = report_json(report) if args.rows == "summary" else records(table_of(args.rows, report, df))
+            json.dump(data, out, ensure_ascii=False, indent=2)
+            out.write("\n")
+        elif fmt == "md":
+            out.write(render_markdown(report) + "\n")
+        elif fmt == "html":
+            out.write(render_html(report))
+        else:
+            render_text(report, Console(file=out, highlight=False, soft_wrap=not args.output))
+
+
+class _Stdout:
+    """stdout as a context manager that is not closed afterwards."""
+
+    def __enter__(self):
+        return sys.stdout
+
+    def __exit__(self, *exc) -> None:
+        sys.stdout.flush()
+
+
+class _ProgressBar:
+    """A progress bar on stderr when it is a terminal; a callable the scan reports to."""
+
+    def __init__(self, wanted: bool) -> None:
+        self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                             console=Console(stderr=True), transient=True) if wanted and sys.stderr.isatty() else None
+        self._task = None
+
+    def __enter__(self):
+        if self._bar is not None:
+            self._bar.start()
+            self._task = self._bar.add_task("scan", total=None)
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done, total=total)
+
+    def __exit__(self, *exc) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def _day(text: str) -> date:
+    day = parse_day(text)
+    if day is None:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} (use YYYY-MM-DD)")
+    return day

@@ -1,0 +1,52 @@
+"""`analyzer tui PATH...|-`: triage a crashed run interactively (Textual)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from analyzer.cli import EXIT_OK, EXIT_USAGE
+from analyzer.commands.common import add_pack_arguments, load_matcher, sample_log
+from analyzer.sources.files import STDIN, expand_paths
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "tui", help="triage the errors in logs interactively",
+        description="Browse the incidents of a run: the root cause first, each with its diagnosis, "
+                    "traceback and the raw log around it. Press ? inside for the keys.")
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="log files, directories (recursive), .gz/.bz2/.xz, or - for stdin "
+                             "(default: the bundled sample log)")
+    parser.add_argument("-f", "--follow", action="store_true",
+                        help="keep reading growing files like tail -F; new incidents appear as they happen")
+    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
+                        help="package whose frames are the application's own (for the blame frame)")
+    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
+                        help="identical errors further apart than this are separate incidents")
+    add_pack_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from analyzer.tui.app import TriageApp  # Textual loads only when the TUI is wanted
+    from analyzer.tui.live import LiveScan
+    from analyzer.tui.terminal import free_stdin_for_keys
+
+    problems: list[str] = []
+    files = list(expand_paths(args.paths or [str(sample_log())], problems.append))
+    for problem in problems:
+        print(f"analyzer: warning: {problem}", file=sys.stderr)
+    if not files:
+        print("analyzer: error: nothing to read", file=sys.stderr)
+        return EXIT_USAGE
+    if STDIN in files:
+        trouble = free_stdin_for_keys()
+        if trouble:
+            print(f"analyzer: error: {trouble}", file=sys.stderr)
+            return EXIT_USAGE
+    live = LiveScan(files, load_matcher(args), args.follow, args.window, tuple(args.app_package), problems)
+    TriageApp(live).run()
+    return EXIT_USAGE if problems else EXIT_OK

@@ -1,0 +1,88 @@
+"""Log-line notices: failures that a process reports in one log line, without a traceback.
+
+`Received sigquit from a child process`, a killed child, the NCCL watchdog's ERROR line: a pack
+marks such patterns `match: line`. Their template is looked for in the line where its leading
+literal text appears (after whatever prefix the normaliser left, such as glog's
+`[E914 08:25:03.41 ProcessGroupNCCL.cpp:616] `) and must run to the end of the line.
+
+The assembler asks about every line that opens nothing else, so the common case must be cheap:
+a substring test per template, for the longest word of its leading literal text (which a matching
+line holds verbatim), decides whether a line is looked at more closely. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import regex
+
+from analyzer.core.records import ErrorInfo
+from analyzer.core.schema import Pattern
+from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
+
+__all__ = ["NoticeDetector"]
+
+
+@dataclass(frozen=True, slots=True)
+class _Notice:
+    pattern: Pattern
+    compiled: CompiledTemplate
+    keyword: str  # the longest word of the leading literal text: every matching line contains it
+    anchor: str  # the first word of the leading literal text, where a match may start
+
+    def find(self, text: str) -> int:
+        """Where in `text` the notice starts (it runs to the end of the line), or -1."""
+        start = text.find(self.anchor)
+        while start >= 0 and self.compiled.match(text[start:]) is None:
+            start = text.find(self.anchor, start + 1)
+        return start
+
+
+class NoticeDetector:
+    """Finds `match: line` patterns in log lines; call it with a line's text (prefixes stripped)."""
+
+    def __init__(self, patterns: Iterable[Pattern]) -> None:
+        self._notices: list[_Notice] = []
+        for pattern in patterns:
+            if pattern.match != "line":
+                continue
+            try:
+                compiled = compile_template(pattern.template, "auto" if pattern.style == "plain" else pattern.style)
+            except (TemplateError, regex.error, RecursionError):
+                continue  # `patterns check` reports it
+            words = compiled.prefix.split()
+            if not words:
+                continue  # the schema refuses these: nothing to look for
+            self._notices.append(_Notice(pattern, compiled, max(words, key=len), words[0]))
+        # A keyword that holds another is redundant: a line with it holds the shorter one too.
+        keywords = {notice.keyword for notice in self._notices}
+        self._keywords = tuple(sorted(k for k in keywords if not any(o != k and o in k for o in keywords)))
+
+    def __bool__(self) -> bool:
+        return bool(self._keywords)
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        return tuple(notice.pattern for notice in self._notices)
+
+    @property
+    def keywords(self) -> tuple[str, ...]:
+        """Words one of which every line that reports a notice holds verbatim (for the fast path)."""
+        return self._keywords
+
+    def __call__(self, text: str) -> ErrorInfo | None:
+        """The notice this line reports, as an exception-like record without frames; else None."""
+        for keyword in self._keywords:  # a plain loop of `in` beats a combined regex here
+            if keyword in text:
+                break
+        else:
+            return None
+        found = [(start, notice) for notice in self._notices
+                 if notice.keyword in text and (start := notice.find(text)) >= 0]
+        if not found:
+            return None
+        # A notice that quotes another ("watchdog terminated with exception: [Rank 0] Watchdog
+        # caught ...") is about the outer statement: the earliest start wins, then the longer text.
+        start, notice = min(found, key=lambda hit: (hit[0], -len(hit[1].compiled.literal)))
+        return ErrorInfo(notice.pattern.exception, text[start:].strip(), has_traceback=False)

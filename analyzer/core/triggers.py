@@ -1,0 +1,133 @@
+"""The raw lines of a log that can matter, found in bulk with one Hyperscan pass over the bytes.
+
+While no error record is open, a line changes nothing unless it can start one (what
+`TracebackAssembler._start` looks for: a traceback header, a frame, an exception line, argparse's
+usage, a notice keyword) or carries prefix state that the normaliser cannot rebuild from the
+starts of lines alone (a per-line channel, a JSON record). `TriggerFinder.scan` reports such
+lines in a buffer of whole lines, so that the stretches in between can be counted instead of
+parsed. Of the lines skipped, later lines may inherit the stream and time of the last prefixed
+ones: `first_setters` tells where in a buffer such lines begin, and `may_set_stream` and
+`may_set_time` which lines may be such.
+
+Every pattern is a superset of what it stands for: a line reported needlessly costs a little
+time, a line missed would change the result. Keep them in step with `grammar.py`,
+`normalize.py`, `assemble.py` and `notices.py`; tests/test_fastpath.py compares both paths.
+Digits in prefixes are taken to be ASCII.
+
+Without Hyperscan (a platform it has no wheel for) `available()` is False and callers read every
+line the ordinary way.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+try:
+    import hyperscan
+except ImportError:  # pragma: no cover - depends on the platform's wheels
+    hyperscan = None
+
+__all__ = ["TriggerFinder", "available", "may_set_stream", "may_set_time"]
+
+# Where the text of a line (after its prefixes) may begin: at a line start or after the end of a
+# prefix, so not after a name character, nor after a letter and a space as in prose
+# (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
+# `P ` or `Z `.
+_OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
+# Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
+_STARTS = (
+    rb"Traceback \(most recent call last\)",  # HEADER and GROUP_HEADER
+    rb'File "',  # FRAME
+    # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it or goes on after a colon.
+    _OPENS_TEXT + rb"[A-Za-z_][^\s:]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)[:\r\n]",
+    _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
+    rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
+)
+# Prefix state that is not rebuilt from line starts: per-line channels (torchrun `[rank3]:`,
+# syslog `proc[12]: `, workers `(... pid=12)`), JSON records, and a dated prefix after a levelled
+# one (`INFO:x:[2026-...`), whose line does not start with the date.
+_STATE = (
+    rb"\]:",
+    rb"pid=",
+    rb"(?:^|\r)\{",
+    rb"(?:^|\r)(?:(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    rb"(?:\[[^\]\r\n]+:\d+\] )?)){1,2}\[?\d{4}-\d\d-\d\d",
+)
+# How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
+# dated prefix (container, SGLang, logging's asctime) it may set the time and the stream, with a
+# levelled one (logging's basic format, vLLM) the stream.
+_TIME_START = rb"\[?\d{4}-\d\d-\d\d"
+_STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
+_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _TIME_START)
+_STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _STREAM_START)
+
+
+def available() -> bool:
+    return hyperscan is not None
+
+
+def may_set_stream(buffer: bytes, start: int, end: int) -> bool:
+    """Whether the line `buffer[start:end]`, if no pattern reported it, may set its stream."""
+    return _STREAM_LINE.match(buffer, start, end) is not None
+
+
+def may_set_time(buffer: bytes, start: int, end: int) -> bool:
+    """Whether the line `buffer[start:end]`, if no pattern reported it, may set the time."""
+    return _TIME_LINE.match(buffer, start, end) is not None
+
+
+class TriggerFinder:
+    """Scans buffers of whole lines; `keywords` are the notice keywords (`NoticeDetector.keywords`)."""
+
+    def __init__(self, keywords: tuple[str, ...] = ()) -> None:
+        self._database = _database(tuple(sorted(set(keywords))))
+        self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
+        self._setters = _setters_database()
+        self._setters_scratch = self._setters.scratch.clone()
+
+    def scan(self, buffer: bytes) -> list[int]:
+        """Offsets inside the lines to read, in order (a line may be reported more than once)."""
+        hits: list[int] = []
+
+        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
+            hits.append(end - 1)
+
+        self._database.scan(buffer, match_event_handler=on_match, scratch=self._scratch)
+        return hits
+
+    def first_setters(self, buffer: bytes) -> tuple[int, int]:
+        """Where the first lines that may set the time and the stream start; len(buffer) if none.
+        (Before them no line needs a second look.)"""
+        found: dict[int, int] = {}
+
+        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
+            found.setdefault(pattern, buffer.rfind(b"\n", 0, end) + 1)
+            return len(found) == 2  # both known: stop
+
+        try:
+            self._setters.scan(buffer, match_event_handler=on_match, scratch=self._setters_scratch)
+        except hyperscan.ScanTerminated:
+            pass
+        return found.get(0, len(buffer)), found.get(1, len(buffer))
+
+
+@lru_cache(maxsize=1)
+def _setters_database():
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=[rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START], ids=[0, 1], elements=2,
+                     flags=[hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * 2)
+    return database
+
+
+@lru_cache(maxsize=8)
+def _database(keywords: tuple[str, ...]):
+    expressions = [*_STARTS, *_STATE, *(_literal(k) for k in keywords)]
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
+                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
+    return database
+
+
+def _literal(text: str) -> bytes:
+    return b"".join(b"\\x%02x" % byte for byte in text.encode("utf-8"))

@@ -1,0 +1,85 @@
+"""The report as people read it: short text cells shared by the terminal, Markdown and HTML."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from analyzer.report.aggregate import Summary
+
+__all__ = ["headline", "display_rows", "display_columns", "cell_text", "values_text", "shorten"]
+
+
+def headline(report: Summary) -> str:
+    total = report.runs_total
+    share = f" ({100 * report.runs_failed / total:.1f}%)" if total else ""
+    cache = f"; {report.scanned} file(s) scanned, {report.cached} from cache" if report.scanned or report.cached else ""
+    return (f"{total} run(s): {report.runs_failed} with errors{share}, {len(report.clean_runs)} without, "
+            f"{report.runs_bad} bad; {len(report.table)} {report.key}(s){cache}")
+
+
+def display_columns(report: Summary) -> list[str]:
+    first = [report.key] + (["exception"] if report.by in ("pattern", "fingerprint") else ["signatures"])
+    new = ["new"] if report.since is not None else []
+    return first + ["runs", "count", "root of", "role", "first seen", "last seen", "hosts", "values"] + new
+
+
+def display_rows(report: Summary, values: int = 2, hosts: int = 3) -> list[dict[str, str]]:
+    rows = []
+    for row in report.table.to_dict("records"):
+        cells = {
+            report.key: str(row[report.key]),
+            "exception": row["exception_type"] or "",
+            "signatures": str(row["signatures"]),
+            "runs": f"{row['runs']}/{row['of_runs']} ({row['runs_pct']:.1f}%)",
+            "count": str(row["occurrences"]),
+            "root of": str(row["run_roots"]),
+            "role": _role(row["roots"], row["consequences"]),
+            "first seen": cell_text(row["first_seen"]),
+            "last seen": cell_text(row["last_seen"]),
+            "hosts": _few(row["hosts"], hosts),
+            # per signature: the values it was raised with; per host, day or version: what hit it most
+            "values": values_text(row["top_params"], values) if report.by in ("pattern", "fingerprint")
+            else ", ".join(f"{sig} ({runs})" for sig, runs in row["top_signatures"]),
+            "new": "NEW" if row["new"] else "",
+            "message": shorten(row["message"] or "", 160),
+        }
+        rows.append(cells)
+    return rows
+
+
+def cell_text(value: Any) -> str:
+    """One value as table text: times to the minute, lists joined, nothing as empty."""
+    if value is None or (not isinstance(value, (list, dict, tuple)) and pd.isna(value)):
+        return ""
+    if isinstance(value, pd.Timestamp):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, dict):
+        return values_text(value, len(value))
+    if isinstance(value, (list, tuple)):
+        return ", ".join(cell_text(v) for v in value)
+    return str(value)
+
+
+def values_text(top_params: dict[str, list[list[Any]]], most: int) -> str:
+    """`moe_a2a_backend=flashinfer_tkv (15), mooncake (9)`: the parameters that vary most first."""
+    ranked = sorted(top_params.items(), key=lambda item: (-len(item[1]), item[0]))[:most]
+    return "; ".join(f"{name}=" + ", ".join(f"{shorten(str(value), 24)} ({count})" for value, count in values)
+                     for name, values in ranked)
+
+
+def shorten(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _role(roots: int, consequences: int) -> str:
+    if roots and consequences:
+        return f"root {roots} / consequence {consequences}"
+    return "consequence" if consequences else "root"
+
+
+def _few(items: list[str], most: int) -> str:
+    shown = ", ".join(items[:most])
+    return shown + (f" +{len(items) - most}" if len(items) > most else "")

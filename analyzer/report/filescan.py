@@ -1,0 +1,184 @@
+"""Scanning one log file for the fleet report: the same pipeline as `analyzer scan`, kept as rows.
+
+This is what runs in worker processes (local pool or Dask), so everything here is picklable and
+the pattern packs are loaded once per process, not once per file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import regex
+
+from analyzer.core.incidents import Incident
+from analyzer.core.matcher import Matcher
+from analyzer.core.scan import Analysis
+from analyzer.report.health import TextSniffer, tail_state
+from analyzer.sinks.serialize import incident_dict
+from analyzer.sources.chunkscan import ChunkScanner
+from analyzer.sources.files import read_chunks
+from analyzer.sources.lines import utf8_chunks
+from analyzer.sources.packs import load_packs
+
+__all__ = ["ScanSettings", "FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
+
+MAX_MESSAGE = 2000  # a report cell, not a log: longer messages are cut
+
+_VERSION = regex.compile(
+    r"\b(?P<name>sglang|vllm)\b(?:[^\n]{0,40}?\bversion\b[\s:=]*v?|==)(?P<version>\d+\.\d+(?:\.\d+)?[\w.+-]*)",
+    regex.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanSettings:
+    """Everything that decides a file's result besides the file: also the cache's key."""
+
+    pattern_dirs: tuple[str, ...] = ()  # extra packs, $ANALYZER_PATTERNS already resolved into it
+    builtin: bool = True
+    window_seconds: float = 600.0
+    app_packages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    path: str
+    size: int
+    mtime_ns: int
+    status: str  # see analyzer.report.health
+    detail: str | None = None  # why the status is not ok
+    lines: int = 0
+    started: str | None = None  # ISO time of the first prefixed line
+    host: str | None = None  # first host named by the log's prefixes
+    version: str | None = None  # e.g. "sglang 0.5.23", from the log's banner
+    incidents: tuple[dict[str, Any], ...] = field(default=())
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> FileResult:
+        data = json.loads(text)
+        data["incidents"] = tuple(data.get("incidents") or ())
+        return cls(**data)
+
+    def at(self, path: str) -> FileResult:
+        return self if path == self.path else replace(self, path=path)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    results: tuple[FileResult, ...]
+    pack_problems: tuple[str, ...] = ()
+
+
+_matchers: dict[ScanSettings, tuple[Matcher, tuple[str, ...]]] = {}
+_matchers_lock = threading.Lock()
+
+
+def _matcher(settings: ScanSettings) -> tuple[Matcher, tuple[str, ...]]:
+    """One matcher per process and settings (Dask may run tasks on threads of one process)."""
+    with _matchers_lock:
+        if settings not in _matchers:
+            packs = load_packs(settings.pattern_dirs, builtin=settings.builtin, use_env=False)
+            _matchers[settings] = (Matcher(packs.patterns), tuple(str(p) for p in packs.problems))
+        return _matchers[settings]
+
+
+def scan_batch(paths: list[str], settings: ScanSettings) -> Batch:
+    matcher, problems = _matcher(settings)
+    return Batch(tuple(scan_file(path, matcher, settings) for path in paths), problems)
+
+
+def scan_file(path: str, matcher: Matcher, settings: ScanSettings) -> FileResult:
+    """Never raises: whatever is wrong with the file becomes its status."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        reason = "broken link" if os.path.islink(path) else (err.strerror or str(err))
+        return FileResult(path, 0, 0, "unreadable", reason)
+    if not stat.S_ISREG(info.st_mode):
+        return FileResult(path, 0, info.st_mtime_ns, "unreadable", "not a regular file")
+    bare = FileResult(path, info.st_size, info.st_mtime_ns, "empty", "0 bytes")
+    if info.st_size == 0:
+        return bare
+    try:
+        return _scan(bare, matcher, settings)
+    except OSError as err:
+        return replace(bare, status="unreadable", detail=err.strerror or str(err))
+    except Exception as err:  # noqa: BLE001 - one odd file must not end a fleet-wide report
+        return replace(bare, status="failed", detail=f"{type(err).__name__}: {err}")
+
+
+def _scan(bare: FileResult, matcher: Matcher, settings: ScanSettings) -> FileResult:
+    """The fast path of `analyzer scan` (whole chunks, only lines that can matter parsed), with
+    the first chunk looked at before: binary files stop there."""
+    path = bare.path
+    half_written = tail_state(path)  # also proves the file opens: a read problem later is a cut
+    read_problems: list[str] = []
+    analysis = Analysis(matcher, settings.window_seconds, settings.app_packages)
+    chunks = ChunkScanner(path, analysis.notices)
+    sniffer = TextSniffer()
+    for chunk in utf8_chunks(read_chunks(path, read_problems.append)):
+        sniffer.feed(chunk)
+        if sniffer.decided and sniffer.binary:
+            break
+        for event in chunks.feed(chunk):
+            analysis.add(event)
+    if sniffer.binary:
+        return replace(bare, status="binary", detail="not text")
+    if read_problems:  # a compressed stream cut short, a disk error mid-file
+        half_written = _strip_path(read_problems[0], path)
+    elif sniffer.blank:
+        return replace(bare, detail="only blank lines or NUL bytes", lines=chunks.lines)
+    for event in chunks.finish():
+        analysis.add(event)
+    started = chunks.scanner.first_timestamp
+    return replace(
+        bare, status="partial" if half_written else "ok", detail=half_written, lines=chunks.lines,
+        started=started.isoformat() if started else None, host=chunks.scanner.host,
+        version=detect_version(sniffer.head),
+        incidents=tuple(incident_row(incident) for incident in analysis.incidents()))
+
+
+def detect_version(text: str) -> str | None:
+    """The first banner in `text`: `sglang version 0.5.23`, `vLLM API server version 0.9.1`,
+    `sglang==0.5.23` -> `sglang 0.5.23`. Only the start of a log is given: banners come early."""
+    if "version" not in text.lower() and "==" not in text:
+        return None
+    found = _VERSION.search(text)
+    return f"{found['name'].lower()} {found['version'].rstrip('.,')}" if found else None
+
+
+def incident_row(incident: Incident) -> dict[str, Any]:
+    """The fields of the JSON shape a report needs, as plain JSON values (they are cached)."""
+    data = incident_dict(incident)
+    message = data["message"] or ""
+    return {
+        "incident": data["id"], "pattern_id": data["pattern_id"], "match_kind": data["match_kind"],
+        "confidence": data["confidence"], "fingerprint": data["fingerprint"],
+        "exception_type": data["exception_type"],
+        "message": message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + " …",
+        "role": data["role"], "is_run_root": data["is_run_root"], "caused_by": data["caused_by"],
+        "severity": data["severity"], "count": data["count"], "ranks": data["ranks"], "host": data["host"],
+        "first_seen": data["first_seen"], "last_seen": data["last_seen"], "truncated": data["truncated"],
+        "params": data["params"] or {},
+        "raise_site": _site(data["raise_site"]), "raise_function": (data["raise_site"] or {}).get("function"),
+        "blame_site": _site(data["blame_site"]), "blame_function": (data["blame_site"] or {}).get("function"),
+        "line_start": data["source"]["line_start"], "line_end": data["source"]["line_end"],
+    }
+
+
+def _site(frame: dict[str, Any] | None) -> str | None:
+    if not frame:
+        return None
+    return f"{frame['relpath']}:{frame['line']}" if frame.get("line") is not None else frame["relpath"]
+
+
+def _strip_path(problem: str, path: str) -> str:
+    """Problems from the reader start with the path; the report shows the path on its own."""
+    return problem[len(path) + 2:] if problem.startswith(f"{path}: ") else problem

@@ -1,0 +1,113 @@
+"""Scanning a fleet of run logs: find the files, reuse cached results, scan the rest on an engine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzer.report.cache import ResultCache, default_cache_path, settings_key
+from analyzer.report.engines import run_engine
+from analyzer.report.filescan import FileResult, ScanSettings
+from analyzer.report.runs import LogFile, PathLayout, discover
+from analyzer.sources.packs import ENV_VAR
+
+__all__ = ["FleetOptions", "FleetScan", "scan_fleet"]
+
+_NOT_CACHED = frozenset({"unreadable", "failed"})  # may be fixed without the file changing
+
+
+@dataclass(frozen=True, slots=True)
+class FleetOptions:
+    path_regex: str | None = None  # named groups run, host, date, version (see runs.py)
+    include: tuple[str, ...] = ()  # file-name globs; empty: every file
+    engine: str = "local"  # local | dask
+    jobs: int = 0  # workers; 0: one per core
+    scheduler: str | None = None  # a Dask scheduler address; None: a local cluster
+    cache: str | Path | bool = True  # True: the default cache file; False: none
+    patterns: tuple[str, ...] = ()  # extra pattern pack directories
+    builtin: bool = True
+    window_seconds: float = 600.0
+    app_packages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FleetScan:
+    files: tuple[LogFile, ...]
+    results: tuple[FileResult, ...]  # one per file, same order
+    problems: tuple[str, ...]  # inputs that were not there, broken pattern entries, cache trouble
+    scanned: int
+    cached: int
+
+
+def scan_fleet(paths: list[str], options: FleetOptions = FleetOptions(),
+               on_problem: Callable[[str], None] | None = None,
+               on_progress: Callable[[int, int], None] | None = None) -> FleetScan:
+    """Raises ValueError for a bad path regex and EngineError when the engine cannot start;
+    anything wrong with a log file is that file's status instead."""
+    problems: list[str] = []
+
+    def problem(message: str) -> None:
+        if message not in problems:
+            problems.append(message)
+            if on_problem is not None:
+                on_problem(message)
+
+    layout = PathLayout(options.path_regex)
+    files, seen = [], set()
+    for path, argument in discover(list(paths), options.include, problem):
+        if path not in seen:  # the same file named twice is one file
+            seen.add(path)
+            files.append(layout.describe(path, argument))
+    settings = _settings(options)
+    stats = _stats(file.path for file in files)
+    cache = _open_cache(options.cache, settings, problem)
+    try:
+        results = cache.lookup(stats) if cache else {}
+        cached = len(results)
+        todo = [file.path for file in files if file.path not in results]
+        if on_progress is not None:
+            on_progress(len(results), len(files))
+        if todo:
+            jobs = options.jobs or os.cpu_count() or 1
+            for batch in run_engine(options.engine, todo, settings, jobs, options.scheduler):
+                for pack_problem in batch.pack_problems:
+                    problem(f"pattern skipped: {pack_problem}")
+                if cache:
+                    cache.store(r for r in batch.results if r.status not in _NOT_CACHED)
+                results.update((r.path, r) for r in batch.results)
+                if on_progress is not None:
+                    on_progress(len(results), len(files))
+    finally:
+        if cache:
+            cache.close()
+    return FleetScan(tuple(files), tuple(results[file.path] for file in files), tuple(problems),
+                     scanned=len(files) - cached, cached=cached)
+
+
+def _settings(options: FleetOptions) -> ScanSettings:
+    # $ANALYZER_PATTERNS is read here, once, so remote workers need not share the environment.
+    from_env = tuple(d for d in os.environ.get(ENV_VAR, "").split(os.pathsep) if d)
+    dirs = tuple(os.path.abspath(d) for d in from_env + tuple(options.patterns))
+    return ScanSettings(pattern_dirs=dirs, builtin=options.builtin, window_seconds=options.window_seconds,
+                        app_packages=tuple(options.app_packages))
+
+
+def _stats(paths) -> dict[str, tuple[int, int]]:
+    stats = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # the scan reports it
+        stats[path] = (info.st_size, info.st_mtime_ns)
+    return stats
+
+
+def _open_cache(choice: str | Path | bool, settings: ScanSettings, problem) -> ResultCache | None:
+    if choice is False or choice is None:
+        return None
+    path = default_cache_path() if choice is True else Path(choice)
+    cache = ResultCache(path, settings_key(settings), problem)
+    return cache if cache.usable else None

@@ -1,0 +1,39 @@
+"""The report as Markdown: for a wiki page, a pull request or a chat message."""
+
+from __future__ import annotations
+
+from analyzer.report.display import display_columns, display_rows, headline, shorten
+from analyzer.report.aggregate import Summary
+
+__all__ = ["render_markdown"]
+
+
+def render_markdown(report: Summary) -> str:
+    lines = [f"# Fleet report by {report.by}", "", headline(report) + ".", ""]
+    if report.table.empty:
+        lines += ["No errors in any run.", ""]
+    else:
+        columns = display_columns(report) + ["example message"]
+        lines.append(_row(columns))
+        lines.append(_row(["---"] * len(columns)))
+        for row in display_rows(report):
+            row["example message"] = shorten(row["message"], 100)
+            lines.append(_row([row[name] for name in columns]))
+        lines.append("")
+    if report.since is not None:
+        new = [str(k) for k, n in zip(report.table[report.key], report.table["new"]) if n]
+        lines += [f"## New since {report.since.isoformat()}", ""]
+        lines += [f"- `{key}`" for key in new] or ["None."]
+        lines.append("")
+    if len(report.bad_files):
+        lines += [f"## Bad runs ({report.runs_bad})", "", _row(["run", "file", "status", "detail"]),
+                  _row(["---"] * 4)]
+        for bad in report.bad_files.itertuples():
+            lines.append(_row([str(bad.run), str(bad.file), str(bad.status),
+                               bad.detail if isinstance(bad.detail, str) else ""]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"

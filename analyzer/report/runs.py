@@ -1,0 +1,104 @@
+"""Which run a log file belongs to, and on which host, day and version, read from its path.
+
+Every file found under the PATH arguments is a log of some run. Without a `run` group in the
+path regex, a file directly given or directly inside a given directory is a run of its own, and
+files deeper down belong to the run named by their directory (fleet/2026-08-28/node-3/run-42/).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import date
+
+import regex
+
+__all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day"]
+
+# A path component that is an ISO date, e.g. logs/2026-08-28/run-7/server.log.
+DEFAULT_PATH_REGEX = r"(?:^|/)(?P<date>\d{4}-\d\d-\d\d)(?:/|$)"
+_FIELDS = ("run", "host", "date", "version")
+
+
+@dataclass(frozen=True, slots=True)
+class LogFile:
+    path: str  # as found: the PATH argument joined with the walk below it
+    run: str
+    host: str | None  # from the path; the log's own prefixes fill in later
+    date: date | None
+    version: str | None
+
+
+def parse_day(text: str | None) -> date | None:
+    """`2026-08-28` or `20260828`; anything else is no date (never an error)."""
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text.replace("/", "-").replace("_", "-"))
+    except ValueError:
+        return None
+
+
+class PathLayout:
+    """Reads run, host, date and version from file paths with one regex of named groups."""
+
+    def __init__(self, pattern: str | None = None) -> None:
+        source = pattern or DEFAULT_PATH_REGEX
+        try:
+            self._regex = regex.compile(source)
+        except regex.error as err:
+            raise ValueError(f"invalid path regex {source!r}: {err}") from None
+        unknown = sorted(set(self._regex.groupindex) - set(_FIELDS))
+        if unknown:
+            raise ValueError(f"path regex group(s) {', '.join(unknown)} not known; "
+                             f"use (?P<run>...), (?P<host>...), (?P<date>...), (?P<version>...)")
+
+    def describe(self, path: str, argument: str) -> LogFile:
+        slashed = path.replace(os.sep, "/")
+        found = self._regex.search(slashed)
+        groups = {k: v for k, v in found.groupdict().items() if v} if found else {}
+        return LogFile(path=path, run=groups.get("run") or _default_run(path, argument),
+                       host=groups.get("host"), date=parse_day(groups.get("date")),
+                       version=groups.get("version"))
+
+
+def _default_run(path: str, argument: str) -> str:
+    parent = os.path.dirname(path)
+    if path == argument or os.path.normpath(parent) == os.path.normpath(argument):
+        return path
+    return parent
+
+
+def discover(arguments: list[str], include: tuple[str, ...], on_problem: Callable[[str], None]
+             ) -> Iterator[tuple[str, str]]:
+    """(file, argument) for every entry that is not a directory, unreadable ones included: a
+    run whose log cannot be read is still a run, and is reported as such."""
+    for argument in arguments:
+        if os.path.isdir(argument):
+            for path in _walk(argument, on_problem):
+                if not include or any(fnmatch.fnmatch(os.path.basename(path), glob) for glob in include):
+                    yield path, argument
+        elif os.path.lexists(argument):
+            yield argument, argument
+        else:
+            on_problem(f"{argument}: no such file or directory")
+
+
+def _walk(root: str, on_problem: Callable[[str], None]) -> Iterator[str]:
+    seen: set[str] = set()
+
+    def onerror(err: OSError) -> None:
+        on_problem(f"{err.filename}: {err.strerror or err}, skipped")
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=onerror):
+        real = os.path.realpath(dirpath)
+        if real in seen:
+            on_problem(f"{dirpath}: symlink loop, skipped")
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames.sort()
+        for name in sorted(filenames):
+            yield os.path.join(dirpath, name)

@@ -1,0 +1,72 @@
+"""The report as data: one table to CSV or Parquet, or the whole report as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+import pandas as pd
+
+from analyzer.report.display import cell_text
+from analyzer.report.frame import fleet_tables
+from analyzer.report.aggregate import Summary
+
+__all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "records", "report_json"]
+
+ROWS = ("summary", "incidents", "runs", "bad")
+
+
+def table_of(rows: str, report: Summary, df: pd.DataFrame) -> pd.DataFrame:
+    """summary: one row per group; incidents: the frame; runs: every run; bad: the bad files."""
+    if rows == "incidents":
+        return df
+    if rows == "runs":
+        tables = fleet_tables(df)
+        return tables.runs if tables else pd.DataFrame()
+    if rows == "bad":
+        return report.bad_files
+    return report.table
+
+
+def write_csv(frame: pd.DataFrame, stream: IO[str]) -> None:
+    """Lists and parameter counts become readable text; everything else stays as it is."""
+    flat = frame.copy()
+    for column in _nested(flat):
+        flat[column] = flat[column].map(cell_text)
+    flat.to_csv(stream, index=False)
+
+
+def write_parquet(frame: pd.DataFrame, path: str) -> None:
+    """Lists of names stay lists; values with counts (top parameters, top signatures) are JSON text."""
+    flat = frame.copy()
+    flat.attrs = {}  # the run table rides in attrs, which Parquet would try to store as JSON
+    for column in _nested(flat):
+        if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in flat[column]):
+            flat[column] = flat[column].map(lambda v: json.dumps(v, ensure_ascii=False, default=str))
+    flat.to_parquet(path, index=False)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as JSON values: times in ISO form, missing values as null."""
+    if frame.empty:
+        return []
+    return json.loads(frame.to_json(orient="records", date_format="iso", force_ascii=False))
+
+
+def report_json(report: Summary) -> dict[str, Any]:
+    return {
+        "by": report.by,
+        "runs": {"total": report.runs_total, "with_errors": report.runs_failed,
+                 "without_errors": len(report.clean_runs), "bad": report.runs_bad},
+        "files": {"scanned": report.scanned, "from_cache": report.cached},
+        "new_since": report.since.isoformat() if report.since else None,
+        "groups": records(report.table),
+        "root_causes": records(report.root_causes),
+        "clean_runs": list(report.clean_runs),
+        "bad_files": records(report.bad_files),
+    }
+
+
+def _nested(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if frame[c].dtype == object
+            and any(isinstance(v, (list, dict, tuple)) for v in frame[c])]

@@ -1,0 +1,45 @@
+"""The detail pane: diagnosis, where the pattern and the log say the error is raised, the
+traceback and the chain of the selected incident."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Static
+
+from analyzer.core.incidents import Incident
+from analyzer.tui import sections
+
+__all__ = ["DetailPane"]
+
+_SECTIONS = {"summary": sections.summary, "diagnosis": sections.diagnosis,
+             "pattern-source": sections.pattern_source, "raise-site": sections.raise_site,
+             "traceback": sections.traceback, "chain": sections.chain}
+
+
+class DetailPane(VerticalScroll):
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.incident: Incident | None = None
+        self.parts = {name: Static(id=name) for name in _SECTIONS}
+
+    def compose(self):
+        yield self.parts["summary"]
+        yield self.parts["diagnosis"]
+        with Horizontal(id="where"):
+            yield self.parts["pattern-source"]
+            yield self.parts["raise-site"]
+        yield self.parts["traceback"]
+        yield self.parts["chain"]
+
+    def show(self, incident: Incident | None) -> None:
+        if incident == self.incident and incident is not None:
+            return
+        moved = incident is None or self.incident is None or incident.id != self.incident.id
+        self.incident = incident
+        self.border_title = f"incident {incident.id}" if incident else "incident"
+        for name, build in _SECTIONS.items():
+            content = build(incident) if incident else Text("No incident selected." if name == "summary" else "")
+            self.parts[name].update(content)
+        if moved:
+            self.scroll_home(animate=False)

@@ -1,0 +1,85 @@
+"""The scan engine as the TUI runs it: `scan_events` feeding an `Analysis` on a worker thread,
+while the UI thread reads incidents, line counts and progress at its own pace."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from analyzer.commands.scan import scan_events
+from analyzer.core.incidents import Incident
+from analyzer.core.matcher import Matcher
+from analyzer.core.scan import Analysis
+from analyzer.sources.files import STDIN
+
+__all__ = ["LiveScan"]
+
+
+class LiveScan:
+    """One scan of some inputs. `run` on a worker thread; everything else from the UI thread."""
+
+    def __init__(self, files: list[str], matcher: Matcher, follow: bool = False, window_seconds: float = 600.0,
+                 app_packages: tuple[str, ...] = (), problems: list[str] | None = None) -> None:
+        self.files = list(files)
+        self.follow = follow
+        self.matcher = matcher
+        self.problems: list[str] = list(problems or ())  # appended by the worker, one line each
+        self.version = 0  # grows with every event, so the UI knows when to look again
+        self.done = False
+        self._analysis = Analysis(matcher, window_seconds, app_packages)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        # Keys are fixed here: the worker only replaces values, so the UI can read them safely.
+        self._lines = dict.fromkeys(self.files, 0)
+        self._offsets = dict.fromkeys(self.files, 0)
+        self._total_bytes = sum(_size(path) for path in self.files if path != STDIN)
+
+    @property
+    def streaming(self) -> bool:
+        """Input that never ends on its own: followed files or stdin."""
+        return self.follow or STDIN in self.files
+
+    def run(self) -> None:
+        """Scan until the inputs end or `stop` is called."""
+        try:
+            for event in scan_events(self.files, self.follow, self.problems.append, progress=self._progress,
+                                     stopped=self._stop.is_set, notices=self._analysis.notices):
+                with self._lock:
+                    self._analysis.add(event)
+                    self.version += 1
+        except Exception as err:  # noqa: BLE001 - keep what was found on screen, say why it stopped
+            self.problems.append(f"scan stopped by an internal error: {type(err).__name__}: {err}")
+        finally:
+            self.done = True
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def incidents(self) -> list[Incident]:
+        with self._lock:
+            return self._analysis.incidents()
+
+    @property
+    def lines_read(self) -> int:
+        return sum(self._lines.values())
+
+    @property
+    def fraction(self) -> float | None:
+        """Share of the inputs' bytes read so far; None when the input has no known end."""
+        if self.streaming or not self._total_bytes:
+            return None
+        if self.done:
+            return 1.0
+        return min(1.0, sum(self._offsets.values()) / self._total_bytes)
+
+    def _progress(self, path: str, lines: int, offset: int | None) -> None:
+        self._lines[path] = lines
+        if offset is not None:
+            self._offsets[path] = offset
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

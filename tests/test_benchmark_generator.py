@@ -1,0 +1,51 @@
+"""The benchmark log generator's ground truth is what the scanner must find, at a small size."""
+
+from __future__ import annotations
+
+import json
+
+from analyzer.commands.scan import scan_events
+from analyzer.core.scan import events_from_lines
+from benchmarks.generate import build_log, parse_size, truth_path, write_log
+
+
+def _as_truth(event) -> dict:
+    return {"line_start": event.span.line_start, "line_end": event.span.line_end, "rank": event.rank,
+            "timestamp": event.timestamp.isoformat() if event.timestamp else None, "kind": event.kind.value,
+            "types": [info.exception_type for info in event.chain], "message": event.root.message.split("\n")[0]}
+
+
+def test_truth_is_every_error_field_by_field():
+    text, truth = build_log(400_000, every=300, seed=3)
+    events = list(events_from_lines(text.splitlines(), "gen.log"))
+    assert [_as_truth(e) for e in events] == [_truth_dict(t) for t in truth]
+    kinds = {t.kind for t in truth}
+    assert kinds == {"traceback", "bare"}
+    assert any(len(t.types) == 2 for t in truth), "chained errors"
+    assert len({t.rank for t in truth}) > 4, "errors on many ranks"
+
+
+def _truth_dict(truth) -> dict:
+    return {name: list(getattr(truth, name)) if name == "types" else getattr(truth, name)
+            for name in truth.__slots__}
+
+
+def test_same_seed_same_log_and_about_the_size_asked():
+    first, truth = build_log(200_000, every=500, seed=7)
+    again, _ = build_log(200_000, every=500, seed=7)
+    assert first == again
+    assert 200_000 <= len(first.encode()) < 200_000 + 2_000_000
+    assert truth and first.count("\n") > 1000
+
+
+def test_written_log_and_truth_file_agree_with_the_fast_path(tmp_path):
+    log = tmp_path / "gen.log"
+    truth = write_log(log, 300_000, every=400, seed=5)
+    stored = json.loads(truth_path(log).read_text())
+    assert stored == [_truth_dict(t) for t in truth]
+    events = list(scan_events([str(log)], False, lambda problem: None))
+    assert [_as_truth(e) for e in events] == stored
+
+
+def test_sizes_parse():
+    assert parse_size("100M") == 100 << 20 and parse_size("1G") == 1 << 30 and parse_size("2048") == 2048

@@ -1,0 +1,173 @@
+"""The fast path (ChunkScanner) yields exactly what feeding every line to a FileScanner yields.
+
+Same events field for field (line numbers included), same line count, same first timestamp and
+host, for every fixture log, for generated server logs, and for logs mixed from every prefix
+format and error shape the parser knows, cut into chunks of several sizes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import random
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from analyzer.core import triggers
+from analyzer.core.normalize import LineNormalizer
+from analyzer.core.notices import NoticeDetector
+from analyzer.core.scan import FileScanner
+from analyzer.sources.chunkscan import ChunkScanner
+from analyzer.sources.lines import MAX_LINE, split_lines, utf8_chunks
+from analyzer.sources.packs import load_packs
+from benchmarks.generate import build_log
+from tests.realtb import capture, text_of
+
+FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "logs").glob("*.log"))
+CHUNKS = (1 << 20, 1000, 61)
+
+pytestmark = pytest.mark.skipif(not triggers.available(), reason="hyperscan is not installed")
+
+
+@cache
+def notices() -> NoticeDetector:
+    return NoticeDetector(load_packs(use_env=False).patterns)
+
+
+def line_path(data: bytes, max_line: int = MAX_LINE):
+    scanner = FileScanner("t.log", notices())
+    events = [e for raw in split_lines([data], max_line) for e in scanner.feed(raw)] + scanner.finish()
+    return events, scanner.lines, scanner.first_timestamp, scanner.host
+
+
+def fast_path(data: bytes, chunk: int, max_line: int = MAX_LINE, fast: bool = True):
+    scanner = ChunkScanner("t.log", notices(), max_line, fast=fast)
+    pieces = utf8_chunks(data[i:i + chunk] for i in range(0, len(data), chunk))
+    events = [e for piece in pieces for e in scanner.feed(piece)] + scanner.finish()
+    return events, scanner.lines, scanner.scanner.first_timestamp, scanner.scanner.host
+
+
+def assert_same(data: bytes, max_line: int = MAX_LINE, chunks=CHUNKS) -> list:
+    expected = line_path(data, max_line)
+    for chunk in chunks:
+        assert fast_path(data, chunk, max_line) == expected, f"chunks of {chunk} bytes"
+    return expected[0]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_fixture_logs(path):
+    assert assert_same(path.read_bytes())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_server_logs(seed):
+    text, truth = build_log(150_000, every=400, seed=seed)
+    events = assert_same(text.encode(), chunks=(1 << 20, 4096))
+    assert len(events) == len(truth)
+
+
+# ----------------------------------------------------------------------------- mixed logs
+
+def _value_error():
+    raise ValueError("bad value 42")
+
+
+def _chained():
+    try:
+        {}["missing"]
+    except KeyError as err:
+        raise RuntimeError("could not load\nsecond line of the message") from err
+
+
+def _interrupt():
+    raise KeyboardInterrupt
+
+
+TRACEBACKS = [text_of(capture(f)).splitlines() for f in (_value_error, _chained, _interrupt)]
+NOTICE = "Received sigquit from a child process. It usually means the child failed."
+
+
+def _stamp(rng: random.Random) -> str:
+    return f"2026-08-28 10:{rng.randrange(60):02d}:{rng.randrange(60):02d}"
+
+
+def _record(rng: random.Random) -> list[str]:
+    """One log record of a shape the parser knows, or plain noise."""
+    rank = f"TP{rng.randrange(4)}"
+    tb = rng.choice(TRACEBACKS)
+    shapes = [
+        lambda: [f"[{_stamp(rng)} {rank}] Decode batch. #running-req: 3, token usage: 0.41, #queue-req: 0"],
+        lambda: [f"[{_stamp(rng)}] INFO:     127.0.0.1:5000 - \"POST /generate HTTP/1.1\" 200 OK"],
+        lambda: ["plain output without any prefix", "    an indented continuation"],
+        lambda: [f"INFO 12-01 10:00:0{rng.randrange(10)} [engine.py:12] vLLM engine step"],
+        lambda: ["WARNING:sglang.srt:slow step", "Memory pool status: token usage: 0.9"],
+        lambda: [f"INFO:root:[{_stamp(rng)} {rank}] a dated prefix after a levelled one"],
+        lambda: [f"[{_stamp(rng)} {rank}] Scheduler hit an exception: {tb[0]}", *tb[1:]],
+        lambda: list(tb),  # unprefixed: it inherits the stream and time of the record before it
+        lambda: tb[2:],  # cut above its header
+        lambda: [f"[{_stamp(rng)} {rank}] ValueError: expected 4 heads, got 3"],
+        lambda: ["usage: serve [-h] [--tp TP]", '  File "/x.py", line 3, in f', "serve: error: argument --tp: bad"],
+        lambda: ["token usage: 0.5", '  File "/srv/x.py", line 3, in f', "    f()"],
+        lambda: ["usage: tool [-h]", "just printing help"],
+        lambda: [f"[{_stamp(rng)}] {NOTICE}"],
+        lambda: [f"[rank{rng.randrange(2)}]: {line}" for line in tb],
+        lambda: [f"(VllmWorker rank=1 pid=4321) {line}" for line in tb],
+        lambda: [json.dumps({"time": "2026-12-01T10:00:00Z", "message": "worker crashed\n" + "\n".join(tb),
+                             "rank": rng.randrange(3), "host": "gpu-1"})],
+        lambda: [json.dumps({"message": "ok", "level": "INFO"})],
+        lambda: [f"\x1b[31m{line}\x1b[0m" for line in tb],
+        lambda: ["progress 10%\r" + f"[{_stamp(rng)} {rank}] Load weight end."],
+        lambda: ["Trace\x00back (most recent call last):", *tb[1:]],
+        lambda: ["", "   "],
+    ]
+    return rng.choice(shapes)()
+
+
+WRAPS = {
+    "none": lambda rng, line: line,
+    "container": lambda rng, line: f"2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**9):09d}Z stderr F {line}",
+    "crlf": lambda rng, line: line + "\r",
+    "syslog": lambda rng, line: f"Dec  1 10:00:00 gpu-node-7 python3[{rng.choice((5, 6))}]: {line}",
+    "torchrun": lambda rng, line: f"[rank{rng.randrange(2)}]: {line}",
+    "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
+}
+
+
+def mixed_log(seed: int, wrap: str, records: int = 120) -> bytes:
+    rng = random.Random(seed)
+    lines = [WRAPS[wrap](rng, line) for _ in range(records) for line in _record(rng)]
+    return ("\n".join(lines) + rng.choice(("\n", ""))).encode()
+
+
+@pytest.mark.parametrize("wrap", sorted(WRAPS))
+@pytest.mark.parametrize("seed", range(8))
+def test_mixed_logs(seed, wrap):
+    assert_same(mixed_log(seed, wrap))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lines_longer_than_the_cut(seed):
+    data = mixed_log(seed, "none") + b"[2026-08-28 10:00:00 TP1] " + b"x" * 900 + b" ValueError:\n" + b"y" * 700
+    assert_same(data, max_line=300, chunks=(1 << 20, 250, 61))
+
+
+def test_byte_order_marks():
+    text = mixed_log(1, "none").decode()
+    for data in (codecs.BOM_UTF8 + text.encode(), text.encode("utf-16")):
+        assert_same(data, chunks=(1 << 20, 333, 1))
+
+
+def test_without_hyperscan_every_line_is_read():
+    data = mixed_log(2, "container")
+    assert fast_path(data, 97, fast=False) == line_path(data)
+
+
+def test_quiet_stretches_are_not_parsed(monkeypatch):
+    text, _ = build_log(200_000, every=1000, seed=4)
+    calls = []
+    original = LineNormalizer.normalize
+    monkeypatch.setattr(LineNormalizer, "normalize", lambda self, raw, n: calls.append(n) or original(self, raw, n))
+    events, lines, _, _ = fast_path(text.encode(), 1 << 16)
+    assert events and len(calls) < lines / 10

@@ -1,0 +1,245 @@
+"""Incidents across ranks, chains and cascades: the 8-rank torchrun fixture (one rank fails, seven
+time out ten minutes later, torchrun tears the job down), chains of real raised exceptions, runs,
+and the blame frame."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli import main
+from analyzer.core.matcher import Matcher
+from analyzer.core.records import Link
+from analyzer.core.scan import Analysis, events_from_lines
+from analyzer.core.schema import Pattern, PatternSource
+from analyzer.sinks.serialize import incident_dict
+from analyzer.sources.packs import load_packs
+from tests.realtb import capture, text_of
+
+LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+RUN_A = str(LOGS / "torchrun_8rank_cascade.log")
+RUN_B = str(LOGS / "torchrun_8rank_cascade_rerun.log")
+OTHER_RANKS = ["rank0", "rank1", "rank2", "rank4", "rank5", "rank6", "rank7"]
+
+
+@cache
+def _scanned(args: tuple[str, ...]) -> str:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["scan", "--format", "jsonl", *args]) == 0
+    return out.getvalue()
+
+
+def scan_json(*args) -> list[dict]:
+    """The JSON lines of one scan; each distinct scan runs once per session."""
+    return [json.loads(line) for line in _scanned(args).splitlines()]
+
+
+def by_pattern(incidents: list[dict]) -> dict:
+    return {i["pattern_id"]: i for i in incidents}
+
+
+# ----------------------------------------------------------------------------- the 8-rank cascade
+
+
+def test_first_real_failure_once_with_its_rank_and_everything_else_follows_from_it():
+    incidents = scan_json(RUN_A)
+    (root,) = [i for i in incidents if i["role"] == "root"]
+    assert root["is_run_root"] and root["caused_by"] is None
+    assert (root["exception_type"], root["ranks"], root["count"]) == ("kvlink.errors.TransferError", ["rank3"], 1)
+    assert root["first_seen"] == root["last_seen"] == "2026-09-14T08:15:02.184000"
+    assert root["pattern_id"] is None and root["fingerprint"].startswith("TransferError@transfer_sync:")
+    consequences = [i for i in incidents if i is not root]
+    assert {i["pattern_id"] for i in consequences} == {
+        "torch.nccl-watchdog-timeout-line", "torch.nccl-watchdog-timeout", "torch.elastic-closing-signal",
+        "torch.elastic-worker-failed", "torch.elastic-child-failed"}
+    assert all(i["role"] == "consequence" and i["caused_by"] == root["id"] and not i["is_run_root"]
+               for i in consequences)
+
+
+def test_echoes_on_seven_ranks_are_one_incident_each():
+    found = by_pattern(scan_json(RUN_A))
+    line = found["torch.nccl-watchdog-timeout-line"]  # the watchdog's ERROR log line
+    traceback = found["torch.nccl-watchdog-timeout"]  # each rank's main thread raising from wait()
+    for incident in (line, traceback):
+        assert incident["ranks"] == OTHER_RANKS and incident["count"] == 7 and len(incident["occurrences"]) == 7
+    assert line["kind"] == "notice" and traceback["kind"] == "traceback"
+    assert (line["first_seen"], line["last_seen"]) == ("2026-09-14T08:25:03.410000", "2026-09-14T08:25:03.428000")
+    assert line["raise_site"] is None and line["blame_site"] is None
+    sigterm = found["torch.elastic-closing-signal"]
+    assert sigterm["count"] == 7 and sigterm["ranks"] == [] and sigterm["params"] == {"pid": 5124, "signal": "SIGTERM"}
+    assert found["torch.elastic-worker-failed"]["params"]["local_rank"] == 0  # torchrun's idea of the first failure
+
+
+def test_json_carries_role_cause_fingerprint_blame_and_last_seen():
+    for incident in scan_json(RUN_A):
+        assert {"role", "caused_by", "fingerprint", "blame_site", "last_seen", "is_run_root"} <= set(incident)
+        assert incident["fingerprint"] and incident["last_seen"] >= incident["first_seen"]
+    root = scan_json(RUN_A)[0]
+    assert root["blame_site"] == {"path": "/workspace/serve.py", "relpath": "/workspace/serve.py", "line": 118,
+                                  "function": "main", "code": "engine.run_forever()"}
+
+
+def test_human_output_leads_with_the_root_cause_and_folds_the_consequences(capsys):
+    assert main(["scan", RUN_A]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("● ROOT CAUSE I1 kvlink.errors.TransferError ×1 on rank3 first 2026-09-14 08:15:02\n")
+    assert "followed by 5 consequence incident(s):" in out
+    assert "● CONSEQUENCE" not in out
+    folded = out.split("followed by 5 consequence incident(s):\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in folded] == ["I2", "I5", "I3", "I4", "I6"]
+    assert "ChildFailedError: serve.py FAILED ×1" in folded[-1]
+    assert "×7 on rank0, rank1, rank2, rank4, rank5, rank6, rank7" in folded[0]
+
+
+def test_all_shows_every_incident_in_full(capsys):
+    assert main(["scan", "--all", RUN_A]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("● ROOT CAUSE I1 ")
+    assert out.count("● CONSEQUENCE ") == 5 and "followed by" not in out
+    assert "torchrun's summary after the job ended: serve.py failed." in out
+
+
+def test_two_runs_each_get_their_root_and_unknowns_are_grouped_by_fingerprint(capsys):
+    incidents = scan_json(RUN_A, RUN_B)
+    roots = [i for i in incidents if i["is_run_root"]]
+    assert [(r["ranks"], r["first_seen"][:10]) for r in roots] == [(["rank3"], "2026-09-14"), (["rank5"], "2026-09-15")]
+    assert roots[0]["fingerprint"] == roots[1]["fingerprint"]
+    for incident in incidents:
+        if incident["role"] == "consequence":
+            day = incident["first_seen"][:10]
+            assert incident["caused_by"] == next(r["id"] for r in roots if r["first_seen"][:10] == day)
+    assert main(["scan", RUN_A, RUN_B]) == 0
+    out = capsys.readouterr().out
+    assert out.count("● ROOT CAUSE ") == 2
+    summary = out.split("Unknown errors by fingerprint", 1)[1]
+    assert f"{roots[0]['fingerprint']}  ×2 in {roots[0]['id']}, {roots[1]['id']}" in summary
+
+
+def test_a_log_with_only_echoes_names_no_root_cause(capsys, tmp_path):
+    log = tmp_path / "node1.log"
+    log.write_text("".join(line for line in open(RUN_A) if "Watchdog caught" in line and "ProcessGroupNCCL" in line))
+    (incident,) = scan_json(str(log))
+    assert incident["role"] == "consequence" and not incident["is_run_root"] and incident["caused_by"] is None
+    assert main(["scan", str(log)]) == 0
+    assert capsys.readouterr().out.startswith("No root cause in these logs")
+
+
+def test_the_same_error_far_apart_is_two_incidents():
+    assert len(scan_json("--window", "0", RUN_A)) > len(scan_json(RUN_A))
+
+
+# ----------------------------------------------------------------------------- the blame frame
+
+
+def test_blame_frame_is_the_innermost_frame_of_your_own_code():
+    default = scan_json(RUN_A)[0]["blame_site"]
+    assert (default["relpath"], default["line"], default["function"]) == ("/workspace/serve.py", 118, "main")
+    app = scan_json("--app-package", "minillm", RUN_A)[0]["blame_site"]
+    assert (app["relpath"], app["line"], app["function"]) == ("minillm/kv_transfer.py", 96, "send")
+
+
+def test_blame_frame_from_the_pattern_project_is_shown_with_its_source_line(capsys, tmp_path):
+    (tmp_path / "minillm.yaml").write_text(
+        "schema: 1\nproject: minillm\npatterns:\n"
+        "  - id: minillm.kv-transfer-rejected\n    exception: TransferError\n"
+        "    template: 'transfer of request {request} to {peer} failed after {retries:d} retries: {details}'\n"
+        "    meaning: The peer refused the KV blocks.\n")
+    (root, *_) = scan_json("--patterns", str(tmp_path), RUN_A)
+    assert root["pattern_id"] == "minillm.kv-transfer-rejected"
+    assert (root["blame_site"]["relpath"], root["blame_site"]["line"]) == ("minillm/kv_transfer.py", 96)
+    assert main(["scan", "--patterns", str(tmp_path), RUN_A]) == 0
+    out = capsys.readouterr().out
+    assert ("  raised at kvlink/transfer.py:58 in transfer_sync\n      raise TransferError(\n"
+            "  blame frame minillm/kv_transfer.py:96 in send\n"
+            "      self._engine.transfer_sync(session, src, dst, length)\n") in out
+
+
+def test_installed_server_blames_the_package_the_stack_enters():
+    """SGLang started with `python -m sglang.launch_server`: every frame is installed code, and the
+    NCCL timeout is raised inside torch; the blame goes to SGLang's call into torch."""
+    timeout = by_pattern(scan_json(str(LOGS / "sglang_8rank_scheduler_crash.log")))["torch.nccl-watchdog-timeout"]
+    assert timeout["raise_site"]["relpath"] == "torch/distributed/distributed_c10d.py"
+    assert (timeout["blame_site"]["relpath"], timeout["blame_site"]["function"]) == (
+        "sglang/srt/distributed/parallel_state.py", "all_reduce")
+
+
+# ----------------------------------------------------------------------------- chains
+
+
+def _pattern(pattern_id: str, exception: str, template: str, role: str) -> Pattern:
+    return Pattern(pattern_id, exception, template, source=PatternSource(project="demo"), role=role)
+
+
+@cache
+def chain_matcher() -> Matcher:
+    builtin = [p for p in load_packs(use_env=False).patterns if p.id in ("python.broken-pipe", "python.connection-reset")]
+    return Matcher(builtin + [_pattern("demo.weights", "RuntimeError", "Failed to load weights: {detail}", "root")])
+
+
+def incident_of(func):
+    analysis = Analysis(chain_matcher())
+    for event in events_from_lines(text_of(capture(func)).splitlines(), "run.log"):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    return incident
+
+
+def broken_pipe_then_real_error():
+    try:
+        raise BrokenPipeError(32, "Broken pipe")
+    except BrokenPipeError:
+        raise ValueError("scheduler state is inconsistent at step 1873")  # noqa: B904 - printed as 'During handling'
+
+
+def real_error_then_broken_pipe():
+    try:
+        raise ValueError("scheduler state is inconsistent at step 1873")
+    except ValueError:
+        raise BrokenPipeError(32, "Broken pipe")  # noqa: B904
+
+
+def reset_wrapped():
+    try:
+        raise ConnectionResetError(104, "Connection reset by peer")
+    except ConnectionResetError as err:
+        raise RuntimeError("lost the detokenizer") from err
+
+
+def key_error_wrapped():
+    try:
+        {}["model.layers.47.mlp.experts.w13_weight_scale_inv"]
+    except KeyError as err:
+        raise RuntimeError("Failed to load weights: unexpected parameter") from err
+
+
+def two_unknowns():
+    try:
+        raise OSError("disk quota exceeded")
+    except OSError:
+        raise ValueError("cannot write the checkpoint")  # noqa: B904
+
+
+@pytest.mark.parametrize("func, about, role, pattern", [
+    # 'During handling': the first printed is the root, unless a pattern calls it a consequence.
+    (broken_pipe_then_real_error, "ValueError", "root", None),
+    (real_error_then_broken_pipe, "ValueError", "root", None),
+    (two_unknowns, "OSError", "root", None),
+    # 'direct cause': the original exception is the root cause, whatever wraps it ...
+    (reset_wrapped, "ConnectionResetError", "consequence", "python.connection-reset"),
+    # ... and a later link a root pattern knows explains the incident.
+    (key_error_wrapped, "RuntimeError", "root", "demo.weights"),
+], ids=lambda value: getattr(value, "__name__", None))
+def test_chain_root_and_role(func, about, role, pattern):
+    incident = incident_of(func)
+    assert incident.info.exception_type == about and incident.role == role
+    assert (incident.diagnosis.pattern.id if incident.diagnosis.pattern else None) == pattern
+    data = incident_dict(incident)
+    assert len(data["chain"]) == 2  # the whole chain is kept
+    assert data["exception_type"] == about and data["role"] == role
+    assert data["chain"][1]["link"] == (Link.CAUSE if func in (reset_wrapped, key_error_wrapped) else Link.CONTEXT).value

@@ -1,0 +1,374 @@
+"""The triage TUI driven by Textual's Pilot: keys pressed, widgets' contents read back."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+from pathlib import Path
+
+import pytest
+from rich.text import Text
+from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
+
+from analyzer.commands.common import load_matcher
+from analyzer.core.scan import Analysis, FileScanner
+from analyzer.sinks.text import ordered_for_people
+from analyzer.sources.files import read_lines
+from analyzer.tui.app import TriageApp
+from analyzer.tui.help_screen import HelpScreen
+from analyzer.tui.incident_table import IncidentTable
+from analyzer.tui.live import LiveScan
+from analyzer.tui.log_pane import LogPane
+from analyzer.tui.pattern_screen import PatternScreen
+
+LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+CRASH = str(LOGS / "sglang_8rank_scheduler_crash.log")
+DEEPSEEK = str(LOGS / "sglang_deepseek_v4_cp_a2a.log")
+CHAINED = str(LOGS / "sglang_chained_weight_loading.log")
+
+
+@pytest.fixture(scope="module")
+def matcher():
+    return load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+
+
+def engine_incidents(matcher, *paths):
+    """What `analyzer scan` finds in the same files: the TUI must show exactly this."""
+    analysis = Analysis(matcher)
+    for path in paths:
+        scanner = FileScanner(path, analysis.notices)
+        for raw in read_lines(path, print):
+            for event in scanner.feed(raw):
+                analysis.add(event)
+        for event in scanner.finish():
+            analysis.add(event)
+    return ordered_for_people(analysis.incidents())
+
+
+async def until(pilot, condition, what: str) -> None:
+    for _ in range(300):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"never happened: {what}")
+
+
+def triage(live: LiveScan, scenario, size=(100, 32)):
+    """Run the app on `live` until the scan is over and the log pane has read its lines."""
+
+    async def main():
+        app = TriageApp(live)
+        async with app.run_test(size=size) as pilot:
+            if not live.streaming:
+                await until(pilot, lambda: live.done and app.incidents is not None
+                            and len(app.incidents) == len(live.incidents()), "scan shown")
+                await until(pilot, lambda: app.query_one(LogPane).settled or not app.incidents,
+                            "log window read")
+            return await scenario(app, pilot)
+
+    return asyncio.run(main())
+
+
+def text(app, selector: str) -> str:
+    return app.screen.query_one(selector).content.plain
+
+
+def rows(app) -> list[str]:
+    return [key.value for key in app.query_one(IncidentTable).rows]
+
+
+def test_table_lists_the_engines_incidents_root_cause_first(matcher):
+    expected = engine_incidents(matcher, CRASH)
+
+    async def scenario(app, pilot):
+        table = app.query_one(IncidentTable)
+        assert rows(app) == [incident.id for incident in expected]
+        first = [str(cell) for cell in table.get_row_at(0)]
+        root = expected[0]
+        assert root.is_run_root and first[0] == "● ROOT CAUSE"
+        assert first[5] == root.diagnosis.pattern.id == "torch.cuda-out-of-memory"
+        assert first[4] == "OutOfMemoryError" and first[3] == "TP3" and first[6] == "08-28 10:10:00"
+        nccl = next(i for i in expected if i.diagnosis.pattern and i.diagnosis.pattern.id == "torch.nccl-watchdog-timeout")
+        cells = [str(cell) for cell in table.get_row(nccl.id)]
+        assert cells[0] == f"↳ consequence of {root.id}" and cells[2] == "×7" and cells[3] == "TP0-2,4-7"
+        status = str(app.query_one("#status-text").content)
+        assert "done" in status and "210 lines" in status and f"root cause {root.id}" in status
+
+    triage(LiveScan([CRASH], matcher), scenario)
+
+
+def test_detail_pane_explains_the_root_cause_with_the_users_values(matcher):
+    async def scenario(app, pilot):
+        diagnosis = text(app, "#diagnosis")
+        assert "Known error sglang.deepseek-v4-cp-a2a-backend" in diagnosis
+        assert "What it means" in diagnosis and "Your values" in diagnosis
+        assert "moe_a2a_backend='flashinfer_tkv'" in diagnosis
+        assert "before: --enable-prefill-cp --moe-a2a-backend flashinfer_tkv" in diagnosis
+        assert "after:  --enable-prefill-cp --moe-a2a-backend deepep" in diagnosis
+        source, site = text(app, "#pattern-source"), text(app, "#raise-site")
+        assert "sglang/srt/arg_groups/deepseek_v4_hook.py:231" in source and "@ sglang 0.5.23" in source
+        assert "sglang/srt/arg_groups/deepseek_v4_hook.py:231" in site and "validate_deepseek_v4_cp" in site
+        assert "ValueError" in text(app, "#summary") and "flashinfer_tkv" in text(app, "#summary")
+
+    triage(LiveScan([DEEPSEEK], matcher), scenario)
+
+
+def test_traceback_is_highlighted_and_marks_raise_site_and_blame(matcher):
+    async def scenario(app, pilot):
+        incident = app.selected
+        traceback = app.screen.query_one("#traceback").content
+        plain = traceback.plain
+        assert plain.startswith("Traceback (most recent call last):")
+        site = incident.info.raise_site
+        marked = [line for line in plain.splitlines() if "← raised here" in line or "← blame" in line]
+        assert len(marked) == 1 and f"{site.relpath}:{site.lineno}" in marked[0]
+        if incident.blame is site:
+            assert marked[0].startswith("▶ ") and "← blame" in marked[0]
+        code_at = plain.index(site.code)
+        styled = {str(span.style) for span in traceback.spans if span.start <= code_at < span.end}
+        assert any("#" in style for style in styled), "the frame's code is syntax-highlighted"
+        assert plain.rstrip().endswith(incident.info.message.splitlines()[0])
+
+    triage(LiveScan([DEEPSEEK], matcher, app_packages=("sglang",)), scenario)
+
+
+def test_chain_and_traceback_show_every_link(matcher):
+    async def scenario(app, pilot):
+        incident = app.selected
+        assert len(incident.event.chain) > 1
+        chain = text(app, "#chain")
+        assert f"{len(incident.event.chain)} exception(s), root cause first" in chain
+        for number, info in enumerate(incident.event.chain, 1):
+            assert f"{number}. " in chain and info.exception_type in chain
+        assert "← diagnosed" in chain
+        assert "The above exception was the direct cause" in text(app, "#traceback") or \
+            "During handling of the above exception" in text(app, "#traceback")
+
+    triage(LiveScan([CHAINED], matcher), scenario)
+
+
+def test_log_pane_shows_raw_lines_around_the_incident_with_its_own_lines_marked(matcher):
+    async def scenario(app, pilot):
+        span = app.selected.event.span
+        log = text(app, "#log-lines").splitlines()
+        numbered = {int(line.split()[0]): line for line in log if line.split() and line.split()[0].isdigit()}
+        assert min(numbered) == span.line_start - 15 and max(numbered) == span.line_end + 15
+        raw = Path(CRASH).read_text().splitlines()
+        assert raw[span.line_start - 1] in numbered[span.line_start]  # prefixes kept: the line as written
+        assert "[2026-08-28 10:10:00 TP3] Scheduler hit an exception" in numbered[span.line_start]
+        assert all("▌" in numbered[n] for n in range(span.line_start, span.line_end + 1))
+        assert "▌" not in numbered[span.line_start - 1] and "▌" not in numbered[span.line_end + 1]
+        assert app.query_one(LogPane).border_title == f"log {CRASH}:{span.line_start}-{span.line_end}"
+
+    triage(LiveScan([CRASH], matcher), scenario)
+
+
+def test_n_and_p_jump_between_incidents(matcher):
+    expected = engine_incidents(matcher, CRASH)
+
+    async def scenario(app, pilot):
+        seen = [app.selected.id]
+        for _ in expected[1:]:
+            await pilot.press("n")
+            seen.append(app.selected.id)
+        assert seen == [incident.id for incident in expected]
+        assert text(app, "#summary").split()[1:3] == ["OF", expected[-1].id] or expected[-1].id in text(app, "#summary")
+        await pilot.press("n")  # past the end stays on the last one
+        assert app.selected.id == expected[-1].id
+        await pilot.press("p")
+        assert app.selected.id == expected[-2].id
+        await until(pilot, lambda: app.query_one(LogPane).settled
+                    and app.query_one(LogPane).window.first == expected[-2].event.span.line_start, "log follows")
+
+    triage(LiveScan([CRASH], matcher), scenario)
+
+
+def test_filters_cycle_through_known_unknown_roots_and_consequences(matcher):
+    expected = engine_incidents(matcher, CHAINED, CRASH)
+    known = [i.id for i in expected if i.diagnosis.known]
+    unknown = [i.id for i in expected if not i.diagnosis.known]
+    assert known and unknown
+
+    async def scenario(app, pilot):
+        assert rows(app) == [i.id for i in expected]
+        await pilot.press("f")
+        assert rows(app) == known and "filter known" in str(app.query_one("#status-text").content)
+        await pilot.press("f")
+        assert rows(app) == unknown
+        assert [str(c) for c in app.query_one(IncidentTable).get_row_at(0)][5] == "unknown"
+        await pilot.press("f")
+        assert rows(app) == [i.id for i in expected if i.role == "root"]
+        await pilot.press("f")
+        assert rows(app) == [i.id for i in expected if i.role == "consequence"]
+        await pilot.press("f")
+        assert rows(app) == [i.id for i in expected]
+
+    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+
+
+def test_slash_searches_messages_and_escape_clears(matcher):
+    expected = engine_incidents(matcher, CHAINED, CRASH)
+    nccl = [i.id for i in expected if "watchdog" in i.info.message.lower()]
+    assert nccl
+
+    async def scenario(app, pilot):
+        await pilot.press("slash")
+        assert app.focused.id == "search"
+        await pilot.press(*"watchdog")
+        assert rows(app) == nccl
+        assert app.selected.id == nccl[0] and "Watchdog caught" in text(app, "#summary")
+        await pilot.press("enter")
+        assert isinstance(app.focused, IncidentTable) and rows(app) == nccl
+        await pilot.press("escape")
+        assert rows(app) == [i.id for i in expected]
+        await pilot.press("slash", *"zqxj")
+        assert rows(app) == [] and "No incident selected" in text(app, "#summary")
+
+    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+
+
+def test_s_sorts_by_the_next_column_and_shift_s_reverses(matcher):
+    expected = engine_incidents(matcher, CHAINED, CRASH)
+
+    async def scenario(app, pilot):
+        await pilot.press("s")
+        assert "sort severity" in str(app.query_one("#status-text").content)
+        rank = {"critical": 0, "error": 1, "warning": 2, "info": 3}
+        severities = [rank.get(i.diagnosis.pattern.severity, 4) if i.diagnosis.pattern else 4
+                      for i in (next(e for e in expected if e.id == row) for row in rows(app))]
+        assert severities == sorted(severities)
+        await pilot.press("s")  # count, most frequent first
+        counts = [next(e for e in expected if e.id == row).count for row in rows(app)]
+        assert counts == sorted(counts, reverse=True)
+        before = rows(app)
+        await pilot.press("S")
+        assert rows(app) == before[::-1]
+
+    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+
+
+def test_clicking_a_column_header_sorts_by_it_and_again_reverses(matcher):
+    expected = engine_incidents(matcher, CHAINED, CRASH)
+
+    async def scenario(app, pilot):
+        table = app.query_one(IncidentTable)
+        header = DataTable.HeaderSelected(table, ColumnKey("ranks"), 3, Text("Ranks"))
+        table.post_message(header)
+        await pilot.pause()
+        by_ranks = [next(e for e in expected if e.id == row) for row in rows(app)]
+        assert [len(i.ranks) for i in by_ranks] == sorted((len(i.ranks) for i in expected), reverse=True)
+        table.post_message(DataTable.HeaderSelected(table, ColumnKey("ranks"), 3, Text("Ranks")))
+        await pilot.pause()
+        assert rows(app) == [i.id for i in by_ranks][::-1]
+
+    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+
+
+def test_copy_a_fix_and_the_message_to_the_clipboard(matcher):
+    async def scenario(app, pilot):
+        await pilot.press("1")
+        assert app.clipboard == "--enable-prefill-cp --moe-a2a-backend deepep"
+        await pilot.press("3")
+        assert app.clipboard == "--moe-a2a-backend flashinfer_tkv"
+        await pilot.press("c")
+        assert app.clipboard == "--enable-prefill-cp --moe-a2a-backend deepep"
+        await pilot.press("m")
+        assert app.clipboard.startswith("ValueError: DeepSeekV4 CP supports moe_a2a_backend in")
+        await pilot.press("9")  # there is no fix 9: the clipboard keeps what it had
+        assert app.clipboard.startswith("ValueError: ")
+
+    triage(LiveScan([DEEPSEEK], matcher), scenario)
+
+
+def test_e_opens_the_patterns_page_and_escape_closes_it(matcher):
+    async def scenario(app, pilot):
+        await pilot.press("e")
+        assert isinstance(app.screen, PatternScreen)
+        page = text(app, "#page")
+        assert page.startswith("sglang.deepseek-v4-cp-a2a-backend")
+        assert "What it means" in page and "Fixes" in page and "flashinfer_tkv" in page
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PatternScreen)
+
+    triage(LiveScan([DEEPSEEK], matcher), scenario)
+
+
+def test_e_on_an_unknown_error_stays_put(matcher):
+    async def scenario(app, pilot):
+        assert not app.selected.diagnosis.known
+        await pilot.press("e")
+        assert not isinstance(app.screen, PatternScreen)
+
+    triage(LiveScan([CHAINED], matcher), scenario)
+
+
+def test_question_mark_lists_the_keys(matcher):
+    async def scenario(app, pilot):
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in text(app, "#help-keys").splitlines())
+        assert keys["n"] == "Next" and keys["/"] == "Search" and keys["1 … 9"] == "Copy fix N"
+        assert keys["e"] == "Explain" and keys["?"] == "Help" and keys["q"] == "Quit"
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("q")
+
+    triage(LiveScan([DEEPSEEK], matcher), scenario)
+
+
+def test_follow_shows_new_incidents_as_the_file_grows(matcher, tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("[2026-08-28 10:00:00] server_args=ServerArgs(model_path='x')\n")
+    crash = Path(CRASH).read_text()
+    deepseek = Path(DEEPSEEK).read_text()
+    live = LiveScan([str(log)], matcher, follow=True)
+
+    async def scenario(app, pilot):
+        await until(pilot, lambda: live.lines_read == 1, "first line read")
+        assert rows(app) == [] and "following" in str(app.query_one("#status-text").content)
+        with log.open("a") as out:
+            out.write(deepseek)
+        await until(pilot, lambda: len(rows(app)) == 1, "first incident")
+        assert "deepseek-v4-cp-a2a-backend" in text(app, "#diagnosis")
+        with log.open("a") as out:
+            out.write(crash)
+        await until(pilot, lambda: len(rows(app)) > 1 and live.lines_read == 1 + len(deepseek.splitlines())
+                    + len(crash.splitlines()), "incidents of the appended crash")
+        status = str(app.query_one("#status-text").content)
+        assert "following" in status and "lines/s" in status and f"{live.lines_read:,} lines" in status
+        assert rows(app)[0] == app.selected.id  # the cursor stayed on the first incident
+        await pilot.press("q")
+
+    triage(live, scenario)
+    assert live.done  # quitting stopped the follow
+
+
+def test_problems_are_notified_not_fatal(matcher, tmp_path):
+    garbage = tmp_path / "garbage.log"
+    garbage.write_bytes(bytes(range(256)) * 64)
+    live = LiveScan([str(garbage)], matcher, problems=["missing.log: no such file or directory"])
+
+    async def scenario(app, pilot):
+        assert rows(app) == [] and "No incident selected" in text(app, "#summary")
+        assert any("missing.log" in str(note.message) for note in app._notifications)
+        await pilot.press("n", "p", "c", "m", "e")
+        assert app.clipboard == ""
+
+    triage(live, scenario)
+
+
+def test_log_pane_says_when_the_file_is_gone(matcher, tmp_path):
+    log = tmp_path / "gone.log"
+    log.write_text(Path(DEEPSEEK).read_text())
+    live = LiveScan([str(log)], matcher)
+    live.run()
+    log.unlink()
+
+    async def scenario(app, pilot):
+        shown = text(app, "#log-lines")
+        assert "cannot be read again; showing the lines as assembled" in shown
+        assert "DeepSeekV4 CP supports moe_a2a_backend" in shown
+
+    triage(live, scenario)
