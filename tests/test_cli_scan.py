@@ -126,6 +126,10 @@ def test_stdin_and_broken_pipe_end_quietly(tmp_path):
     out, err = proc.communicate(timeout=120)
     assert len(out.splitlines()) == 2
     assert b"Traceback" not in err and b"BrokenPipe" not in err
+    quiet = subprocess.run(f"'{sys.executable}' -m analyzer scan --all {big} | head -n 1 >/dev/null; "
+                           "exit ${PIPESTATUS[0]}", shell=True, executable="/bin/bash", capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=str(LOGS.parent.parent)), timeout=120)
+    assert quiet.returncode == 0, quiet.stderr
     piped = _run_cli(["scan", "--format", "jsonl", "-"], input=(LOGS / "sglang_deepseek_v4_cp_a2a.log").read_bytes(),
                      timeout=120)
     assert piped.returncode == 0

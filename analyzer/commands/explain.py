@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from rich.console import Console
+from analyzer.sinks.console import output_console
 
 from analyzer.cli import EXIT_FOUND, EXIT_OK
 from analyzer.commands.common import add_pack_arguments, load_matcher
@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(page_dict(pattern, diagnosis), ensure_ascii=False, indent=2))
     else:
-        render_page(pattern, matcher, Console(highlight=False, soft_wrap=True), diagnosis)
+        render_page(pattern, matcher, output_console(), diagnosis)
     return EXIT_OK

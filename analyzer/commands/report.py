@@ -22,6 +22,7 @@ from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.report.aggregate import BY, summary
 from analyzer.report.tables import ROWS, report_json, records, table_of, write_csv, write_parquet
 from analyzer.report.text import render_text
+from analyzer.sinks.console import output_console
 
 __all__ = ["register", "run"]
 
@@ -126,7 +127,7 @@ def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
         elif fmt == "html":
             out.write(render_html(report))
         else:
-            render_text(report, Console(file=out, highlight=False, soft_wrap=not args.output))
+            render_text(report, output_console(file=out, soft_wrap=not args.output))
 
 
 class _Stdout:

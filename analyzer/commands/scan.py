@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 
-from rich.console import Console
+from analyzer.sinks.console import output_console
 from rich.markup import escape
 
 from analyzer.cli import EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
@@ -160,7 +160,7 @@ class _StreamSink:
 
     def __init__(self, fmt: str) -> None:
         self.format = fmt
-        self.console = Console(highlight=False, soft_wrap=True)
+        self.console = output_console()
 
     def show(self, incident: Incident, is_new: bool) -> None:
         if self.format != "text":
@@ -182,7 +182,7 @@ def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: s
         json.dump([incident_dict(i) for i in incidents], sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
-        render_report(incidents, Console(highlight=False, soft_wrap=True), show_all=args.all, summary=summary)
+        render_report(incidents, output_console(), show_all=args.all, summary=summary)
     sys.stdout.flush()
 
 
