@@ -13,15 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from analyzer.cli import EXIT_OK, EXIT_USAGE
 from analyzer.commands.common import add_pack_arguments, warn
-from analyzer.report.engines import ENGINES, EngineError
-from analyzer.report.fleet import FleetOptions, scan_fleet
-from analyzer.report.frame import frame_from_scan, restrict
-from analyzer.report.html import render_html
-from analyzer.report.markdown import render_markdown
+from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
-from analyzer.report.aggregate import BY, summary
-from analyzer.report.tables import ROWS, report_json, records, table_of, write_csv, write_parquet
-from analyzer.report.text import render_text
 from analyzer.sinks.console import output_console
 
 __all__ = ["register", "run"]
@@ -74,6 +67,12 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here: pandas and pyarrow cost a second, which other commands should not pay.
+    from analyzer.report.aggregate import summary
+    from analyzer.report.engines import EngineError
+    from analyzer.report.fleet import FleetOptions, scan_fleet
+    from analyzer.report.frame import frame_from_scan, restrict
+
     fmt = args.format or _BY_SUFFIX.get(os.path.splitext(args.output or "")[1].lower(), "table")
     if fmt == "parquet" and not args.output:
         print("analyzer: error: --format parquet needs --output FILE", file=sys.stderr)
@@ -112,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
+    from analyzer.report.html import render_html
+    from analyzer.report.markdown import render_markdown
+    from analyzer.report.tables import report_json, records, table_of, write_csv, write_parquet
+    from analyzer.report.text import render_text
+
     if fmt == "parquet":
         write_parquet(table_of(args.rows, report, df), args.output)
         return

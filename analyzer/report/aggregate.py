@@ -10,11 +10,11 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer.report.choices import BY
 from analyzer.report.frame import BAD_FILE_COLUMNS, PARAM_PREFIX, fleet_tables
 
 __all__ = ["summary", "Summary", "BY", "KEY_COLUMN", "UNKNOWN", "per_day", "root_cause_counts"]
 
-BY = ("pattern", "fingerprint", "host", "day", "version")
 KEY_COLUMN = {"pattern": "signature", "fingerprint": "fingerprint", "host": "host", "day": "day",
               "version": "version"}
 UNKNOWN = "(unknown)"

@@ -7,13 +7,13 @@ from typing import IO, Any
 
 import pandas as pd
 
+from analyzer.report.choices import ROWS
 from analyzer.report.display import cell_text
 from analyzer.report.frame import fleet_tables
 from analyzer.report.aggregate import Summary
 
 __all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "records", "report_json"]
 
-ROWS = ("summary", "incidents", "runs", "bad")
 
 
 def table_of(rows: str, report: Summary, df: pd.DataFrame) -> pd.DataFrame:

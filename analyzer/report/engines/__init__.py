@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from analyzer.report.choices import ENGINES
 from analyzer.report.filescan import Batch, FileResult, ScanSettings
 
 __all__ = ["ENGINES", "run_engine", "split_batches", "lost_batch", "EngineError"]
 
-ENGINES = ("local", "dask")
 
 
 class EngineError(Exception):
