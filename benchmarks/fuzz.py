@@ -94,8 +94,8 @@ def _targets():
 
         def lines():
             for count, line in enumerate(split_lines(chunks, max_line), 1):
-                if len(line.encode("utf-8", "surrogatepass")) > max_line + marker_room:
-                    raise AssertionError(f"line of {len(line)} characters passed a cap of {max_line}")
+                if len(line) > max_line + marker_room:  # each byte kept gives at most one character
+                    raise AssertionError(f"line of {len(line)} characters passed a cap of {max_line} bytes")
                 yield line
                 if tick_every and count % tick_every == 0:
                     yield None

@@ -1,13 +1,15 @@
 """Scan throughput on one log file: `analyzer scan` and what to compare it with.
 
-Each measurement is the best of `repeat` runs (the machine may be shared; the best run is the one
-least disturbed), on a file already in the page cache. Results are plain dicts for run.py.
+Each measurement is the best of `repeat` runs on a file already in the page cache, and counts
+CPU seconds (user and system) besides wall seconds: on a shared machine the CPU time of a run is
+what its own work cost, the wall time also holds the waits for other jobs. Results are plain
+dicts for run.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import statistics
 import subprocess
 import sys
 import time
@@ -17,22 +19,39 @@ ROOT = Path(__file__).resolve().parent.parent
 ANALYZER = [sys.executable, "-m", "analyzer"]
 
 
-def run_process(command: list[str], stdin: int | None = subprocess.DEVNULL) -> tuple[float, int, str]:
-    """Wall seconds, peak RSS in bytes and stdout of one command (rusage of that child only)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - start
-    if child.returncode not in (0, 1):  # grep -c says 1 when nothing matched
-        raise RuntimeError(f"{' '.join(command)} exited {child.returncode}")
-    return wall, usage.ru_maxrss * 1024, out.decode("utf-8", "replace")
+# Runs a command and reports its rusage on stderr. The command is started from this small process
+# rather than from the benchmark's: a child's peak RSS counts the pages of the process it was
+# forked from until it execs, and the benchmark holds a whole log in memory at times.
+_RUSAGE = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+json.dump([os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime, time.perf_counter() - start,
+           usage.ru_maxrss * 1024], sys.stderr)
+"""
+
+
+def run_process(command: list[str]) -> tuple[float, float, int, str]:
+    """CPU seconds, wall seconds, peak RSS in bytes and stdout of one command."""
+    done = subprocess.run([sys.executable, "-c", _RUSAGE, *command], capture_output=True, cwd=ROOT, check=True)
+    code, cpu, wall, rss = json.loads(done.stderr)
+    if code not in (0, 1):  # grep -c says 1 when nothing matched
+        raise RuntimeError(f"{' '.join(command)} exited {code}")
+    return cpu, wall, rss, done.stdout.decode("utf-8", "replace")
 
 
 def best(repeat: int, measure):
+    """The run that took the least CPU time (each measure returns it first)."""
     runs = [measure() for _ in range(repeat)]
     return min(runs, key=lambda run: run[0])
+
+
+def clocked(work) -> tuple[float, float, object]:
+    """CPU and wall seconds of `work()` in this process, and its result."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = work()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
 
 
 def warm(path: Path) -> tuple[int, int]:
@@ -46,32 +65,33 @@ def warm(path: Path) -> tuple[int, int]:
 
 
 def grep_count(path: Path, repeat: int) -> dict:
-    wall, rss, out = best(repeat, lambda: run_process(["grep", "-c", "Traceback", str(path)]))
-    return {"seconds": wall, "rss": rss, "matches": int(out.strip() or 0)}
+    cpu, wall, rss, out = best(repeat, lambda: run_process(["grep", "-c", "Traceback", str(path)]))
+    return {"cpu": cpu, "seconds": wall, "rss": rss, "matches": int(out.strip() or 0)}
 
 
 def python_iteration(path: Path, repeat: int) -> dict:
     """`for line in file` over the bytes, in this process: the floor of any per-line Python work."""
-    def once():
-        start = time.perf_counter()
-        count = 0
+    def lines():
         with open(path, "rb") as stream:
-            for _ in stream:
-                count += 1
-        return time.perf_counter() - start, count
-    wall, count = best(repeat, once)
-    return {"seconds": wall, "lines": count}
+            return sum(1 for _ in stream)
+    cpu, wall, count = best(repeat, lambda: clocked(lines))
+    return {"cpu": cpu, "seconds": wall, "lines": count}
 
 
 def analyzer_scan(path: Path, empty: Path, repeat: int) -> dict:
     """`analyzer scan --format jsonl` end to end, and the same on an empty file (its fixed cost:
-    interpreter, imports, pattern packs)."""
+    interpreter, imports, pattern packs). The runs alternate, and the cost of the log itself is the
+    median of the differences of neighbouring runs: the best of each alone may come from different
+    moments of a busy machine."""
     command = [*ANALYZER, "scan", "--format", "jsonl"]
-    startup, startup_rss, _ = best(repeat, lambda: run_process([*command, str(empty)]))
-    wall, rss, out = best(repeat, lambda: run_process([*command, str(path)]))
+    pairs = [(run_process([*command, str(empty)]), run_process([*command, str(path)])) for _ in range(repeat)]
+    startup_cpu, startup, startup_rss, _ = min((pair[0] for pair in pairs), key=lambda run: run[0])
+    cpu, wall, rss, out = min((pair[1] for pair in pairs), key=lambda run: run[0])
     incidents = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return {"seconds": wall, "rss": rss, "startup_seconds": startup, "startup_rss": startup_rss,
-            "incidents": incidents}
+    return {"cpu": cpu, "seconds": wall, "rss": rss, "startup_cpu": startup_cpu, "startup_seconds": startup,
+            "startup_rss": startup_rss, "incidents": incidents,
+            "net_cpu": statistics.median(full[0] - bare[0] for bare, full in pairs),
+            "net_seconds": statistics.median(full[1] - bare[1] for bare, full in pairs)}
 
 
 def core_paths(path: Path, line_path_bytes: int, repeat: int) -> dict:
@@ -81,7 +101,7 @@ def core_paths(path: Path, line_path_bytes: int, repeat: int) -> dict:
     from analyzer.core.notices import NoticeDetector
     from analyzer.core.scan import FileScanner
     from analyzer.core.triggers import TriggerFinder
-    from analyzer.sources.chunkscan import ChunkScanner
+    from analyzer.sources.chunkscan import ChunkScanner, _newlines  # noqa: PLC2701 - timed on its own
     from analyzer.sources.files import read_chunks
     from analyzer.sources.lines import split_lines, utf8_chunks
     from analyzer.sources.packs import load_packs
@@ -89,42 +109,28 @@ def core_paths(path: Path, line_path_bytes: int, repeat: int) -> dict:
     notices = NoticeDetector(load_packs().patterns)
 
     def fast():
-        start = time.perf_counter()
         scanner = ChunkScanner(str(path), notices)
         events = 0
         for chunk in utf8_chunks(read_chunks(str(path), print)):
             events += len(scanner.feed(chunk))
-        events += len(scanner.finish())
-        return time.perf_counter() - start, events, scanner.lines
+        return events + len(scanner.finish()), scanner.lines
 
     def by_line():
-        start = time.perf_counter()
         scanner = FileScanner(str(path), notices)
-        lines = 0
         with open(path, "rb") as stream:
             for raw in split_lines([stream.read(line_path_bytes)]):
                 scanner.feed(raw)
-                lines += 1
-        return time.perf_counter() - start, lines
+        return scanner.lines
 
-    def parts():
-        """The two passes over every byte the fast path cannot avoid, on chunks already read."""
-        chunks = list(utf8_chunks(read_chunks(str(path), print)))
-        finder = TriggerFinder(notices.keywords)
-        start = time.perf_counter()
-        for chunk in chunks:
-            finder.scan(chunk)
-        middle = time.perf_counter()
-        for chunk in chunks:
-            chunk.count(b"\n")
-        return middle - start, time.perf_counter() - middle
-
-    wall, events, lines = best(repeat, fast)
-    line_wall, line_lines = best(1, by_line)
-    triggers, newlines = best(repeat, parts)
-    return {"fast_seconds": wall, "fast_events": events, "fast_lines": lines,
-            "trigger_scan_seconds": triggers, "newline_count_seconds": newlines,
-            "line_seconds": line_wall, "line_bytes": line_path_bytes, "line_lines": line_lines}
+    chunks = list(utf8_chunks(read_chunks(str(path), print)))  # the two passes over every byte,
+    finder = TriggerFinder(notices.keywords)  # on chunks already read
+    cpu, wall, (events, lines) = best(repeat, lambda: clocked(fast))
+    line_cpu, line_wall, line_lines = clocked(by_line)
+    trigger_cpu, _, _ = best(repeat, lambda: clocked(lambda: [finder.scan(chunk) for chunk in chunks]))
+    newline_cpu, _, _ = best(repeat, lambda: clocked(lambda: [_newlines(chunk, 0, len(chunk)) for chunk in chunks]))
+    return {"fast_cpu": cpu, "fast_seconds": wall, "fast_events": events, "fast_lines": lines,
+            "trigger_scan_cpu": trigger_cpu, "newline_count_cpu": newline_cpu,
+            "line_cpu": line_cpu, "line_seconds": line_wall, "line_bytes": line_path_bytes, "line_lines": line_lines}
 
 
 def drain3(path: Path, limit_bytes: int) -> dict | None:
@@ -144,11 +150,9 @@ def drain3(path: Path, limit_bytes: int) -> dict | None:
     miner = TemplateMiner(config=config)
     with open(path, "rb") as stream:
         lines = stream.read(limit_bytes).decode("utf-8", "replace").splitlines()
-    start = time.perf_counter()
-    for line in lines:
-        miner.add_log_message(line)
-    wall = time.perf_counter() - start
-    return {"seconds": wall, "bytes": limit_bytes, "lines": len(lines), "clusters": len(miner.drain.clusters)}
+    cpu, wall, _ = clocked(lambda: [miner.add_log_message(line) for line in lines])
+    return {"cpu": cpu, "seconds": wall, "bytes": limit_bytes, "lines": len(lines),
+            "clusters": len(miner.drain.clusters)}
 
 
 def check_truth(incidents: list[dict], truth: list[dict]) -> dict:

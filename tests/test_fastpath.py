@@ -104,6 +104,8 @@ def _record(rng: random.Random) -> list[str]:
         lambda: [f"INFO 12-01 10:00:0{rng.randrange(10)} [engine.py:12] vLLM engine step"],
         lambda: ["WARNING:sglang.srt:slow step", "Memory pool status: token usage: 0.9"],
         lambda: [f"INFO:root:[{_stamp(rng)} {rank}] a dated prefix after a levelled one"],
+        lambda: [f"{_stamp(rng)},123 - sglang.srt - ERROR - worker {rank} failed", *tb],
+        lambda: ["ERROR:root:worker crashed", *tb],
         lambda: [f"[{_stamp(rng)} {rank}] Scheduler hit an exception: {tb[0]}", *tb[1:]],
         lambda: list(tb),  # unprefixed: it inherits the stream and time of the record before it
         lambda: tb[2:],  # cut above its header
@@ -131,6 +133,8 @@ WRAPS = {
     "crlf": lambda rng, line: line + "\r",
     "syslog": lambda rng, line: f"Dec  1 10:00:00 gpu-node-7 python3[{rng.choice((5, 6))}]: {line}",
     "torchrun": lambda rng, line: f"[rank{rng.randrange(2)}]: {line}",
+    "ray": lambda rng, line: f"(pid={rng.choice((12, 13))}, ip=10.0.0.1) {line}",
+    "vllm": lambda rng, line: f"ERROR 12-01 10:00:0{rng.randrange(10)} {line}" if rng.random() < 0.3 else line,
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
 }
 
@@ -151,6 +155,25 @@ def test_mixed_logs(seed, wrap):
 def test_lines_longer_than_the_cut(seed):
     data = mixed_log(seed, "none") + b"[2026-08-28 10:00:00 TP1] " + b"x" * 900 + b" ValueError:\n" + b"y" * 700
     assert_same(data, max_line=300, chunks=(1 << 20, 250, 61))
+
+
+# Pieces of every format, and stray bytes, glued at random: the paths must agree on any input.
+PIECES = tuple(piece.encode() for piece in (
+    "Traceback (most recent call last):\n", '  File "/srv/x.py", line 12, in run\n', "    x = f(y)\n",
+    "ValueError: bad value\n", "KeyboardInterrupt\n", "\n", "usage: serve [-h]\n",
+    "The above exception was the direct cause of the following exception:\n",
+    "serve: error: argument --tp: invalid int value: 'x'\n", "[rank3]: ", "(pid=12, ip=1.2.3.4) ",
+    "[2026-08-28 10:00:01 DP1 TP3] ", "2026-12-01T10:00:00.1Z stderr F ", "ERROR:root:", "INFO 12-01 10:00:00 ",
+    '{"message": "', '\\n", "rank": 1}', "\x1b[31m", "\r", "\r\n", "\x00", "\ufeff", "[" * 40, "token usage: 0.5 ",
+    NOTICE + "\n")) + (b"\xff\xfe", b"\xc3", b"\xe2\x82")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_glue_of_the_formats(seed):
+    rng = random.Random(seed)
+    data = b"".join(rng.choice(PIECES) if rng.random() < 0.7 else rng.randbytes(rng.randrange(20))
+                    for _ in range(rng.randrange(80)))
+    assert_same(data, max_line=rng.choice((16, 64, MAX_LINE)), chunks=(1 << 20, 7, 1))
 
 
 def test_byte_order_marks():

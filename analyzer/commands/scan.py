@@ -100,14 +100,14 @@ def scan_events(files: list[str], follow: bool, on_problem, progress: Progress |
     """
     if not follow and STDIN not in files:
         for path in files:  # the fast path: stretches that cannot hold an error are only counted
-            chunks = ChunkScanner(path, notices)
+            scanner = ChunkScanner(path, notices)
             on_read = None if progress is None else (
-                lambda offset, path=path, chunks=chunks: progress(path, chunks.lines, offset))
+                lambda offset, path=path, scanner=scanner: progress(path, scanner.lines, offset))
             for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
-                yield from chunks.feed(chunk)
+                yield from scanner.feed(chunk)
                 if stopped():
                     return
-            yield from chunks.finish()
+            yield from scanner.finish()
         return
     lines: queue.Queue = queue.Queue(maxsize=10000)
     stop = threading.Event()

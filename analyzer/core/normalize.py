@@ -54,6 +54,7 @@ _JSON_TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceba
 _JSON_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_JSON_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
+_SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 
 
@@ -225,7 +226,7 @@ def _encodable(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", text)
     return text
 
 

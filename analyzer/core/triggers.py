@@ -44,20 +44,14 @@ _STARTS = (
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
 )
-# Prefix state that is not rebuilt from line starts: per-line channels (torchrun `[rank3]:`,
-# syslog `proc[12]: `, workers `(... pid=12)`), JSON records, and a dated prefix after a levelled
-# one (`INFO:x:[2026-...`), whose line does not start with the date.
-_STATE = (
-    rb"\]:",
-    rb"pid=",
-    rb"(?:^|\r)\{",
-    rb"(?:^|\r)(?:(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    rb"(?:\[[^\]\r\n]+:\d+\] )?)){1,2}\[?\d{4}-\d\d-\d\d",
-)
+# Prefix state that is not rebuilt from the lines around: per-line channels (torchrun `[rank3]:`,
+# syslog `proc[12]: `, workers `(... pid=12)`) and JSON records.
+_STATE = (rb"\]:", rb"pid=", rb"(?:^|\r)\{")
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
-# dated prefix (container, SGLang, logging's asctime) it may set the time and the stream, with a
-# levelled one (logging's basic format, vLLM) the stream.
-_TIME_START = rb"\[?\d{4}-\d\d-\d\d"
+# dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
+# time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
+_LEVELLED = rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]\r\n]+:\d+\] )?)"
+_TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
 _TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _TIME_START)
 _STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _STREAM_START)

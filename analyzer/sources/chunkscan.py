@@ -19,6 +19,8 @@ from analyzer.sources.lines import MAX_LINE, cut_line
 
 __all__ = ["ChunkScanner"]
 
+_LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap when they are near)
+
 
 class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
@@ -31,7 +33,7 @@ class ChunkScanner:
         self._max_line = max_line
         self._tail = b""  # the unfinished last line, at most max_line bytes of it
         self._dropped = 0  # bytes of that line dropped past max_line
-        self._floors: tuple[bytes | None, int, int] = (None, 0, 0)  # a buffer's TriggerFinder.first_setters
+        self._floors_of: tuple[bytes | None, int, int] = (None, 0, 0)  # the last buffer's first setters
 
     @property
     def lines(self) -> int:
@@ -92,24 +94,26 @@ class ChunkScanner:
 
     def _skip(self, buffer: bytes, start: int, end: int) -> None:
         if start < end:
-            self.scanner.skip(buffer.count(b"\n", start, end), self._setters(buffer, start, end))
+            self.scanner.skip(_newlines(buffer, start, end), self._setters(buffer, start, end))
 
     def _setters(self, buffer: bytes, start: int, end: int) -> list[str]:
         """The lines of `buffer[start:end]` whose prefix state outlives them, in order."""
-        if self._floors[0] is not buffer:
-            self._floors = (buffer, *self._finder.first_setters(buffer))
-        _, time_floor, stream_floor = self._floors
         picked: dict[int, str] = {}
-        need_time = time_floor < end
-        if need_time and self.scanner.first_timestamp is None:  # the input's first timestamp may be here
-            first = self._first_time_setter(buffer, max(start, time_floor), end)
+        need_time = True
+        if self.scanner.first_timestamp is None:  # the input's first timestamp may be in here
+            first = self._first_time_setter(buffer, max(start, self._floors(buffer)[0]), end)
             if first is not None:
                 picked[first[0]] = first[1]
             need_time = first is not None
         need_stream = True
-        stop = end
-        start = max(start, stream_floor)  # no line before it may set anything
+        stop, looked = end, 0
         while stop > start and (need_stream or need_time):
+            looked += 1
+            if looked == _LONG_WAY_BACK:  # where can such lines be in this buffer at all?
+                time_floor, stream_floor = self._floors(buffer)
+                start, need_time = max(start, stream_floor), need_time and time_floor < stop
+                if stop <= start or not (need_stream or need_time):
+                    break
             line_start = buffer.rfind(b"\n", start, stop - 1) + 1 or start
             if (need_stream and may_set_stream(buffer, line_start, stop - 1)) or (
                     need_time and may_set_time(buffer, line_start, stop - 1)):
@@ -122,6 +126,12 @@ class ChunkScanner:
                     need_time &= not sets_time
             stop = line_start
         return [picked[at] for at in sorted(picked)]
+
+    def _floors(self, buffer: bytes) -> tuple[int, int]:
+        """`TriggerFinder.first_setters` of the buffer, looked for once (it reads the whole buffer)."""
+        if self._floors_of[0] is not buffer:
+            self._floors_of = (buffer, *self._finder.first_setters(buffer))
+        return self._floors_of[1], self._floors_of[2]
 
     def _first_time_setter(self, buffer: bytes, start: int, end: int) -> tuple[int, str] | None:
         pos = start
@@ -149,3 +159,13 @@ class ChunkScanner:
         if rest > self._max_line:
             self._dropped += rest - self._max_line
         self._tail = buffer[end:end + self._max_line]
+
+
+def _newlines(buffer: bytes, start: int, end: int) -> int:
+    """How many lines end in `buffer[start:end]`. On long stretches numpy's vectorised compare is
+    several times faster than `bytes.count`; numpy comes with pandas, and is imported only then."""
+    if end - start < 1 << 16:
+        return buffer.count(b"\n", start, end)
+    import numpy
+
+    return int(numpy.count_nonzero(numpy.frombuffer(buffer, numpy.uint8, end - start, start) == 10))

@@ -140,9 +140,14 @@ def _load_cached(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
 
 def _load_file(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        return [], [SchemaProblem(str(path), f"cannot read: {err}")]
+        data = path.read_bytes()
+    except OSError as err:
+        return [], [SchemaProblem(str(path), f"cannot read: {err.strerror or err}")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        return [], [SchemaProblem(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[err.start]:02x})")]
     try:
         document = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:

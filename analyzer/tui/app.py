@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Input
 from textual.worker import Worker, WorkerState
 
 from analyzer.core.incidents import Incident
+from analyzer.sources.files import STDIN
 from analyzer.tui import sections
 from analyzer.tui.detail import DetailPane
 from analyzer.tui.help_screen import HelpScreen
@@ -60,7 +61,7 @@ class TriageApp(App):
         self._seen_version = -1
         self._problems_shown = 0
         self._throughput = Throughput()
-        names = [os.path.basename(path) if path != "-" else "stdin" for path in live.files]
+        names = ["stdin" if path == STDIN else os.path.basename(path) for path in live.files]
         self.sub_title = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
 
     def compose(self):

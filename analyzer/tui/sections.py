@@ -57,7 +57,8 @@ def diagnosis(incident: Incident) -> Text:
     pattern = found.pattern
     if pattern is None:
         return Text.assemble(("Unknown error", "bold magenta"),
-                             f": no pattern in the loaded packs matches it (fingerprint {incident.fingerprint}).")
+                             f": no pattern in the loaded packs matches it (fingerprint {incident.fingerprint}). "
+                             "`analyzer patterns suggest` drafts one from the log.")
     text = Text.assemble(("Known error ", "bold green"), (pattern.id, "bold"),
                          (f"  {found.match_kind.value}, {found.confidence:.0%} · {pattern.severity}", "dim"))
     if pattern.meaning:
