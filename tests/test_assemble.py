@@ -116,11 +116,11 @@ def test_recursion_keeps_repeated_marker_out_of_frames():
 
 PREFIXES = {
     "sglang": lambda i, line: (f"[2026-08-28 10:00:0{i % 10} TP3] " if i == 0 else "") + line,
-    "sglang_dp": lambda i, line: (f"[2026-08-28 10:00:01 DP1 TP3] " if i == 0 else "") + line,
+    "sglang_dp": lambda i, line: ("[2026-08-28 10:00:01 DP1 TP3] " if i == 0 else "") + line,
     "torchrun": lambda i, line: f"[rank3]: {line}",
     "container": lambda i, line: f"2026-12-01T10:00:00.{i:09d}Z stderr F {line}",
     "container_sglang": lambda i, line: f"2026-12-01T10:00:00.{i:09d}Z stdout F "
-                                        + (f"[2026-12-01 10:00:00 TP0 EP0 PP1] " if i == 0 else "") + line,
+                                        + ("[2026-12-01 10:00:00 TP0 EP0 PP1] " if i == 0 else "") + line,
     "vllm_worker": lambda i, line: f"(VllmWorker rank=1 pid=4321) {line}",
     "ray": lambda i, line: f"(pid=1234, ip=10.0.0.1) {line}",
     "journald": lambda i, line: f"Dec  1 10:00:00 gpu-node-7 python3[5555]: {line}",

@@ -9,7 +9,7 @@ from pathlib import Path
 from analyzer.core.matcher import Matcher
 from analyzer.sources.packs import ENV_VAR, load_packs
 
-__all__ = ["add_pack_arguments", "load_matcher", "warn", "sample_log"]
+__all__ = ["add_pack_arguments", "add_analysis_arguments", "load_matcher", "warn", "sample_log"]
 
 
 def warn(message: str) -> None:
@@ -21,6 +21,15 @@ def add_pack_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"extra pattern pack directory or file (repeatable; also ${ENV_VAR}, "
                              "separated by ':'); a pattern with the id of a built-in one replaces it")
     parser.add_argument("--no-builtin", action="store_true", help="do not load the built-in packs")
+
+
+def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of every command that turns logs into incidents (scan, tui, report)."""
+    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
+                        help="package whose frames are the application's own (for the blame frame)")
+    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
+                        help="identical errors further apart than this are separate incidents")
+    add_pack_arguments(parser)
 
 
 def load_matcher(args: argparse.Namespace) -> Matcher:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from analyzer.cli import EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_pack_arguments, warn
+from analyzer.commands.common import add_analysis_arguments, warn
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.sinks.console import output_console
@@ -58,11 +58,7 @@ def register(subparsers) -> None:
                        help="per-file results kept between reports (default: ~/.cache/analyzer/report.sqlite)")
     cache.add_argument("--no-cache", action="store_true", help="scan every file, keep nothing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
-                        help="identical errors further apart than this are separate incidents")
-    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
-                        help="package whose frames are the application's own (for the blame frame)")
-    add_pack_arguments(parser)
+    add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
 

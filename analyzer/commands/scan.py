@@ -13,7 +13,7 @@ from analyzer.sinks.console import output_console
 from rich.markup import escape
 
 from analyzer.cli import EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_pack_arguments, load_matcher, sample_log, warn
+from analyzer.commands.common import add_analysis_arguments, load_matcher, sample_log, warn
 from analyzer.core.incidents import Incident
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
@@ -41,11 +41,7 @@ def register(subparsers) -> None:
     parser.add_argument("--fail-on", choices=("none", "unknown", "any"), default="none",
                         help="exit 1 when any incident (any) or an unrecognised one (unknown) is found")
     parser.add_argument("--all", action="store_true", help="show consequences in full, not folded")
-    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
-                        help="package whose frames are the application's own (for the blame frame)")
-    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
-                        help="identical errors further apart than this are separate incidents")
-    add_pack_arguments(parser)
+    add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
 

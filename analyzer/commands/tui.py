@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from analyzer.cli import EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_pack_arguments, load_matcher, sample_log
+from analyzer.commands.common import add_analysis_arguments, load_matcher, sample_log
 from analyzer.sources.files import STDIN, expand_paths
 
 __all__ = ["register", "run"]
@@ -22,11 +22,7 @@ def register(subparsers) -> None:
                              "(default: the bundled sample log)")
     parser.add_argument("-f", "--follow", action="store_true",
                         help="keep reading growing files like tail -F; new incidents appear as they happen")
-    parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
-                        help="package whose frames are the application's own (for the blame frame)")
-    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
-                        help="identical errors further apart than this are separate incidents")
-    add_pack_arguments(parser)
+    add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
 

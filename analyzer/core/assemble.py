@@ -193,7 +193,7 @@ class TracebackAssembler:
         if state is _State.SEPARATOR:
             if not stripped:
                 return _Step.TAKE
-            if (m := g.GROUP_HEADER.match(text)) is not None:
+            if g.GROUP_HEADER.match(text):
                 block.state, block.group_column = _State.GROUP, -1
                 return _Step.TAKE
             if g.HEADER.match(text):

@@ -31,7 +31,7 @@ def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
         elif stripped in _SEPARATORS:
             link = _SEPARATORS[stripped]
             i += 1
-        elif (header := g.GROUP_HEADER.match(text)) is not None:
+        elif g.GROUP_HEADER.match(text):
             column = box_column(lines[i + 1]) if i + 1 < len(lines) else 0
             end = _box_end(lines, i + 1, column)
             box = [" " * column + "+ Exception Group Traceback (most recent call last):", *lines[i + 1:end]]

@@ -15,6 +15,8 @@ from datetime import date
 
 import regex
 
+from analyzer.sources.files import walk_files
+
 __all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day"]
 
 # A path component that is an ISO date, e.g. logs/2026-08-28/run-7/server.log.
@@ -77,7 +79,7 @@ def discover(arguments: list[str], include: tuple[str, ...], on_problem: Callabl
     run whose log cannot be read is still a run, and is reported as such."""
     for argument in arguments:
         if os.path.isdir(argument):
-            for path in _walk(argument, on_problem):
+            for path in walk_files(argument, on_problem):
                 if not include or any(fnmatch.fnmatch(os.path.basename(path), glob) for glob in include):
                     yield path, argument
         elif os.path.lexists(argument):
@@ -86,19 +88,3 @@ def discover(arguments: list[str], include: tuple[str, ...], on_problem: Callabl
             on_problem(f"{argument}: no such file or directory")
 
 
-def _walk(root: str, on_problem: Callable[[str], None]) -> Iterator[str]:
-    seen: set[str] = set()
-
-    def onerror(err: OSError) -> None:
-        on_problem(f"{err.filename}: {err.strerror or err}, skipped")
-
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=onerror):
-        real = os.path.realpath(dirpath)
-        if real in seen:
-            on_problem(f"{dirpath}: symlink loop, skipped")
-            dirnames[:] = []
-            continue
-        seen.add(real)
-        dirnames.sort()
-        for name in sorted(filenames):
-            yield os.path.join(dirpath, name)

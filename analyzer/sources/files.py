@@ -21,7 +21,7 @@ from typing import BinaryIO
 
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 
-__all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "read_lines", "read_chunks", "stdin_lines",
+__all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "walk_files", "read_lines", "read_chunks", "stdin_lines",
            "follow_lines", "Problem"]
 
 STDIN = "-"
@@ -53,14 +53,15 @@ def expand_paths(paths: list[str], on_problem: Problem) -> Iterator[str]:
             else:
                 on_problem(f"{path}: permission denied")
         elif os.path.isdir(path):
-            yield from _walk(path, on_problem)
+            yield from _readable(walk_files(path, on_problem), on_problem)
         elif os.path.lexists(path):
             on_problem(f"{path}: not a regular file or directory, skipped")
         else:
             on_problem(f"{path}: no such file or directory")
 
 
-def _walk(root: str, on_problem: Problem) -> Iterator[str]:
+def walk_files(root: str, on_problem: Problem) -> Iterator[str]:
+    """Every entry below `root` that is not a directory, sorted; symlink loops are skipped."""
     seen: set[str] = set()
 
     def onerror(err: OSError) -> None:
@@ -75,13 +76,17 @@ def _walk(root: str, on_problem: Problem) -> Iterator[str]:
         seen.add(real)
         dirnames.sort()
         for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
-            if os.path.isfile(path) and os.access(path, os.R_OK):
-                yield path
-            elif os.path.isfile(path):
-                on_problem(f"{path}: permission denied, skipped")
-            else:
-                on_problem(f"{path}: broken link or not a regular file, skipped")
+            yield os.path.join(dirpath, name)
+
+
+def _readable(paths: Iterator[str], on_problem: Problem) -> Iterator[str]:
+    for path in paths:
+        if os.path.isfile(path) and os.access(path, os.R_OK):
+            yield path
+        elif os.path.isfile(path):
+            on_problem(f"{path}: permission denied, skipped")
+        else:
+            on_problem(f"{path}: broken link or not a regular file, skipped")
 
 
 def _chunks(stream: BinaryIO, path: str, on_problem: Problem,
