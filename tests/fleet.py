@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from fixtures.generate import LAUNCH, SCHED, Frame, formatted, nccl_timeout_traceback
+from fixtures.generate import LAUNCH, SCHED, Frame, deepep_v2_traceback, formatted, nccl_timeout_traceback
 
 PATH_REGEX = r"(?P<date>\d{4}-\d\d-\d\d)/(?P<host>[^/]+)/(?P<run>run-\d+)/"
 FIRST_DAY = date(2026, 8, 24)
@@ -155,13 +155,7 @@ def _nccl_timeouts(when: datetime, ranks: list[int]) -> str:
 
 
 def _deepep_v2_log(when: datetime, version: str) -> str:
-    frames = LAUNCH[:5] + [
-        Frame("sglang/srt/server_args.py", 7455, "_resolve_moe", "        self._handle_a2a_moe()"),
-        Frame("sglang/srt/server_args.py", 7701, "_handle_a2a_moe", "                raise ValueError("),
-    ]
-    tb = formatted(frames, ValueError(
-        "DeepEP v2 does not forward deterministic=True to ElasticBuffer, so deterministic sorting "
-        "remains disabled. Disable --enable-deterministic-inference or use --moe-a2a-backend deepep."))
+    tb = deepep_v2_traceback()
     lines = [f"[{when:%Y-%m-%d %H:%M:%S}] sglang version {version}",
              f"[{when:%Y-%m-%d %H:%M:%S}] server_args=ServerArgs(moe_a2a_backend='deepep_v2', "
              "enable_deterministic_inference=True, ...)"] + tb.splitlines()
