@@ -235,3 +235,14 @@ def test_idle_flush_emits_completed_record_before_eof():
     first = next(produced)  # the idle tick after the last line completes it
     assert first.root.exception_type == "ValueError"
     assert next(produced, None) is None
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups")
+def test_two_exception_groups_back_to_back_stay_two():
+    # Found by the property test: a new group's "+ Exception Group" header is drawn in the same
+    # column as the box of the group before it.
+    exc = capture(_group)
+    lines = text_of(exc).splitlines()
+    events = _events("\n".join(lines + lines))
+    assert [(e.span.line_start, e.span.line_end) for e in events] == [(1, len(lines)), (len(lines) + 1, 2 * len(lines))]
+    assert all(actual_chain(e.chain) == expected_chain(exc) for e in events)

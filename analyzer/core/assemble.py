@@ -207,8 +207,8 @@ class TracebackAssembler:
         if state is _State.GROUP:
             if block.group_column < 0:  # the first box line tells the column; a logger's text may shift the header
                 block.group_column = box_column(text)
-            if in_box(text, block.group_column):
-                return _Step.TAKE
+            if in_box(text, block.group_column) and not g.GROUP_HEADER.match(text):
+                return _Step.TAKE  # a "+ Exception Group" header is only ever a group's first line
             if not stripped:
                 block.state, block.held_blanks = _State.AFTER_BLANK, 1
                 return _Step.TAKE

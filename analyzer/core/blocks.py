@@ -103,7 +103,7 @@ def _is_source(text: str) -> bool:
 
 
 def _box_end(lines: list[str], i: int, column: int) -> int:
-    while i < len(lines) and in_box(lines[i], column):
+    while i < len(lines) and in_box(lines[i], column) and not g.GROUP_HEADER.match(lines[i]):
         i += 1
     return i
 
