@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from fixtures.generate import LAUNCH, SCHED, Frame, deepep_v2_traceback, formatted, nccl_timeout_traceback
+from fixtures.generate import (LAUNCH, SCHED, Frame, deepep_v2_traceback, foreign_exception, formatted,
+                               nccl_timeout_traceback)
 
 PATH_REGEX = r"(?P<date>\d{4}-\d\d-\d\d)/(?P<host>[^/]+)/(?P<run>run-\d+)/"
 FIRST_DAY = date(2026, 8, 24)
@@ -129,11 +130,7 @@ def _a2a_failure(when: datetime, backend: str) -> str:
         frames, ValueError(f"DeepSeekV4 CP supports moe_a2a_backend in {supported}, got {backend!r}."))
 
 
-class OutOfMemoryError(RuntimeError):
-    pass
-
-
-OutOfMemoryError.__module__, OutOfMemoryError.__qualname__ = "torch", "OutOfMemoryError"
+OutOfMemoryError = foreign_exception("torch", "OutOfMemoryError")
 
 
 def _oom_traceback(gpu: int, size: str) -> str:
