@@ -1,0 +1,107 @@
+"""Score `analyzer` on a folder of real logs with a ground-truth manifest.
+
+    python benchmarks/reallogs.py ../shared/reallogs/github            # one line per failure, N/M last
+    python benchmarks/reallogs.py DIR --strict                         # the run's ROOT CAUSE must be it
+    python benchmarks/reallogs.py DIR --verbose                        # every case, with what was found
+
+`MANIFEST.tsv` has the columns `file`, `exception_type`, `message`, `raise_site` (tab separated, a
+header line first). A case passes when some incident, or a link of its chain, has the manifest's
+exception type (compared by its last dotted part), a message that starts with the manifest's message,
+and, when `raise_site` is given (`path:line`), a raise site whose path ends with that path at that
+line. An empty `raise_site` is not checked. With `--strict` the match must be the incident marked as
+its run's root cause (or a link of its chain).
+
+Every case also checks that the run's root cause is a complete incident (not a traceback cut off
+before its exception line) whenever the log has a complete one; a case that breaks that fails too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from analyzer.commands.common import load_matcher  # noqa: E402
+from analyzer.commands.scan import scan_events  # noqa: E402
+from analyzer.core.scan import Analysis  # noqa: E402
+from analyzer.sinks.serialize import incident_dict  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    exception_type: str
+    message: str
+    raise_site: str
+
+
+def read_manifest(folder: Path) -> list[Case]:
+    with open(folder / "MANIFEST.tsv", encoding="utf-8", newline="") as handle:
+        rows = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        return [Case(r["file"], r["exception_type"] or "", r["message"] or "", r["raise_site"] or "")
+                for r in rows]
+
+
+def _links(incident: dict) -> list[dict]:
+    links = [incident, *incident["chain"]]
+    for link in incident["chain"]:
+        for sub in link.get("sub_exceptions") or ():
+            links.extend(sub)
+    return links
+
+
+def _fits(case: Case, link: dict) -> bool:
+    if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
+        return False
+    if not (link["message"] or "").startswith(case.message):
+        return False
+    if not case.raise_site:
+        return True
+    path, _, line = case.raise_site.rpartition(":")
+    site = link["raise_site"]
+    return bool(site) and site["path"].replace("\\", "/").endswith(path) and str(site["line"]) == line
+
+
+def score(case: Case, incidents: list[dict], strict: bool) -> str | None:
+    """None when the case passes, else why not."""
+    roots = [i for i in incidents if i["is_run_root"]]
+    pool = roots if strict else incidents
+    if not any(_fits(case, link) for incident in pool for link in _links(incident)):
+        found = "; ".join(f"{i['id']}{'*' if i['is_run_root'] else ''} {i['exception_type'] or '?'}: "
+                          f"{(i['message'] or '')[:50]!r}" for i in incidents[:6])
+        return f"not found (found: {found or 'nothing'})"
+    complete = [i for i in incidents if not i["truncated"] and i["exception_type"]]
+    cut_roots = [i for i in roots if i["truncated"] and not i["exception_type"]]
+    if complete and cut_roots:
+        return f"run root {cut_roots[0]['id']} is a cut-off fragment while a complete incident exists"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--strict", action="store_true", help="the match must be the run's root cause")
+    parser.add_argument("--verbose", action="store_true", help="print every case")
+    args = parser.parse_args(argv)
+    cases = read_manifest(args.folder)
+    matcher = load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+    passed = 0
+    for case in cases:
+        analysis = Analysis(matcher)
+        for event in scan_events([str(args.folder / case.file)], False, print, notices=analysis.notices):
+            analysis.add(event)
+        incidents = [incident_dict(i) for i in analysis.incidents()]
+        why = score(case, incidents, args.strict)
+        passed += why is None
+        if why is not None or args.verbose:
+            print(f"{'FAIL' if why else 'ok  '} {case.file}: {why or ''}")
+    print(f"{passed}/{len(cases)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
