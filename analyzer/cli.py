@@ -8,13 +8,11 @@ import os
 import sys
 
 from analyzer import __version__
+from analyzer.commands.exit_codes import Exit
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_INTERRUPTED"]
+__all__ = ["main", "build_parser"]
 
-EXIT_OK = 0  # nothing that --fail-on asked about was found
-EXIT_FOUND = 1  # --fail-on triggered, or `patterns check` found problems
-EXIT_USAGE = 2  # bad arguments, or an input that could not be read at all
-EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = Exit.OK, Exit.USAGE, Exit.INTERRUPTED
 
 _COMMANDS = ("scan", "explain", "patterns", "tui", "report")
 

@@ -69,18 +69,18 @@ def _targets():
     with atheris.instrument_imports(include=["analyzer"]):
         from rich.console import Console
 
-        from analyzer.cli import EXIT_FOUND, EXIT_OK, EXIT_USAGE, main
-        from analyzer.core.matcher import Matcher
-        from analyzer.core.scan import Analysis, events_from_lines
+        from analyzer.cli import main
+        from analyzer.commands.exit_codes import Exit
+        from analyzer.core.scan import events_from_lines
+        from analyzer.engine import Engine, Options
         from analyzer.core.template import TemplateError, compile_template, parse_value
         from analyzer.sinks.serialize import incident_dict
         from analyzer.sinks.text import render_report
         from analyzer.sources.lines import split_lines
-        from analyzer.sources.packs import load_packs
 
     work = Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
     os.environ["XDG_CACHE_HOME"] = str(work / "cache")
-    matcher = Matcher(load_packs(use_env=False).patterns)
+    engine = Engine(Options())
     marker_room = 64  # " [analyzer: line cut, N more bytes dropped]"
 
     def pipeline(data: bytes) -> None:
@@ -100,8 +100,8 @@ def _targets():
                 if tick_every and count % tick_every == 0:
                     yield None
 
-        analysis = Analysis(matcher)
-        for event in events_from_lines(lines(), "fuzz.log"):
+        analysis = engine.analysis()
+        for event in events_from_lines(lines(), "fuzz.log", engine.notices):
             analysis.add(event)
         incidents = analysis.incidents()
         json.dumps([incident_dict(i) for i in incidents], ensure_ascii=False)
@@ -126,7 +126,7 @@ def _targets():
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(["scan", "--all", "--no-builtin", "--patterns", str(small_pack), "--format", fmt, str(log)])
-        if code not in (EXIT_OK, EXIT_FOUND, EXIT_USAGE):
+        if code not in (Exit.OK, Exit.FOUND, Exit.USAGE):
             raise AssertionError(f"undocumented exit code {code}")
         if fmt != "text":
             for line in out.getvalue().splitlines() if fmt == "jsonl" else [out.getvalue()]:

@@ -25,9 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyzer.commands.common import load_matcher  # noqa: E402
-from analyzer.commands.scan import scan_events  # noqa: E402
-from analyzer.core.scan import Analysis  # noqa: E402
+from analyzer.engine import Engine, Options  # noqa: E402
 from analyzer.sinks.serialize import incident_dict  # noqa: E402
 
 
@@ -88,13 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print every case")
     args = parser.parse_args(argv)
     cases = read_manifest(args.folder)
-    matcher = load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+    engine = Engine(Options())
     passed = 0
     for case in cases:
-        analysis = Analysis(matcher)
-        for event in scan_events([str(args.folder / case.file)], False, print, notices=analysis.notices):
-            analysis.add(event)
-        incidents = [incident_dict(i) for i in analysis.incidents()]
+        incidents = [incident_dict(i) for i in engine.analyse([str(args.folder / case.file)], print).incidents]
         why = score(case, incidents, args.strict)
         passed += why is None
         if why is not None or args.verbose:

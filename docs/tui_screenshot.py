@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 from pathlib import Path
 
-from analyzer.commands.common import load_matcher
+from analyzer.engine import Engine, Options
 from analyzer.tui.app import TriageApp
 from analyzer.tui.live import LiveScan
 
@@ -19,7 +18,7 @@ LOG = "fixtures/logs/sglang_8rank_scheduler_crash.log"
 
 
 async def shoot(size: tuple[int, int] = (140, 44)) -> None:
-    app = TriageApp(LiveScan([LOG], load_matcher(argparse.Namespace(patterns=[], no_builtin=False))))
+    app = TriageApp(LiveScan(Engine(Options()), [LOG]))
     async with app.run_test(size=size) as pilot:
         while not (app.live.done and app.incidents and app.log_pane.settled):
             await pilot.pause(0.05)

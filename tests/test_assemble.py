@@ -8,6 +8,7 @@ import pytest
 
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 
 
@@ -95,7 +96,7 @@ if sys.version_info >= (3, 11):
 
 
 def _events(text: str, file: str = "t.log"):
-    return list(events_from_lines(text.splitlines(), file))
+    return list(events_from_lines(text.splitlines(), file, NO_NOTICES))
 
 
 @pytest.mark.parametrize("func", CASES, ids=lambda f: f.__name__)
@@ -231,7 +232,7 @@ def test_unrelated_line_cuts_a_traceback():
 def test_idle_flush_emits_completed_record_before_eof():
     lines = text_of(capture(_value_error)).splitlines()
     stream = iter(lines + [None])
-    produced = events_from_lines(stream, "stdin")
+    produced = events_from_lines(stream, "stdin", NO_NOTICES)
     first = next(produced)  # the idle tick after the last line completes it
     assert first.root.exception_type == "ValueError"
     assert next(produced, None) is None

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from analyzer.commands.scan import scan_events
 from analyzer.core.scan import events_from_lines
 from benchmarks.generate import build_log, parse_size, truth_path, write_log
+from tests.support import NO_NOTICES, bare_engine
 
 
 def _as_truth(event) -> dict:
@@ -17,7 +17,7 @@ def _as_truth(event) -> dict:
 
 def test_truth_is_every_error_field_by_field():
     text, truth = build_log(400_000, every=300, seed=3)
-    events = list(events_from_lines(text.splitlines(), "gen.log"))
+    events = list(events_from_lines(text.splitlines(), "gen.log", NO_NOTICES))
     assert [_as_truth(e) for e in events] == [_truth_dict(t) for t in truth]
     kinds = {t.kind for t in truth}
     assert kinds == {"traceback", "bare"}
@@ -43,7 +43,7 @@ def test_written_log_and_truth_file_agree_with_the_fast_path(tmp_path):
     truth = write_log(log, 300_000, every=400, seed=5)
     stored = json.loads(truth_path(log).read_text())
     assert stored == [_truth_dict(t) for t in truth]
-    events = list(scan_events([str(log)], False, lambda problem: None))
+    events = list(bare_engine().events([str(log)], lambda problem: None))
     assert [_as_truth(e) for e in events] == stored
 
 

@@ -14,6 +14,7 @@ from analyzer.cli import main
 from analyzer.core.fingerprint import fingerprint, mask_message
 from analyzer.core.records import ErrorInfo
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from tests.realtb import capture, text_of
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
@@ -21,7 +22,7 @@ LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 
 def parsed(func) -> ErrorInfo:
     """Raise for real, print the traceback as Python does, and read it back like a log."""
-    (event,) = events_from_lines(text_of(capture(func)).splitlines(), "run.log")
+    (event,) = events_from_lines(text_of(capture(func)).splitlines(), "run.log", NO_NOTICES)
     return event.root
 
 

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
-import analyzer.commands.scan as scan_command
+import analyzer.engine as engine_module
 from analyzer.sources.files import RESTART, follow_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import bare_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,7 +46,7 @@ def _follow(path: Path, actions: list[Callable[[], None]], quiet_ticks: int = 3)
     items: list = []
     todo = list(actions)
     ticks = 0
-    source = follow_lines(str(path), problems.append, idle=0.001)
+    source = follow_lines(str(path), lambda problem: problems.append(str(problem)), idle=0.001)
     for item in source:
         if item is not None:
             items.append(item)
@@ -138,8 +139,8 @@ def test_scan_ends_the_cut_traceback_and_numbers_the_new_file_from_one(monkeypat
         yield RESTART
         yield from BAD
 
-    monkeypatch.setattr(scan_command, "follow_lines", fake_follow)
-    events = list(scan_command.scan_events(["server.log"], True, lambda message: None))
+    monkeypatch.setattr(engine_module, "follow_lines", fake_follow)
+    events = list(bare_engine().events(["server.log"], lambda problem: None, follow=True))
     assert [(e.truncated, e.span.line_start, e.span.line_end) for e in events] == [(True, 1, 3), (False, 1, len(BAD))]
     assert actual_chain(events[1].chain) == expected_chain(capture(_bad_config))
 

@@ -26,6 +26,7 @@ from analyzer.cli import main
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.records import LogLine
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from analyzer.core.template import compile_template
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
@@ -189,7 +190,7 @@ def test_utf16_logs_from_a_file_and_from_stdin(tmp_path, capsys, form):
 
 def test_nul_bytes_all_through_a_traceback():
     data = b"\x00".join(text_of(LOAD).encode()[i:i + 7] for i in range(0, len(text_of(LOAD).encode()), 7))
-    (event,) = events_from_lines(split_lines([data]), "nul.log")
+    (event,) = events_from_lines(split_lines([data]), "nul.log", NO_NOTICES)
     assert actual_chain(event.chain) == expected_chain(LOAD)
 
 
@@ -226,7 +227,7 @@ def test_exception_groups_nested_four_hundred_deep():
         except ExceptionGroup as group:
             error = group
     text = "".join(traceback.TracebackException.from_exception(error, max_group_depth=1000).format())
-    (event,) = events_from_lines(text.splitlines(), "groups.log")
+    (event,) = events_from_lines(text.splitlines(), "groups.log", NO_NOTICES)
     assert event.root.exception_type == "ExceptionGroup" and event.root.message == "level 399 (1 sub-exception)"
 
 

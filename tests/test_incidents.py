@@ -16,6 +16,7 @@ from analyzer.cli import main
 from analyzer.core.matcher import Matcher
 from analyzer.core.records import Link
 from analyzer.core.scan import Analysis, events_from_lines
+from tests.support import NO_NOTICES
 from analyzer.core.schema import Pattern, PatternSource
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.packs import load_packs
@@ -184,7 +185,7 @@ def chain_matcher() -> Matcher:
 
 def incident_of(func):
     analysis = Analysis(chain_matcher())
-    for event in events_from_lines(text_of(capture(func)).splitlines(), "run.log"):
+    for event in events_from_lines(text_of(capture(func)).splitlines(), "run.log", NO_NOTICES):
         analysis.add(event)
     (incident,) = analysis.incidents()
     return incident

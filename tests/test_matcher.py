@@ -7,6 +7,7 @@ import pytest
 from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.records import ErrorInfo, Frame
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from analyzer.core.schema import Pattern, PatternSource
 from tests.realtb import capture, text_of
 
@@ -84,7 +85,7 @@ def _chained():
 
 
 def test_chain_diagnosis_points_at_the_link_that_matched(matcher):
-    (event,) = events_from_lines(text_of(capture(_chained)).splitlines(), "x.log")
+    (event,) = events_from_lines(text_of(capture(_chained)).splitlines(), "x.log", NO_NOTICES)
     found = matcher.match_event(event)
     assert (found.pattern.id, found.link) == ("demo.port-in-use", 0)
 

@@ -10,7 +10,8 @@ import pytest
 from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import EventKind
-from analyzer.core.scan import Analysis, events_from_lines
+from analyzer.core.scan import events_from_lines
+from analyzer.engine import Engine, Options
 from analyzer.core.schema import build_pattern
 from analyzer.sources.packs import load_packs
 from tests.realtb import capture, text_of
@@ -119,8 +120,9 @@ def test_notice_incidents_are_consequences_of_the_root_cause():
     lines = ("[2026-08-28 10:00:01 TP0] Scheduler hit an exception: " + text_of(capture(fail))).splitlines()
     lines += ["[2026-08-28 10:00:02] Received sigquit from a child process. It usually means the child failed.",
               "[2026-08-28 10:00:02] Child process unexpectedly failed with exitcode=9. pid=18830"]
-    analysis = Analysis(matcher())
-    for event in events_from_lines(lines, "run.log", analysis.notices):
+    engine = Engine(Options(), patterns=matcher().patterns)
+    analysis = engine.analysis()
+    for event in events_from_lines(lines, "run.log", engine.notices):
         analysis.add(event)
     root, sigquit, child = analysis.incidents()
     assert root.is_run_root and root.role == "root" and root.info.exception_type == "ValueError"

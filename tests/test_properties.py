@@ -29,16 +29,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from analyzer.cli import EXIT_FOUND, EXIT_OK, main
-from analyzer.core.matcher import Matcher
+from analyzer.cli import main
+from analyzer.commands.exit_codes import Exit
 from analyzer.core.records import EventKind
-from analyzer.core.scan import Analysis, events_from_lines
+from analyzer.core.scan import events_from_lines
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_report
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import split_lines, utf8_chunks
-from analyzer.sources.packs import builtin_pack_dir, load_packs
+from analyzer.sources.packs import builtin_pack_dir
 from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import builtin_engine
 
 # CI runs a fixed, derandomised sample; ANALYZER_PROPERTY_EXAMPLES=5000 explores new ones for longer.
 _SOAK = os.environ.get("ANALYZER_PROPERTY_EXAMPLES")
@@ -333,9 +334,10 @@ def encoded(draw, lines: list[str]) -> list[bytes]:
 def _parsed(chunks: list[bytes]) -> dict[int, Written]:
     """What the line-by-line parser (follow, stdin) found; the fast path of `analyzer scan` must
     find the same."""
-    fast = ChunkScanner("prop.log")
+    notices = builtin_engine().notices  # the notice path runs too: no line of these logs is one
+    fast = ChunkScanner("prop.log", notices)
     fast_events = [event for chunk in utf8_chunks(chunks) for event in fast.feed(chunk)] + fast.finish()
-    events = list(events_from_lines(split_lines(chunks), "prop.log"))
+    events = list(events_from_lines(split_lines(chunks), "prop.log", notices))
     assert fast_events == events
     found = {}
     for event in events:
@@ -361,7 +363,7 @@ def test_noise_vocabulary_holds_no_error(noise, kind):
     """The noise the other property mixes in is no error on its own, with or without a prefix."""
     prefix, _ = MESSAGE_PREFIXES[kind](0)
     lines = [prefix + line if line in RECORDS else line for line in noise]
-    assert list(events_from_lines(lines, "noise.log")) == []
+    assert list(events_from_lines(lines, "noise.log", builtin_engine().notices)) == []
 
 
 # ----------------------------------------------------------------------------- arbitrary bytes
@@ -383,11 +385,6 @@ FRAGMENTS = tuple(piece.encode() for piece in (
 PACKS = builtin_pack_dir()
 
 
-@cache
-def builtin_matcher() -> Matcher:
-    return Matcher(load_packs(use_env=False).patterns)
-
-
 @PROPERTY
 @given(st.lists(st.one_of(st.binary(max_size=48), st.sampled_from(FRAGMENTS)), max_size=60).map(b"".join),
        st.integers(1, 64), st.integers(16, 512), st.integers(0, 5))
@@ -401,8 +398,9 @@ def test_arbitrary_bytes_never_break_the_pipeline(blob, chunk, max_line, tick_ev
             if tick_every and count % tick_every == 0:
                 yield None  # an idle tick, as in follow and stdin mode
 
-    analysis = Analysis(builtin_matcher())
-    for event in events_from_lines(lines(), "bytes.log"):
+    engine = builtin_engine()
+    analysis = engine.analysis()
+    for event in events_from_lines(lines(), "bytes.log", engine.notices):
         analysis.add(event)
     incidents = analysis.incidents()
     json.dumps([incident_dict(incident) for incident in incidents], ensure_ascii=False)
@@ -428,7 +426,7 @@ def test_arbitrary_bytes_never_break_the_cli(tmp_path_factory, blob, fmt, packed
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["scan", "--format", fmt, "--fail-on", "any", "--no-builtin", *CURATED_PACKS, str(log)])
-    assert code in (EXIT_OK, EXIT_FOUND)
+    assert code in (Exit.OK, Exit.FOUND)
     if fmt == "json":
         json.loads(out.getvalue())
     elif fmt == "jsonl":

@@ -26,7 +26,7 @@ def fleet(tmp_path_factory):
 def scan(fleet, cache, **options):
     problems: list[str] = []
     df = incidents_frame([str(fleet.root)], path_regex=PATH_REGEX, jobs=1, cache=cache,
-                         on_problem=problems.append, **options)
+                         on_problem=lambda problem: problems.append(str(problem)), **options)
     return df, problems
 
 

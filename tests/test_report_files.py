@@ -12,21 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.commands.scan import scan_events
-from analyzer.core.matcher import Matcher
-from analyzer.core.scan import Analysis
 from analyzer.report import incidents_frame
-from analyzer.report.filescan import ScanSettings, detect_version, scan_batch
+from analyzer.engine import Options
+from analyzer.report.filescan import detect_version, scan_batch
 from analyzer.report.runs import PathLayout, discover
 from analyzer.sinks.serialize import incident_dict
-from analyzer.sources.packs import load_packs
 from tests.realtb import capture, text_of
+from tests.support import builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 
 
 def scan_one(path: Path):
-    (result,) = scan_batch([str(path)], ScanSettings()).results
+    (result,) = scan_batch([str(path)], Options()).results
     return result
 
 
@@ -75,7 +73,7 @@ def test_discovery_keeps_unreadable_entries_and_reports_loops(tmp_path):
     problems: list[str] = []
     found = [p for p, _ in discover([str(tmp_path), str(tmp_path / "missing")], ("*.log",), problems.append)]
     assert found == [str(tmp_path / "run-1" / "server.log"), str(tmp_path / "run-1" / "worker.log")]
-    assert problems == [f"{tmp_path / 'run-1' / 'loop'}: symlink loop, skipped",
+    assert [str(problem) for problem in problems] == [f"{tmp_path / 'run-1' / 'loop'}: symlink loop, skipped",
                         f"{tmp_path / 'missing'}: no such file or directory"]
 
 
@@ -161,13 +159,10 @@ def test_version_banners(line, version):
 # ---------------------------------------------------------------- same as `analyzer scan`
 def test_each_files_rows_are_what_scan_reports_for_it():
     """`analyzer scan`'s own event source and analysis, file by file, against the frame's rows."""
-    matcher = Matcher(load_packs().patterns)
+    engine = builtin_engine()
     df = incidents_frame([str(LOGS)], jobs=1, cache=False)
     for log in sorted(LOGS.glob("*.log")):
-        analysis = Analysis(matcher)
-        for event in scan_events([str(log)], False, print, notices=analysis.notices):
-            analysis.add(event)
-        scanned = [incident_dict(incident) for incident in analysis.incidents()]
+        scanned = [incident_dict(incident) for incident in engine.analyse([str(log)]).incidents]
         rows = df[df["file"] == str(log)]
         assert list(rows["incident"]) == [i["id"] for i in scanned], log.name
         assert list(rows["fingerprint"]) == [i["fingerprint"] for i in scanned]

@@ -14,6 +14,7 @@ import pytest
 
 from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from analyzer.sources.packs import builtin_pack_dir, load_pack_files, pack_files
 
 server_args = pytest.importorskip("sglang.srt.server_args", reason="SGLang is not installed")
@@ -43,7 +44,7 @@ def test_real_validation_error_matches_its_raise_site(extracted_matcher, argv, t
     args = server_args.prepare_server_args(["--model-path", "/models/DeepSeek-V4", *argv])
     with pytest.raises((ValueError, AssertionError)) as raised:
         deepseek_v4_hook.validate_deepseek_v4_cp(args)
-    (event,) = events_from_lines(_logged(raised.value), "server.log")
+    (event,) = events_from_lines(_logged(raised.value), "server.log", NO_NOTICES)
     diagnosis = extracted_matcher.match_event(event)
     site = event.root.raise_site
     assert diagnosis.match_kind is MatchKind.EXACT
@@ -57,6 +58,6 @@ def test_real_argparse_rejection_is_an_event():
     stderr = io.StringIO()
     with contextlib.redirect_stderr(stderr), pytest.raises(SystemExit):
         server_args.prepare_server_args(["--model-path", "x", "--moe-a2a-backend", "deepep3"])
-    (event,) = events_from_lines(stderr.getvalue().splitlines(), "launch.log")
+    (event,) = events_from_lines(stderr.getvalue().splitlines(), "launch.log", NO_NOTICES)
     assert event.root.exception_type == "ArgumentError"
     assert event.root.message.startswith("argument --moe-a2a-backend: invalid choice: 'deepep3'")

@@ -90,8 +90,9 @@ def test_last_line_without_newline_is_kept():
 
 
 def _problems():
+    """The problems' texts, as a person reads them on stderr."""
     found: list[str] = []
-    return found, found.append
+    return found, lambda problem: found.append(str(problem))
 
 
 def test_directory_walk_skips_loops_links_and_fifos_naming_each(tmp_path):

@@ -10,6 +10,7 @@ import yaml
 
 from analyzer.cli import main
 from analyzer.core.scan import events_from_lines
+from tests.support import NO_NOTICES
 from analyzer.core.suggest import StubCollector, infer_template
 from analyzer.core.template import compile_template
 from tests.realtb import capture, text_of
@@ -52,7 +53,7 @@ def test_collector_groups_real_errors_by_fingerprint():
     collector = StubCollector()
     for batch in (30, 31, 33):
         text = text_of(capture(lambda: _split_batch(batch, 4)))
-        for event in events_from_lines(text.splitlines(), "train.log"):
+        for event in events_from_lines(text.splitlines(), "train.log", NO_NOTICES):
             collector.add(event.root, event.span)
     (stub,) = collector.stubs()
     assert stub.template == "batch {value1} not divisible by {value2}" and stub.count == 3

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 from pathlib import Path
@@ -12,16 +11,16 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from analyzer.commands.common import load_matcher
-from analyzer.commands.scan import scan_events
-from analyzer.core.scan import Analysis
 from analyzer.sinks.text import ordered_for_people
+from analyzer.engine import Engine, Options
 from analyzer.tui.app import TriageApp
 from analyzer.tui.help_screen import HelpScreen
 from analyzer.tui.incident_table import IncidentTable
 from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import LogPane
 from analyzer.tui.pattern_screen import PatternScreen
+from analyzer.sources.problems import Problem, ProblemKind
+from tests.support import builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CRASH = str(LOGS / "sglang_8rank_scheduler_crash.log")
@@ -30,16 +29,13 @@ CHAINED = str(LOGS / "sglang_chained_weight_loading.log")
 
 
 @pytest.fixture(scope="module")
-def matcher():
-    return load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+def engine():
+    return builtin_engine()
 
 
-def engine_incidents(matcher, *paths):
+def engine_incidents(engine, *paths):
     """What `analyzer scan` finds in the same files: the TUI must show exactly this."""
-    analysis = Analysis(matcher)
-    for event in scan_events(list(paths), False, print, notices=analysis.notices):
-        analysis.add(event)
-    return ordered_for_people(analysis.incidents())
+    return ordered_for_people(list(engine.analyse(list(paths)).incidents))
 
 
 async def until(pilot, condition, what: str) -> None:
@@ -74,8 +70,8 @@ def rows(app) -> list[str]:
     return [key.value for key in app.query_one(IncidentTable).rows]
 
 
-def test_table_lists_the_engines_incidents_root_cause_first(matcher):
-    expected = engine_incidents(matcher, CRASH)
+def test_table_lists_the_engines_incidents_root_cause_first(engine):
+    expected = engine_incidents(engine, CRASH)
 
     async def scenario(app, pilot):
         table = app.query_one(IncidentTable)
@@ -91,10 +87,10 @@ def test_table_lists_the_engines_incidents_root_cause_first(matcher):
         status = str(app.query_one("#status-text").content)
         assert "done" in status and "210 lines" in status and f"root cause {root.id}" in status
 
-    triage(LiveScan([CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CRASH]), scenario)
 
 
-def test_detail_pane_explains_the_root_cause_with_the_users_values(matcher):
+def test_detail_pane_explains_the_root_cause_with_the_users_values(engine):
     async def scenario(app, pilot):
         diagnosis = text(app, "#diagnosis")
         assert "Known error sglang.deepseek-v4-cp-a2a-backend" in diagnosis
@@ -107,10 +103,10 @@ def test_detail_pane_explains_the_root_cause_with_the_users_values(matcher):
         assert "sglang/srt/arg_groups/deepseek_v4_hook.py:231" in site and "validate_deepseek_v4_cp" in site
         assert "ValueError" in text(app, "#summary") and "flashinfer_tkv" in text(app, "#summary")
 
-    triage(LiveScan([DEEPSEEK], matcher), scenario)
+    triage(LiveScan(engine, [DEEPSEEK]), scenario)
 
 
-def test_traceback_is_highlighted_and_marks_raise_site_and_blame(matcher):
+def test_traceback_is_highlighted_and_marks_raise_site_and_blame(engine):
     async def scenario(app, pilot):
         incident = app.selected
         traceback = app.screen.query_one("#traceback").content
@@ -126,10 +122,10 @@ def test_traceback_is_highlighted_and_marks_raise_site_and_blame(matcher):
         assert any("#" in style for style in styled), "the frame's code is syntax-highlighted"
         assert plain.rstrip().endswith(incident.info.message.splitlines()[0])
 
-    triage(LiveScan([DEEPSEEK], matcher, app_packages=("sglang",)), scenario)
+    triage(LiveScan(Engine(Options(app_packages=("sglang",)), patterns=engine.matcher.patterns), [DEEPSEEK]), scenario)
 
 
-def test_chain_and_traceback_show_every_link(matcher):
+def test_chain_and_traceback_show_every_link(engine):
     async def scenario(app, pilot):
         incident = app.selected
         assert len(incident.event.chain) > 1
@@ -141,10 +137,10 @@ def test_chain_and_traceback_show_every_link(matcher):
         assert "The above exception was the direct cause" in text(app, "#traceback") or \
             "During handling of the above exception" in text(app, "#traceback")
 
-    triage(LiveScan([CHAINED], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED]), scenario)
 
 
-def test_log_pane_shows_raw_lines_around_the_incident_with_its_own_lines_marked(matcher):
+def test_log_pane_shows_raw_lines_around_the_incident_with_its_own_lines_marked(engine):
     async def scenario(app, pilot):
         span = app.selected.event.span
         log = text(app, "#log-lines").splitlines()
@@ -157,11 +153,11 @@ def test_log_pane_shows_raw_lines_around_the_incident_with_its_own_lines_marked(
         assert "▌" not in numbered[span.line_start - 1] and "▌" not in numbered[span.line_end + 1]
         assert app.query_one(LogPane).border_title == f"log {CRASH}:{span.line_start}-{span.line_end}"
 
-    triage(LiveScan([CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CRASH]), scenario)
 
 
-def test_n_and_p_jump_between_incidents(matcher):
-    expected = engine_incidents(matcher, CRASH)
+def test_n_and_p_jump_between_incidents(engine):
+    expected = engine_incidents(engine, CRASH)
 
     async def scenario(app, pilot):
         seen = [app.selected.id]
@@ -177,11 +173,11 @@ def test_n_and_p_jump_between_incidents(matcher):
         await until(pilot, lambda: app.query_one(LogPane).settled
                     and app.query_one(LogPane).window.first == expected[-2].event.span.line_start, "log follows")
 
-    triage(LiveScan([CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CRASH]), scenario)
 
 
-def test_filters_cycle_through_known_unknown_roots_and_consequences(matcher):
-    expected = engine_incidents(matcher, CHAINED, CRASH)
+def test_filters_cycle_through_known_unknown_roots_and_consequences(engine):
+    expected = engine_incidents(engine, CHAINED, CRASH)
     known = [i.id for i in expected if i.diagnosis.known]
     unknown = [i.id for i in expected if not i.diagnosis.known]
     assert known and unknown
@@ -200,11 +196,11 @@ def test_filters_cycle_through_known_unknown_roots_and_consequences(matcher):
         await pilot.press("f")
         assert rows(app) == [i.id for i in expected]
 
-    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED, CRASH]), scenario)
 
 
-def test_slash_searches_messages_and_escape_clears(matcher):
-    expected = engine_incidents(matcher, CHAINED, CRASH)
+def test_slash_searches_messages_and_escape_clears(engine):
+    expected = engine_incidents(engine, CHAINED, CRASH)
     nccl = [i.id for i in expected if "watchdog" in i.info.message.lower()]
     assert nccl
 
@@ -221,11 +217,11 @@ def test_slash_searches_messages_and_escape_clears(matcher):
         await pilot.press("slash", *"zqxj")
         assert rows(app) == [] and "No incident selected" in text(app, "#summary")
 
-    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED, CRASH]), scenario)
 
 
-def test_s_sorts_by_the_next_column_and_shift_s_reverses(matcher):
-    expected = engine_incidents(matcher, CHAINED, CRASH)
+def test_s_sorts_by_the_next_column_and_shift_s_reverses(engine):
+    expected = engine_incidents(engine, CHAINED, CRASH)
 
     async def scenario(app, pilot):
         await pilot.press("s")
@@ -241,11 +237,11 @@ def test_s_sorts_by_the_next_column_and_shift_s_reverses(matcher):
         await pilot.press("S")
         assert rows(app) == before[::-1]
 
-    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED, CRASH]), scenario)
 
 
-def test_clicking_a_column_header_sorts_by_it_and_again_reverses(matcher):
-    expected = engine_incidents(matcher, CHAINED, CRASH)
+def test_clicking_a_column_header_sorts_by_it_and_again_reverses(engine):
+    expected = engine_incidents(engine, CHAINED, CRASH)
 
     async def scenario(app, pilot):
         table = app.query_one(IncidentTable)
@@ -258,10 +254,10 @@ def test_clicking_a_column_header_sorts_by_it_and_again_reverses(matcher):
         await pilot.pause()
         assert rows(app) == [i.id for i in by_ranks][::-1]
 
-    triage(LiveScan([CHAINED, CRASH], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED, CRASH]), scenario)
 
 
-def test_copy_a_fix_and_the_message_to_the_clipboard(matcher):
+def test_copy_a_fix_and_the_message_to_the_clipboard(engine):
     async def scenario(app, pilot):
         await pilot.press("1")
         assert app.clipboard == "--enable-prefill-cp --moe-a2a-backend deepep"
@@ -274,10 +270,10 @@ def test_copy_a_fix_and_the_message_to_the_clipboard(matcher):
         await pilot.press("9")  # there is no fix 9: the clipboard keeps what it had
         assert app.clipboard.startswith("ValueError: ")
 
-    triage(LiveScan([DEEPSEEK], matcher), scenario)
+    triage(LiveScan(engine, [DEEPSEEK]), scenario)
 
 
-def test_e_opens_the_patterns_page_and_escape_closes_it(matcher):
+def test_e_opens_the_patterns_page_and_escape_closes_it(engine):
     async def scenario(app, pilot):
         await pilot.press("e")
         assert isinstance(app.screen, PatternScreen)
@@ -287,19 +283,19 @@ def test_e_opens_the_patterns_page_and_escape_closes_it(matcher):
         await pilot.press("escape")
         assert not isinstance(app.screen, PatternScreen)
 
-    triage(LiveScan([DEEPSEEK], matcher), scenario)
+    triage(LiveScan(engine, [DEEPSEEK]), scenario)
 
 
-def test_e_on_an_unknown_error_stays_put(matcher):
+def test_e_on_an_unknown_error_stays_put(engine):
     async def scenario(app, pilot):
         assert not app.selected.diagnosis.known
         await pilot.press("e")
         assert not isinstance(app.screen, PatternScreen)
 
-    triage(LiveScan([CHAINED], matcher), scenario)
+    triage(LiveScan(engine, [CHAINED]), scenario)
 
 
-def test_question_mark_lists_the_keys(matcher):
+def test_question_mark_lists_the_keys(engine):
     async def scenario(app, pilot):
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
@@ -310,15 +306,15 @@ def test_question_mark_lists_the_keys(matcher):
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("q")
 
-    triage(LiveScan([DEEPSEEK], matcher), scenario)
+    triage(LiveScan(engine, [DEEPSEEK]), scenario)
 
 
-def test_follow_shows_new_incidents_as_the_file_grows(matcher, tmp_path):
+def test_follow_shows_new_incidents_as_the_file_grows(engine, tmp_path):
     log = tmp_path / "server.log"
     log.write_text("[2026-08-28 10:00:00] server_args=ServerArgs(model_path='x')\n")
     crash = Path(CRASH).read_text()
     deepseek = Path(DEEPSEEK).read_text()
-    live = LiveScan([str(log)], matcher, follow=True)
+    live = LiveScan(engine, [str(log)], follow=True)
 
     async def scenario(app, pilot):
         await until(pilot, lambda: live.lines_read == 1, "first line read")
@@ -340,10 +336,10 @@ def test_follow_shows_new_incidents_as_the_file_grows(matcher, tmp_path):
     assert live.done  # quitting stopped the follow
 
 
-def test_problems_are_notified_not_fatal(matcher, tmp_path):
+def test_problems_are_notified_not_fatal(engine, tmp_path):
     garbage = tmp_path / "garbage.log"
     garbage.write_bytes(bytes(range(256)) * 64)
-    live = LiveScan([str(garbage)], matcher, problems=["missing.log: no such file or directory"])
+    live = LiveScan(engine, [str(garbage)], problems=[Problem(ProblemKind.MISSING, "missing.log", "no such file or directory")])
 
     async def scenario(app, pilot):
         assert rows(app) == [] and "No incident selected" in text(app, "#summary")
@@ -354,10 +350,10 @@ def test_problems_are_notified_not_fatal(matcher, tmp_path):
     triage(live, scenario)
 
 
-def test_log_pane_says_when_the_file_is_gone(matcher, tmp_path):
+def test_log_pane_says_when_the_file_is_gone(engine, tmp_path):
     log = tmp_path / "gone.log"
     log.write_text(Path(DEEPSEEK).read_text())
-    live = LiveScan([str(log)], matcher)
+    live = LiveScan(engine, [str(log)])
     live.run()
     log.unlink()
 

@@ -3,7 +3,6 @@ progress and stop, and the `analyzer tui` command's wiring."""
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import threading
 from pathlib import Path
@@ -11,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
-from analyzer.commands.common import load_matcher
-from analyzer.commands.scan import scan_events
-from analyzer.core.scan import Analysis, FileScanner
+from analyzer.core.scan import FileScanner
 from analyzer.sources.files import read_lines
 from analyzer.tui import app as app_module
 from analyzer.tui.context import numbered_lines, read_window
@@ -22,6 +19,7 @@ from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import window_text
 from analyzer.tui.status import Throughput
 from analyzer.tui.view import ViewState, visible
+from tests.support import NO_NOTICES, bare_engine, builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CRASH = LOGS / "sglang_8rank_scheduler_crash.log"
@@ -30,16 +28,12 @@ INFO = "[2026-08-28 10:00:{:02d} TP0] Decode batch. #running-req: 42, #token: 83
 
 
 @pytest.fixture(scope="module")
-def matcher():
-    return load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+def engine():
+    return builtin_engine()
 
 
-def incidents_of(matcher, *paths):
-    analysis = Analysis(matcher)
-    for path in paths:
-        for event in scan_events([str(path)], False, print, notices=analysis.notices):
-            analysis.add(event)
-    return analysis.incidents()
+def incidents_of(engine, *paths):
+    return list(engine.analyse([str(path) for path in paths]).incidents)
 
 
 def test_compact_ranks_folds_runs_per_family():
@@ -50,8 +44,8 @@ def test_compact_ranks_folds_runs_per_family():
     assert compact_ranks(()) == ""
 
 
-def test_view_filters_search_and_sorts_keep_the_engines_incidents(matcher):
-    incidents = incidents_of(matcher, CHAINED, CRASH)
+def test_view_filters_search_and_sorts_keep_the_engines_incidents(engine):
+    incidents = incidents_of(engine, CHAINED, CRASH)
     ids = {i.id for i in incidents}
     everything = visible(incidents, ViewState())
     assert {i.id for i in everything} == ids and everything[0].is_run_root
@@ -82,7 +76,7 @@ def test_throughput_is_lines_per_second_over_recent_samples():
 
 
 def _event_of(path: Path):
-    scanner = FileScanner(str(path))
+    scanner = FileScanner(str(path), NO_NOTICES)
     events = [e for raw in read_lines(str(path), print) for e in scanner.feed(raw)] + scanner.finish()
     return events[0]
 
@@ -114,7 +108,7 @@ def test_numbered_lines_are_the_same_however_the_chunks_fall():
 
 
 def test_log_window_of_stdin_shows_the_assembled_lines_with_a_note():
-    scanner = FileScanner("<stdin>")
+    scanner = FileScanner("<stdin>", NO_NOTICES)
     lines = [INFO.format(1).rstrip("\n"), "Traceback (most recent call last):",
              '  File "/srv/app/main.py", line 3, in <module>', "    main()", "KeyError: 'x'"]
     event = [e for line in lines for e in scanner.feed(line)] + scanner.finish()
@@ -136,28 +130,28 @@ def test_read_lines_reports_the_position_on_disk_after_each_chunk(tmp_path):
         assert len(offsets) >= (1 if path is packed else 3)
 
 
-def test_scan_events_progress_counts_lines_and_bytes(matcher, tmp_path):
+def test_scan_events_progress_counts_lines_and_bytes(engine, tmp_path):
     log = tmp_path / "run.log"
     log.write_text("".join(INFO.format(n % 60) for n in range(30000)) + CRASH.read_text())
     reports: list[tuple[str, int, int | None]] = []
-    events = list(scan_events([str(log)], False, print, progress=lambda *r: reports.append(r)))
+    events = list(bare_engine().events([str(log)], print, progress=lambda *r: reports.append(r)))
     assert events and reports[-1] == (str(log), 30000 + len(CRASH.read_text().splitlines()), log.stat().st_size)
     assert [r[1] for r in reports] == sorted(r[1] for r in reports) and len(reports) > 1
 
 
-def test_live_scan_runs_to_the_end_with_the_engines_incidents(matcher):
-    live = LiveScan([str(CRASH)], matcher)
+def test_live_scan_runs_to_the_end_with_the_engines_incidents(engine):
+    live = LiveScan(engine, [str(CRASH)])
     assert live.fraction == 0.0 and not live.streaming
     live.run()
     assert live.done and live.fraction == 1.0 and live.lines_read == len(CRASH.read_text().splitlines())
-    assert [i.id for i in live.incidents()] == [i.id for i in incidents_of(matcher, CRASH)]
+    assert [i.id for i in live.incidents()] == [i.id for i in incidents_of(engine, CRASH)]
     assert live.version == sum(i.count for i in live.incidents())
 
 
-def test_live_scan_of_a_followed_file_stops_when_asked(matcher, tmp_path):
+def test_live_scan_of_a_followed_file_stops_when_asked(engine, tmp_path):
     log = tmp_path / "growing.log"
     log.write_text(CRASH.read_text())
-    live = LiveScan([str(log)], matcher, follow=True)
+    live = LiveScan(engine, [str(log)], follow=True)
     assert live.streaming and live.fraction is None
     worker = threading.Thread(target=live.run)
     worker.start()
@@ -170,11 +164,11 @@ def test_live_scan_of_a_followed_file_stops_when_asked(matcher, tmp_path):
     assert not worker.is_alive() and live.done
 
 
-def test_live_scan_reports_an_unreadable_file_as_a_problem(matcher, tmp_path):
-    live = LiveScan([str(tmp_path / "vanished.log")], matcher)
+def test_live_scan_reports_an_unreadable_file_as_a_problem(engine, tmp_path):
+    live = LiveScan(engine, [str(tmp_path / "vanished.log")])
     live.run()
     assert live.done and live.incidents() == [] and len(live.problems) == 1
-    assert "vanished.log" in live.problems[0]
+    assert live.problems[0].where.endswith("vanished.log")
 
 
 def test_tui_command_wires_its_options_into_the_live_scan(monkeypatch, capsys):
@@ -183,7 +177,7 @@ def test_tui_command_wires_its_options_into_the_live_scan(monkeypatch, capsys):
     code = main(["tui", "--no-builtin", "--follow", "--app-package", "sglang", "--window", "60", str(CRASH), "missing.log"])
     (live,) = started
     assert live.files == [str(CRASH)] and live.follow and live._analysis._grouper.app_packages == ("sglang",)
-    assert live.problems == ["missing.log: no such file or directory"]
+    assert [str(problem) for problem in live.problems] == ["missing.log: no such file or directory"]
     assert code == 2 and capsys.readouterr().err == "analyzer: warning: missing.log: no such file or directory\n"
 
 

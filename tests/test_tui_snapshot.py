@@ -9,14 +9,13 @@ After an intended change: `pytest tests/test_tui_snapshot.py --snapshot-update`,
 
 from __future__ import annotations
 
-import argparse
 import linecache
 import traceback
 
 import pytest
 import textual
 
-from analyzer.commands.common import load_matcher
+from analyzer.engine import Engine, Options
 from analyzer.tui.app import TriageApp
 from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import LogPane
@@ -84,8 +83,7 @@ def triage_dir(tmp_path, monkeypatch):
 
 
 def triage_app() -> TriageApp:
-    matcher = load_matcher(argparse.Namespace(patterns=["pack.yaml"], no_builtin=True))
-    return TriageApp(LiveScan(["server.log"], matcher))
+    return TriageApp(LiveScan(Engine(Options(pattern_dirs=("pack.yaml",), builtin=False)), ["server.log"]))
 
 
 async def settled(pilot) -> None:

@@ -1,4 +1,4 @@
-"""What several commands share: pattern-pack options, loading the matcher, warnings on stderr."""
+"""What several commands share: the analysis options, building the engine, warnings on stderr."""
 
 from __future__ import annotations
 
@@ -6,14 +6,30 @@ import argparse
 import sys
 from pathlib import Path
 
-from analyzer.core.matcher import Matcher
-from analyzer.sources.packs import ENV_VAR, load_packs
+from analyzer.engine import Engine, Options
+from analyzer.sources.packs import ENV_VAR
+from analyzer.sources.problems import Problem
 
-__all__ = ["add_pack_arguments", "add_analysis_arguments", "load_matcher", "warn", "sample_log"]
+__all__ = ["add_pack_arguments", "add_analysis_arguments", "options_from", "engine_from", "warn", "warn_problem",
+           "sample_log"]
 
 
 def warn(message: str) -> None:
     print(f"analyzer: warning: {message}", file=sys.stderr, flush=True)
+
+
+def warn_problem(problem: Problem) -> None:
+    warn(str(problem))
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, got {text}")
+    return value
 
 
 def add_pack_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,19 +41,33 @@ def add_pack_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of every command that turns logs into incidents (scan, tui, report)."""
+    defaults = Options()
     parser.add_argument("--app-package", action="append", default=[], metavar="NAME",
                         help="package whose frames are the application's own (for the blame frame)")
-    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
-                        help="identical errors further apart than this are separate incidents")
+    parser.add_argument("--window", type=_seconds, default=defaults.window_seconds, metavar="SECONDS",
+                        help="identical errors further apart than this are separate incidents "
+                             "(default: %(default)g)")
+    parser.add_argument("--run-gap", type=_seconds, default=defaults.run_gap_seconds, metavar="SECONDS",
+                        help="a quiet gap longer than this between incidents starts a new run, with a root "
+                             "cause of its own (default: %(default)g)")
     add_pack_arguments(parser)
 
 
-def load_matcher(args: argparse.Namespace) -> Matcher:
+def options_from(args: argparse.Namespace) -> Options:
+    """The engine's options from the command line, $ANALYZER_PATTERNS read once, here."""
+    values = {}
+    if hasattr(args, "window"):
+        values = {"window_seconds": args.window, "run_gap_seconds": args.run_gap,
+                  "app_packages": tuple(args.app_package)}
+    return Options.resolve(args.patterns, builtin=not args.no_builtin, **values)
+
+
+def engine_from(args: argparse.Namespace) -> Engine:
     """Load the packs; broken files or entries are skipped with a warning naming file:line."""
-    packs = load_packs(args.patterns, builtin=not args.no_builtin)
-    for problem in packs.problems:
-        warn(f"pattern skipped: {problem}")
-    return Matcher(packs.patterns)
+    engine = Engine(options_from(args))
+    for problem in engine.problems:
+        warn_problem(problem)
+    return engine
 
 
 def sample_log() -> Path:

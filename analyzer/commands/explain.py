@@ -8,8 +8,8 @@ import sys
 
 from analyzer.sinks.console import output_console
 
-from analyzer.cli import EXIT_FOUND, EXIT_OK
-from analyzer.commands.common import add_pack_arguments, load_matcher
+from analyzer.commands.exit_codes import Exit
+from analyzer.commands.common import add_pack_arguments, engine_from
 from analyzer.sinks.page import page_dict, render_page
 
 __all__ = ["register", "run"]
@@ -27,7 +27,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    matcher = load_matcher(args)
+    matcher = engine_from(args).matcher
     pattern = matcher.pattern(args.query.strip())
     diagnosis = None
     if pattern is None:
@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
         pattern = diagnosis.pattern
     if pattern is None:
         print(f"analyzer: no known error matches {args.query[:200]!r}", file=sys.stderr)
-        return EXIT_FOUND
+        return Exit.FOUND
     if args.format == "json":
         print(json.dumps(page_dict(pattern, diagnosis), ensure_ascii=False, indent=2))
     else:
         render_page(pattern, matcher, output_console(), diagnosis)
-    return EXIT_OK
+    return Exit.OK

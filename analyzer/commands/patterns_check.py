@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analyzer.cli import EXIT_FOUND, EXIT_OK
+from analyzer.commands.exit_codes import Exit
 from analyzer.core.packcheck import check_patterns
 from analyzer.sources.packs import builtin_pack_dir, load_pack_files, pack_files
 
@@ -34,4 +34,4 @@ def run(args: argparse.Namespace) -> int:
     examples = sum(len(p.examples) for p in patterns)
     status = "ok" if not problems and not missing else f"{len(problems)} problem(s)"
     print(f"{len(files)} file(s), {len(patterns)} pattern(s), {examples} example(s): {status}")
-    return EXIT_FOUND if problems or missing else EXIT_OK
+    return Exit.FOUND if problems or missing else Exit.OK

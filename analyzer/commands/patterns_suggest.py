@@ -14,13 +14,10 @@ from pathlib import Path
 
 import yaml
 
-from analyzer.cli import EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_pack_arguments, load_matcher, warn
-from analyzer.commands.scan import scan_events
-from analyzer.core.incidents import root_diagnosis
-from analyzer.core.notices import NoticeDetector
+from analyzer.commands.exit_codes import Exit
+from analyzer.commands.common import add_pack_arguments, engine_from, warn
 from analyzer.core.suggest import Stub, StubCollector
-from analyzer.sources.files import expand_paths
+from analyzer.sources.problems import Problem
 
 __all__ = ["register", "run", "render_stub_file"]
 
@@ -46,34 +43,35 @@ def run(args: argparse.Namespace) -> int:
     if target.exists() and not args.force:
         print(f"analyzer: error: {target} exists (edited stubs would be lost); use --force to replace it",
               file=sys.stderr)
-        return EXIT_USAGE
-    problems: list[str] = []
+        return Exit.USAGE
+    problems: list[Problem] = []
 
-    def on_problem(message: str) -> None:
-        problems.append(message)
-        warn(message)
+    def on_problem(problem: Problem) -> None:
+        problems.append(problem)
+        warn(str(problem))
 
-    matcher = load_matcher(args)
-    files = list(expand_paths(args.logs, on_problem))
+    engine = engine_from(args)
+    files = engine.expand(args.logs, on_problem)
+    analysis = engine.analysis()
     collector = StubCollector()
-    for event in scan_events(files, False, on_problem, notices=NoticeDetector(matcher.patterns)):
-        diagnosis = root_diagnosis(event, matcher.match_event(event), matcher.match)
+    for event in engine.events(files, on_problem):
+        diagnosis = analysis.diagnose(event)
         if diagnosis.pattern is None:
             collector.add(event.chain[diagnosis.link], event.span)
     stubs = collector.stubs()
     if not stubs:
         print(f"no unknown errors in {len(files)} file(s): nothing to suggest")
-        return EXIT_USAGE if problems else EXIT_OK
+        return Exit.USAGE if any(p.kind.input_lost for p in problems) else Exit.OK
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render_stub_file(stubs, len(files)), encoding="utf-8")
     except OSError as err:
         print(f"analyzer: error: cannot write {target}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     for stub in stubs:
         print(f"{stub.id}  ×{stub.count}  {stub.exception}: {stub.template[:100]}")
     print(f"wrote {len(stubs)} stub(s) to {target}; check with: analyzer patterns check {args.output}")
-    return EXIT_USAGE if problems else EXIT_OK
+    return Exit.USAGE if any(p.kind.input_lost for p in problems) else Exit.OK
 
 
 def render_stub_file(stubs: list[Stub], log_count: int) -> str:

@@ -11,11 +11,12 @@ from datetime import date
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.cli import EXIT_OK, EXIT_USAGE
+from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_analysis_arguments, warn
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.sinks.console import output_console
+from analyzer.sources.problems import Problem, ProblemKind
 
 __all__ = ["register", "run"]
 
@@ -72,28 +73,28 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or _BY_SUFFIX.get(os.path.splitext(args.output or "")[1].lower(), "table")
     if fmt == "parquet" and not args.output:
         print("analyzer: error: --format parquet needs --output FILE", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     if args.engine == "local" and args.scheduler:
         print("analyzer: error: --scheduler goes with --engine dask", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     options = FleetOptions(
         path_regex=args.path_regex, include=tuple(args.include), engine=args.engine, jobs=max(args.jobs, 0),
         scheduler=args.scheduler, cache=False if args.no_cache else (args.cache or True),
         patterns=tuple(args.patterns), builtin=not args.no_builtin, window_seconds=args.window,
-        app_packages=tuple(args.app_package))
-    missing: list[str] = []
+        run_gap_seconds=args.run_gap, app_packages=tuple(args.app_package))
+    missing: list[Problem] = []
 
-    def on_problem(message: str) -> None:
-        if message.endswith("no such file or directory"):
-            missing.append(message)
-        warn(message)
+    def on_problem(problem: Problem) -> None:
+        if problem.kind is ProblemKind.MISSING:
+            missing.append(problem)
+        warn(str(problem))
 
     try:
         with _ProgressBar(not args.no_progress) as progress:
             scan = scan_fleet(args.paths, options, on_problem, progress)
     except (ValueError, EngineError) as err:
         print(f"analyzer: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     df = restrict(frame_from_scan(scan), args.start, args.end)
     report = summary(df, by=args.by, since=args.new_since, top=args.top)
     try:
@@ -102,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.output:
             raise  # stdout: a closed pipe is the command line's to handle
         print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_USAGE if missing else EXIT_OK
+        return Exit.USAGE
+    return Exit.USAGE if missing else Exit.OK
 
 
 def _write(fmt: str, args: argparse.Namespace, report, df) -> None:

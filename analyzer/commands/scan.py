@@ -4,38 +4,33 @@ from __future__ import annotations
 
 import argparse
 import json
-import queue
 import sys
-import threading
-from collections.abc import Callable, Iterator
 
-from analyzer.sinks.console import output_console
 from rich.markup import escape
 
-from analyzer.cli import EXIT_FOUND, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_analysis_arguments, load_matcher, sample_log, warn
+from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn
+from analyzer.commands.exit_codes import Exit
 from analyzer.core.incidents import Incident
-from analyzer.core.notices import NoticeDetector
-from analyzer.core.records import ErrorEvent
-from analyzer.core.scan import Analysis, FileScanner
+from analyzer.sinks.console import output_console
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_incident, render_report
-from analyzer.sources.chunkscan import ChunkScanner
-from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines
-from analyzer.sources.lines import utf8_chunks
+from analyzer.sources.files import STDIN
+from analyzer.sources.problems import Problem
 
-__all__ = ["register", "run", "scan_events", "Progress"]
+__all__ = ["register", "run"]
 
-Progress = Callable[[str, int, int | None], None]  # (path, lines read, byte position or None)
+_FORMATS = {"text": "a report for people (default)", "jsonl": "one JSON object per incident",
+            "json": "one JSON array of every incident"}
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("scan", help="find and explain the errors in logs",
                                    description="Find, explain and group the errors in logs.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="log files, directories (recursive), .gz/.bz2/.xz, or - for stdin "
+                        help="log files, directories (recursive), .gz/.bz2/.xz/.zst, or - for stdin "
                              "(default: the bundled sample log)")
-    parser.add_argument("--format", choices=("text", "jsonl", "json"), default="text")
+    parser.add_argument("--format", choices=tuple(_FORMATS), default="text",
+                        help="; ".join(f"{name}: {text}" for name, text in _FORMATS.items()))
     parser.add_argument("-f", "--follow", action="store_true",
                         help="keep reading growing files like tail -F (survives truncation and rotation)")
     parser.add_argument("--fail-on", choices=("none", "unknown", "any"), default="none",
@@ -50,23 +45,28 @@ def run(args: argparse.Namespace) -> int:
     if not paths:
         paths = [str(sample_log())]
         print(f"analyzer: no PATH given, scanning the bundled sample {paths[0]}", file=sys.stderr)
-    problems: list[str] = []
+    problems: list[Problem] = []
 
-    def on_problem(message: str) -> None:
-        problems.append(message)
-        warn(message)
+    def on_problem(problem: Problem) -> None:
+        problems.append(problem)
+        warn(str(problem))
 
-    analysis = Analysis(load_matcher(args), args.window, tuple(args.app_package))
+    engine = engine_from(args)
+    analysis = engine.analysis()
     streaming = args.follow or STDIN in paths
     sink = _StreamSink(args.format) if streaming else None
-    files = list(expand_paths(paths, on_problem))
-    unreadable = len(problems)
+    files = engine.expand(paths, on_problem)
+    if not files:
+        print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
+        return Exit.USAGE
+    if STDIN in files and sys.stdin.isatty():
+        print("analyzer: reading standard input (end it with Ctrl-D)", file=sys.stderr)
     interrupted = False
     try:
-        for event in scan_events(files, args.follow, on_problem, notices=analysis.notices):
+        for event in engine.events(files, on_problem, follow=args.follow):
             incident_id, is_new = analysis.add(event)
             if sink is not None:
-                sink.show(analysis.snapshot(incident_id), is_new)
+                sink.show(analysis.snapshot(incident_id), is_new, event.rank)
     except KeyboardInterrupt:
         interrupted = True
     incidents = analysis.incidents()
@@ -78,77 +78,10 @@ def run(args: argparse.Namespace) -> int:
         tail = f"; root cause {roots[0].id}" if roots else ""
         print(f"-- {summary}{tail}", flush=True)
     if interrupted:
-        return EXIT_INTERRUPTED
-    if unreadable:  # some input could not be read at all; the others were scanned
-        return EXIT_USAGE
-    return EXIT_FOUND if _fails(incidents, args.fail_on) else EXIT_OK
-
-
-def scan_events(files: list[str], follow: bool, on_problem, progress: Progress | None = None,
-                stopped: Callable[[], bool] = lambda: False,
-                notices: NoticeDetector | None = None) -> Iterator[ErrorEvent]:
-    """Events from every input. Plain files are read one after another; followed files and
-    stdin are read by threads and interleave as their lines arrive.
-
-    `progress(path, lines, offset)` reports the lines read from an input and, for a file read
-    once to its end, the byte position reached (None otherwise); `stopped` ends the scan early;
-    `notices` finds the log lines that report a failure without a traceback (Analysis.notices).
-    """
-    if not follow and STDIN not in files:
-        for path in files:  # the fast path: stretches that cannot hold an error are only counted
-            scanner = ChunkScanner(path, notices)
-            on_read = None if progress is None else (
-                lambda offset, path=path, scanner=scanner: progress(path, scanner.lines, offset))
-            for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
-                yield from scanner.feed(chunk)
-                if stopped():
-                    return
-            yield from scanner.finish()
-        return
-    lines: queue.Queue = queue.Queue(maxsize=10000)
-    stop = threading.Event()
-    done = object()
-
-    def pump(path: str) -> None:
-        source = stdin_lines(on_problem) if path == STDIN else (
-            follow_lines(path, on_problem, stop=stop.is_set) if follow else read_lines(path, on_problem))
-        try:
-            for raw in source:
-                lines.put((path, raw))
-                if stop.is_set():
-                    break
-        finally:
-            lines.put((path, done))
-
-    scanners = {path: FileScanner("<stdin>" if path == STDIN else path, notices) for path in files}
-    for path in files:
-        threading.Thread(target=pump, args=(path,), daemon=True).start()
-    running = len(files)
-    try:
-        while running and not stopped():
-            try:
-                path, raw = lines.get(timeout=0.1)
-            except queue.Empty:
-                for scanner in scanners.values():
-                    yield from scanner.idle()
-                continue
-            if raw is done:
-                running -= 1
-                yield from scanners[path].finish()
-            elif raw is None:
-                yield from scanners[path].idle()
-            elif raw is RESTART:  # a followed file was replaced or cut: its text so far has ended
-                yield from scanners[path].finish()
-                scanners[path] = FileScanner(path, notices)
-            else:
-                yield from scanners[path].feed(raw)
-                if progress is not None:
-                    progress(path, scanners[path].lines, None)
-    finally:
-        stop.set()
-        if running:  # interrupted: what was assembled so far is still reported
-            for scanner in scanners.values():
-                yield from scanner.finish()
+        return Exit.INTERRUPTED
+    if any(problem.kind.input_lost for problem in problems):
+        return Exit.USAGE  # some input could not be read at all; the others were scanned
+    return Exit.FOUND if _fails(incidents, args.fail_on) else Exit.OK
 
 
 class _StreamSink:
@@ -158,15 +91,15 @@ class _StreamSink:
         self.format = fmt
         self.console = output_console()
 
-    def show(self, incident: Incident, is_new: bool) -> None:
+    def show(self, incident: Incident, is_new: bool, rank: str | None) -> None:
+        """`rank`: where the event that was just added to the incident happened."""
         if self.format != "text":
             print(json.dumps(incident_dict(incident), ensure_ascii=False), flush=True)
         elif is_new:
             render_incident(incident, self.console)
             self.console.print()
         else:
-            rank = incident.ranks[-1] if incident.ranks else "?"
-            self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {escape(rank)}[/]")
+            self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {escape(rank or '?')}[/]")
         sys.stdout.flush()
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analyzer.cli import EXIT_OK, EXIT_USAGE
-from analyzer.commands.common import add_analysis_arguments, load_matcher, sample_log
-from analyzer.sources.files import STDIN, expand_paths
+from analyzer.commands.exit_codes import Exit
+from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn_problem
+from analyzer.sources.files import STDIN
+from analyzer.sources.problems import Problem
 
 __all__ = ["register", "run"]
 
@@ -31,18 +32,19 @@ def run(args: argparse.Namespace) -> int:
     from analyzer.tui.live import LiveScan
     from analyzer.tui.terminal import free_stdin_for_keys
 
-    problems: list[str] = []
-    files = list(expand_paths(args.paths or [str(sample_log())], problems.append))
+    problems: list[Problem] = []
+    engine = engine_from(args)
+    files = engine.expand(args.paths or [str(sample_log())], problems.append)
     for problem in problems:
-        print(f"analyzer: warning: {problem}", file=sys.stderr)
+        warn_problem(problem)
     if not files:
         print("analyzer: error: nothing to read", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     if STDIN in files:
         trouble = free_stdin_for_keys()
         if trouble:
             print(f"analyzer: error: {trouble}", file=sys.stderr)
-            return EXIT_USAGE
-    live = LiveScan(files, load_matcher(args), args.follow, args.window, tuple(args.app_package), problems)
+            return Exit.USAGE
+    live = LiveScan(engine, files, args.follow, problems)
     TriageApp(live).run()
-    return EXIT_USAGE if problems else EXIT_OK
+    return Exit.USAGE if any(problem.kind.input_lost for problem in live.problems) else Exit.OK

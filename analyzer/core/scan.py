@@ -7,7 +7,7 @@ from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
-from analyzer.core.matcher import Matcher
+from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
@@ -18,7 +18,9 @@ __all__ = ["FileScanner", "events_from_lines", "Analysis"]
 class FileScanner:
     """One input's normaliser and assembler: push lines in, get completed events back."""
 
-    def __init__(self, file: str, notices: NoticeDetector | None = None) -> None:
+    def __init__(self, file: str, notices: NoticeDetector) -> None:
+        """`notices`: the log lines that report a failure without a traceback (Engine.notices;
+        an empty detector where none are wanted)."""
         self._normalizer = LineNormalizer(file)
         self._assembler = TracebackAssembler(notices=notices or None)  # an empty detector costs a call per line
         self.lines = 0
@@ -58,8 +60,7 @@ class FileScanner:
         return self._assembler.finish()
 
 
-def events_from_lines(lines: Iterable[str | None], file: str,
-                      notices: NoticeDetector | None = None) -> Iterator[ErrorEvent]:
+def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:
     """Events of one input as they complete. A `None` item means 'input is quiet now'."""
     scanner = FileScanner(file, notices)
     for raw in lines:
@@ -70,16 +71,20 @@ def events_from_lines(lines: Iterable[str | None], file: str,
 class Analysis:
     """Matches and groups events; `incidents()` is the report at any moment."""
 
-    def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = ()) -> None:
+    def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
+                 run_gap_seconds: float = 3600.0) -> None:
         self.matcher = matcher
-        self.notices = NoticeDetector(matcher.patterns)  # give it to each FileScanner
-        self._grouper = IncidentGrouper(window_seconds, app_packages)
+        self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds)
         self.events = 0
+
+    def diagnose(self, event: ErrorEvent) -> Diagnosis:
+        """What the event is about: the chain link its incident is keyed by, and that link's match."""
+        return root_diagnosis(event, self.matcher.match_event(event), self.matcher.match)
 
     def add(self, event: ErrorEvent) -> tuple[str, bool]:
         """Returns the incident the event joined and whether the event opened it."""
         self.events += 1
-        return self._grouper.add(event, root_diagnosis(event, self.matcher.match_event(event), self.matcher.match))
+        return self._grouper.add(event, self.diagnose(event))
 
     def incidents(self) -> list[Incident]:
         return self._grouper.incidents()

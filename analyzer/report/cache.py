@@ -13,13 +13,15 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
 from analyzer import __version__
-from analyzer.report.filescan import FileResult, ScanSettings
+from analyzer.engine import Options
+from analyzer.report.filescan import FileResult
 from analyzer.sources.packs import builtin_pack_dir, pack_files
+from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
 __all__ = ["ResultCache", "default_cache_path", "settings_key"]
 
@@ -41,24 +43,24 @@ def default_cache_path() -> Path:
     return Path(base) / "analyzer" / "report.sqlite"
 
 
-def settings_key(settings: ScanSettings) -> str:
+def settings_key(options: Options) -> str:
     """Digest of what besides the file decides its result; pack files count by size and mtime."""
     packs = []
-    for directory in ((builtin_pack_dir(),) if settings.builtin else ()) + settings.pattern_dirs:
+    for directory in ((builtin_pack_dir(),) if options.builtin else ()) + options.pattern_dirs:
         for file in pack_files(directory) if os.path.exists(directory) else ():
             try:
                 info = file.stat()
             except OSError:
                 continue
             packs.append((str(file.resolve()), info.st_size, info.st_mtime_ns))
-    blob = json.dumps([FORMAT, __version__, asdict(settings), packs], sort_keys=True)
+    blob = json.dumps([FORMAT, __version__, asdict(options), packs], sort_keys=True)
     return hashlib.sha1(blob.encode()).hexdigest()
 
 
 class ResultCache:
     """Never fatal: a cache that cannot be opened or written is set aside with one warning."""
 
-    def __init__(self, path: str | Path, settings: str, on_problem: Callable[[str], None]) -> None:
+    def __init__(self, path: str | Path, settings: str, on_problem: OnProblem) -> None:
         self.path = Path(path)
         self.settings = settings
         self._warn = on_problem
@@ -68,7 +70,7 @@ class ResultCache:
         except sqlite3.DatabaseError as err:
             self._set_aside(err)
         except OSError as err:
-            self._warn(f"{self.path}: cannot use the report cache ({err.strerror or err}); scanning without it")
+            self._warn(Problem(ProblemKind.CACHE, str(self.path), f"cannot use the report cache ({err.strerror or err}); scanning without it"))
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,9 +91,9 @@ class ResultCache:
         try:
             os.replace(self.path, aside)
             self._db = self._open()
-            self._warn(f"{self.path}: report cache unreadable ({err}); moved to {aside}, starting afresh")
+            self._warn(Problem(ProblemKind.CACHE, str(self.path), f"report cache unreadable ({err}); moved to {aside}, starting afresh"))
         except (OSError, sqlite3.DatabaseError) as again:
-            self._warn(f"{self.path}: cannot use the report cache ({again}); scanning without it")
+            self._warn(Problem(ProblemKind.CACHE, str(self.path), f"cannot use the report cache ({again}); scanning without it"))
 
     @property
     def usable(self) -> bool:
@@ -147,7 +149,7 @@ class ResultCache:
         self.close()
 
     def _give_up(self, err: sqlite3.DatabaseError) -> None:
-        self._warn(f"{self.path}: report cache failed ({err}); going on without it")
+        self._warn(Problem(ProblemKind.CACHE, str(self.path), f"report cache failed ({err}); going on without it"))
         self.close()
 
 

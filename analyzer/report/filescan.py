@@ -1,7 +1,7 @@
 """Scanning one log file for the fleet report: the same pipeline as `analyzer scan`, kept as rows.
 
 This is what runs in worker processes (local pool or Dask), so everything here is picklable and
-the pattern packs are loaded once per process, not once per file.
+the engine (its pattern packs) is built once per process and options, not once per file.
 """
 
 from __future__ import annotations
@@ -16,32 +16,20 @@ from typing import Any
 import regex
 
 from analyzer.core.incidents import Incident
-from analyzer.core.matcher import Matcher
-from analyzer.core.scan import Analysis
+from analyzer.engine import Engine, Options
 from analyzer.report.health import TextSniffer, tail_state
 from analyzer.sinks.serialize import incident_dict
-from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.files import read_chunks
 from analyzer.sources.lines import utf8_chunks
-from analyzer.sources.packs import load_packs
+from analyzer.sources.problems import Problem
 
-__all__ = ["ScanSettings", "FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
+__all__ = ["FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
 
 MAX_MESSAGE = 2000  # a report cell, not a log: longer messages are cut
 
 _VERSION = regex.compile(
     r"\b(?P<name>sglang|vllm)\b(?:[^\n]{0,40}?\bversion\b[\s:=]*v?|==)(?P<version>\d+\.\d+(?:\.\d+)?[\w.+-]*)",
     regex.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class ScanSettings:
-    """Everything that decides a file's result besides the file: also the cache's key."""
-
-    pattern_dirs: tuple[str, ...] = ()  # extra packs, $ANALYZER_PATTERNS already resolved into it
-    builtin: bool = True
-    window_seconds: float = 600.0
-    app_packages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,28 +61,27 @@ class FileResult:
 @dataclass(frozen=True, slots=True)
 class Batch:
     results: tuple[FileResult, ...]
-    pack_problems: tuple[str, ...] = ()
+    pack_problems: tuple[Problem, ...] = ()
 
 
-_matchers: dict[ScanSettings, tuple[Matcher, tuple[str, ...]]] = {}
-_matchers_lock = threading.Lock()
+_engines: dict[Options, Engine] = {}
+_engines_lock = threading.Lock()
 
 
-def _matcher(settings: ScanSettings) -> tuple[Matcher, tuple[str, ...]]:
-    """One matcher per process and settings (Dask may run tasks on threads of one process)."""
-    with _matchers_lock:
-        if settings not in _matchers:
-            packs = load_packs(settings.pattern_dirs, builtin=settings.builtin, use_env=False)
-            _matchers[settings] = (Matcher(packs.patterns), tuple(str(p) for p in packs.problems))
-        return _matchers[settings]
+def _engine(options: Options) -> Engine:
+    """One engine per process and options (Dask may run tasks on threads of one process)."""
+    with _engines_lock:
+        if options not in _engines:
+            _engines[options] = Engine(options)
+        return _engines[options]
 
 
-def scan_batch(paths: list[str], settings: ScanSettings) -> Batch:
-    matcher, problems = _matcher(settings)
-    return Batch(tuple(scan_file(path, matcher, settings) for path in paths), problems)
+def scan_batch(paths: list[str], options: Options) -> Batch:
+    engine = _engine(options)
+    return Batch(tuple(scan_file(path, engine) for path in paths), engine.problems)
 
 
-def scan_file(path: str, matcher: Matcher, settings: ScanSettings) -> FileResult:
+def scan_file(path: str, engine: Engine) -> FileResult:
     """Never raises: whatever is wrong with the file becomes its status."""
     try:
         info = os.stat(path)
@@ -107,21 +94,21 @@ def scan_file(path: str, matcher: Matcher, settings: ScanSettings) -> FileResult
     if info.st_size == 0:
         return bare
     try:
-        return _scan(bare, matcher, settings)
+        return _scan(bare, engine)
     except OSError as err:
         return replace(bare, status="unreadable", detail=err.strerror or str(err))
     except Exception as err:  # noqa: BLE001 - one odd file must not end a fleet-wide report
         return replace(bare, status="failed", detail=f"{type(err).__name__}: {err}")
 
 
-def _scan(bare: FileResult, matcher: Matcher, settings: ScanSettings) -> FileResult:
+def _scan(bare: FileResult, engine: Engine) -> FileResult:
     """The fast path of `analyzer scan` (whole chunks, only lines that can matter parsed), with
     the first chunk looked at before: binary files stop there."""
     path = bare.path
     half_written = tail_state(path)  # also proves the file opens: a read problem later is a cut
-    read_problems: list[str] = []
-    analysis = Analysis(matcher, settings.window_seconds, settings.app_packages)
-    chunks = ChunkScanner(path, analysis.notices)
+    read_problems: list[Problem] = []
+    analysis = engine.analysis()
+    chunks = engine.chunk_scanner(path)
     sniffer = TextSniffer()
     for chunk in utf8_chunks(read_chunks(path, read_problems.append)):
         sniffer.feed(chunk)
@@ -132,7 +119,7 @@ def _scan(bare: FileResult, matcher: Matcher, settings: ScanSettings) -> FileRes
     if sniffer.binary:
         return replace(bare, status="binary", detail="not text")
     if read_problems:  # a compressed stream cut short, a disk error mid-file
-        half_written = _strip_path(read_problems[0], path)
+        half_written = read_problems[0].detail
     elif sniffer.blank:
         return replace(bare, detail="only blank lines or NUL bytes", lines=chunks.lines)
     for event in chunks.finish():
@@ -177,8 +164,3 @@ def _site(frame: dict[str, Any] | None) -> str | None:
     if not frame:
         return None
     return f"{frame['relpath']}:{frame['line']}" if frame.get("line") is not None else frame["relpath"]
-
-
-def _strip_path(problem: str, path: str) -> str:
-    """Problems from the reader start with the path; the report shows the path on its own."""
-    return problem[len(path) + 2:] if problem.startswith(f"{path}: ") else problem

@@ -7,14 +7,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.engine import Options
 from analyzer.report.cache import ResultCache, default_cache_path, settings_key
 from analyzer.report.engines import run_engine
-from analyzer.report.filescan import FileResult, ScanSettings
+from analyzer.report.filescan import FileResult
 from analyzer.report.runs import LogFile, PathLayout, discover
-from analyzer.sources.packs import ENV_VAR
+from analyzer.sources.problems import OnProblem, Problem
 
 __all__ = ["FleetOptions", "FleetScan", "scan_fleet"]
 
+_DEFAULTS = Options()
 _NOT_CACHED = frozenset({"unreadable", "failed"})  # may be fixed without the file changing
 
 
@@ -26,33 +28,41 @@ class FleetOptions:
     jobs: int = 0  # workers; 0: one per core
     scheduler: str | None = None  # a Dask scheduler address; None: a local cluster
     cache: str | Path | bool = True  # True: the default cache file; False: none
-    patterns: tuple[str, ...] = ()  # extra pattern pack directories
+    patterns: tuple[str, ...] = ()  # extra pattern pack directories ($ANALYZER_PATTERNS goes before them)
     builtin: bool = True
-    window_seconds: float = 600.0
+    window_seconds: float = _DEFAULTS.window_seconds
+    run_gap_seconds: float = _DEFAULTS.run_gap_seconds
     app_packages: tuple[str, ...] = ()
+
+    def analysis_options(self) -> Options:
+        """The engine's options; $ANALYZER_PATTERNS is read here, once, so remote workers need not
+        share the environment, and pack paths are made absolute for workers elsewhere."""
+        return Options.resolve((os.path.abspath(d) for d in self.patterns), builtin=self.builtin,
+                               window_seconds=self.window_seconds, run_gap_seconds=self.run_gap_seconds,
+                               app_packages=tuple(self.app_packages))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class FleetScan:
     files: tuple[LogFile, ...]
     results: tuple[FileResult, ...]  # one per file, same order
-    problems: tuple[str, ...]  # inputs that were not there, broken pattern entries, cache trouble
+    problems: tuple[Problem, ...]  # inputs that were not there, broken pattern entries, cache trouble
     scanned: int
     cached: int
 
 
 def scan_fleet(paths: list[str], options: FleetOptions = FleetOptions(),
-               on_problem: Callable[[str], None] | None = None,
+               on_problem: OnProblem | None = None,
                on_progress: Callable[[int, int], None] | None = None) -> FleetScan:
     """Raises ValueError for a bad path regex and EngineError when the engine cannot start;
     anything wrong with a log file is that file's status instead."""
-    problems: list[str] = []
+    problems: list[Problem] = []
 
-    def problem(message: str) -> None:
-        if message not in problems:
-            problems.append(message)
+    def problem(found: Problem) -> None:
+        if found not in problems:
+            problems.append(found)
             if on_problem is not None:
-                on_problem(message)
+                on_problem(found)
 
     layout = PathLayout(options.path_regex)
     files, seen = [], set()
@@ -60,7 +70,7 @@ def scan_fleet(paths: list[str], options: FleetOptions = FleetOptions(),
         if path not in seen:  # the same file named twice is one file
             seen.add(path)
             files.append(layout.describe(path, argument))
-    settings = _settings(options)
+    settings = options.analysis_options()
     stats = _stats(file.path for file in files)
     cache = _open_cache(options.cache, settings, problem)
     try:
@@ -73,7 +83,7 @@ def scan_fleet(paths: list[str], options: FleetOptions = FleetOptions(),
             jobs = options.jobs or os.cpu_count() or 1
             for batch in run_engine(options.engine, todo, settings, jobs, options.scheduler):
                 for pack_problem in batch.pack_problems:
-                    problem(f"pattern skipped: {pack_problem}")
+                    problem(pack_problem)
                 if cache:
                     cache.store(r for r in batch.results if r.status not in _NOT_CACHED)
                 results.update((r.path, r) for r in batch.results)
@@ -84,14 +94,6 @@ def scan_fleet(paths: list[str], options: FleetOptions = FleetOptions(),
             cache.close()
     return FleetScan(tuple(files), tuple(results[file.path] for file in files), tuple(problems),
                      scanned=len(files) - cached, cached=cached)
-
-
-def _settings(options: FleetOptions) -> ScanSettings:
-    # $ANALYZER_PATTERNS is read here, once, so remote workers need not share the environment.
-    from_env = tuple(d for d in os.environ.get(ENV_VAR, "").split(os.pathsep) if d)
-    dirs = tuple(os.path.abspath(d) for d in from_env + tuple(options.patterns))
-    return ScanSettings(pattern_dirs=dirs, builtin=options.builtin, window_seconds=options.window_seconds,
-                        app_packages=tuple(options.app_packages))
 
 
 def _stats(paths) -> dict[str, tuple[int, int]]:
@@ -105,7 +107,7 @@ def _stats(paths) -> dict[str, tuple[int, int]]:
     return stats
 
 
-def _open_cache(choice: str | Path | bool, settings: ScanSettings, problem) -> ResultCache | None:
+def _open_cache(choice: str | Path | bool, settings: Options, problem: OnProblem) -> ResultCache | None:
     if choice is False or choice is None:
         return None
     path = default_cache_path() if choice is True else Path(choice)

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -18,6 +19,7 @@ import pandas as pd
 from analyzer.report.fleet import FleetOptions, FleetScan, scan_fleet
 from analyzer.report.health import BAD
 from analyzer.report.runs import parse_day
+from analyzer.sources.problems import OnProblem, Problem
 
 __all__ = ["incidents_frame", "frame_from_scan", "FleetTables", "fleet_tables", "restrict",
            "INCIDENT_COLUMNS", "PARAM_PREFIX"]
@@ -51,19 +53,30 @@ class FleetTables:
     bad_files: pd.DataFrame
     scanned: int = 0
     cached: int = 0
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
 
     def __deepcopy__(self, memo) -> FleetTables:
         return self
 
 
-def incidents_frame(paths: Iterable[str] | str, *, on_problem: Callable[[str], None] | None = None,
+def incidents_frame(paths: Iterable[str] | str, *, on_problem: OnProblem | None = None,
                     on_progress: Callable[[int, int], None] | None = None, **options: Any) -> pd.DataFrame:
     """Scan files and directories of run logs; keyword options are FleetOptions' fields
     (path_regex, include, engine, jobs, scheduler, cache, patterns, builtin, window_seconds,
-    app_packages)."""
+    run_gap_seconds, app_packages).
+
+    Files the scan itself could not read are never dropped silently: when workers failed, a
+    RuntimeWarning says how many files are missing from the frame (their rows are in
+    `fleet_tables(df).bad_files` with status `failed`); when every file failed, RuntimeError."""
     arguments = [paths] if isinstance(paths, str) else [str(p) for p in paths]
-    return frame_from_scan(scan_fleet(arguments, FleetOptions(**options), on_problem, on_progress))
+    scan = scan_fleet(arguments, FleetOptions(**options), on_problem, on_progress)
+    failed = [result for result in scan.results if result.status == "failed"]
+    if failed and len(failed) == len(scan.results):
+        raise RuntimeError(f"none of the {len(failed)} file(s) could be scanned: {failed[0].detail}")
+    if failed:
+        warnings.warn(f"{len(failed)} of {len(scan.results)} file(s) could not be scanned "
+                      f"(first: {failed[0].path}: {failed[0].detail})", RuntimeWarning, stacklevel=2)
+    return frame_from_scan(scan)
 
 
 def fleet_tables(df: pd.DataFrame) -> FleetTables | None:

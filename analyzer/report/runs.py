@@ -16,6 +16,7 @@ from datetime import date
 import regex
 
 from analyzer.sources.files import walk_files
+from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
 __all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day"]
 
@@ -73,7 +74,7 @@ def _default_run(path: str, argument: str) -> str:
     return parent
 
 
-def discover(arguments: list[str], include: tuple[str, ...], on_problem: Callable[[str], None]
+def discover(arguments: list[str], include: tuple[str, ...], on_problem: OnProblem
              ) -> Iterator[tuple[str, str]]:
     """(file, argument) for every entry that is not a directory, unreadable ones included: a
     run whose log cannot be read is still a run, and is reported as such."""
@@ -85,6 +86,6 @@ def discover(arguments: list[str], include: tuple[str, ...], on_problem: Callabl
         elif os.path.lexists(argument):
             yield argument, argument
         else:
-            on_problem(f"{argument}: no such file or directory")
+            on_problem(Problem(ProblemKind.MISSING, argument, "no such file or directory"))
 
 

@@ -25,7 +25,7 @@ _LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap
 class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
 
-    def __init__(self, file: str, notices: NoticeDetector | None = None, max_line: int = MAX_LINE,
+    def __init__(self, file: str, notices: NoticeDetector, max_line: int = MAX_LINE,
                  fast: bool = True) -> None:
         self.scanner = FileScanner(file, notices)
         self._file = file

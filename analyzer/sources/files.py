@@ -20,13 +20,15 @@ from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
+from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
 __all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "walk_files", "read_lines", "read_chunks", "stdin_lines",
-           "follow_lines", "Problem"]
+           "follow_lines"]
 
 STDIN = "-"
 CHUNK = 1 << 20
-Problem = Callable[[str], None]
+_MISSING, _UNREADABLE, _PARTIAL, _FOLLOW = (ProblemKind.MISSING, ProblemKind.UNREADABLE, ProblemKind.PARTIAL,
+                                            ProblemKind.FOLLOW)
 
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
 
@@ -42,7 +44,7 @@ class Restart:
 RESTART = Restart()
 
 
-def expand_paths(paths: list[str], on_problem: Problem) -> Iterator[str]:
+def expand_paths(paths: list[str], on_problem: OnProblem) -> Iterator[str]:
     """Files as given, directories walked recursively (sorted, symlink loops skipped)."""
     for path in paths:
         if path == STDIN:
@@ -51,26 +53,26 @@ def expand_paths(paths: list[str], on_problem: Problem) -> Iterator[str]:
             if os.access(path, os.R_OK):
                 yield path
             else:
-                on_problem(f"{path}: permission denied")
+                on_problem(Problem(_UNREADABLE, path, "permission denied"))
         elif os.path.isdir(path):
             yield from _readable(walk_files(path, on_problem), on_problem)
         elif os.path.lexists(path):
-            on_problem(f"{path}: not a regular file or directory, skipped")
+            on_problem(Problem(_UNREADABLE, path, "not a regular file or directory, skipped"))
         else:
-            on_problem(f"{path}: no such file or directory")
+            on_problem(Problem(_MISSING, path, "no such file or directory"))
 
 
-def walk_files(root: str, on_problem: Problem) -> Iterator[str]:
+def walk_files(root: str, on_problem: OnProblem) -> Iterator[str]:
     """Every entry below `root` that is not a directory, sorted; symlink loops are skipped."""
     seen: set[str] = set()
 
     def onerror(err: OSError) -> None:
-        on_problem(f"{err.filename}: {err.strerror or err}, skipped")
+        on_problem(Problem(_UNREADABLE, str(err.filename), f"{err.strerror or err}, skipped"))
 
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True, onerror=onerror):
         real = os.path.realpath(dirpath)
         if real in seen:
-            on_problem(f"{dirpath}: symlink loop, skipped")
+            on_problem(Problem(_UNREADABLE, dirpath, "symlink loop, skipped"))
             dirnames[:] = []
             continue
         seen.add(real)
@@ -79,17 +81,17 @@ def walk_files(root: str, on_problem: Problem) -> Iterator[str]:
             yield os.path.join(dirpath, name)
 
 
-def _readable(paths: Iterator[str], on_problem: Problem) -> Iterator[str]:
+def _readable(paths: Iterator[str], on_problem: OnProblem) -> Iterator[str]:
     for path in paths:
         if os.path.isfile(path) and os.access(path, os.R_OK):
             yield path
         elif os.path.isfile(path):
-            on_problem(f"{path}: permission denied, skipped")
+            on_problem(Problem(_UNREADABLE, path, "permission denied, skipped"))
         else:
-            on_problem(f"{path}: broken link or not a regular file, skipped")
+            on_problem(Problem(_UNREADABLE, path, "broken link or not a regular file, skipped"))
 
 
-def _chunks(stream: BinaryIO, path: str, on_problem: Problem,
+def _chunks(stream: BinaryIO, path: str, on_problem: OnProblem,
             consumed: Callable[[], None] | None = None) -> Iterator[bytes]:
     # read1: a compressed stream cut short raises on the read that meets the cut, and what that read
     # had decompressed is lost with it; read1 decompresses a little at a time, so little is lost.
@@ -100,7 +102,7 @@ def _chunks(stream: BinaryIO, path: str, on_problem: Problem,
             if consumed is not None:  # the reader has taken every line of this chunk
                 consumed()
     except (EOFError, OSError, lzma.LZMAError, zlib.error) as err:  # a compressed file cut short or corrupt, a bad disk
-        on_problem(f"{path}: read stopped early: {err}")
+        on_problem(Problem(_PARTIAL, path, f"read stopped early: {err}"))
 
 
 def _open(path: str) -> tuple[BinaryIO, BinaryIO]:
@@ -114,7 +116,7 @@ def _open(path: str) -> tuple[BinaryIO, BinaryIO]:
     return raw, raw
 
 
-def read_lines(path: str, on_problem: Problem, max_line: int = MAX_LINE,
+def read_lines(path: str, on_problem: OnProblem, max_line: int = MAX_LINE,
                on_read: Callable[[int], None] | None = None) -> Iterator[str]:
     """All lines of a file (compression detected by content) or of stdin, to EOF.
 
@@ -127,20 +129,20 @@ def read_lines(path: str, on_problem: Problem, max_line: int = MAX_LINE,
     yield from split_lines(read_chunks(path, on_problem, on_read), max_line)
 
 
-def read_chunks(path: str, on_problem: Problem, on_read: Callable[[int], None] | None = None) -> Iterator[bytes]:
+def read_chunks(path: str, on_problem: OnProblem, on_read: Callable[[int], None] | None = None) -> Iterator[bytes]:
     """The bytes of a file (decompressed; compression detected by content), chunk by chunk, to EOF.
     `on_read` as for `read_lines`: called once the consumer has taken a chunk."""
     try:
         stream, raw = _open(path)
     except OSError as err:
-        on_problem(f"{path}: {err.strerror or err}")
+        on_problem(Problem(_UNREADABLE, path, str(err.strerror or err)))
         return
     consumed = (lambda: on_read(raw.tell())) if on_read is not None else None
     with raw, stream:
         yield from _chunks(stream, path, on_problem, consumed)
 
 
-def stdin_lines(on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE) -> Iterator[str | None]:
+def stdin_lines(on_problem: OnProblem, idle: float = 0.1, max_line: int = MAX_LINE) -> Iterator[str | None]:
     """stdin as it arrives, with a `None` tick whenever it has been quiet for `idle` seconds."""
     fd = sys.stdin.fileno()
     splitter = LineSplitter(max_line)
@@ -155,7 +157,7 @@ def stdin_lines(on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE
         try:
             chunk = os.read(fd, CHUNK)
         except OSError as err:
-            on_problem(f"<stdin>: {err.strerror or err}")
+            on_problem(Problem(_PARTIAL, "<stdin>", str(err.strerror or err)))
             break
         if not chunk:
             break
@@ -165,7 +167,7 @@ def stdin_lines(on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE
         yield last
 
 
-def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: int = MAX_LINE,
+def follow_lines(path: str, on_problem: OnProblem, idle: float = 0.1, max_line: int = MAX_LINE,
                  stop: Callable[[], bool] = lambda: False) -> Iterator[str | None | Restart]:
     """Like `tail -F` from the start of the file: survives truncation, rotation and deletion.
 
@@ -182,7 +184,7 @@ def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: in
                 missing_reported = False
             except OSError as err:
                 if not missing_reported:
-                    on_problem(f"{path}: {err.strerror or err}; waiting for it to appear")
+                    on_problem(Problem(_FOLLOW, path, f"{err.strerror or err}; waiting for it to appear"))
                     missing_reported = True
                 yield None
                 time.sleep(idle)
@@ -190,7 +192,7 @@ def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: in
         try:
             chunk = stream.read(CHUNK)
         except OSError as err:  # a stale network file, a bad disk: start over with whatever is there
-            on_problem(f"{path}: {err.strerror or err}; reopening it")
+            on_problem(Problem(_FOLLOW, path, f"{err.strerror or err}; reopening it"))
             chunk, current = b"", None
         else:
             if chunk:
@@ -213,13 +215,13 @@ def follow_lines(path: str, on_problem: Problem, idle: float = 0.1, max_line: in
         yield RESTART
         splitter = LineSplitter(max_line)
         if not replaced:
-            on_problem(f"{path}: truncated, reading from the start")
+            on_problem(Problem(_FOLLOW, path, "truncated, reading from the start"))
             stream.seek(0)
             continue
         stream.close()
         stream = None
         if current is not None:
-            on_problem(f"{path}: rotated, reading the new file")
+            on_problem(Problem(_FOLLOW, path, "rotated, reading the new file"))
     if stream is not None:
         stream.close()
 

@@ -105,7 +105,7 @@ class TriageApp(App):
     def poll(self) -> None:
         live = self.live
         for problem in live.problems[self._problems_shown:]:
-            self.notify(problem, severity="warning", timeout=10)
+            self.notify(str(problem), severity="warning", timeout=10)
         self._problems_shown = len(live.problems)
         version = live.version
         if version != self._seen_version:

@@ -9,6 +9,7 @@ from itertools import takewhile
 
 from analyzer.core.records import ErrorEvent
 from analyzer.sources.files import read_chunks
+from analyzer.sources.problems import Problem
 from analyzer.sources.lines import utf8_chunks
 
 __all__ = ["LogWindow", "read_window", "numbered_lines"]
@@ -65,7 +66,7 @@ def read_window(event: ErrorEvent, before: int = 15, after: int = 15, max_event_
     """
     span = event.span
     half = max_event_lines // 2
-    problems: list[str] = []
+    problems: list[Problem] = []
     rows: list[tuple[int, str]] = []
     if os.path.isfile(span.file):
         chunks = takewhile(lambda _: not cancelled(), utf8_chunks(read_chunks(span.file, problems.append)))
@@ -74,6 +75,6 @@ def read_window(event: ErrorEvent, before: int = 15, after: int = 15, max_event_
                 rows.append((number, line))
     if rows:
         return LogWindow(tuple(rows), span.line_start, span.line_end)
-    why = problems[0] if problems else f"{span.file}: cannot be read again"
+    why = str(problems[0]) if problems else f"{span.file}: cannot be read again"
     own = tuple((span.line_start + offset, line[:_MAX_WIDTH]) for offset, line in enumerate(event.lines))
     return LogWindow(own, span.line_start, span.line_end, f"{why}; showing the lines as assembled")

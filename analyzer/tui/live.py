@@ -1,16 +1,15 @@
-"""The scan engine as the TUI runs it: `scan_events` feeding an `Analysis` on a worker thread,
-while the UI thread reads incidents, line counts and progress at its own pace."""
+"""The engine as the TUI runs it: its events feeding an `Analysis` on a worker thread, while the
+UI thread reads incidents, line counts and progress at its own pace."""
 
 from __future__ import annotations
 
 import os
 import threading
 
-from analyzer.commands.scan import scan_events
 from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
-from analyzer.core.scan import Analysis
-from analyzer.sources.files import STDIN
+from analyzer.engine import STDIN, Engine
+from analyzer.sources.problems import Problem, ProblemKind
 
 __all__ = ["LiveScan"]
 
@@ -18,15 +17,15 @@ __all__ = ["LiveScan"]
 class LiveScan:
     """One scan of some inputs. `run` on a worker thread; everything else from the UI thread."""
 
-    def __init__(self, files: list[str], matcher: Matcher, follow: bool = False, window_seconds: float = 600.0,
-                 app_packages: tuple[str, ...] = (), problems: list[str] | None = None) -> None:
+    def __init__(self, engine: Engine, files: list[str], follow: bool = False,
+                 problems: list[Problem] | None = None) -> None:
+        self.engine = engine
         self.files = list(files)
         self.follow = follow
-        self.matcher = matcher
-        self.problems: list[str] = list(problems or ())  # appended by the worker, one line each
+        self.problems: list[Problem] = list(problems or ())  # appended by the worker
         self.version = 0  # grows with every event, so the UI knows when to look again
         self.done = False
-        self._analysis = Analysis(matcher, window_seconds, app_packages)
+        self._analysis = engine.analysis()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         # Keys are fixed here: the worker only replaces values, so the UI can read them safely.
@@ -42,15 +41,20 @@ class LiveScan:
     def run(self) -> None:
         """Scan until the inputs end or `stop` is called."""
         try:
-            for event in scan_events(self.files, self.follow, self.problems.append, progress=self._progress,
-                                     stopped=self._stop.is_set, notices=self._analysis.notices):
+            for event in self.engine.events(self.files, self.problems.append, self.follow, progress=self._progress,
+                                            stopped=self._stop.is_set):
                 with self._lock:
                     self._analysis.add(event)
                     self.version += 1
         except Exception as err:  # noqa: BLE001 - keep what was found on screen, say why it stopped
-            self.problems.append(f"scan stopped by an internal error: {type(err).__name__}: {err}")
+            self.problems.append(Problem(ProblemKind.INTERNAL, "scan", f"stopped by an internal error: "
+                                                                       f"{type(err).__name__}: {err}"))
         finally:
             self.done = True
+
+    @property
+    def matcher(self) -> Matcher:
+        return self.engine.matcher
 
     def stop(self) -> None:
         self._stop.set()

@@ -7,7 +7,8 @@ import math
 from collections.abc import Iterator
 
 from analyzer.report.choices import ENGINES
-from analyzer.report.filescan import Batch, FileResult, ScanSettings
+from analyzer.engine import Options
+from analyzer.report.filescan import Batch, FileResult
 
 __all__ = ["ENGINES", "run_engine", "split_batches", "lost_batch", "EngineError"]
 
@@ -17,15 +18,15 @@ class EngineError(Exception):
     """The engine cannot start (a missing extra, an unreachable scheduler): one line for the user."""
 
 
-def run_engine(engine: str, paths: list[str], settings: ScanSettings, jobs: int,
+def run_engine(engine: str, paths: list[str], options: Options, jobs: int,
                scheduler: str | None = None) -> Iterator[Batch]:
     if engine == "dask":
         from analyzer.report.engines.dask_cluster import scan_on_dask
 
-        return scan_on_dask(paths, settings, jobs, scheduler)
+        return scan_on_dask(paths, options, jobs, scheduler)
     from analyzer.report.engines.local import scan_locally
 
-    return scan_locally(paths, settings, jobs)
+    return scan_locally(paths, options, jobs)
 
 
 def split_batches(paths: list[str], jobs: int, most: int = 32) -> list[list[str]]:

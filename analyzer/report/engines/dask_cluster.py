@@ -13,14 +13,15 @@ from collections.abc import Iterator
 from contextlib import ExitStack
 
 from analyzer.report.engines import EngineError, lost_batch, split_batches
-from analyzer.report.filescan import Batch, ScanSettings, scan_batch
+from analyzer.engine import Options
+from analyzer.report.filescan import Batch, scan_batch
 
 __all__ = ["scan_on_dask", "CONNECT_TIMEOUT"]
 
 CONNECT_TIMEOUT = "20s"  # how long to keep trying a scheduler address
 
 
-def scan_on_dask(paths: list[str], settings: ScanSettings, jobs: int, scheduler: str | None) -> Iterator[Batch]:
+def scan_on_dask(paths: list[str], options: Options, jobs: int, scheduler: str | None) -> Iterator[Batch]:
     try:
         from distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -38,7 +39,7 @@ def scan_on_dask(paths: list[str], settings: ScanSettings, jobs: int, scheduler:
         except (OSError, TimeoutError) as err:
             raise EngineError(f"cannot reach the Dask scheduler {scheduler or '(local)'}: {err}") from None
         batches = split_batches(list(as_found), jobs)
-        futures = client.map(scan_batch, batches, settings=settings, pure=False)
+        futures = client.map(scan_batch, batches, options=options, pure=False)
         sent = {future.key: batch for future, batch in zip(futures, batches)}
         for future in as_completed(futures):
             batch = sent.pop(future.key)

@@ -1,0 +1,27 @@
+"""Engines for tests: the built-in packs loaded once per test session, and one with no patterns."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from analyzer.core.notices import NoticeDetector
+from analyzer.engine import Engine, Options
+
+__all__ = ["builtin_engine", "bare_engine", "NO_NOTICES", "engine_incidents"]
+
+NO_NOTICES = NoticeDetector(())  # for tests of assembly alone: no log line is a notice
+
+
+@lru_cache(maxsize=1)
+def builtin_engine() -> Engine:
+    return Engine(Options())
+
+
+@lru_cache(maxsize=1)
+def bare_engine() -> Engine:
+    return Engine(Options(builtin=False), patterns=())
+
+
+def engine_incidents(engine: Engine, *paths) -> list:
+    """What `analyzer scan` finds in the files, in its order."""
+    return list(engine.analyse([str(path) for path in paths]).incidents)
