@@ -17,11 +17,11 @@ from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
-from analyzer.core.scan import Analysis, FileScanner
+from analyzer.core.scan import Analysis
 from analyzer.core.schema import Pattern
 from analyzer.sources.chunkscan import ChunkScanner
-from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines
-from analyzer.sources.lines import utf8_chunks
+from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_chunks, is_stream, read_chunks, stream_chunks
+from analyzer.sources.lines import Utf8Decoder, utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
@@ -103,13 +103,14 @@ class Engine:
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
                progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False) -> Iterator[ErrorEvent]:
-        """Events from every input. Plain files are read one after another through the fast path;
-        followed files and stdin are read by threads and interleave as their lines arrive.
+        """Events from every input. Plain files are read one after another; followed files, stdin
+        and pipes are read by threads and interleave as their chunks arrive. All go through the
+        fast path.
 
         `progress(path, lines, offset)` reports the lines read from an input and, for a file read
         once to its end, the byte position reached (None otherwise); `stopped` ends the scan early.
         """
-        if not follow and STDIN not in files:
+        if not follow and not any(is_stream(path) for path in files):
             for path in files:
                 yield from self._file_events(path, on_problem, progress, stopped)
                 if stopped():
@@ -144,47 +145,77 @@ class Engine:
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
                        stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
-        lines: queue.Queue = queue.Queue(maxsize=10000)
+        """Inputs read by one thread each, their chunks through the fast path as they arrive; when
+        all are quiet for a moment, the records that are complete are let out (for latency)."""
+        chunks: queue.Queue = queue.Queue(maxsize=64)
         stop = threading.Event()
         done = object()
 
         def pump(path: str) -> None:
-            source = stdin_lines(on_problem) if path == STDIN else (
-                follow_lines(path, on_problem, stop=stop.is_set) if follow else read_lines(path, on_problem))
+            if is_stream(path):
+                source: Iterator = stream_chunks(path, on_problem)
+            elif follow:
+                source = follow_chunks(path, on_problem, stop=stop.is_set)
+            else:
+                source = read_chunks(path, on_problem)
             try:
-                for raw in source:
-                    lines.put((path, raw))
+                for chunk in source:
+                    chunks.put((path, chunk))
                     if stop.is_set():
                         break
             finally:
-                lines.put((path, done))
+                chunks.put((path, done))
 
-        scanners = {path: FileScanner("<stdin>" if path == STDIN else path, self.notices) for path in files}
+        readers = {path: _StreamReader(self, path) for path in files}
         for path in files:
             threading.Thread(target=pump, args=(path,), daemon=True).start()
         running = len(files)
         try:
             while running and not stopped():
                 try:
-                    path, raw = lines.get(timeout=0.1)
+                    path, chunk = chunks.get(timeout=0.1)
                 except queue.Empty:
-                    for scanner in scanners.values():
-                        yield from scanner.idle()
+                    for reader in readers.values():
+                        yield from reader.idle()
                     continue
-                if raw is done:
+                reader = readers[path]
+                if chunk is done:
                     running -= 1
-                    yield from scanners[path].finish()
-                elif raw is None:
-                    yield from scanners[path].idle()
-                elif raw is RESTART:  # a followed file was replaced or cut: its text so far has ended
-                    yield from scanners[path].finish()
-                    scanners[path] = FileScanner(path, self.notices)
+                    yield from reader.finish()
+                elif chunk is None:
+                    yield from reader.idle()
+                elif chunk is RESTART:  # a followed file was replaced or cut: its text so far has ended
+                    yield from reader.finish()
+                    readers[path] = _StreamReader(self, path)
                 else:
-                    yield from scanners[path].feed(raw)
+                    yield from reader.feed(chunk)
                     if progress is not None:
-                        progress(path, scanners[path].lines, None)
+                        progress(path, reader.lines, None)
         finally:
             stop.set()
             if running:  # interrupted: what was assembled so far is still reported
-                for scanner in scanners.values():
-                    yield from scanner.finish()
+                for reader in readers.values():
+                    yield from reader.finish()
+
+
+class _StreamReader:
+    """One streamed input's decoder and fast-path scanner."""
+
+    def __init__(self, engine: Engine, path: str) -> None:
+        self._decoder = Utf8Decoder()
+        self._scanner = engine.chunk_scanner("<stdin>" if path == STDIN else path)
+
+    @property
+    def lines(self) -> int:
+        return self._scanner.lines
+
+    def feed(self, chunk: bytes) -> list[ErrorEvent]:
+        text = self._decoder.feed(chunk)
+        return self._scanner.feed(text) if text else []
+
+    def idle(self) -> list[ErrorEvent]:
+        return self._scanner.scanner.idle()
+
+    def finish(self) -> list[ErrorEvent]:
+        rest = self._decoder.finish()
+        return (self._scanner.feed(rest) if rest else []) + self._scanner.finish()

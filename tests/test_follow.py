@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 import analyzer.engine as engine_module
-from analyzer.sources.files import RESTART, follow_lines
+from analyzer.sources.files import RESTART, follow_chunks
+from analyzer.sources.lines import LineSplitter
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import bare_engine
 
@@ -39,8 +40,24 @@ OOM = text_of(capture(_oom)).splitlines()
 BAD = text_of(capture(_bad_config)).splitlines()
 
 
+def follow_lines(path: str, on_problem, idle: float):
+    """`follow_chunks` as lines; each file's last line comes before its RESTART, newline or not."""
+    splitter = LineSplitter()
+    for chunk in follow_chunks(path, on_problem, idle=idle):
+        if chunk is None:
+            yield None
+        elif chunk is RESTART:
+            last = splitter.finish()
+            if last is not None:
+                yield last
+            splitter = LineSplitter()
+            yield RESTART
+        else:
+            yield from splitter.feed(chunk)
+
+
 def _follow(path: Path, actions: list[Callable[[], None]], quiet_ticks: int = 3):
-    """Everything `follow_lines` yields but the quiet ticks, doing one action at each quiet tick;
+    """Everything `follow_chunks` yields, as lines, but the quiet ticks, doing one action at each quiet tick;
     after the last action it stops at the `quiet_ticks`-th quiet tick. Returns (items, problems)."""
     problems: list[str] = []
     items: list = []
@@ -134,12 +151,12 @@ def test_scan_ends_the_cut_traceback_and_numbers_the_new_file_from_one(monkeypat
     """The consumer in `analyzer scan`: RESTART reports the cut-off traceback at once, truncated,
     and the new file's lines count from 1."""
     def fake_follow(path, on_problem, stop):
-        yield from OOM[:3]
+        yield "".join(line + "\n" for line in OOM[:3]).encode()
         yield None
         yield RESTART
-        yield from BAD
+        yield "".join(line + "\n" for line in BAD).encode()
 
-    monkeypatch.setattr(engine_module, "follow_lines", fake_follow)
+    monkeypatch.setattr(engine_module, "follow_chunks", fake_follow)
     events = list(bare_engine().events(["server.log"], lambda problem: None, follow=True))
     assert [(e.truncated, e.span.line_start, e.span.line_end) for e in events] == [(True, 1, 3), (False, 1, len(BAD))]
     assert actual_chain(events[1].chain) == expected_chain(capture(_bad_config))

@@ -9,12 +9,15 @@ import codecs
 import gzip
 import lzma
 import os
+import socket
+import threading
 
 import pytest
 
 from analyzer.sources.files import expand_paths, read_chunks, read_lines
 from analyzer.sources.lines import LineSplitter, split_lines, utf8_chunks
 from tests.realtb import capture, text_of
+from tests.support import bare_engine
 
 SAMPLE = "Traceback (most recent call last):\r\n  File \"/srv/app.py\", line 3, in main\nValueError: température ✓ 🔥\n"
 SAMPLE_LINES = ["Traceback (most recent call last):\r", '  File "/srv/app.py", line 3, in main',
@@ -114,11 +117,42 @@ def test_directory_walk_skips_loops_links_and_fifos_naming_each(tmp_path):
 
 
 def test_missing_and_special_paths_given_on_the_command_line(tmp_path):
+    """A FIFO named on the command line (`<(kubectl logs pod)`) is read as a stream; a socket is not
+    something to read."""
     os.mkfifo(tmp_path / "pipe")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "sock"))
     problems, on_problem = _problems()
-    assert list(expand_paths([str(tmp_path / "missing.log"), str(tmp_path / "pipe")], on_problem)) == []
+    given = [str(tmp_path / "missing.log"), str(tmp_path / "pipe"), str(tmp_path / "sock")]
+    assert list(expand_paths(given, on_problem)) == [str(tmp_path / "pipe")]
     assert problems == [f"{tmp_path / 'missing.log'}: no such file or directory",
-                        f"{tmp_path / 'pipe'}: not a regular file or directory, skipped"]
+                        f"{tmp_path / 'sock'}: not a regular file or directory, skipped"]
+    server.close()
+
+
+def _fails():
+    raise ValueError("from a pipe")
+
+
+def test_a_fifo_is_scanned_as_a_stream(tmp_path):
+    """`analyzer scan <(command)`: the traceback written into the pipe, in pieces, is found."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = text_of(capture(_fails)).encode()
+
+    def writer() -> None:
+        with open(fifo, "wb") as pipe:
+            for start in range(0, len(text), 7):
+                pipe.write(text[start:start + 7])
+                pipe.flush()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    result = bare_engine().analyse([str(fifo)])
+    thread.join(10)
+    (incident,) = result.incidents
+    assert incident.info.exception_type == "ValueError" and incident.info.message == "from a pipe"
+    assert result.problems == ()
 
 
 def test_file_gone_before_it_is_read(tmp_path):

@@ -13,17 +13,18 @@ import gzip
 import lzma
 import os
 import select
+import stat
 import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
+from analyzer.sources.lines import MAX_LINE, split_lines
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
-__all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "walk_files", "read_lines", "read_chunks", "stdin_lines",
-           "follow_lines"]
+__all__ = ["STDIN", "RESTART", "Restart", "expand_paths", "walk_files", "read_lines", "read_chunks", "stream_chunks",
+           "follow_chunks", "is_stream"]
 
 STDIN = "-"
 CHUNK = 1 << 20
@@ -56,10 +57,22 @@ def expand_paths(paths: list[str], on_problem: OnProblem) -> Iterator[str]:
                 on_problem(Problem(_UNREADABLE, path, "permission denied"))
         elif os.path.isdir(path):
             yield from _readable(walk_files(path, on_problem), on_problem)
+        elif is_stream(path):
+            yield path
         elif os.path.lexists(path):
             on_problem(Problem(_UNREADABLE, path, "not a regular file or directory, skipped"))
         else:
             on_problem(Problem(_MISSING, path, "no such file or directory"))
+
+
+def is_stream(path: str) -> bool:
+    """stdin, a FIFO or a `<(command)`: input that can only be read once, as it comes."""
+    if path == STDIN:
+        return True
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def walk_files(root: str, on_problem: OnProblem) -> Iterator[str]:
@@ -142,38 +155,44 @@ def read_chunks(path: str, on_problem: OnProblem, on_read: Callable[[int], None]
         yield from _chunks(stream, path, on_problem, consumed)
 
 
-def stdin_lines(on_problem: OnProblem, idle: float = 0.1, max_line: int = MAX_LINE) -> Iterator[str | None]:
-    """stdin as it arrives, with a `None` tick whenever it has been quiet for `idle` seconds."""
-    fd = sys.stdin.fileno()
-    splitter = LineSplitter(max_line)
-    while True:
-        try:
-            ready, _, _ = select.select([fd], [], [], idle)
-        except (OSError, ValueError):
-            ready = [fd]
-        if not ready:
-            yield None
-            continue
-        try:
-            chunk = os.read(fd, CHUNK)
-        except OSError as err:
-            on_problem(Problem(_PARTIAL, "<stdin>", str(err.strerror or err)))
-            break
-        if not chunk:
-            break
-        yield from splitter.feed(chunk)
-    last = splitter.finish()
-    if last is not None:
-        yield last
+def stream_chunks(path: str, on_problem: OnProblem, idle: float = 0.1) -> Iterator[bytes | None]:
+    """A pipe as it arrives (stdin for `-`, else a FIFO or `<(command)`): its chunks, and a `None`
+    tick whenever it has been quiet for `idle` seconds."""
+    where = "<stdin>" if path == STDIN else path
+    try:
+        fd = sys.stdin.fileno() if path == STDIN else os.open(path, os.O_RDONLY)
+    except (OSError, ValueError) as err:
+        on_problem(Problem(_UNREADABLE, where, str(getattr(err, "strerror", None) or err)))
+        return
+    try:
+        while True:
+            try:
+                ready, _, _ = select.select([fd], [], [], idle)
+            except (OSError, ValueError):
+                ready = [fd]
+            if not ready:
+                yield None
+                continue
+            try:
+                chunk = os.read(fd, CHUNK)
+            except OSError as err:
+                on_problem(Problem(_PARTIAL, where, str(err.strerror or err)))
+                break
+            if not chunk:
+                break
+            yield chunk
+    finally:
+        if path != STDIN:
+            os.close(fd)
 
 
-def follow_lines(path: str, on_problem: OnProblem, idle: float = 0.1, max_line: int = MAX_LINE,
-                 stop: Callable[[], bool] = lambda: False) -> Iterator[str | None | Restart]:
-    """Like `tail -F` from the start of the file: survives truncation, rotation and deletion.
+def follow_chunks(path: str, on_problem: OnProblem, idle: float = 0.1,
+                  stop: Callable[[], bool] = lambda: False) -> Iterator[bytes | None | Restart]:
+    """Like `tail -F` from the start of the file: survives truncation, rotation and deletion, and
+    waits for a file that is not there yet.
 
-    When the file is replaced or cut, what the old one still held is read to its end, its last line
-    given even without a newline, and `RESTART` yielded before the new text."""
-    splitter = LineSplitter(max_line)
+    Yields the file's chunks, a `None` tick whenever it is quiet, and `RESTART` when the file was
+    replaced or cut: what the old one still held comes first, then `RESTART`, then the new text."""
     stream, identity = None, None
     missing_reported = False
     while not stop():
@@ -196,7 +215,7 @@ def follow_lines(path: str, on_problem: OnProblem, idle: float = 0.1, max_line: 
             chunk, current = b"", None
         else:
             if chunk:
-                yield from splitter.feed(chunk)
+                yield chunk
                 continue
             yield None  # quiet: let the pipeline flush what is complete
             try:
@@ -208,12 +227,8 @@ def follow_lines(path: str, on_problem: OnProblem, idle: float = 0.1, max_line: 
             time.sleep(idle)
             continue
         if replaced:  # rotated or deleted: what the old file still holds comes first
-            yield from _drain(stream, splitter)
-        last = splitter.finish()
-        if last is not None:
-            yield last
+            yield from _drain(stream)
         yield RESTART
-        splitter = LineSplitter(max_line)
         if not replaced:
             on_problem(Problem(_FOLLOW, path, "truncated, reading from the start"))
             stream.seek(0)
@@ -226,10 +241,10 @@ def follow_lines(path: str, on_problem: OnProblem, idle: float = 0.1, max_line: 
         stream.close()
 
 
-def _drain(stream: BinaryIO, splitter: LineSplitter) -> Iterator[str]:
+def _drain(stream: BinaryIO) -> Iterator[bytes]:
     try:
         while chunk := stream.read(CHUNK):
-            yield from splitter.feed(chunk)
+            yield chunk
     except OSError:
         return  # gone with the old file; what was read is kept
 
