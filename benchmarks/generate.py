@@ -13,6 +13,13 @@ line, rank, timestamp, kind, the chain's exception types, the root message).
     python benchmarks/generate.py                      # benchmarks/data/sglang_100M.log
     python benchmarks/generate.py --size 1G            # benchmarks/data/sglang_1G.log
     python benchmarks/generate.py --size 20M --every 2000 --out /tmp/x.log
+    python benchmarks/generate.py --style torchrun     # every line behind torchrun's `[rankN]:`
+
+`--style` is how lines reach the file (the same log, line for line, so the truth holds for all):
+`first` (SGLang's prefix on a record's first line only, as SGLang writes it), `sglang-every` (SGLang's
+prefix on every line, as log collectors that split records write it), `torchrun` (`[rankN]:` on every
+line of a rank's output), `container` (a CRI runtime's timestamp and stream on every line) and
+`vllm-every` (vLLM's worker tag and logger prefix on every line, as its formatter repeats them).
 """
 
 from __future__ import annotations
@@ -50,6 +57,9 @@ class TruthError:
     kind: str  # traceback | bare
     types: tuple[str, ...]  # exception types of the chain, root cause first
     message: str  # the root cause's message (first line)
+
+
+STYLES = ("first", "sglang-every", "torchrun", "container", "vllm-every")
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +122,8 @@ def _nccl(rank: int) -> _Template:
 class LogWriter:
     """Builds the log line by line, keeping the line count, the clock and the ground truth."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, style: str = "first") -> None:
+        self.style = style
         self.rng = random.Random(seed)
         self.lines: list[str] = []
         self.lineno = 0
@@ -122,15 +133,28 @@ class LogWriter:
         self.nccl = [_nccl(rank) for rank in range(TP)]
         self.last_rank: str | None = None  # the stream an unprefixed line inherits
         self.last_time: datetime | None = None
+        self.in_error = False  # lines of an error are logged at ERROR level (vllm-every)
 
     def emit(self, text: str, rank: str | None = None, prefixed: bool = True) -> int:
         if prefixed:
-            stamp = self.clock.strftime("%Y-%m-%d %H:%M:%S")
-            text = f"[{stamp} {rank}] {text}" if rank else f"[{stamp}] {text}"
             self.last_rank, self.last_time = rank or None, self.clock.replace(microsecond=0)
-        self.lines.append(text)
+        self.lines.append(self._styled(text, rank if prefixed else self.last_rank, prefixed or self.style == "sglang-every"))
         self.lineno += 1
         return self.lineno
+
+    def _styled(self, text: str, rank: str | None, prefixed: bool) -> str:
+        """The line as `style` writes it: `rank` is the stream the line belongs to."""
+        clock = self.clock
+        sglang = f"[{clock:%Y-%m-%d %H:%M:%S}{' ' + rank if rank else ''}] " if prefixed else ""
+        tp = str(RANKS.index(rank)) if rank in RANKS else "0"  # one torchrun rank or vLLM worker per SGLang rank
+        if self.style in ("first", "sglang-every"):
+            return sglang + text
+        if self.style == "torchrun":
+            return f"[rank{tp}]:{sglang}{text}"
+        if self.style == "container":
+            return f"{clock:%Y-%m-%dT%H:%M:%S}.{clock.microsecond:06d}123Z stderr F {sglang}{text}"
+        level, where = ("ERROR", "[multiproc_executor.py:383]") if self.in_error else ("INFO", "[gpu_worker.py:212]")
+        return f"(VllmWorker rank={tp} pid={4300 + int(tp)}) {level} {clock:%m-%d %H:%M:%S} {where} {text}"
 
     def tick(self) -> None:
         self.clock += timedelta(milliseconds=self.rng.randrange(5, 60))
@@ -202,6 +226,7 @@ class LogWriter:
 
     def _traceback(self, template: _Template, rank: str | None, context: str = "") -> None:
         head, *body = template.lines
+        self.in_error = True
         if rank is None:
             first = self.emit(head, prefixed=False)
             rank, stamp = self.last_rank, self.last_time
@@ -210,6 +235,7 @@ class LogWriter:
             stamp = self.last_time
         for line in body:
             self.emit(line, prefixed=False)
+        self.in_error = False
         self.truth.append(TruthError(first, self.lineno, rank, stamp.isoformat() if stamp else None,
                                      "traceback", template.types, template.message.split("\n")[0]))
 
@@ -236,21 +262,29 @@ def _pieces(writer: LogWriter, size: int, every: int) -> Iterator[str]:
         yield piece
 
 
-def build_log(size: int, every: int = 10_000, seed: int = 0) -> tuple[str, list[TruthError]]:
+def build_log(size: int, every: int = 10_000, seed: int = 0, style: str = "first") -> tuple[str, list[TruthError]]:
     """The whole log as one string, for tests at small sizes."""
-    writer = LogWriter(seed)
+    writer = LogWriter(seed, style)
     text = "".join(_pieces(writer, size, every))
     return text, writer.truth
 
 
-def write_log(path: Path, size: int, every: int = 10_000, seed: int = 0) -> list[TruthError]:
-    writer = LogWriter(seed)
+def write_log(path: Path, size: int, every: int = 10_000, seed: int = 0, style: str = "first") -> list[TruthError]:
+    writer = LogWriter(seed, style)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8") as out:
         for piece in _pieces(writer, size, every):
             out.write(piece)
     truth_path(path).write_text(json.dumps([asdict(t) for t in writer.truth], indent=0) + "\n", encoding="utf-8")
     return writer.truth
+
+
+def data_path(size: str, every: int = 10_000, style: str = "first") -> Path:
+    """Where the log of these settings is kept: `sglang_100M.log`, `sglang_1G_torchrun_every100.log`."""
+    name = f"sglang_{size.upper().removesuffix('B')}"
+    name += "" if style == "first" else f"_{style}"
+    name += "" if every == 10_000 else f"_every{every}"
+    return DATA / f"{name}.log"
 
 
 def truth_path(log: Path) -> Path:
@@ -270,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="100M", help="about how big (100M, 1G, 200000)")
     parser.add_argument("--every", type=int, default=10_000, help="one error per this many lines on average")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, help="where to write (default benchmarks/data/sglang_SIZE.log)")
+    parser.add_argument("--style", choices=STYLES, default="first", help="how prefixes reach the lines (see above)")
+    parser.add_argument("--out", type=Path, help="where to write (default benchmarks/data/sglang_SIZE[_STYLE].log)")
     args = parser.parse_args(argv)
     try:
         size = parse_size(args.size)
@@ -278,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--size: not a size: {args.size!r}")
     if args.every < 2:
         parser.error("--every must be at least 2")
-    out = args.out or DATA / f"sglang_{args.size.upper().removesuffix('B')}.log"
-    truth = write_log(out, size, args.every, args.seed)
+    out = args.out or data_path(args.size, args.every, args.style)
+    truth = write_log(out, size, args.every, args.seed, args.style)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB, {len(truth)} errors) and {truth_path(out).name}")
     return 0
 
