@@ -37,7 +37,7 @@ def load_matcher(args: argparse.Namespace) -> Matcher:
     packs = load_packs(args.patterns, builtin=not args.no_builtin)
     for problem in packs.problems:
         warn(f"pattern skipped: {problem}")
-    return Matcher(packs.patterns)
+    return Matcher(packs)  # reads only the candidates each message needs
 
 
 def sample_log() -> Path:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     matcher = load_matcher(args)
     files = list(expand_paths(args.logs, on_problem))
     collector = StubCollector()
-    for event in scan_events(files, False, on_problem, notices=NoticeDetector(matcher.patterns)):
+    for event in scan_events(files, False, on_problem, notices=NoticeDetector(matcher.line_patterns())):
         diagnosis = root_diagnosis(event, matcher.match_event(event), matcher.match)
         if diagnosis.pattern is None:
             collector.add(event.chain[diagnosis.link], event.span)

@@ -72,7 +72,7 @@ class Analysis:
 
     def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = ()) -> None:
         self.matcher = matcher
-        self.notices = NoticeDetector(matcher.patterns)  # give it to each FileScanner
+        self.notices = NoticeDetector(matcher.line_patterns())  # give it to each FileScanner
         self._grouper = IncidentGrouper(window_seconds, app_packages)
         self.events = 0
 

@@ -85,7 +85,7 @@ def _matcher(settings: ScanSettings) -> tuple[Matcher, tuple[str, ...]]:
     with _matchers_lock:
         if settings not in _matchers:
             packs = load_packs(settings.pattern_dirs, builtin=settings.builtin, use_env=False)
-            _matchers[settings] = (Matcher(packs.patterns), tuple(str(p) for p in packs.problems))
+            _matchers[settings] = (Matcher(packs), tuple(str(p) for p in packs.problems))
         return _matchers[settings]
 
 
