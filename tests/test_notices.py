@@ -17,21 +17,21 @@ from tests.realtb import capture, text_of
 
 
 @cache
-def builtin_patterns():
-    return load_packs(use_env=False).patterns
+def builtin_packs():
+    return load_packs(use_env=False)
 
 
 @cache
 def detector() -> NoticeDetector:
-    return NoticeDetector(builtin_patterns())
+    return NoticeDetector(builtin_packs().line_patterns())
 
 
 @cache
 def matcher() -> Matcher:
-    return Matcher(builtin_patterns())
+    return Matcher(builtin_packs())
 
 
-LINE_PATTERNS = [p for p in builtin_patterns() if p.match == "line"]
+LINE_PATTERNS = list(builtin_packs().line_patterns())
 
 # Prefixes the normaliser leaves on a line: c10's C++ log prefix, torch's Python logger, none.
 UNSTRIPPED = ("", "[E914 08:25:03.412871314 ProcessGroupNCCL.cpp:616] ",

@@ -385,7 +385,7 @@ PACKS = builtin_pack_dir()
 
 @cache
 def builtin_matcher() -> Matcher:
-    return Matcher(load_packs(use_env=False).patterns)
+    return Matcher(load_packs(use_env=False))
 
 
 @PROPERTY

@@ -161,7 +161,7 @@ def test_version_banners(line, version):
 # ---------------------------------------------------------------- same as `analyzer scan`
 def test_each_files_rows_are_what_scan_reports_for_it():
     """`analyzer scan`'s own event source and analysis, file by file, against the frame's rows."""
-    matcher = Matcher(load_packs().patterns)
+    matcher = Matcher(load_packs())
     df = incidents_frame([str(LOGS)], jobs=1, cache=False)
     for log in sorted(LOGS.glob("*.log")):
         analysis = Analysis(matcher)
