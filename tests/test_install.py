@@ -112,6 +112,9 @@ def test_report(installed):
     assert SEED_ID in result.stdout
 
 
-def test_nothing_written_outside_the_cache_dir(installed):
-    home = Path(installed["home"])
-    assert [p for p in home.rglob("*") if p.is_file() and ".cache" not in p.parts] == []
+def test_the_shipped_index_is_used_as_it_is(installed):
+    """No first-run penalty: nothing was compiled, nothing written to the cache or anywhere in $HOME."""
+    assert [p for p in Path(installed["home"]).rglob("*") if p.is_file()] == []
+    index = _run(installed, "python", "-c", "from analyzer.sources.packs import builtin_index_path as p; "
+                                             "print(p().is_file(), p().parent.parent.parent.name)")
+    assert index.stdout.split() == ["True", "site-packages"]

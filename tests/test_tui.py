@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 from pathlib import Path
@@ -12,7 +11,6 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from analyzer.commands.common import load_matcher
 from analyzer.commands.scan import scan_events
 from analyzer.core.scan import Analysis
 from analyzer.sinks.text import ordered_for_people
@@ -30,8 +28,8 @@ CHAINED = str(LOGS / "sglang_chained_weight_loading.log")
 
 
 @pytest.fixture(scope="module")
-def matcher():
-    return load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+def matcher(small_matcher):
+    return small_matcher
 
 
 def engine_incidents(matcher, *paths):

@@ -3,7 +3,6 @@ progress and stop, and the `analyzer tui` command's wiring."""
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import threading
 from pathlib import Path
@@ -11,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
-from analyzer.commands.common import load_matcher
 from analyzer.commands.scan import scan_events
 from analyzer.core.scan import Analysis, FileScanner
 from analyzer.sources.files import read_lines
@@ -30,8 +28,8 @@ INFO = "[2026-08-28 10:00:{:02d} TP0] Decode batch. #running-req: 42, #token: 83
 
 
 @pytest.fixture(scope="module")
-def matcher():
-    return load_matcher(argparse.Namespace(patterns=[], no_builtin=False))
+def matcher(small_matcher):
+    return small_matcher
 
 
 def incidents_of(matcher, *paths):
