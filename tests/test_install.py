@@ -74,7 +74,8 @@ def installed(tmp_path_factory) -> dict[str, str]:
 def _run(installed: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
     env = {k[4:]: v for k, v in installed.items() if k.startswith("env:")}
     command = [str(Path(installed["bin"]) / argv[0]), *argv[1:]]
-    return subprocess.run(command, cwd=installed["cwd"], env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(command, cwd=installed["cwd"], env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
 
 
 pytestmark = pytest.mark.slow

@@ -16,16 +16,17 @@ read-only and `immutable`: no locks, works in a read-only site-packages.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
 import threading
-
-import zstandard
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields
 from pathlib import Path
 from urllib.parse import quote
+
+import zstandard
 
 from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Fix, Pattern, PatternSource, SchemaProblem
@@ -128,8 +129,6 @@ class IndexStore:
 
     def content_digest(self) -> str:
         """A hash of every row: two builds from the same sources and code give the same."""
-        import hashlib
-
         digest = hashlib.sha256()
         for row in self._query("SELECT id, word, short_type, site, line, data FROM patterns ORDER BY seq"):
             with self._lock:
