@@ -90,11 +90,13 @@ class PackSet:
 
 
 def builtin_pack_dir() -> Path:
-    """`patterns/` beside the package (a checkout or editable install) or shipped inside it."""
-    for candidate in (_PACKAGE.parent / "patterns", _PACKAGE / "_patterns"):
-        if candidate.is_dir():
-            return candidate
-    return _PACKAGE.parent / "patterns"
+    """`patterns/` of the checkout the package runs from (editable install), or shipped inside it."""
+    return _checkout_packs() or _PACKAGE / "_patterns"
+
+
+def _checkout_packs() -> Path | None:
+    root = _PACKAGE.parent  # site-packages for an installed copy, where a `patterns` may be anyone's
+    return root / "patterns" if (root / "pyproject.toml").is_file() and (root / "patterns").is_dir() else None
 
 
 def builtin_index_path() -> Path:
@@ -160,8 +162,7 @@ def compile_builtin(target: Path | None = None) -> tuple[int, list[SchemaProblem
 def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
     """The shipped index, unless a checkout's YAML or code has moved on from it."""
     shipped = builtin_index_path()
-    checkout = _PACKAGE.parent / "patterns"
-    if shipped.is_file() and not checkout.is_dir():  # an installed copy: the index is the pack
+    if shipped.is_file() and _checkout_packs() is None:  # an installed copy: the index is the pack
         store = IndexStore(shipped)
         return store, list(store.problems)
     sources = _builtin_sources(builtin_pack_dir())
