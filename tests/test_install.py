@@ -68,7 +68,8 @@ def installed(tmp_path_factory) -> dict[str, str]:
     env.update(HOME=str(home), XDG_CACHE_HOME=str(home / ".cache"), COLUMNS="200", NO_COLOR="1")
     empty = tmp / "empty"
     empty.mkdir()
-    return {"bin": str(env_dir / "bin"), "cwd": str(empty), "home": str(home), **{f"env:{k}": v for k, v in env.items()}}
+    return {"bin": str(env_dir / "bin"), "cwd": str(empty), "home": str(home),
+            **{f"env:{k}": v for k, v in env.items()}}
 
 
 def _run(installed: dict[str, str], *argv: str) -> subprocess.CompletedProcess:

@@ -144,7 +144,8 @@ def _chunks(stream: BinaryIO, path: str, on_problem: Problem,
             yield chunk
             if consumed is not None:  # the reader has taken every line of this chunk
                 consumed()
-    except (EOFError, OSError, lzma.LZMAError, zlib.error, zstandard.ZstdError) as err:  # a compressed file cut short or corrupt, a bad disk
+    # a compressed file cut short or corrupt, a bad disk
+    except (EOFError, OSError, lzma.LZMAError, zlib.error, zstandard.ZstdError) as err:
         on_problem(f"{path}: read stopped early: {err}")
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
+from analyzer import __version__
 from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
 from analyzer.core.store import MemoryStore, PatternStore, Site
@@ -33,6 +34,7 @@ ENV_VAR = "ANALYZER_PATTERNS"
 CACHE_BOUND = 256 << 20  # bytes of compiled packs kept in the cache dir; the least recently used go first
 _PACKAGE = Path(__file__).resolve().parent.parent
 _LINE = "__line__"
+_Sources = list[tuple[str, bytes | OSError]]  # a pack level's files: the name they are known by, their bytes
 # The code that decides what an index holds: a change to any of it makes every compiled pack stale.
 _BUILDERS = ("core/schema.py", "core/template.py", "core/matcher.py", "core/store.py", "sources/packs.py",
              "sources/pack_index.py")
@@ -173,7 +175,7 @@ def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
     return _compiled(sources, curated_first=True)  # stale: `analyzer patterns build` refreshes it
 
 
-def _builtin_sources(root: Path) -> list[tuple[str, bytes | OSError]]:
+def _builtin_sources(root: Path) -> _Sources:
     """The built-in files named as `patterns/<relative path>`, wherever the pack lies."""
     return [(f"patterns/{path.relative_to(root).as_posix()}", _read(path)) for path in pack_files(root)]
 
@@ -187,13 +189,16 @@ def _read(path: Path) -> bytes | OSError:
 
 @cache
 def _code_digest() -> bytes:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(__version__.encode())
     for name in _BUILDERS:
-        digest.update((_PACKAGE / name).read_bytes())
+        try:
+            digest.update((_PACKAGE / name).read_bytes())
+        except OSError:  # installed without sources (bytecode only): the version has to do
+            digest.update(name.encode())
     return digest.digest()
 
 
-def _digest(sources: list[tuple[str, bytes | OSError]], curated_first: bool) -> str:
+def _digest(sources: _Sources, curated_first: bool) -> str:
     digest = hashlib.sha256(_code_digest())
     digest.update(b"curated-first" if curated_first else b"as-written")
     for name, data in sources:
@@ -203,7 +208,7 @@ def _digest(sources: list[tuple[str, bytes | OSError]], curated_first: bool) -> 
     return digest.hexdigest()
 
 
-def _compiled(sources: list[tuple[str, bytes | OSError]], curated_first: bool) -> tuple[PatternStore, list[SchemaProblem]]:
+def _compiled(sources: _Sources, curated_first: bool) -> tuple[PatternStore, list[SchemaProblem]]:
     """One pack level, from the cache when it has compiled this content with this code before."""
     digest = _digest(sources, curated_first)
     cached = _cache_dir() / f"{digest}.sqlite"
@@ -223,7 +228,7 @@ def _compiled(sources: list[tuple[str, bytes | OSError]], curated_first: bool) -
     return MemoryStore(patterns, index_keys), problems
 
 
-def _parse(sources: list[tuple[str, bytes | OSError]], curated_first: bool) -> tuple[list[Pattern], list[SchemaProblem]]:
+def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[SchemaProblem]]:
     patterns: list[Pattern] = []
     problems: list[SchemaProblem] = []
     for name, data in sources:
