@@ -1,4 +1,9 @@
-"""`analyzer` command line: subcommands live in analyzer/commands/, one module each."""
+"""`analyzer` command line: subcommands live in analyzer/commands/, one module each.
+
+Only the module of the command being run is imported (pandas, Textual and Rich's progress bar stay
+out of `analyzer scan`, and `--help` and `--version` import none): the others are listed by name and
+summary alone.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,13 @@ __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = Exit.OK, Exit.USAGE, Exit.INTERRUPTED
 
-_COMMANDS = ("scan", "explain", "patterns", "tui", "report")
+_COMMANDS = {  # name: its summary in `analyzer --help`
+    "scan": "find and explain the errors in logs",
+    "explain": "print one known error's page (by id or by message)",
+    "patterns": "build, check, extract, update and suggest pattern packs",
+    "tui": "triage the errors in logs interactively",
+    "report": "fleet report: which failures hit how many runs, where, since when",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,23 +34,23 @@ class _Parser(argparse.ArgumentParser):
                   if " " in self.prog else f"analyzer: error: {message} (see 'analyzer --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser for `argv`: the command it names is registered in full, the others by summary.
+    Without `argv`, every command in full."""
+    wanted = _COMMANDS.keys() if argv is None else {next((a for a in argv if not a.startswith("-")), None)}
     parser = _Parser(prog="analyzer", description="Find the failure that matters in LLM-server logs.")
     parser.add_argument("--version", action="version", version=f"analyzer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"analyzer.commands.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"analyzer.commands.{name}":
-                raise
-            continue
-        module.register(subparsers)
+    for name, summary in _COMMANDS.items():
+        if name in wanted:
+            importlib.import_module(f"analyzer.commands.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)

@@ -68,14 +68,14 @@ class Engine:
     def __init__(self, options: Options = Options(), patterns: Iterable[Pattern] | None = None) -> None:
         """`patterns`, when given, are used instead of loading packs (tests, embedding)."""
         self.options = options
-        problems: list[Problem] = []
         if patterns is None:
             packs = load_packs(options.pattern_dirs, builtin=options.builtin, use_env=False)
-            patterns = packs.patterns
+            self.matcher = Matcher(packs)  # reads only the candidates each message needs
             problems = [Problem(ProblemKind.PATTERN, p.where, p.message) for p in packs.problems]
+        else:
+            self.matcher, problems = Matcher(tuple(patterns)), []
         self.problems: tuple[Problem, ...] = tuple(problems)  # broken pack files and entries, skipped
-        self.matcher = Matcher(tuple(patterns))
-        self.notices = NoticeDetector(self.matcher.patterns)
+        self.notices = NoticeDetector(self.matcher.line_patterns())
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.skipif(not triggers.available(), reason="hyperscan is n
 
 @cache
 def notices() -> NoticeDetector:
-    return NoticeDetector(load_packs(use_env=False).patterns)
+    return NoticeDetector(load_packs(use_env=False).line_patterns())
 
 
 def line_path(data: bytes, max_line: int = MAX_LINE):

@@ -341,6 +341,7 @@ def test_malformed_pattern_files_are_skipped_one_line_each(tmp_path, monkeypatch
         assert any(line.startswith(prefix) for line in warnings), (prefix, warnings)
 
 
+@pytest.mark.slow
 def test_pack_of_a_hundred_thousand_patterns(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     pack = tmp_path / "pack"

@@ -179,7 +179,8 @@ def _pattern(pattern_id: str, exception: str, template: str, role: str) -> Patte
 
 @cache
 def chain_matcher() -> Matcher:
-    builtin = [p for p in load_packs(use_env=False).patterns if p.id in ("python.broken-pipe", "python.connection-reset")]
+    packs = load_packs(use_env=False)
+    builtin = [packs.get("python.broken-pipe"), packs.get("python.connection-reset")]
     return Matcher(builtin + [_pattern("demo.weights", "RuntimeError", "Failed to load weights: {detail}", "root")])
 
 

@@ -11,28 +11,28 @@ from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
-from analyzer.engine import Engine, Options
+from tests.support import builtin_engine
 from analyzer.core.schema import build_pattern
 from analyzer.sources.packs import load_packs
 from tests.realtb import capture, text_of
 
 
 @cache
-def builtin_patterns():
-    return load_packs(use_env=False).patterns
+def builtin_packs():
+    return load_packs(use_env=False)
 
 
 @cache
 def detector() -> NoticeDetector:
-    return NoticeDetector(builtin_patterns())
+    return NoticeDetector(builtin_packs().line_patterns())
 
 
 @cache
 def matcher() -> Matcher:
-    return Matcher(builtin_patterns())
+    return Matcher(builtin_packs())
 
 
-LINE_PATTERNS = [p for p in builtin_patterns() if p.match == "line"]
+LINE_PATTERNS = list(builtin_packs().line_patterns())
 
 # Prefixes the normaliser leaves on a line: c10's C++ log prefix, torch's Python logger, none.
 UNSTRIPPED = ("", "[E914 08:25:03.412871314 ProcessGroupNCCL.cpp:616] ",
@@ -120,7 +120,7 @@ def test_notice_incidents_are_consequences_of_the_root_cause():
     lines = ("[2026-08-28 10:00:01 TP0] Scheduler hit an exception: " + text_of(capture(fail))).splitlines()
     lines += ["[2026-08-28 10:00:02] Received sigquit from a child process. It usually means the child failed.",
               "[2026-08-28 10:00:02] Child process unexpectedly failed with exitcode=9. pid=18830"]
-    engine = Engine(Options(), patterns=matcher().patterns)
+    engine = builtin_engine()
     analysis = engine.analysis()
     for event in events_from_lines(lines, "run.log", engine.notices):
         analysis.add(event)

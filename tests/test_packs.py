@@ -10,19 +10,19 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.core.matcher import Matcher, MatchKind
-from analyzer.sources.packs import builtin_pack_dir, load_pack_files, load_packs, pack_files
+from analyzer.sources.packs import load_packs
 
-PACKS = builtin_pack_dir()
-CURATED = [p for p in load_pack_files(pack_files(PACKS))[0] if p.curated or "extracted" not in p.origin]
+CURATED = [p for p in load_packs(use_env=False).patterns if p.curated or "extracted" not in p.origin]
 
 
+@pytest.mark.slow
 def test_shipped_packs_pass_check(capsys):
     assert main(["patterns", "check"]) == 0, capsys.readouterr().out[-3000:]
 
 
 @cache
 def builtin_matcher() -> Matcher:
-    return Matcher(load_packs(use_env=False).patterns)
+    return Matcher(load_packs(use_env=False))
 
 
 @pytest.mark.parametrize("pattern", CURATED, ids=lambda p: p.id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import sys
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -121,6 +122,13 @@ def test_a_missing_path_is_reported_and_the_rest_still_is(capsys, fleet, tmp_pat
     assert code == 2
     assert err == f"analyzer: warning: {tmp_path / 'nope'}: no such file or directory\n"
     assert json.loads(out)["runs"]["total"] == 60
+
+
+def test_parquet_without_pyarrow_names_the_extra(capsys, fleet, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # what `import pyarrow` meets when it is not installed
+    code = main(["report", str(fleet.root), "--no-cache", "-o", str(tmp_path / "x.parquet")])
+    assert code == 2 and not (tmp_path / "x.parquet").exists()
+    assert capsys.readouterr().err == "analyzer: error: Parquet output needs pyarrow: pip install 'analyzer[parquet]'\n"
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -13,6 +13,7 @@ import socket
 import threading
 
 import pytest
+import zstandard
 
 from analyzer.sources.files import expand_paths, read_chunks, read_lines
 from analyzer.sources.lines import LineSplitter, split_lines, utf8_chunks
@@ -167,8 +168,26 @@ def _two_tracebacks() -> bytes:
     return (first + "INFO 12-01 10:00:00 [a.py:1] between\n" * 20000 + second).encode()
 
 
-@pytest.mark.parametrize("compress", [gzip.compress, lambda data: bz2.compress(data, 1), lzma.compress],
-                         ids=["gz", "bz2", "xz"])
+def _zstd(data: bytes) -> bytes:
+    """Two frames, as `zstd -c a b` writes them, each in blocks small enough to be cut between."""
+    half = len(data) // 2
+    packer = zstandard.ZstdCompressor(level=1)
+    return b"".join(packer.compress(part) for part in (data[:half], data[half:]))
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, lambda data: bz2.compress(data, 1), lzma.compress, _zstd],
+                         ids=["gz", "bz2", "xz", "zst"])
+def test_compressed_file_whole(tmp_path, compress):
+    """Detected by content, whatever the name: every line comes back."""
+    path = tmp_path / "server.log.1"
+    path.write_bytes(compress(_two_tracebacks()))
+    problems, on_problem = _problems()
+    lines = list(read_lines(str(path), on_problem))
+    assert lines == _two_tracebacks().decode().splitlines() and problems == []
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, lambda data: bz2.compress(data, 1), lzma.compress, _zstd],
+                         ids=["gz", "bz2", "xz", "zst"])
 def test_compressed_file_cut_in_the_middle(tmp_path, compress):
     """What was decompressed before the cut is read (bzip2: whole 100 kB blocks only); the cut is
     one line naming the file."""

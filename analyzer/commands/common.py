@@ -71,5 +71,8 @@ def engine_from(args: argparse.Namespace) -> Engine:
 
 
 def sample_log() -> Path:
-    """The bundled sample: what `analyzer scan` reads when given nothing to read."""
-    return Path(__file__).resolve().parent.parent.parent / "fixtures" / "logs" / "sglang_deepseek_v4_cp_a2a.log"
+    """The bundled sample: what `analyzer scan` reads when given nothing to read. In a checkout it
+    is a fixture; a built wheel carries a copy inside the package (see setup.py)."""
+    package = Path(__file__).resolve().parent.parent
+    checkout = package.parent / "fixtures" / "logs" / "sglang_deepseek_v4_cp_a2a.log"
+    return checkout if checkout.is_file() else package / "_data" / "sample.log"

@@ -6,19 +6,13 @@ import importlib
 
 __all__ = ["register"]
 
-_SUBCOMMANDS = ("check", "extract", "update", "suggest")
+_SUBCOMMANDS = ("build", "check", "extract", "update", "suggest")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("patterns", help="check, extract, update and suggest pattern packs",
+    parser = subparsers.add_parser("patterns", help="build, check, extract, update and suggest pattern packs",
                                    description="Tools for pattern packs.")
     group = parser.add_subparsers(dest="patterns_command", metavar="SUBCOMMAND", parser_class=type(parser))
     for name in _SUBCOMMANDS:
-        try:
-            module = importlib.import_module(f"analyzer.commands.patterns_{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"analyzer.commands.patterns_{name}":
-                raise
-            continue
-        module.register(group)
+        importlib.import_module(f"analyzer.commands.patterns_{name}").register(group)
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])

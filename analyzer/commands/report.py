@@ -74,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
     if fmt == "parquet" and not args.output:
         print("analyzer: error: --format parquet needs --output FILE", file=sys.stderr)
         return Exit.USAGE
+    if fmt == "parquet" and not _have_pyarrow():
+        print("analyzer: error: Parquet output needs pyarrow: pip install 'analyzer[parquet]'", file=sys.stderr)
+        return Exit.USAGE
     if args.engine == "local" and args.scheduler:
         print("analyzer: error: --scheduler goes with --engine dask", file=sys.stderr)
         return Exit.USAGE
@@ -169,3 +172,12 @@ def _day(text: str) -> date:
     if day is None:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} (use YYYY-MM-DD)")
     return day
+
+
+def _have_pyarrow() -> bool:
+    """pyarrow is the `parquet` extra: 170 MB that only this output needs."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True

@@ -1,14 +1,15 @@
 """Matching an exception against pattern signatures: exact, then by raise site, then fuzzy.
 
-Built for packs of thousands of patterns: templates are indexed by exception type and by their
-literal words, compiled only when first needed, and a message is tried only against the few
+Built for packs of thousands of patterns: templates are filed by exception type and by their
+literal words (`index_keys`) in a PatternStore, which may keep them on disk; the Matcher reads and
+compiles only the candidates a message asks for, and a message is tried only against the few
 templates whose every literal word it contains.
 """
 
 from __future__ import annotations
 
 import enum
-from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -18,9 +19,10 @@ from rapidfuzz import fuzz
 
 from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
 from analyzer.core.schema import Pattern
+from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 
-__all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN"]
+__all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "index_keys", "site_key"]
 
 _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 
@@ -59,38 +61,53 @@ class _Entry:
     broken: bool = False
 
 
+def index_keys(pattern: Pattern) -> tuple[str | None, Site | None]:
+    """Where a pattern is filed: its rarest-looking (longest) literal word, and its raise site."""
+    tokens = _WORD.findall(_literal_text(pattern.template).lower())
+    word = max(tokens, key=lambda t: (len(t), t)) if tokens else None
+    src = pattern.source
+    return word, site_key(src.path, src.function) if src.path and src.function else None
+
+
+def site_key(path: str, function: str) -> Site:
+    return _tail(path), _leaf(function)
+
+
 class Matcher:
-    def __init__(self, patterns: tuple[Pattern, ...] | list[Pattern], fuzzy_threshold: float = 82.0,
+    def __init__(self, patterns: Iterable[Pattern] | PatternStore, fuzzy_threshold: float = 82.0,
                  site_window: int = 20) -> None:
-        self.patterns = tuple(patterns)
+        """`patterns`: a list (indexed here, in memory) or a store (read lazily, e.g. from disk)."""
+        self.store = patterns if isinstance(patterns, PatternStore) else MemoryStore(patterns, index_keys)
         self.fuzzy_threshold = fuzzy_threshold
         self.site_window = site_window
         self.broken: list[tuple[Pattern, str]] = []  # templates that failed to compile
-        self._by_token: dict[str, list[_Entry]] = defaultdict(list)
-        self._by_token_type: dict[tuple[str, str], list[_Entry]] = defaultdict(list)  # the same, by exception
-        self._by_site: dict[tuple[str, str], list[_Entry]] = defaultdict(list)
-        self._by_id: dict[str, _Entry] = {}
-        for pattern in self.patterns:
-            literal = _literal_text(pattern.template)
-            tokens = frozenset(_WORD.findall(literal.lower()))
-            entry = _Entry(pattern, tokens, literal, pattern.short_exception)
-            self._by_id[pattern.id] = entry
-            if tokens:  # the rarest-looking word (longest) is the index key
-                key = max(tokens, key=lambda t: (len(t), t))
-                self._by_token[key].append(entry)
-                self._by_token_type[(key, entry.short_type)].append(entry)
-            src = pattern.source
-            if src.path and src.function:
-                self._by_site[(_tail(src.path), _leaf(src.function))].append(entry)
+        self._entries: dict[str, _Entry] = {}  # the candidates read so far, by id
+        self._buckets: dict[tuple[str, str | None], list[_Entry]] = {}
         self._match_cached = lru_cache(maxsize=65536)(self._match_uncached)
 
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        """Every pattern: reads the whole store (for pack checks and tools, not for matching)."""
+        return tuple(self.store)
+
+    def line_patterns(self) -> tuple[Pattern, ...]:
+        """The `match: line` patterns, for the notice detector."""
+        return tuple(self.store.line_patterns())
+
     def pattern(self, pattern_id: str) -> Pattern | None:
-        entry = self._by_id.get(pattern_id)
-        return entry.pattern if entry else None
+        return self.store.get(pattern_id)
 
     def compiled(self, pattern_id: str) -> CompiledTemplate | None:
-        entry = self._by_id.get(pattern_id)
-        return self._compile(entry) if entry else None
+        pattern = self.store.get(pattern_id)
+        return self._compile(self._entry(pattern)) if pattern else None
+
+    def _entry(self, pattern: Pattern) -> _Entry:
+        entry = self._entries.get(pattern.id)
+        if entry is None:  # a store gives each id one pattern
+            literal = _literal_text(pattern.template)
+            entry = _Entry(pattern, frozenset(_WORD.findall(literal.lower())), literal, pattern.short_exception)
+            self._entries[pattern.id] = entry
+        return entry
 
     def match_event(self, event: ErrorEvent) -> Diagnosis:
         """Best diagnosis over the chain; on a tie the link nearest the root cause wins."""
@@ -133,9 +150,11 @@ class Matcher:
 
     def _bucket(self, word: str, short_type: str | None) -> list[_Entry] | tuple[()]:
         """The entries indexed under `word`; only those of exception `short_type` when it is given."""
-        if short_type:
-            return self._by_token_type.get((word, short_type), ())
-        return self._by_token.get(word, ())
+        key = (word, short_type or None)
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = [self._entry(p) for p in self.store.by_word(word, short_type or None)]
+        return bucket
 
     def _exact(self, short_type: str | None, message: str, words: set[str], relpath: str | None) -> Diagnosis | None:
         hits = []
@@ -153,7 +172,7 @@ class Matcher:
 
     def _raise_site(self, short_type, message, relpath, function, lineno) -> Diagnosis | None:
         best, best_score = None, -1.0
-        for entry in self._by_site.get((_tail(relpath), _leaf(function)), ()):
+        for entry in map(self._entry, self.store.by_site(site_key(relpath, function))):
             pattern = entry.pattern
             if short_type and entry.short_type != short_type:
                 continue

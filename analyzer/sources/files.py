@@ -20,6 +20,8 @@ import zlib
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
+import zstandard
+
 from analyzer.sources.lines import MAX_LINE, split_lines
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
@@ -31,7 +33,50 @@ CHUNK = 1 << 20
 _MISSING, _UNREADABLE, _PARTIAL, _FOLLOW = (ProblemKind.MISSING, ProblemKind.UNREADABLE, ProblemKind.PARTIAL,
                                             ProblemKind.FOLLOW)
 
-_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open))
+
+class _ZstdStream:
+    """A .zst file's text, frame after frame (`zstd -c a b > c`, or a log appended to); a file
+    that ends inside a frame raises EOFError after what it held, as gzip does."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self._frame = zstandard.ZstdDecompressor().decompressobj()
+        self._started = False  # the current frame has been fed input
+
+    def read1(self, size: int = CHUNK) -> bytes:
+        while chunk := self._raw.read(size):
+            out = self._feed(chunk)
+            if out:
+                return out
+        if self._started and not self._frame.eof:
+            raise EOFError("compressed file ended before the end-of-stream marker was reached")
+        return b""
+
+    read = read1
+
+    def _feed(self, chunk: bytes) -> bytes:
+        out = []
+        while chunk:
+            if self._frame.eof:
+                self._frame = zstandard.ZstdDecompressor().decompressobj()
+            self._started = True
+            out.append(self._frame.decompress(chunk))
+            chunk = self._frame.unused_data if self._frame.eof else b""
+        return b"".join(out)
+
+    def __enter__(self) -> _ZstdStream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._raw.close()
+
+
+def _zstd_open(raw: BinaryIO, mode: str) -> BinaryIO:
+    return _ZstdStream(raw)  # type: ignore[return-value]
+
+
+_MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open),
+          (b"\x28\xb5\x2f\xfd", _zstd_open))
 
 
 class Restart:
@@ -114,7 +159,8 @@ def _chunks(stream: BinaryIO, path: str, on_problem: OnProblem,
             yield chunk
             if consumed is not None:  # the reader has taken every line of this chunk
                 consumed()
-    except (EOFError, OSError, lzma.LZMAError, zlib.error) as err:  # a compressed file cut short or corrupt, a bad disk
+    # a compressed file cut short or corrupt, a bad disk
+    except (EOFError, OSError, lzma.LZMAError, zlib.error, zstandard.ZstdError) as err:
         on_problem(Problem(_PARTIAL, path, f"read stopped early: {err}"))
 
 

@@ -1,4 +1,11 @@
-"""Reading pattern packs from disk: YAML files under pack directories, with line numbers kept.
+"""Pattern packs: YAML files under pack directories, compiled into indexes the Matcher queries.
+
+The built-in packs ship compiled (`analyzer/_data/patterns.sqlite`, written by `analyzer patterns
+build`), so a run reads only the candidates its messages need. In a checkout the index is used
+while it matches the YAML beside it and the code that builds it; otherwise, like user packs
+(`--patterns`, $ANALYZER_PATTERNS), the YAML is compiled on the fly and the result kept under the
+XDG cache dir, named by the hash of the pack's content and of that code, with a size bound. A
+cache dir that cannot be written costs only the parse of the pack itself.
 
 A broken file or entry becomes a SchemaProblem naming file:line; the rest of the pack loads.
 Precedence: built-in packs, then $ANALYZER_PATTERNS, then --patterns DIR in order; a later
@@ -9,49 +16,93 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
-from collections.abc import Iterable
-from dataclasses import dataclass
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
 from pathlib import Path
 
-import yaml
-
 from analyzer import __version__
+from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
+from analyzer.core.store import MemoryStore, PatternStore, Site
+from analyzer.sources.pack_index import IndexStore, write_index
 
-__all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "ENV_VAR"]
+__all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "builtin_index_path", "pack_files",
+           "compile_builtin", "builtin_digest", "ENV_VAR", "CACHE_BOUND"]
 
 ENV_VAR = "ANALYZER_PATTERNS"
+CACHE_BOUND = 256 << 20  # bytes of compiled packs kept in the cache dir; the least recently used go first
+_PACKAGE = Path(__file__).resolve().parent.parent
 _LINE = "__line__"
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Sources = list[tuple[str, bytes | OSError]]  # a pack level's files: the name they are known by, their bytes
+# The code that decides what an index holds: a change to any of it makes every compiled pack stale.
+_BUILDERS = ("core/schema.py", "core/template.py", "core/matcher.py", "core/store.py", "sources/packs.py",
+             "sources/pack_index.py")
 
 
-class _LineLoader(_Loader):  # type: ignore[misc, valid-type]
-    """Safe YAML loading that records, in each mapping, the line it starts on."""
-
-    def construct_mapping(self, node, deep=False):
-        mapping = super().construct_mapping(node, deep=deep)
-        mapping[_LINE] = node.start_mark.line + 1
-        return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
-
-
-@dataclass(frozen=True, slots=True)
 class PackSet:
-    patterns: tuple[Pattern, ...]
-    problems: tuple[SchemaProblem, ...]
-    files: tuple[str, ...]
+    """The loaded packs, one store per level; a PatternStore itself, so `Matcher(packs)` reads lazily.
+    A pattern of a later level hides every earlier one with its id."""
+
+    def __init__(self, layers: Sequence[PatternStore], problems: Iterable[SchemaProblem], files: Iterable[str]) -> None:
+        self.layers = tuple(layers)
+        self.problems = tuple(problems)
+        self.files = tuple(files)
+        self._hidden: dict[int, frozenset[str]] = {}
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        """Every pattern: reads every level whole (for checks and tools; matching never needs it)."""
+        return tuple(self)
+
+    def get(self, pattern_id: str) -> Pattern | None:
+        for layer in reversed(self.layers):
+            found = layer.get(pattern_id)
+            if found is not None:
+                return found
+        return None
+
+    def by_word(self, word: str, short_type: str | None) -> Sequence[Pattern]:
+        return self._merged(lambda layer: layer.by_word(word, short_type))
+
+    def by_site(self, site: Site) -> Sequence[Pattern]:
+        return self._merged(lambda layer: layer.by_site(site))
+
+    def line_patterns(self) -> Sequence[Pattern]:
+        return self._merged(lambda layer: layer.line_patterns())
+
+    def ids(self) -> frozenset[str]:
+        return frozenset().union(*(layer.ids() for layer in self.layers))
+
+    def __iter__(self) -> Iterator[Pattern]:
+        return iter(self._merged(iter))
+
+    def _merged(self, query) -> list[Pattern]:
+        found: list[Pattern] = []
+        for level, layer in enumerate(self.layers):
+            hidden = self._hidden_at(level)
+            found.extend(p for p in query(layer) if p.id not in hidden)
+        return found
+
+    def _hidden_at(self, level: int) -> frozenset[str]:
+        """Ids that later levels define (read once, and only when there are later levels)."""
+        if level not in self._hidden:
+            self._hidden[level] = frozenset().union(*(layer.ids() for layer in self.layers[level + 1:]))
+        return self._hidden[level]
 
 
 def builtin_pack_dir() -> Path:
-    """`patterns/` beside the package (a checkout or editable install) or shipped inside it."""
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here.parent / "patterns", here / "_patterns"):
-        if candidate.is_dir():
-            return candidate
-    return here.parent / "patterns"
+    """`patterns/` of the checkout the package runs from (editable install), or shipped inside it."""
+    return _checkout_packs() or _PACKAGE / "_patterns"
+
+
+def _checkout_packs() -> Path | None:
+    root = _PACKAGE.parent  # site-packages for an installed copy, where a `patterns` may be anyone's
+    return root / "patterns" if (root / "pyproject.toml").is_file() and (root / "patterns").is_dir() else None
+
+
+def builtin_index_path() -> Path:
+    return _PACKAGE / "_data" / "patterns.sqlite"
 
 
 def pack_files(directory: str | Path) -> list[Path]:
@@ -66,32 +117,130 @@ def load_pack_files(files: Iterable[Path]) -> tuple[list[Pattern], list[SchemaPr
     patterns: list[Pattern] = []
     problems: list[SchemaProblem] = []
     for path in files:
-        found, bad = _load_cached(path)
+        found, bad = _load_file(str(path), _read(path))
         patterns.extend(found)
         problems.extend(bad)
     return patterns, problems
 
 
 def load_packs(extra_dirs: Iterable[str] = (), builtin: bool = True, use_env: bool = True) -> PackSet:
-    dirs: list[str | Path] = [builtin_pack_dir()] if builtin else []
+    layers: list[PatternStore] = []
+    problems: list[SchemaProblem] = []
+    files: list[Path] = []
+    if builtin:
+        store, bad = _builtin()
+        layers.append(store)
+        problems.extend(bad)
+    dirs: list[str] = []
     if use_env and os.environ.get(ENV_VAR):
         dirs.extend(d for d in os.environ[ENV_VAR].split(os.pathsep) if d)
     dirs.extend(extra_dirs)
-    problems: list[SchemaProblem] = []
-    files: list[Path] = []
-    by_id: dict[str, Pattern] = {}
-    for index, directory in enumerate(dirs):
+    for directory in dirs:
         if not Path(directory).exists():
             problems.append(SchemaProblem(str(directory), "pattern directory not found"))
             continue
         level_files = pack_files(directory)
         files.extend(level_files)
-        found, bad = load_pack_files(level_files)
+        store, bad = _compiled([(str(f), _read(f)) for f in level_files], curated_first=False)
+        layers.append(store)
         problems.extend(bad)
-        found = _prefer_curated(found) if index == 0 and builtin else found
-        for pattern in found:
-            by_id[pattern.id] = pattern  # a later pack overrides by id
-    return PackSet(tuple(by_id.values()), tuple(problems), tuple(str(f) for f in files))
+    return PackSet(layers, problems, (str(f) for f in files))
+
+
+def builtin_digest() -> str:
+    """The hash an up-to-date built-in index records: of the YAML sources and the building code."""
+    return _digest(_builtin_sources(builtin_pack_dir()), curated_first=True)
+
+
+def compile_builtin(target: Path | None = None) -> tuple[int, list[SchemaProblem]]:
+    """`analyzer patterns build`: compile the built-in YAML packs into the shipped index."""
+    sources = _builtin_sources(builtin_pack_dir())
+    patterns, problems = _parse(sources, curated_first=True)
+    target = target or builtin_index_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return write_index(target, patterns, problems, _digest(sources, curated_first=True)), problems
+
+
+def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
+    """The shipped index, unless a checkout's YAML or code has moved on from it."""
+    shipped = builtin_index_path()
+    if shipped.is_file() and _checkout_packs() is None:  # an installed copy: the index is the pack
+        store = IndexStore(shipped)
+        return store, list(store.problems)
+    sources = _builtin_sources(builtin_pack_dir())
+    if shipped.is_file():
+        store = IndexStore(shipped)
+        if store.digest == _digest(sources, curated_first=True):
+            return store, list(store.problems)
+    return _compiled(sources, curated_first=True)  # stale: `analyzer patterns build` refreshes it
+
+
+def _builtin_sources(root: Path) -> _Sources:
+    """The built-in files named as `patterns/<relative path>`, wherever the pack lies."""
+    return [(f"patterns/{path.relative_to(root).as_posix()}", _read(path)) for path in pack_files(root)]
+
+
+def _read(path: Path) -> bytes | OSError:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        return err
+
+
+@cache
+def _code_digest() -> bytes:
+    digest = hashlib.sha256(__version__.encode())
+    for name in _BUILDERS:
+        try:
+            digest.update((_PACKAGE / name).read_bytes())
+        except OSError:  # installed without sources (bytecode only): the version has to do
+            digest.update(name.encode())
+    return digest.digest()
+
+
+def _digest(sources: _Sources, curated_first: bool) -> str:
+    digest = hashlib.sha256(_code_digest())
+    digest.update(b"curated-first" if curated_first else b"as-written")
+    for name, data in sources:
+        blob = data if isinstance(data, bytes) else f"unreadable: {data}".encode()
+        digest.update(b"%d:%s%d:" % (len(name.encode()), name.encode(), len(blob)))
+        digest.update(blob)
+    return digest.hexdigest()
+
+
+def _compiled(sources: _Sources, curated_first: bool) -> tuple[PatternStore, list[SchemaProblem]]:
+    """One pack level, from the cache when it has compiled this content with this code before."""
+    digest = _digest(sources, curated_first)
+    cached = _cache_dir() / f"{digest}.sqlite"
+    try:
+        store = IndexStore(cached)
+        os.utime(cached)  # recently used: evicted last
+        return store, list(store.problems)
+    except (OSError, sqlite3.Error, ValueError, KeyError):
+        pass  # not there yet, or unreadable: compile it
+    patterns, problems = _parse(sources, curated_first)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        write_index(cached, patterns, problems, digest)
+        _evict(cached.parent, keep=cached)
+    except (OSError, sqlite3.Error):
+        pass  # a read-only or missing cache dir: this run works from memory
+    return MemoryStore(patterns, index_keys), problems
+
+
+def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[SchemaProblem]]:
+    patterns: list[Pattern] = []
+    problems: list[SchemaProblem] = []
+    for name, data in sources:
+        found, bad = _load_file(name, data)
+        patterns.extend(found)
+        problems.extend(bad)
+    if curated_first:
+        patterns = _prefer_curated(patterns)
+    by_id: dict[str, Pattern] = {}
+    for pattern in patterns:
+        by_id[pattern.id] = pattern  # a later file overrides by id
+    return list(by_id.values()), problems
 
 
 def _prefer_curated(patterns: list[Pattern]) -> list[Pattern]:
@@ -109,67 +258,57 @@ def _cache_dir() -> Path:
     return Path(base) / "analyzer" / "packs"
 
 
-def _load_cached(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
-    """Parsing YAML is the slow part of start-up (the extracted SGLang pack is ~20k entries): keep
-    each file's parsed patterns in a pickle keyed by its path, size, mtime and our version."""
-    try:
-        stat = path.stat()
-    except OSError as err:
-        return [], [SchemaProblem(str(path), f"cannot read: {err}")]
-    # The record's field names are part of the key: a pickle of an older Pattern would load without error.
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, __version__, tuple(Pattern.__dataclass_fields__))
-    cache = _cache_dir() / (hashlib.sha1(key[0].encode()).hexdigest() + ".pickle")
-    try:
-        with open(cache, "rb") as handle:
-            stored_key, result = pickle.load(handle)  # noqa: S301 - our own cache file
-        if stored_key == key:
-            return result
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
-        pass  # missing, stale or torn: parse again
-    result = _load_file(path)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_suffix(f".{os.getpid()}.tmp")
-        with open(partial, "wb") as handle:
-            pickle.dump((key, result), handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(partial, cache)  # atomic: a killed run never leaves a torn cache entry
-    except OSError:
-        pass  # a read-only home: work without the cache
-    return result
+def _evict(directory: Path, keep: Path) -> None:
+    """Keep the compiled packs under CACHE_BOUND bytes, dropping the least recently used first."""
+    entries = []
+    for path in directory.glob("*.sqlite"):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime_ns, info.st_size, path))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries, key=lambda e: e[0]):
+        if total <= CACHE_BOUND:
+            break
+        if path != keep:
+            path.unlink(missing_ok=True)
+            total -= size
 
 
-def _load_file(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        return [], [SchemaProblem(str(path), f"cannot read: {err.strerror or err}")]
+def _load_file(name: str, data: bytes | OSError) -> tuple[list[Pattern], list[SchemaProblem]]:
+    """One file's patterns; `name` is what their origin and problems call the file."""
+    if isinstance(data, OSError):
+        return [], [SchemaProblem(name, f"cannot read: {data.strerror or data}")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
-        return [], [SchemaProblem(f"{path}:{line}", f"not UTF-8 text (byte 0x{data[err.start]:02x})")]
+        return [], [SchemaProblem(f"{name}:{line}", f"not UTF-8 text (byte 0x{data[err.start]:02x})")]
+    import yaml  # only when a pack is compiled: a run on compiled packs never parses YAML
+
     try:
-        document = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a safe loader subclass
+        document = yaml.load(text, Loader=_line_loader())  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         position = getattr(err, "position", None)  # a reader error (a control character) has only this
         line = mark.line + 1 if mark else text.count("\n", 0, position) + 1 if position is not None else None
-        where = f"{path}:{line}" if line else str(path)
+        where = f"{name}:{line}" if line else name
         reason = getattr(err, "problem", None) or str(err).partition("\n")[0]  # one line
         return [], [SchemaProblem(where, f"invalid YAML: {reason}")]
     except RecursionError:
-        return [], [SchemaProblem(str(path), "invalid YAML: nested too deeply")]
+        return [], [SchemaProblem(name, "invalid YAML: nested too deeply")]
     if document is None:
         return [], []
     if not isinstance(document, dict) or not isinstance(document.get("patterns"), list):
-        return [], [SchemaProblem(f"{path}:1", "a pack file must be a mapping with a 'patterns' list")]
+        return [], [SchemaProblem(f"{name}:1", "a pack file must be a mapping with a 'patterns' list")]
     defaults = {k: document.get(k) for k in ("project", "version", "commit") if document.get(k) is not None}
     patterns, problems = [], []
     for entry in document["patterns"]:
         line = entry.pop(_LINE, None) if isinstance(entry, dict) else None
         if isinstance(entry, dict):
             _drop_lines(entry)
-        pattern, bad = build_pattern(entry, f"{path}:{line or '?'}", defaults)
+        pattern, bad = build_pattern(entry, f"{name}:{line or '?'}", defaults)
         problems.extend(bad)
         if pattern is not None:
             patterns.append(pattern)
@@ -191,3 +330,18 @@ def _drop_lines(value) -> None:
             todo.extend(v for v in item.values() if isinstance(v, (dict, list)))
         elif isinstance(item, list):
             todo.extend(v for v in item if isinstance(v, (dict, list)))
+
+
+@cache
+def _line_loader():
+    """Safe YAML loading that records, in each mapping, the line it starts on."""
+    import yaml
+
+    class LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        def construct_mapping(self, node, deep=False):
+            mapping = super().construct_mapping(node, deep=deep)
+            mapping[_LINE] = node.start_mark.line + 1
+            return mapping
+
+    LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, LineLoader.construct_mapping)
+    return LineLoader
