@@ -74,6 +74,7 @@ class _Entry:
     spec: Specificity
     content: frozenset[str]  # the literal words that say what the error is about (not filler)
     root: str | None  # the package the pattern's raise site is in
+    generic: bool  # a short text raised at a site in a package: anyone's text until the site agrees
     compiled: CompiledTemplate | None = None
     broken: bool = False
 
@@ -93,11 +94,12 @@ class Matcher:
             literal = _literal_text(pattern.template, pattern.style)
             tokens = literal_words(pattern.template, _WORD, pattern.style)
             content = content_words(tokens)
-            entry = _Entry(pattern, tokens, literal, pattern.short_exception, specificity(literal, tokens), content,
-                           package_root(pattern))
+            spec, root = specificity(literal, tokens), package_root(pattern)
+            entry = _Entry(pattern, tokens, literal, pattern.short_exception, spec, content, root,
+                           spec.generic and root is not None)
             self._by_id[pattern.id] = entry
-            if pattern.exception.startswith("log."):
-                continue  # a logged line, not an exception: never the diagnosis of a traceback
+            if pattern.exception.startswith("log.") and pattern.match != "line":
+                continue  # a signature extracted from a logger call is no exception: never a traceback's diagnosis
             if tokens:  # the rarest-looking word (longest, a content word if any) is the index key
                 key = max(content or tokens, key=lambda t: (len(t), t))
                 self._by_token[key].append(entry)
@@ -164,7 +166,7 @@ class Matcher:
             if not self._belongs(entry, frames):
                 continue
             evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
-            if frames and entry.spec.generic and Evidence.FUNCTION not in evidence:
+            if frames and entry.generic and Evidence.FUNCTION not in evidence:
                 continue  # a generic text is anyone's: only the site can tell it is this one
             compiled = self._compile(entry)
             params = compiled.match(message) if compiled else None
@@ -177,9 +179,9 @@ class Matcher:
             Evidence.FUNCTION in hit[2], Evidence.LINE in hit[2], -(hit[3] if hit[3] is not None else 1 << 30),
             hit[0].pattern.curated, len(hit[0].literal), hit[0].pattern.id))
         evidence |= Evidence.MESSAGE | self._package(entry, frames)
-        kind = MatchKind.POSSIBLE if entry.spec.generic and not frames else MatchKind.EXACT
+        kind = MatchKind.POSSIBLE if entry.generic and not frames else MatchKind.EXACT
         base, ceiling = _SCALE[kind]
-        ceiling = min(ceiling, _GENERIC_CEILING) if entry.spec.generic else ceiling
+        ceiling = min(ceiling, _GENERIC_CEILING) if entry.generic else ceiling
         return Diagnosis(entry.pattern, kind, confidence(base, ceiling, entry.spec, evidence), params, 0, evidence)
 
     def _raise_site(self, short_type: str | None, message: str, words: set[str],
