@@ -103,8 +103,9 @@ class _Ctx:
 _PAREN_FOR_NOT = (ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr,
                   ast.BinOp, ast.UnaryOp, ast.Await)
 _PAREN_FOR_AND = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)
-_INVERSE = {ast.Eq: "!=", ast.NotEq: "==", ast.Lt: ">=", ast.LtE: ">", ast.Gt: "<=", ast.GtE: "<",
-            ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+# Comparisons whose negation is another operator; `<`/`<=` are not inverted because sets (and NaN)
+# are only partly ordered: `not (a <= b)` is not `a > b` for them.
+_INVERSE = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
