@@ -15,8 +15,9 @@ import regex
 
 from analyzer.core.records import Frame, package_relative
 from analyzer.core.schema import Pattern
+from analyzer.core.template.fields import literal_text, literal_words
 
-__all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "package_root", "runs_through",
+__all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root", "runs_through",
            "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
 
 # A template is generic below either bound: measured over the shipped packs (21k exception templates),
@@ -25,6 +26,7 @@ __all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "speci
 GENERIC_MAX_WORDS = 3
 GENERIC_MIN_LETTERS = 25
 _SPECIFIC_LETTERS = 60  # a literal this long is as specific as a message gets
+_WORD_TEXT = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")  # the matcher's word: what a message is indexed by
 
 
 class Evidence(enum.Flag):
@@ -80,6 +82,13 @@ class Specificity:
 
 def specificity(literal: str, words: frozenset[str]) -> Specificity:
     return Specificity(len(words), sum(c.isalnum() for c in literal))
+
+
+def is_generic(pattern: Pattern) -> bool:
+    """A short text raised at a site in a package: matched only where a frame is at that site."""
+    words = literal_words(pattern.template, _WORD_TEXT, pattern.style)
+    return package_root(pattern) is not None and specificity(literal_text(pattern.template, pattern.style),
+                                                             words).generic
 
 
 def package_root(pattern: Pattern) -> str | None:
@@ -141,7 +150,6 @@ value values error failed fail fails failure unable allowed allow one two may mi
 needs there here now yet just same different more less least most other others our your you they their
 ensure check checked being via per too very isn't doesn't can't won't aren't wasn't
 """.split())
-_WORD_TEXT = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 
 
 def content_words(words: frozenset[str]) -> frozenset[str]:
