@@ -6,7 +6,8 @@ launcher frames at its own file, line and function, in four forms:
 - `released`: the message as the pack's example fills it, at its line;
 - `moved`: the same, the raise 3 to 12 lines up or down (code was added above it);
 - `extended`: a hint sentence appended to the message;
-- `reworded`: one filler word changed (`must` -> `should`, `got` -> `received`, ...).
+- `reworded`: one filler word changed (`must` -> `should`, `got` -> `received`, ...);
+- `extended+moved`, `reworded+moved`: both at once, what a release that touched the function does.
 
 A bare assert prints no message: its forms are `released` and `moved`, the frame's source line
 showing `assert <expression>`. The truth of every case is the signature it was made from.
@@ -22,7 +23,7 @@ import regex
 from analyzer.core.schema import Pattern
 from fixtures.generate import Frame, foreign_exception, formatted
 
-FORMS = ("released", "moved", "extended", "reworded")
+FORMS = ("released", "moved", "extended", "reworded", "extended+moved", "reworded+moved")
 LAUNCH = [
     Frame("<frozen runpy>", 198, "_run_module_as_main"),
     Frame("sglang/launch_server.py", 81, "<module>", "    server_args = prepare_server_args(sys.argv[1:])"),
@@ -69,9 +70,11 @@ def cases(patterns: list[Pattern], sample: int, seed: int = 17) -> list[DriftCas
         forms = {"released": (message, 0), "moved": (message, shift)}
         if message:
             forms["extended"] = (message.rstrip() + HINT, 0)
+            forms["extended+moved"] = (message.rstrip() + HINT, shift)
             reworded = reword(message)
             if reworded:
                 forms["reworded"] = (reworded, 0)
+                forms["reworded+moved"] = (reworded, shift)
         for form, (text, moved_by) in forms.items():
             out.append(DriftCase(pattern.id, form, _raise(pattern, text, moved_by)))
     return out

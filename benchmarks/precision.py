@@ -105,11 +105,11 @@ def main() -> int:
         counts = by_form[form]
         total.update(counts)
         n = sum(counts.values())
-        print(f"drift {form:9} {n:4} cases: right {counts['right']}, twin {counts['twin']}, "
+        print(f"drift {form:14} {n:4} cases: right {counts['right']}, twin {counts['twin']}, "
               f"wrong {counts['wrong']}, missed {counts['missed']}; recall "
               f"{(counts['right'] + counts['twin']) / max(1, n):.1%}")
     n = sum(total.values())
-    print(f"drift all       {n:4} cases: recall {(total['right'] + total['twin']) / max(1, n):.1%}, "
+    print(f"drift all            {n:4} cases: recall {(total['right'] + total['twin']) / max(1, n):.1%}, "
           f"wrong pins {total['wrong']}")
     return 0
 
