@@ -144,9 +144,13 @@ class Matcher:
         short_type, message, frames = key
         words = message_words(message)
         exact = self._exact(short_type, message, words, frames)
-        if exact is not None and exact.match_kind is MatchKind.EXACT:
+        if exact is not None and exact.match_kind is MatchKind.EXACT and (
+                not frames or Evidence.FUNCTION in exact.evidence):
             return exact
         site = self._raise_site(short_type, message, words, frames) if frames else None
+        if exact is not None and exact.match_kind is MatchKind.EXACT:
+            # a text raised elsewhere fits, but the traceback stops at a known raise whose text resembles it
+            return site if site is not None and (Evidence.TEXT | Evidence.ASSERT) & site.evidence else exact
         return site or self._fuzzy(short_type, message, words, frames) or exact or UNKNOWN
 
     def _bucket(self, word: str, short_type: str | None) -> list[_Entry] | tuple[()]:
@@ -174,10 +178,10 @@ class Matcher:
                 hits.append((entry, params, evidence, distance))
         if not hits:
             return None
+        # the site first (file, then function), then the most specific text, then the nearest line
         entry, params, evidence, _ = max(hits, key=lambda hit: (
-            hit[2].value & (Evidence.FILE | Evidence.FUNCTION | Evidence.LINE).value != 0,
-            Evidence.FUNCTION in hit[2], Evidence.LINE in hit[2], -(hit[3] if hit[3] is not None else 1 << 30),
-            hit[0].pattern.curated, len(hit[0].literal), hit[0].pattern.id))
+            Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], len(hit[0].literal),
+            -(hit[3] if hit[3] is not None else 1 << 30), hit[0].pattern.curated, hit[0].pattern.id))
         evidence |= Evidence.MESSAGE | self._package(entry, frames)
         kind = MatchKind.POSSIBLE if entry.generic and not frames else MatchKind.EXACT
         base, ceiling = _SCALE[kind]
@@ -204,7 +208,8 @@ class Matcher:
             if similarity is None:
                 continue
             missing = len(entry.content - words)
-            key = (asserted, -missing, round(similarity, 2), -(distance if distance is not None else 1 << 30))
+            shared = len(entry.tokens & words)  # a subset of the message reads 100%: the fuller one is closer
+            key = (asserted, -missing, round(similarity, 2), shared, -(distance if distance is not None else 1 << 30))
             if best_key is None or key > best_key:
                 best, best_key, best_similarity = entry, key, similarity
         if best is None:
