@@ -15,7 +15,7 @@ import regex
 
 from analyzer.core.records import Frame, package_relative
 from analyzer.core.schema import Pattern
-from analyzer.core.template.fields import literal_text, literal_words
+from analyzer.core.template.fields import literal_parts
 
 __all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root", "runs_through",
            "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
@@ -27,6 +27,7 @@ GENERIC_MAX_WORDS = 3
 GENERIC_MIN_LETTERS = 25
 _SPECIFIC_LETTERS = 60  # a literal this long is as specific as a message gets
 _WORD_TEXT = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")  # the matcher's word: what a message is indexed by
+_NOT_ALNUM = regex.compile(r"[\W_]+")
 
 
 class Evidence(enum.Flag):
@@ -81,14 +82,13 @@ class Specificity:
 
 
 def specificity(literal: str, words: frozenset[str]) -> Specificity:
-    return Specificity(len(words), sum(c.isalnum() for c in literal))
+    return Specificity(len(words), len(_NOT_ALNUM.sub("", literal)))
 
 
 def is_generic(pattern: Pattern) -> bool:
     """A short text raised at a site in a package: matched only where a frame is at that site."""
-    words = literal_words(pattern.template, _WORD_TEXT, pattern.style)
-    return package_root(pattern) is not None and specificity(literal_text(pattern.template, pattern.style),
-                                                             words).generic
+    return package_root(pattern) is not None and specificity(
+        *literal_parts(pattern.template, _WORD_TEXT, pattern.style)).generic
 
 
 def package_root(pattern: Pattern) -> str | None:

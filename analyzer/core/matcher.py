@@ -26,7 +26,7 @@ from analyzer.core.evidence import (
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
-from analyzer.core.template.fields import literal_text, literal_words
+from analyzer.core.template.fields import literal_parts, literal_text
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence"]
 
@@ -91,8 +91,7 @@ class Matcher:
         self._by_site: dict[tuple[str, str], list[_Entry]] = defaultdict(list)
         self._by_id: dict[str, _Entry] = {}
         for pattern in self.patterns:
-            literal = _literal_text(pattern.template, pattern.style)
-            tokens = literal_words(pattern.template, _WORD, pattern.style)
+            literal, tokens = literal_parts(pattern.template, _WORD, pattern.style)
             content = content_words(tokens)
             spec, root = specificity(literal, tokens), package_root(pattern)
             entry = _Entry(pattern, tokens, literal, pattern.short_exception, spec, content, root,

@@ -13,10 +13,11 @@ from typing import Union
 
 import regex
 
-__all__ = ["TemplateError", "Field", "segments", "literal_text", "literal_words"]
+__all__ = ["TemplateError", "Field", "segments", "literal_text", "literal_words", "literal_parts"]
 
 STYLES = ("auto", "fstring", "format", "percent", "plain")
 _TOKEN_RE = regex.compile(r"[a-z0-9_-]{3,}")
+_NO_WORD = regex.compile(r"(?!)")
 
 
 class TemplateError(ValueError):
@@ -311,20 +312,22 @@ def segments(template: str, style: str = "auto") -> tuple[list[_Segment], str]:
 
 def literal_text(template: str, style: str = "auto") -> str:
     """The fixed text with each field replaced by one space, whitespace collapsed."""
-    try:
-        parts, _ = segments(template, style)
-    except TemplateError:
-        parts = [template]
-    return " ".join(" ".join(p if isinstance(p, str) else " " for p in parts).split())
+    return literal_parts(template, _NO_WORD, style)[0]
 
 
 def literal_words(template: str, word: "regex.Pattern[str]", style: str = "auto") -> frozenset[str]:
     """Lower-cased `word` runs of the literal text that a message shows as whole words: a run glued to
     a field (``{name}_block_cnt``, ``tensors{context}``, ``{len(x)}-tuple``) is only part of a word."""
+    return literal_parts(template, word, style)[1]
+
+
+def literal_parts(template: str, word: "regex.Pattern[str]", style: str = "auto") -> tuple[str, frozenset[str]]:
+    """`literal_text` and `literal_words` from one parse (the matcher indexes thousands of templates)."""
     try:
         parts, _ = segments(template, style)
     except TemplateError:
         parts = [template]
+    text = " ".join(" ".join(p if isinstance(p, str) else " " for p in parts).split())
     found: set[str] = set()
     last = len(parts) - 1
     for k, part in enumerate(parts):
@@ -332,11 +335,12 @@ def literal_words(template: str, word: "regex.Pattern[str]", style: str = "auto"
             continue
         low = part.lower()
         for m in word.finditer(low):
-            glued_before = k > 0 and m.start() == 0 or m.start() > 0 and _glues(low[m.start() - 1])
-            glued_after = k < last and m.end() == len(low) or m.end() < len(low) and _glues(low[m.end()])
+            start, end = m.span()
+            glued_before = (k > 0 and start == 0) or (start > 0 and _glues(low[start - 1]))
+            glued_after = (k < last and end == len(low)) or (end < len(low) and _glues(low[end]))
             if not (glued_before or glued_after):
                 found.add(m.group())
-    return frozenset(found)
+    return text, frozenset(found)
 
 
 def _glues(char: str) -> bool:
