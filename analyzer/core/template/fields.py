@@ -335,14 +335,10 @@ def literal_parts(template: str, word: "regex.Pattern[str]", style: str = "auto"
             continue
         low = part.lower()
         for m in word.finditer(low):
+            # inside the literal a message shows the same words; at a field's edge the value continues
+            # the word (a word run may also continue through the dashes before it: `{n}-tuple`)
             start, end = m.span()
-            glued_before = (k > 0 and start == 0) or (start > 0 and _glues(low[start - 1]))
-            glued_after = (k < last and end == len(low)) or (end < len(low) and _glues(low[end]))
-            if not (glued_before or glued_after):
-                found.add(m.group())
+            if (k > 0 and not low[:start].strip("-")) or (k < last and end == len(low)):
+                continue
+            found.add(m.group())
     return text, frozenset(found)
-
-
-def _glues(char: str) -> bool:
-    """A character a word regex stopped at but that a message word may still continue through."""
-    return char.isalnum() or char in "_-"
