@@ -17,8 +17,8 @@ from analyzer.core.records import Frame, package_relative
 from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
 
-__all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root", "runs_through",
-           "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
+__all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root",
+           "runs_through", "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
 
 # A template is generic below either bound: measured over the shipped packs (21k exception templates),
 # 3 words or fewer is 14% of them and holds `Unsupported dtype: {x}`, `Invalid {name}` and the like,
@@ -44,7 +44,7 @@ class Evidence(enum.Flag):
 
     @property
     def names(self) -> list[str]:
-        return [member.name.lower() for member in Evidence if member and member in self and member.name]
+        return [str(member.name).lower() for member in Evidence if member and member in self]
 
 
 @dataclass(frozen=True, slots=True)

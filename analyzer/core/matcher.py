@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from analyzer.core.evidence import (
-    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, in_file, leaf, message_words,
+    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words,
     package_root, runs_through, site_evidence, site_frames, specificity,
 )
 from analyzer.core.records import ErrorEvent, ErrorInfo
@@ -197,13 +197,11 @@ class Matcher:
             pattern = entry.pattern
             if short_type and entry.short_type != short_type:
                 continue
-            if not in_file(frame, pattern.source.path or ""):
-                continue
             asserted = assert_agrees(pattern, frame)
             distance = abs(pattern.source.line - frame.lineno) if pattern.source.line and frame.lineno else None
             if not asserted and (distance is None or distance > self.site_window):
                 continue
-            similarity = _resemblance(entry, message, words)
+            similarity = _resemblance(entry, message)
             if similarity is None:
                 continue
             missing = len(entry.content - words)
@@ -278,7 +276,7 @@ class Matcher:
         return entry.compiled
 
 
-def _resemblance(entry: _Entry, message: str, words: set[str]) -> float | None:
+def _resemblance(entry: _Entry, message: str) -> float | None:
     """How much the message reads like the template's text, 0..1; None when it does not at all.
     A template that is only fields says nothing either way (0.5); no message against a text is None."""
     if not entry.literal:
