@@ -93,7 +93,8 @@ def main() -> int:
         extracted = foreign.extracted_cases(foreign.installed_packages(), args.extracted)
         wrong_x, kinds_x = score_foreign(matcher, extracted, args.verbose)
         print(f"foreign, extracted from {len(foreign.installed_packages())} packages and raised at their sites: "
-              f"{len(extracted)} cases, {wrong_x} wrong ({wrong_x / max(1, len(extracted)):.1%}); kinds {dict(kinds_x)}")
+              f"{len(extracted)} cases, {wrong_x} wrong ({wrong_x / max(1, len(extracted)):.1%}); "
+              f"kinds {dict(kinds_x)}")
         alone = Counter(matcher.match_message(_message(c.text)).match_kind.value for c in extracted
                         if is_sglang(matcher.match_message(_message(c.text)).pattern))
         print(f"  the same messages alone, no traceback: SGLang patterns offered {dict(alone)}")

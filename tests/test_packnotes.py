@@ -33,7 +33,7 @@ def test_generic_and_twins_are_found():
 
     notes = pack_notes([
         Pattern("a", "ValueError", "Unsupported dtype: {dtype}", at("demo/q.py")),
-        Pattern("b", "ValueError", "Unsupported dtype: {dtype}", at("other.py")),  # no package: its text is its identity
+        Pattern("b", "ValueError", "Unsupported dtype: {dtype}", at("other.py")),  # no package: the text is all
         Pattern("c", "KeyError", "no such layer in the checkpoint index: {name}", at("demo/l.py")),
         Pattern("d", "KeyError", "no such layer in the checkpoint  index: {name}", at("demo/l.py")),
         Pattern("e", "log.error", "x", at("demo/l.py")),
