@@ -3,7 +3,7 @@
 A message that fits a template is one piece of evidence; where the traceback says the error was
 raised is the other. A template with few literal words fits many libraries' messages, so it counts
 only where the site agrees; a pattern extracted from a package's source belongs to that package, so
-a traceback that never runs through it is not that error.
+an error raised outside it (the innermost frame elsewhere) is not that error.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
 
 __all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root",
-           "runs_through", "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
+           "raised_in", "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
 
 # A template is generic below either bound: measured over the shipped packs (21k exception templates),
 # 3 words or fewer is 14% of them and holds `Unsupported dtype: {x}`, `Invalid {name}` and the like,
@@ -37,7 +37,7 @@ class Evidence(enum.Flag):
     MESSAGE = enum.auto()  # the whole message fits the template
     TEXT = enum.auto()  # the message resembles the template's text (reworded, extended)
     ASSERT = enum.auto()  # the raise site's source line is the pattern's asserted expression
-    PACKAGE = enum.auto()  # the traceback runs through the package the pattern was extracted from
+    PACKAGE = enum.auto()  # the error was raised inside the package the pattern's raise site is in
     FILE = enum.auto()  # a frame is in the pattern's source file
     FUNCTION = enum.auto()  # ... in the pattern's function
     LINE = enum.auto()  # ... within the line window of the pattern's line
@@ -98,9 +98,10 @@ def package_root(pattern: Pattern) -> str | None:
     return path.split("/", 1)[0] if "/" in path and path.endswith(".py") else None
 
 
-def runs_through(frames: tuple[SiteFrame, ...], root: str) -> bool:
-    needle = f"/{root}/"
-    return any(needle in frame.path for frame in frames)
+def raised_in(frames: tuple[SiteFrame, ...], root: str) -> bool:
+    """The innermost frame, where a Python `raise` runs, is in package `root`: an error another
+    library raised, even when called from that package, is not one of its signatures."""
+    return bool(frames) and f"/{root}/" in frames[-1].path
 
 
 def in_file(frame: SiteFrame, path: str) -> bool:

@@ -21,7 +21,7 @@ from rapidfuzz.utils import default_process
 
 from analyzer.core.evidence import (
     Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words,
-    package_root, runs_through, site_evidence, site_frames, specificity,
+    package_root, raised_in, site_evidence, site_frames, specificity,
 )
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
@@ -159,8 +159,8 @@ class Matcher:
         return self._by_token.get(word, ())
 
     def _belongs(self, entry: _Entry, frames: tuple[SiteFrame, ...]) -> bool:
-        """A traceback that never runs through the pattern's package did not raise that pattern's error."""
-        return not frames or entry.root is None or runs_through(frames, entry.root)
+        """An error raised outside the pattern's package is not that pattern's error."""
+        return not frames or entry.root is None or raised_in(frames, entry.root)
 
     def _exact(self, short_type: str | None, message: str, words: set[str],
                frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
@@ -264,7 +264,7 @@ class Matcher:
 
     @staticmethod
     def _package(entry: _Entry, frames: tuple[SiteFrame, ...]) -> Evidence:
-        return Evidence.PACKAGE if frames and entry.root and runs_through(frames, entry.root) else Evidence.NONE
+        return Evidence.PACKAGE if entry.root and raised_in(frames, entry.root) else Evidence.NONE
 
     def _compile(self, entry: _Entry) -> CompiledTemplate | None:
         if entry.compiled is None and not entry.broken:
