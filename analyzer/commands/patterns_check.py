@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
             first = group[0]
             print(f"{first.origin}: note: {len(group)} raises of {first.template!r} in {first.source.path}: "
                   + ", ".join(f"{p.id} (line {p.source.line}, {p.source.function})" for p in group))
-    print(f"notes: {len(notes.generic)} generic template(s), matched only at their raise site; "
-          f"{sum(len(g) for g in notes.twins)} same-text twin(s) in {len(notes.twins)} group(s), told apart by "
-          f"function and line{'' if args.notes else ' (--notes lists them)'}")
     examples = sum(len(p.examples) for p in patterns)
     status = "ok" if not problems and not missing else f"{len(problems)} problem(s)"
-    print(f"{len(files)} file(s), {len(patterns)} pattern(s), {examples} example(s): {status}")
+    print(f"{len(files)} file(s), {len(patterns)} pattern(s), {examples} example(s): {status}; "
+          f"{len(notes.generic)} generic template(s) matched only at their raise site, "
+          f"{sum(len(g) for g in notes.twins)} same-text twin(s) told apart by function and line"
+          f"{'' if args.notes or not (notes.generic or notes.twins) else ' (--notes lists them)'}")
     return EXIT_FOUND if problems or missing else EXIT_OK
