@@ -320,6 +320,23 @@ def extracted_cases(packages: tuple[str, ...], per_package: int, seed: int = 17)
     return cases
 
 
+def mirrored_cases(patterns: list, sample: int, seed: int = 17) -> list[Case]:
+    """SGLang's own texts raised by another project: vLLM shares many of them (code copied between the
+    two), so a vLLM traceback prints an SGLang message from `vllm/...`. None of these is SGLang's error."""
+    rng = random.Random(seed)
+    pool = sorted((p for p in patterns if p.examples and p.source.path and p.source.path.startswith("sglang/srt/")
+                   and not p.exception.startswith(("log.", "Argument")) and p.exception != "SystemExit"),
+                  key=lambda p: p.id)
+    cases = []
+    for pattern in rng.sample(pool, min(sample, len(pool))):
+        path = "vllm/model_executor/" + pattern.source.path.removeprefix("sglang/srt/")
+        function = (pattern.source.function or "run").rsplit(".", 1)[-1]
+        cases.append(Case(f"vllm {pattern.id}", _raised_at(
+            "vllm", pattern.short_exception, pattern.examples[0], path, pattern.source.line or 2,
+            function if function.isidentifier() else "run")))
+    return cases
+
+
 def installed_packages() -> tuple[str, ...]:
     """Packages of this environment to extract messages from (all but this project and SGLang)."""
     return ("numpy", "pandas", "yaml", "jinja2", "click", "tornado", "rich", "textual", "dask", "packaging",

@@ -5,8 +5,8 @@
     python benchmarks/precision.py --verbose        # every wrong or missed case
 
 Foreign (benchmarks/foreign.py): real exceptions from the standard library, numpy, pandas, PyYAML
-and users' scripts, plus messages extracted from other installed packages raised at their own
-sites. Any SGLang pattern they get is a wrong diagnosis. The extracted messages are also matched
+and users' scripts, messages extracted from other installed packages raised at their own sites,
+and SGLang's own texts raised from vLLM files (the two projects share code and messages). Any SGLang pattern they get is a wrong diagnosis. The extracted messages are also matched
 alone, as `analyzer explain "<message>"` sees them, to show what a message without a traceback gets.
 
 Drift (benchmarks/drift.py): shipped SGLang signatures as released, moved, extended and reworded.
@@ -98,6 +98,11 @@ def main() -> int:
         alone = Counter(matcher.match_message(_message(c.text)).match_kind.value for c in extracted
                         if is_sglang(matcher.match_message(_message(c.text)).pattern))
         print(f"  the same messages alone, no traceback: SGLang patterns offered {dict(alone)}")
+
+    mirrored = foreign.mirrored_cases(patterns, args.drift)
+    wrong_m, kinds_m = score_foreign(matcher, mirrored, args.verbose)
+    print(f"foreign, SGLang's texts raised in vllm/ at the mirrored path: {len(mirrored)} cases, {wrong_m} wrong "
+          f"({wrong_m / max(1, len(mirrored)):.1%}); kinds {dict(kinds_m)}")
 
     cases = drift.cases([p for p in patterns if "extracted" in p.tags], args.drift)
     by_form = score_drift(matcher, cases, args.verbose)

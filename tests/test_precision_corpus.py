@@ -32,6 +32,11 @@ def test_foreign_errors_get_no_sglang_diagnosis(matcher):
     assert wrong == []
 
 
+def test_sglang_texts_raised_by_another_project_are_not_sglang_errors(matcher):
+    cases = foreign.mirrored_cases(list(matcher.patterns), sample=40, seed=5)
+    assert [case.name for case in cases if diagnose(matcher, case.text).pattern is not None] == []
+
+
 def test_sglang_errors_are_found_as_released_and_as_a_release_changes_them(matcher):
     cases = drift.cases([p for p in matcher.patterns if "extracted" in p.tags], sample=40, seed=5)
     assert {case.form for case in cases} == set(drift.FORMS)
