@@ -165,6 +165,11 @@ def test_fuzzy_tolerates_reworded_filler_and_appended_text(matcher):
     assert 0.6 <= extended.confidence < 0.9 and Evidence.TEXT in extended.evidence
 
 
+def test_fuzzy_tolerates_a_fixed_typo(matcher):
+    found = matcher.match_message("tensor praallel size 3 must divide the number of attention heads (32)", "ValueError")
+    assert (found.pattern.id, found.match_kind) == ("demo.tp-divides", MatchKind.FUZZY)
+
+
 def test_fuzzy_treats_a_changed_content_word_as_another_error(matcher):
     found = matcher.match_message("tensor parallel size 3 must divide the number of key-value heads (32)", "ValueError")
     assert found.pattern is None

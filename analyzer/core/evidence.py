@@ -18,7 +18,8 @@ from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
 
 __all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "specificity", "is_generic", "package_root",
-           "raised_in", "site_evidence", "in_file", "assert_agrees", "content_words", "message_words", "confidence"]
+           "raised_in", "site_evidence", "in_file", "assert_agrees", "content_words", "missing_content",
+           "message_words", "confidence"]
 
 # A template is generic below either bound: measured over the shipped packs (21k exception templates),
 # 3 words or fewer is 14% of them and holds `Unsupported dtype: {x}`, `Invalid {name}` and the like,
@@ -155,6 +156,20 @@ ensure check checked being via per too very isn't doesn't can't won't aren't was
 
 def content_words(words: frozenset[str]) -> frozenset[str]:
     return frozenset(word for word in words if word not in _FILLER)
+
+
+def missing_content(content: frozenset[str], words: set[str]) -> frozenset[str]:
+    """The template's content words the message lacks; a word with its letters swapped (a typo fixed
+    between releases: `recieve`) is still there, a different word (`image`, `audio`) is not."""
+    missing = content - words
+    if not missing:
+        return missing
+    shapes = {_shape(word) for word in words if len(word) >= 4}
+    return frozenset(word for word in missing if len(word) < 4 or _shape(word) not in shapes)
+
+
+def _shape(word: str) -> tuple[str, str]:
+    return word[0], "".join(sorted(word))
 
 
 def message_words(message: str) -> set[str]:

@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from analyzer.core.evidence import (
-    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words,
+    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words, missing_content,
     package_root, raised_in, site_evidence, site_frames, specificity,
 )
 from analyzer.core.records import ErrorEvent, ErrorInfo
@@ -204,7 +204,7 @@ class Matcher:
             similarity = _resemblance(entry, message)
             if similarity is None:
                 continue
-            missing = len(entry.content - words)
+            missing = len(missing_content(entry.content, words))
             shared = len(entry.tokens & words)  # a subset of the message reads 100%: the fuller one is closer
             key = (asserted, -missing, round(similarity, 2), shared, -(distance if distance is not None else 1 << 30))
             if best_key is None or key > best_key:
@@ -243,7 +243,9 @@ class Matcher:
                 if entry.pattern.id in seen:
                     continue
                 seen.add(entry.pattern.id)
-                if entry.spec.generic or len(entry.content) < _FUZZY_MIN_CONTENT or not entry.content <= words:
+                if entry.spec.generic or len(entry.content) < _FUZZY_MIN_CONTENT:
+                    continue
+                if missing_content(entry.content, words):
                     continue
                 if not self._belongs(entry, frames):
                     continue
