@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import defaultdict
-
 from dataclasses import dataclass
 
 from analyzer.core.evidence import is_generic

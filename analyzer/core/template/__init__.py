@@ -69,10 +69,10 @@ from functools import lru_cache
 
 import regex
 
-from analyzer.core.template.build import _REPR, _REPR_DEFINE, FLAGS, _collapse, _literal_regex, _plan
-from analyzer.core.template.fields import STYLES, Field, TemplateError, _tokens, segments
-from analyzer.core.template.names import _expr_name
-from analyzer.core.template.values import _convert, parse_value
+from analyzer.core.template.build import FLAGS, REPR, REPR_DEFINE, collapse, literal_regex, plan
+from analyzer.core.template.fields import STYLES, Field, TemplateError, literal_tokens, segments
+from analyzer.core.template.names import expr_name
+from analyzer.core.template.values import convert, parse_value
 
 __all__ = [
     "CompiledTemplate",
@@ -106,7 +106,7 @@ class CompiledTemplate:
             return None
         if m is None:
             return None
-        return {f.name: _convert(f, m.group(f.name)) for f in self.fields}
+        return {f.name: convert(f, m.group(f.name)) for f in self.fields}
 
 
 @lru_cache(maxsize=32768)
@@ -138,7 +138,7 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
     for seg in pieces:
         if isinstance(seg, str):
             if seg:
-                parts.append(_literal_regex(seg))
+                parts.append(literal_regex(seg))
             continue
         if seg.expr == "":
             base = f"arg{auto_index}"
@@ -146,7 +146,7 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
         elif seg.expr.isdigit():
             base = f"arg{int(seg.expr)}"
         else:
-            base = _expr_name(seg.expr)
+            base = expr_name(seg.expr)
         name = base
         k = 2
         while name in used:
@@ -155,20 +155,20 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
         used.add(name)
         field = Field(name, seg.expr, seg.conversion, seg.format_spec, label)
         fields.append(field)
-        kind, core, before, after, suffix = _plan(field)
-        has_repr = has_repr or kind == _REPR
+        kind, core, before, after, suffix = plan(field)
+        has_repr = has_repr or kind == REPR
         parts.append(f"{before}(?P<{name}>{core}){suffix}{after}")
     parts.append(r"\s*\Z")
     if has_repr:
-        parts.append(_REPR_DEFINE)
+        parts.append(REPR_DEFINE)
     try:
         pattern = regex.compile("".join(parts), FLAGS)
     except regex.error as exc:  # pragma: no cover - defensive
         raise TemplateError(f"internal pattern error: {exc}", template) from None
 
-    literal = _collapse("".join(s for s in pieces if isinstance(s, str))).strip()
+    literal = collapse("".join(s for s in pieces if isinstance(s, str))).strip()
     if fields and pieces and isinstance(pieces[0], str):
-        prefix = _collapse(pieces[0]).lstrip()
+        prefix = collapse(pieces[0]).lstrip()
     elif fields:
         prefix = ""
     else:
@@ -178,6 +178,6 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
         pattern=pattern,
         fields=tuple(fields),
         literal=literal,
-        literal_tokens=_tokens(pieces),
+        literal_tokens=literal_tokens(pieces),
         prefix=prefix,
     )

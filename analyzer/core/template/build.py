@@ -10,7 +10,6 @@ from analyzer.core.template.fields import Field
 
 FLAGS = regex.DOTALL | regex.V0
 
-
 # Python repr: quoted strings (with b/r/u prefixes and escapes), numbers,
 # None/True/False, balanced (recursive) ( ) [ ] { } displays optionally
 # preceded by a dotted name (``Foo(...)``, ``torch.Size([2])``), and
@@ -18,7 +17,7 @@ FLAGS = regex.DOTALL | regex.V0
 # (``inf``, ``torch.float16``) is left to the lazy ``.+?`` fallback.  The
 # block is kept small on purpose: ``regex.compile`` is pure Python and this
 # block dominates the compile time of a template with a repr field.
-_REPR_DEFINE = (
+REPR_DEFINE = (
     r"(?(DEFINE)"
     r"(?<_rs>[bBrRuU]{0,2}(?:'(?:[^'\\\n]|\\.)*+'|\"(?:[^\"\\\n]|\\.)*+\"))"
     r"(?<_ri>(?:[^()\[\]{}'\"]++|(?&_rs)|(?&_rb)|['\"])*+)"
@@ -39,25 +38,25 @@ _PERCENT_SPEC_RE = regex.compile(
     r"(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?[hlL]?(?P<type>[diouxXeEfFgGc])?"
 )
 
-_GENERIC = "generic"
-_REPR = "repr"
-_INT = "int"
+GENERIC = "generic"
+REPR = "repr"
+INT = "int"
 _FLOAT = "float"
-_PERCENT = "percent"
-_HEX = "hex"
-_OCT = "oct"
-_BIN = "bin"
-_NUMBER = "number"
+PERCENT = "percent"
+HEX = "hex"
+OCT = "oct"
+BIN = "bin"
+NUMBER = "number"
 
 _BRACE_TYPE_KIND = {
-    "d": _INT, "n": _NUMBER, "x": _HEX, "X": _HEX, "o": _OCT, "b": _BIN,
+    "d": INT, "n": NUMBER, "x": HEX, "X": HEX, "o": OCT, "b": BIN,
     "e": _FLOAT, "E": _FLOAT, "f": _FLOAT, "F": _FLOAT, "g": _FLOAT, "G": _FLOAT,
-    "%": _PERCENT, "c": _GENERIC, "s": _GENERIC,
+    "%": PERCENT, "c": GENERIC, "s": GENERIC,
 }
 _PERCENT_TYPE_KIND = {
-    "d": _INT, "i": _INT, "u": _INT, "x": _HEX, "X": _HEX, "o": _OCT,
+    "d": INT, "i": INT, "u": INT, "x": HEX, "X": HEX, "o": OCT,
     "e": _FLOAT, "E": _FLOAT, "f": _FLOAT, "F": _FLOAT, "g": _FLOAT, "G": _FLOAT,
-    "c": _GENERIC,
+    "c": GENERIC,
 }
 
 
@@ -69,17 +68,17 @@ def _digits(cls: str, grouping: str | None) -> str:
 
 def _numeric_core(kind: str, grouping: str | None, space_sign: bool) -> str:
     sign = r"[-+ ]?" if space_sign else r"[-+]?"
-    if kind == _INT:
+    if kind == INT:
         return sign + _digits(r"\d", grouping)
-    if kind in (_FLOAT, _PERCENT, _NUMBER):
+    if kind in (_FLOAT, PERCENT, NUMBER):
         return (
             sign + r"(?:(?:" + _digits(r"\d", grouping) + r"(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|(?i:inf|nan))"
         )
-    if kind == _HEX:
+    if kind == HEX:
         return sign + r"(?:0[xX])?" + _digits("0-9a-fA-F", grouping and "_")
-    if kind == _OCT:
+    if kind == OCT:
         return sign + r"(?:0[oO])?" + _digits("0-7", grouping and "_")
-    if kind == _BIN:
+    if kind == BIN:
         return sign + r"(?:0[bB])?" + _digits("01", grouping and "_")
     raise AssertionError(kind)  # pragma: no cover
 
@@ -94,41 +93,41 @@ def _padding(fill: str | None, side: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=65536)
-def _plan(f: Field) -> tuple[str, str, str, str, str]:
+def plan(f: Field) -> tuple[str, str, str, str, str]:
     """(kind, core regex, padding before, padding after, suffix) of a field."""
     if f.style == "percent":
         return _plan_percent(f)
     spec = f.format_spec
     conv = f.conversion
-    kind = _REPR if conv in ("r", "a") else _GENERIC
+    kind = REPR if conv in ("r", "a") else GENERIC
     if spec is None:
-        return kind, _REPR_CORE if kind == _REPR else _GENERIC_CORE, "", "", ""
+        return kind, _REPR_CORE if kind == REPR else _GENERIC_CORE, "", "", ""
     m = _FORMAT_SPEC_RE.fullmatch(spec)
     if m is None:
         # nested replacement fields ({x:{width}}) may pad; custom __format__
         # specs (datetime "%Y-%m-%d", ...) are taken as opaque text.
         before, after = _padding(None, "both") if "{" in spec else ("", "")
-        return kind, _REPR_CORE if kind == _REPR else _GENERIC_CORE, before, after, ""
+        return kind, _REPR_CORE if kind == REPR else _GENERIC_CORE, before, after, ""
     before = after = ""
     if m["width"] or m["align"]:
         align = m["align"]
         side = {"<": "after", ">": "before", "=": "before", "^": "both"}.get(align or "", "both")
         before, after = _padding(m["fill"], side)
     typ = m["type"]
-    if kind == _GENERIC and conv is None:
+    if kind == GENERIC and conv is None:
         if typ is not None:
             kind = _BRACE_TYPE_KIND[typ]
         elif m["grouping"] or m["sign"] or m["alt"] or m["align"] == "=":
             # only numbers accept these without a type: "{n:,}", "{n:+}"
-            kind = _NUMBER
-    if kind == _REPR:
+            kind = NUMBER
+    if kind == REPR:
         return kind, _REPR_CORE, before, after, ""
-    if kind == _GENERIC:
+    if kind == GENERIC:
         return kind, _GENERIC_CORE, before, after, ""
     core = _numeric_core(kind, m["grouping"], m["sign"] == " ")
-    if kind == _NUMBER and typ is None:
+    if kind == NUMBER and typ is None:
         core += "|.+?"  # the kind was guessed from the spec; stay tolerant
-    return kind, core, before, after, "%" if kind == _PERCENT else ""
+    return kind, core, before, after, "%" if kind == PERCENT else ""
 
 
 def _plan_percent(f: Field) -> tuple[str, str, str, str, str]:
@@ -140,10 +139,10 @@ def _plan_percent(f: Field) -> tuple[str, str, str, str, str]:
         side = "after" if "-" in flags else ("both" if width == "*" else "before")
         before, after = _padding(None, side)
     if f.conversion in ("r", "a"):
-        return _REPR, _REPR_CORE, before, after, ""
+        return REPR, _REPR_CORE, before, after, ""
     typ = m["type"] if m else None
-    kind = _PERCENT_TYPE_KIND.get(typ or "", _GENERIC)
-    if kind == _GENERIC:
+    kind = _PERCENT_TYPE_KIND.get(typ or "", GENERIC)
+    if kind == GENERIC:
         return kind, _GENERIC_CORE, before, after, ""
     return kind, _numeric_core(kind, None, " " in flags), before, after, ""
 
@@ -151,9 +150,9 @@ def _plan_percent(f: Field) -> tuple[str, str, str, str, str]:
 _WS_RE = regex.compile(r"\s+")
 
 
-def _literal_regex(s: str) -> str:
+def literal_regex(s: str) -> str:
     return r"\s+".join(regex.escape(p) for p in _WS_RE.split(s))
 
 
-def _collapse(s: str) -> str:
+def collapse(s: str) -> str:
     return _WS_RE.sub(" ", s)

@@ -13,7 +13,7 @@ from typing import Union
 
 import regex
 
-__all__ = ["TemplateError", "Field", "segments", "literal_text", "literal_words", "literal_parts"]
+__all__ = ["TemplateError", "Field", "segments", "literal_text", "literal_parts", "literal_tokens"]
 
 STYLES = ("auto", "fstring", "format", "percent", "plain")
 _TOKEN_RE = regex.compile(r"[a-z0-9_-]{3,}")
@@ -73,7 +73,7 @@ class _Raw:
 _Segment = Union[str, _Raw]
 
 
-def _skip_string(t: str, i: int) -> int:
+def skip_string(t: str, i: int) -> int:
     """Index just past the string literal starting at ``t[i]``, or -1."""
     q = t[i]
     delim = q * 3 if t.startswith(q * 3, i) else q
@@ -108,7 +108,7 @@ def _scan_field(t: str, start: int, fstring: bool) -> tuple[list[_Segment], int]
     while i < n:
         c = t[i]
         if fstring and c in "'\"":
-            j = _skip_string(t, i)
+            j = skip_string(t, i)
             if j < 0:
                 raise TemplateError("unterminated string inside field", t, i + 1)
             i = j
@@ -278,10 +278,11 @@ def _segments_for(template: str, style: str) -> tuple[list[_Segment], str]:
     return ([template] if template else []), "fstring"
 
 
-def _tokens(segments: list[_Segment]) -> tuple[str, ...]:
+def literal_tokens(pieces: list[_Segment]) -> tuple[str, ...]:
+    """The ``CompiledTemplate.literal_tokens``: lower-cased runs of the literal text, none glued to a field."""
     seen: dict[str, None] = {}
-    last = len(segments) - 1
-    for k, seg in enumerate(segments):
+    last = len(pieces) - 1
+    for k, seg in enumerate(pieces):
         if not isinstance(seg, str):
             continue
         low = seg.lower()
@@ -296,7 +297,6 @@ def _tokens(segments: list[_Segment]) -> tuple[str, ...]:
                 continue
             seen.setdefault(tok, None)
     return tuple(seen)
-
 
 
 def segments(template: str, style: str = "auto") -> tuple[list[_Segment], str]:
@@ -315,14 +315,11 @@ def literal_text(template: str, style: str = "auto") -> str:
     return literal_parts(template, _NO_WORD, style)[0]
 
 
-def literal_words(template: str, word: "regex.Pattern[str]", style: str = "auto") -> frozenset[str]:
-    """Lower-cased `word` runs of the literal text that a message shows as whole words: a run glued to
-    a field (``{name}_block_cnt``, ``tensors{context}``, ``{len(x)}-tuple``) is only part of a word."""
-    return literal_parts(template, word, style)[1]
-
-
 def literal_parts(template: str, word: "regex.Pattern[str]", style: str = "auto") -> tuple[str, frozenset[str]]:
-    """`literal_text` and `literal_words` from one parse (the matcher indexes thousands of templates)."""
+    """The literal text (as `literal_text`) and the lower-cased `word` runs of it that a message shows
+    as whole words, from one parse: the matcher indexes thousands of templates by them. A run glued
+    to a field (``{name}_block_cnt``, ``tensors{context}``, ``{len(x)}-tuple``) is only part of a
+    message's word and is left out."""
     try:
         parts, _ = segments(template, style)
     except TemplateError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import regex
 
-from analyzer.core.template.fields import _skip_string
+from analyzer.core.template.fields import skip_string
 
 _NAME_RE = regex.compile(r"[A-Za-z_]\w*|\d+")
 _INVALID_RE = regex.compile(r"[^0-9A-Za-z_]+")
@@ -27,7 +27,7 @@ def _close_index(e: str, i: int) -> int:
     while i < n:
         c = e[i]
         if c in "'\"":
-            j = _skip_string(e, i)
+            j = skip_string(e, i)
             i = j if j > 0 else i + 1  # an unpaired quote is just a character
             continue
         if c in "([{":
@@ -50,7 +50,7 @@ def _split_top(e: str) -> list[str]:
     while i < n:
         c = e[i]
         if c in "'\"":
-            j = _skip_string(e, i)
+            j = skip_string(e, i)
             i = j if j > 0 else i + 1  # an unpaired quote is just a character
             continue
         if c in "([{":
@@ -102,11 +102,11 @@ def _chain_name(comps: list[tuple[str, str]]) -> str:
     if kind == "name":
         return "arg" + text if text.isdigit() else _sanitize(text)
     base = _chain_name(comps[:-1])
-    args = [a if a.isdigit() else _expr_name(a) for a in _split_top(text)]
+    args = [a if a.isdigit() else expr_name(a) for a in _split_top(text)]
     return _sanitize("_".join([base, *args]))
 
 
-def _expr_name(expr: str) -> str:
+def expr_name(expr: str) -> str:
     e = expr.strip()
     comps = _chain(e)
     if comps is not None:

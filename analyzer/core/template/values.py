@@ -6,7 +6,7 @@ import ast
 
 import regex
 
-from analyzer.core.template.build import _BIN, _GENERIC, _HEX, _INT, _NUMBER, _OCT, _PERCENT, _REPR, _plan
+from analyzer.core.template.build import BIN, GENERIC, HEX, INT, NUMBER, OCT, PERCENT, REPR, plan
 from analyzer.core.template.fields import Field
 
 __all__ = ["parse_value"]
@@ -61,29 +61,29 @@ _SPECIAL_FLOATS = {"inf": float("inf"), "+inf": float("inf"), "-inf": float("-in
 _PLAIN_NUMBER_RE = regex.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 
-def _convert(f: Field, text: str) -> object:
-    kind = _plan(f)[0]
-    if kind == _GENERIC:
+def convert(f: Field, text: str) -> object:
+    kind = plan(f)[0]
+    if kind == GENERIC:
         s = text
         if s and ((s[0] in _CLOSER and s[-1] == _CLOSER[s[0]]) or _PLAIN_NUMBER_RE.fullmatch(s)):
             return parse_value(s)
         return text
-    if kind == _REPR:
+    if kind == REPR:
         special = _SPECIAL_FLOATS.get(text)
         return special if special is not None else parse_value(text)
     t = text.replace(",", "").replace(" ", "")
     try:
-        if kind == _INT:
+        if kind == INT:
             return int(t)
-        if kind == _HEX:
+        if kind == HEX:
             return int(t, 16)
-        if kind == _OCT:
+        if kind == OCT:
             return int(t, 8)
-        if kind == _BIN:
+        if kind == BIN:
             return int(t, 2)
-        if kind == _PERCENT:
+        if kind == PERCENT:
             return float(t) / 100
-        if kind == _NUMBER:
+        if kind == NUMBER:
             try:
                 return int(t)
             except ValueError:
