@@ -2,7 +2,8 @@
 
 The pack is 10,000 real patterns of the built-in packs (those with example messages). Messages:
 - exact: each chosen pattern's own example;
-- raise_site: a message no template describes, raised at a chosen pattern's source location;
+- raise_site: a message no template fits whole but that reads like the chosen pattern's text (its
+  literal words in reverse order), raised at that pattern's source location;
 - fuzzy: an example with one literal word misspelt (swapped letters), so no template matches
   whole but one is close;
 - unknown: made-up messages about nothing the packs know.
@@ -75,8 +76,8 @@ def _messages(pack, per_kind: int, rng: random.Random) -> dict:
         source = pattern.source
         if len(out["raise_site"]) < per_kind and source.path and source.function and source.line:
             site = Frame(f"/usr/lib/python3/site-packages/{source.path}", source.line, source.function)
-            out["raise_site"].append(ErrorInfo(pattern.exception, f"state {len(out['raise_site'])} is not what "
-                                               "anyone expected here", frames=(site,)))
+            reworded = " ".join(reversed(_literal_text(pattern.template).split())) or "state"
+            out["raise_site"].append(ErrorInfo(pattern.exception, reworded, frames=(site,)))
         if len(out["fuzzy"]) < per_kind and (misspelt := _misspell(pattern.examples[0],
                                                                    _literal_text(pattern.template), rng)):
             out["fuzzy"].append(ErrorInfo(pattern.exception, misspelt))

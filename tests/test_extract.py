@@ -64,9 +64,10 @@ CASES = [
     ("bare_class", F, "NotImplementedError", "", "plain", "bare_class", None),
     ("non_string", F, "RuntimeError", "", "plain", "non_string", None),
     ("assert_plain", F, "AssertionError", "world size must be divisible by tp", "plain", "asserts",
-     "world_size % tp == 0"),
-    ("assert_fstring", F, "AssertionError", "tp must be positive, got {tp}", "fstring", "asserts", "tp > 0"),
-    ("assert_bare", F, "AssertionError", "", "plain", "asserts", "world_size >= tp"),
+     "world_size % tp != 0"),
+    ("assert_fstring", F, "AssertionError", "tp must be positive, got {tp}", "fstring", "asserts",
+     "not (tp > 0)"),
+    ("assert_bare", F, "AssertionError", "", "plain", "asserts", "not (world_size >= tp)"),
     ("braces", F, "ValueError", "expected a {{'key': value}} mapping for {cfg.kind}", "fstring", "braces",
      'cfg.kind == "json"'),
     ("log_error", F, "log.error", "rank %s failed: %s", "percent", "logging_calls", "err"),
@@ -79,15 +80,15 @@ CASES = [
      "size <= 0"),
     ("nested", F, "ValueError", "value {v} exceeds {size}", "fstring", "Scheduler.check.inner", "v > size"),
     ("dup_1", F, "ValueError", "duplicate message", "plain", "Scheduler.duplicate", "a"),
-    ("dup_2", F, "ValueError", "duplicate message", "plain", "Scheduler.duplicate", "b"),
+    ("dup_2", F, "ValueError", "duplicate message", "plain", "Scheduler.duplicate", "not a and b"),
     ("other_module", "demo_pkg/sub/loader.py", "ValueError", "x must not be None", "plain", "load",
      "path is None"),
     ("keyword_detail", X, "HTTPException", "model {model} is not loaded", "fstring", "Server.route",
-     'mode == "b"'),
+     'mode != "a" and mode == "b"'),
     ("plus_concat", X, "ValueError", "Unknown mode: {mode}, expected a or b", "fstring", "Server.route",
-     'not (mode == "b")'),
+     'mode != "a" and mode != "b"'),
     ("aug_assign", X, "MemoryError", "cannot grow the pool beyond {n} pages", "fstring", "Server.grow", "n > 8"),
-    ("self_logger", X, "log.error", "pool at %d%% capacity", "percent", "Server.grow", None),
+    ("self_logger", X, "log.error", "pool at %d%% capacity", "percent", "Server.grow", "not (n > 8)"),
 ]
 
 
@@ -384,3 +385,23 @@ def test_cli_needs_exactly_one_source(tmp_path, capsys):
     assert args.func(args) == 2
     args = _parser().parse_args(["extract", str(tmp_path / "missing"), "-o", str(tmp_path / "o")])
     assert args.func(args) == 1
+
+
+def test_trigger_is_the_whole_path_condition():
+    """Enclosing ifs, earlier early returns in the same block, and an assert's test negated."""
+    sigs = extract_source(textwrap.dedent('''
+        def check(cfg, backends, allowed):
+            if cfg is None:
+                return
+            for name in backends:
+                if name.startswith("_"):
+                    continue
+                if cfg.strict or cfg.audit:
+                    assert backends <= allowed, f"unsupported {backends - allowed}"
+                    if name not in allowed:
+                        raise ValueError(f"unknown backend {name}")
+    '''))
+    assert [s["trigger"] for s in sigs] == [
+        "cfg is not None and not name.startswith('_') and (cfg.strict or cfg.audit) and not (backends <= allowed)",
+        "cfg is not None and not name.startswith('_') and (cfg.strict or cfg.audit) and name not in allowed",
+    ]

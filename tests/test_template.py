@@ -9,6 +9,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+import regex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from analyzer.core.template import (
     compile_template,
     parse_value,
 )
+from analyzer.core.template.fields import literal_parts
 
 DEEPSEEK_TEMPLATE = (
     "DeepSeekV4 CP supports moe_a2a_backend in {supported_a2a_backends}, "
@@ -620,3 +622,28 @@ def test_roundtrip_format_and_percent(
     message = template % {"key": label, "size": total, "frac": ratio}
     got = compile_template(template, "percent").match(message)
     assert got == {"key": label, "size": total, "frac": float("%e" % ratio)}
+
+
+# ---------------------------------------------------------------------------
+# literal text and words (what the matcher indexes), from the same field parser
+
+WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")  # the matcher's word
+
+
+@pytest.mark.parametrize("template, style, message", [
+    ("{name}_block_cnt must be positive, got {n}", "auto", "kv_block_cnt must be positive, got 0"),
+    ("expected tensors{context} to be contiguous", "auto", "expected tensorsA to be contiguous"),
+    ("got a {len(shape)}-tuple for --shape", "auto", "got a 3-tuple for --shape"),
+    ("chunked_prefill_size % index_kpool must be zero", "plain", "chunked_prefill_size % index_kpool must be zero"),
+    ("rank %d of %s failed", "auto", "rank 3 of node-7 failed"),
+])
+def test_every_indexed_word_is_a_whole_word_of_a_matching_message(template, style, message):
+    assert compile_template(template, style).match(message) is not None
+    _, words = literal_parts(template, WORD, style)
+    assert words and words <= set(WORD.findall(message.lower()))
+
+
+def test_a_plain_template_has_no_fields():
+    plain = compile_template("chunked_prefill_size % index_kpool != 0 for {x}", "plain")
+    assert plain.fields == () and plain.match("chunked_prefill_size % index_kpool != 0 for {x}") == {}
+    assert plain.match("chunked_prefill_size % index_kpool != 0 for 3") is None

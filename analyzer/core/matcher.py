@@ -3,11 +3,13 @@
 Built for packs of thousands of patterns: templates are filed by exception type and by their
 literal words (`index_keys`) in a PatternStore, which may keep them on disk; the Matcher reads and
 compiles only the candidates a message asks for, and a message is tried only against the few
-templates whose every literal word it contains.
+templates whose every literal word it contains. Every step weighs the traceback's own evidence
+(core/evidence.py): which package, file, function and line the error ran through.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -16,21 +18,30 @@ from typing import Any
 
 import regex
 from rapidfuzz import fuzz
+from rapidfuzz.utils import default_process
 
-from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
+from analyzer.core.evidence import (
+    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words, missing_content,
+    package_root, raised_in, site_evidence, site_frames, specificity,
+)
+from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
+from analyzer.core.template.fields import literal_parts, literal_text
 
-__all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "index_keys", "site_key"]
+__all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_keys", "site_key"]
 
 _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
+_MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
+_FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
 
 
 class MatchKind(enum.Enum):
     EXACT = "exact"
     RAISE_SITE = "raise_site"
     FUZZY = "fuzzy"
+    POSSIBLE = "possible"  # a generic template fits, and no traceback says where the error was raised
     UNKNOWN = "unknown"
 
 
@@ -41,6 +52,7 @@ class Diagnosis:
     confidence: float
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     link: int = 0  # index in the event's chain of the exception that matched
+    evidence: Evidence = Evidence.NONE  # what agreed: message, text, package, file, function, line, assert
 
     @property
     def known(self) -> bool:
@@ -48,7 +60,11 @@ class Diagnosis:
 
 
 UNKNOWN = Diagnosis(None, MatchKind.UNKNOWN, 0.0)
-_RANK = {MatchKind.EXACT: 3, MatchKind.RAISE_SITE: 2, MatchKind.FUZZY: 1, MatchKind.UNKNOWN: 0}
+_RANK = {MatchKind.EXACT: 4, MatchKind.RAISE_SITE: 3, MatchKind.FUZZY: 2, MatchKind.POSSIBLE: 1, MatchKind.UNKNOWN: 0}
+# (what the message alone is worth, the most the site can raise it to), by kind of match
+_SCALE = {MatchKind.EXACT: (0.9, 1.0), MatchKind.RAISE_SITE: (0.7, 0.95), MatchKind.FUZZY: (0.8, 0.95),
+          MatchKind.POSSIBLE: (0.5, 0.5)}
+_GENERIC_CEILING = 0.9  # a generic text confirmed by its site is still a short text
 
 
 @dataclass(slots=True)
@@ -57,20 +73,29 @@ class _Entry:
     tokens: frozenset[str]
     literal: str
     short_type: str  # pattern.short_exception, looked up once
+    spec: Specificity
+    content: frozenset[str]  # the literal words that say what the error is about (not filler)
+    root: str | None  # the package the pattern's raise site is in
+    generic: bool  # a short text raised at a site in a package: anyone's text until the site agrees
     compiled: CompiledTemplate | None = None
     broken: bool = False
 
 
 def index_keys(pattern: Pattern) -> tuple[str | None, Site | None]:
-    """Where a pattern is filed: its rarest-looking (longest) literal word, and its raise site."""
-    tokens = _WORD.findall(_literal_text(pattern.template).lower())
-    word = max(tokens, key=lambda t: (len(t), t)) if tokens else None
+    """Where a pattern is filed: its rarest-looking literal word (the longest, a content word if it
+    has any) and its raise site. A signature extracted from a logger call is filed under no word: it
+    is no exception, never a traceback's diagnosis (`explain ID` still finds it)."""
+    _, tokens = literal_parts(pattern.template, _WORD, pattern.style)
+    logged = pattern.exception.startswith("log.") and pattern.match != "line"
+    word = max(content_words(tokens) or tokens, key=lambda t: (len(t), t)) if tokens and not logged else None
     src = pattern.source
     return word, site_key(src.path, src.function) if src.path and src.function else None
 
 
 def site_key(path: str, function: str) -> Site:
-    return _tail(path), _leaf(function)
+    """Raise sites are keyed by the package-relative path and the function's leaf name (what a
+    traceback prints); a frame is looked up under each whole-part suffix of its path."""
+    return path.replace("\\", "/").strip("/"), leaf(function)
 
 
 class Matcher:
@@ -83,6 +108,7 @@ class Matcher:
         self.broken: list[tuple[Pattern, str]] = []  # templates that failed to compile
         self._entries: dict[str, _Entry] = {}  # the candidates read so far, by id
         self._buckets: dict[tuple[str, str | None], list[_Entry]] = {}
+        self._sites: dict[Site, list[_Entry]] = {}
         self._match_cached = lru_cache(maxsize=65536)(self._match_uncached)
 
     @property
@@ -104,8 +130,10 @@ class Matcher:
     def _entry(self, pattern: Pattern) -> _Entry:
         entry = self._entries.get(pattern.id)
         if entry is None:  # a store gives each id one pattern
-            literal = _literal_text(pattern.template)
-            entry = _Entry(pattern, frozenset(_WORD.findall(literal.lower())), literal, pattern.short_exception)
+            literal, tokens = literal_parts(pattern.template, _WORD, pattern.style)
+            spec, root = specificity(literal, tokens), package_root(pattern)
+            entry = _Entry(pattern, tokens, literal, pattern.short_exception, spec, content_words(tokens), root,
+                           spec.generic and root is not None)
             self._entries[pattern.id] = entry
         return entry
 
@@ -118,15 +146,11 @@ class Matcher:
                 found.match_kind is best.match_kind and found.confidence > best.confidence + 1e-9
                 and found.match_kind is not MatchKind.UNKNOWN
             ):
-                best = Diagnosis(found.pattern, found.match_kind, found.confidence, found.params, index)
+                best = dataclasses.replace(found, link=index)
         return best
 
     def match(self, info: ErrorInfo) -> Diagnosis:
-        site = info.raise_site
-        key = (info.short_type, info.message,
-               package_relative(site.path) if site else None,
-               site.function if site else None, site.lineno if site else None)
-        return self._match_cached(key)
+        return self._match_cached((info.short_type, info.message, site_frames(info.frames)))
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""
@@ -134,21 +158,22 @@ class Matcher:
             head, _, rest = message.partition(": ")
             if regex.fullmatch(r"[A-Za-z_][\w.]*", head):
                 exception_type, message = head.rsplit(".", 1)[-1], rest
-        return self._match_cached((exception_type, message, None, None, None))
+        return self._match_cached((exception_type, message, ()))
 
-    def _match_uncached(self, key) -> Diagnosis:
-        short_type, message, relpath, function, lineno = key
-        words = set(_WORD.findall(message.lower()))
-        exact = self._exact(short_type, message, words, relpath)
-        if exact is not None:
+    def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...]]) -> Diagnosis:
+        short_type, message, frames = key
+        words = message_words(message)
+        exact = self._exact(short_type, message, words, frames)
+        if exact is not None and exact.match_kind is MatchKind.EXACT and (
+                not frames or Evidence.FUNCTION in exact.evidence):
             return exact
-        if relpath and function:
-            site = self._raise_site(short_type, message, relpath, function, lineno)
-            if site is not None:
-                return site
-        return self._fuzzy(short_type, message, words) or UNKNOWN
+        site = self._raise_site(short_type, message, words, frames) if frames else None
+        if exact is not None and exact.match_kind is MatchKind.EXACT:
+            # a text raised elsewhere fits, but the traceback stops at a known raise whose text resembles it
+            return site if site is not None and (Evidence.TEXT | Evidence.ASSERT) & site.evidence else exact
+        return site or self._fuzzy(short_type, message, words, frames) or exact or UNKNOWN
 
-    def _bucket(self, word: str, short_type: str | None) -> list[_Entry] | tuple[()]:
+    def _bucket(self, word: str, short_type: str | None) -> list[_Entry]:
         """The entries indexed under `word`; only those of exception `short_type` when it is given."""
         key = (word, short_type or None)
         bucket = self._buckets.get(key)
@@ -156,86 +181,141 @@ class Matcher:
             bucket = self._buckets[key] = [self._entry(p) for p in self.store.by_word(word, short_type or None)]
         return bucket
 
-    def _exact(self, short_type: str | None, message: str, words: set[str], relpath: str | None) -> Diagnosis | None:
+    def _belongs(self, entry: _Entry, frames: tuple[SiteFrame, ...]) -> bool:
+        """An error raised outside the pattern's package is not that pattern's error."""
+        return not frames or entry.root is None or raised_in(frames, entry.root)
+
+    def _exact(self, short_type: str | None, message: str, words: set[str],
+               frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
         hits = []
         for entry in (e for word in words for e in self._bucket(word, short_type) if e.tokens <= words):
+            if not self._belongs(entry, frames):
+                continue
+            evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
+            if frames and entry.generic and Evidence.FUNCTION not in evidence:
+                continue  # a generic text is anyone's: only the site can tell it is this one
             compiled = self._compile(entry)
             params = compiled.match(message) if compiled else None
             if params is not None:
-                hits.append((entry, params))
+                hits.append((entry, params, evidence, distance))
         if not hits:
             return None
-        entry, params = max(hits, key=lambda hit: (
-            bool(relpath and hit[0].pattern.source.path and _tail(hit[0].pattern.source.path) == _tail(relpath)),
-            hit[0].pattern.curated, len(hit[0].literal), hit[0].pattern.id))
-        return Diagnosis(entry.pattern, MatchKind.EXACT, 1.0, params)
+        # the site first (file, then function), then the most specific text, then the nearest line
+        entry, params, evidence, _ = max(hits, key=lambda hit: (
+            Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], len(hit[0].literal),
+            -(hit[3] if hit[3] is not None else 1 << 30), hit[0].pattern.curated, hit[0].pattern.id))
+        evidence |= Evidence.MESSAGE | self._package(entry, frames)
+        kind = MatchKind.POSSIBLE if entry.generic and not frames else MatchKind.EXACT
+        base, ceiling = _SCALE[kind]
+        ceiling = min(ceiling, _GENERIC_CEILING) if entry.generic else ceiling
+        return Diagnosis(entry.pattern, kind, confidence(base, ceiling, entry.spec, evidence), params, 0, evidence)
 
-    def _raise_site(self, short_type, message, relpath, function, lineno) -> Diagnosis | None:
-        best, best_score = None, -1.0
-        for entry in map(self._entry, self.store.by_site(site_key(relpath, function))):
+    def _raise_site(self, short_type: str | None, message: str, words: set[str],
+                    frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
+        """Candidates raised in the innermost frame's function: the one whose text resembles the message
+        most, then the nearest line; a bare assert is recognised by its expression wherever it moved."""
+        frame = frames[-1]
+        best, best_key, best_similarity = None, None, 0.0
+        for entry in self._site_candidates(frame):
             pattern = entry.pattern
             if short_type and entry.short_type != short_type:
                 continue
-            distance = abs((pattern.source.line or 0) - lineno) if lineno and pattern.source.line else self.site_window
-            if distance > self.site_window:
+            asserted = assert_agrees(pattern, frame)
+            distance = abs(pattern.source.line - frame.lineno) if pattern.source.line and frame.lineno else None
+            if not asserted and (distance is None or distance > self.site_window):
                 continue
-            similarity = fuzz.ratio(entry.literal, message) / 100 if message and entry.literal else 0.5
-            score = 0.6 + 0.2 * (1 - distance / (self.site_window + 1)) + 0.15 * similarity
-            if score > best_score:
-                best, best_score = entry, score
+            similarity = _resemblance(entry, message)
+            if similarity is None:
+                continue
+            missing = len(missing_content(entry.content, words))
+            shared = len(entry.tokens & words)  # a subset of the message reads 100%: the fuller one is closer
+            key = (asserted, -missing, round(similarity, 2), shared, -(distance if distance is not None else 1 << 30))
+            if best_key is None or key > best_key:
+                best, best_key, best_similarity = entry, key, similarity
         if best is None:
             return None
+        evidence, _ = site_evidence(best.pattern, (frame,), self.site_window)
+        evidence |= self._package(best, frames)
+        if best_key and best_key[0]:
+            evidence |= Evidence.ASSERT
+        if best.literal and message:
+            evidence |= Evidence.TEXT
         compiled = self._compile(best)
         params = (compiled.match(message) if compiled else None) or {}
-        return Diagnosis(best.pattern, MatchKind.RAISE_SITE, round(best_score, 3), params)
+        value = confidence(*_SCALE[MatchKind.RAISE_SITE], best.spec, evidence, max(best_similarity, 0.6))
+        return Diagnosis(best.pattern, MatchKind.RAISE_SITE, value, params, 0, evidence)
 
-    def _fuzzy(self, short_type: str | None, message: str, words: set[str]) -> Diagnosis | None:
+    def _site_candidates(self, frame: SiteFrame) -> list[_Entry]:
+        """Entries whose package-relative path is a whole-part suffix of the frame's path."""
+        parts = frame.path.strip("/").split("/")
+        found: list[_Entry] = []
+        for start in range(len(parts)):
+            site = ("/".join(parts[start:]), frame.function)
+            entries = self._sites.get(site)
+            if entries is None:
+                entries = self._sites[site] = [self._entry(p) for p in self.store.by_site(site)]
+            found.extend(entries)
+        return found
+
+    def _fuzzy(self, short_type: str | None, message: str, words: set[str],
+               frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
+        """A reworded or extended message: every content word of the template is still there (a changed
+        content word is a different error), and the texts are close."""
         if len(words) < 3:
             return None
         seen: set[str] = set()
-        best, best_score = None, 0.0
+        best, best_key, best_score, best_evidence = None, None, 0.0, Evidence.NONE
         for word in words:
             for entry in self._bucket(word, short_type):
-                if entry.pattern.id in seen or len(entry.literal) < 20:
+                if entry.pattern.id in seen:
                     continue
                 seen.add(entry.pattern.id)
-                if len(entry.tokens & words) * 2 < len(entry.tokens):
+                if entry.spec.generic or len(entry.content) < _FUZZY_MIN_CONTENT:
                     continue
-                score = fuzz.token_sort_ratio(entry.literal, message, score_cutoff=self.fuzzy_threshold)
-                if score > best_score:
-                    best, best_score = entry, score
+                if missing_content(entry.content, words):
+                    continue
+                if not self._belongs(entry, frames):
+                    continue
+                score = fuzz.token_set_ratio(entry.literal, message, processor=default_process,
+                                             score_cutoff=self.fuzzy_threshold)
+                if not score:
+                    continue
+                evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
+                key = (Evidence.FUNCTION in evidence, Evidence.FILE in evidence, score, len(entry.content),
+                       -(distance if distance is not None else 1 << 30), entry.pattern.id)
+                if best_key is None or key > best_key:
+                    best, best_key, best_score, best_evidence = entry, key, score, evidence
         if best is None:
             return None
-        return Diagnosis(best.pattern, MatchKind.FUZZY, round(best_score / 100, 3), {})
+        evidence = best_evidence | Evidence.TEXT | self._package(best, frames)
+        value = confidence(*_SCALE[MatchKind.FUZZY], best.spec, evidence, best_score / 100)
+        return Diagnosis(best.pattern, MatchKind.FUZZY, value, {}, 0, evidence)
+
+    @staticmethod
+    def _package(entry: _Entry, frames: tuple[SiteFrame, ...]) -> Evidence:
+        return Evidence.PACKAGE if entry.root and raised_in(frames, entry.root) else Evidence.NONE
 
     def _compile(self, entry: _Entry) -> CompiledTemplate | None:
         if entry.compiled is None and not entry.broken:
             try:
-                entry.compiled = compile_template(entry.pattern.template, _style(entry.pattern.style))
+                entry.compiled = compile_template(entry.pattern.template, entry.pattern.style)
             except (TemplateError, regex.error, RecursionError) as err:
                 entry.broken = True
                 self.broken.append((entry.pattern, str(err)))
         return entry.compiled
 
 
-def _style(style: str) -> str:
-    return "auto" if style in ("auto", "plain") else style
+def _resemblance(entry: _Entry, message: str) -> float | None:
+    """How much the message reads like the template's text, 0..1; None when it does not at all.
+    A template that is only fields says nothing either way (0.5); no message against a text is None."""
+    if not entry.literal:
+        return 1.0 if not message.strip() else 0.5
+    if not message.strip():
+        return None
+    similarity = fuzz.token_set_ratio(entry.literal, message, processor=default_process) / 100
+    return similarity if similarity >= _MIN_RESEMBLANCE else None
 
 
-_FIELD = regex.compile(r"\{[^{}]*\}|%\([^)]*\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGa]")
-
-
-def _literal_text(template: str) -> str:
+def _literal_text(template: str, style: str = "auto") -> str:
     """The template's fixed words, fields removed: what fuzzy matching and indexing look at."""
-    text = _FIELD.sub(" ", template.replace("{{", "{").replace("}}", "}"))
-    return " ".join(text.split())
-
-
-def _tail(path: str) -> str:
-    """The last two path parts: enough to tell raise sites apart, robust to install layouts."""
-    parts = path.replace("\\", "/").rsplit("/", 2)
-    return "/".join(parts[-2:])
-
-
-def _leaf(function: str) -> str:
-    return function.rsplit(".", 1)[-1]
+    return literal_text(template, style)

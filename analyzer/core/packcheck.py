@@ -3,11 +3,31 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
+from analyzer.core.evidence import is_generic
 from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.schema import Pattern, SchemaProblem
 
-__all__ = ["check_patterns"]
+__all__ = ["check_patterns", "PackNotes", "pack_notes"]
+
+
+@dataclass(frozen=True, slots=True)
+class PackNotes:
+    """Facts about a pack that are not errors but limit what a message alone can tell."""
+
+    generic: tuple[Pattern, ...]  # short texts: matched only where the traceback is at their site
+    twins: tuple[tuple[Pattern, ...], ...]  # the same text raised at several places of one file
+
+
+def pack_notes(patterns: list[Pattern]) -> PackNotes:
+    exceptions = [p for p in patterns if p.match == "exception" and not p.exception.startswith("log.")]
+    generic = tuple(p for p in exceptions if p.template and is_generic(p))
+    same: dict[tuple[str, str, str], list[Pattern]] = defaultdict(list)
+    for pattern in exceptions:
+        if pattern.template and pattern.source.path:
+            same[(pattern.short_exception, " ".join(pattern.template.split()), pattern.source.path)].append(pattern)
+    return PackNotes(generic, tuple(tuple(group) for group in same.values() if len(group) > 1))
 
 
 def check_patterns(patterns: list[Pattern]) -> list[SchemaProblem]:

@@ -55,6 +55,7 @@ class Pattern:
     examples: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)  # file:line the pattern was read from
     match: str = "exception"  # "line": a notice found in a log line (core/notices.py), not an exception
+    assert_expr: str = ""  # a bare assert's condition: the traceback shows `assert <it>` as the raise site's line
 
     @property
     def curated(self) -> bool:
@@ -152,6 +153,7 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         examples=tuple(data.get("examples") or ()),
         origin=where,
         match=data.get("match", "exception"),
+        assert_expr=_str(data.get("assert_expr")).strip(),
     )
     return pattern, []
 

@@ -16,7 +16,7 @@ from analyzer.core.schema import Pattern
 
 __all__ = ["PatternStore", "MemoryStore", "IndexKeys", "Site"]
 
-Site = tuple[str, str]  # (last two parts of the package-relative path, function name)
+Site = tuple[str, str]  # (package-relative path, function leaf name)
 IndexKeys = Callable[[Pattern], tuple[str | None, Site | None]]  # the word and the site a pattern is filed under
 
 

@@ -16,9 +16,11 @@ process pool) with these keys:
 ``line``/``col`` position of the statement
 ``function``   qualified name (``Class.method``, ``outer.inner``,
                ``<module>``)
-``trigger``    source of the nearest enclosing ``if`` test (negated with
-               ``not`` when the statement sits in the ``else`` branch), the
-               asserted expression for asserts, else None
+``trigger``    the path condition under which the statement runs: every
+               enclosing ``if`` test (negated in the ``else`` branch) and the
+               negated test of each earlier ``if`` in the same block that
+               returns or raises, joined with ``and``; for an assert, its
+               test negated (the error fires when the assertion is false)
 ``kind``       only for message-less entries: ``no-args``,
                ``non-string-arg`` or ``bare-assert``
 ``assert_expr`` / ``message_expr`` extra source text for those entries
@@ -88,15 +90,23 @@ class _Ctx:
 
     __slots__ = ("qual", "trigger", "env")
 
-    def __init__(self, qual: tuple[str, ...], trigger, env: dict[str, Msg]):
+    def __init__(self, qual: tuple[str, ...], trigger: tuple[tuple[ast.expr, bool], ...], env: dict[str, Msg]):
         self.qual = qual
-        # (test node, negated) or None; unparsed lazily
+        # the path condition, outermost first: (test node, negated) pairs, unparsed lazily
         self.trigger = trigger
         self.env = env
+
+    def under(self, test: ast.expr, negated: bool, env: dict[str, Msg] | None = None) -> "_Ctx":
+        return _Ctx(self.qual, self.trigger + ((test, negated),), self.env if env is None else env)
 
 
 _PAREN_FOR_NOT = (ast.BoolOp, ast.Compare, ast.IfExp, ast.Lambda, ast.NamedExpr,
                   ast.BinOp, ast.UnaryOp, ast.Await)
+_PAREN_FOR_AND = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr)
+# Comparisons whose negation is another operator; `<`/`<=` are not inverted because sets (and NaN)
+# are only partly ordered: `not (a <= b)` is not `a > b` for them.
+_INVERSE = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
 class _Walker:
@@ -124,14 +134,19 @@ class _Walker:
     def _function(ctx: _Ctx) -> str:
         return ".".join(ctx.qual) if ctx.qual else "<module>"
 
-    def _trigger_text(self, ctx: _Ctx) -> str | None:
-        if ctx.trigger is None:
-            return None
-        test, negated = ctx.trigger
+    def _trigger_text(self, ctx: _Ctx, last: tuple[ast.expr, bool] | None = None) -> str | None:
+        path = ctx.trigger + ((last,) if last else ())
+        texts = [self._condition(test, negated, parenthesize=len(path) > 1) for test, negated in path]
+        return " and ".join(texts) if texts else None
+
+    def _condition(self, test: ast.expr, negated: bool, parenthesize: bool) -> str:
         if not negated:
-            return self._src(test)
+            text = self._src(test)
+            return f"({text})" if parenthesize and isinstance(test, _PAREN_FOR_AND) else text
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            return self._src(test.operand)
+            return self._condition(test.operand, False, parenthesize)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
+            return f"{self._src(test.left)} {_INVERSE[type(test.ops[0])]} {self._src(test.comparators[0])}"
         if isinstance(test, _PAREN_FOR_NOT):
             return f"not ({self._src(test)})"
         return f"not {self._src(test)}"
@@ -203,16 +218,17 @@ class _Walker:
 
     def _assert(self, node: ast.Assert, ctx: _Ctx) -> None:
         test_src = self._src(node.test)
+        fires = self._trigger_text(ctx, (node.test, True))  # the error is raised when the test is false
         if node.msg is None:
-            self._emit(node, ctx, "AssertionError", None, trigger=test_src,
+            self._emit(node, ctx, "AssertionError", None, trigger=fires,
                        kind="bare-assert", assert_expr=test_src)
             return
         msg = to_msg(node.msg, ctx.env)
         if msg is None:
-            self._emit(node, ctx, "AssertionError", None, trigger=test_src,
+            self._emit(node, ctx, "AssertionError", None, trigger=fires,
                        kind="non-string-arg", message_expr=self._src(node.msg))
         else:
-            self._emit(node, ctx, "AssertionError", msg, trigger=test_src)
+            self._emit(node, ctx, "AssertionError", msg, trigger=fires)
 
     def _call(self, call: ast.Call, node: ast.stmt, ctx: _Ctx) -> None:
         func = call.func
@@ -293,11 +309,14 @@ class _Walker:
             elif t is ast.Assign or t is ast.AnnAssign or t is ast.AugAssign:
                 self._assign(node, ctx)
             elif t is ast.If:
-                self.block(node.body, _Ctx(ctx.qual, (node.test, False), dict(ctx.env)))
+                self.block(node.body, ctx.under(node.test, False, dict(ctx.env)))
                 if node.orelse:
-                    self.block(node.orelse, _Ctx(ctx.qual, (node.test, True), dict(ctx.env)))
+                    self.block(node.orelse, ctx.under(node.test, True, dict(ctx.env)))
+                body_exits, else_exits = _exits(node.body), bool(node.orelse) and _exits(node.orelse)
+                if body_exits != else_exits:  # an early return: what follows runs only on the other branch
+                    ctx = ctx.under(node.test, body_exits)
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
-                self.block(node.body, _Ctx(ctx.qual + (node.name,), None, {}))
+                self.block(node.body, _Ctx(ctx.qual + (node.name,), (), {}))
             elif t is ast.Try or t.__name__ == "TryStar":
                 inner = _Ctx(ctx.qual, ctx.trigger, dict(ctx.env))
                 self.block(node.body, inner)
@@ -317,6 +336,10 @@ class _Walker:
             elif t.__name__ == "Match":
                 for case in node.cases:
                     self.block(case.body, _Ctx(ctx.qual, ctx.trigger, dict(ctx.env)))
+
+
+def _exits(stmts: list[ast.stmt]) -> bool:
+    return bool(stmts) and isinstance(stmts[-1], _EXITS)
 
 
 def _utf8_lines(source: bytes) -> list[bytes] | None:
@@ -355,7 +378,7 @@ def extract_source(source: str | bytes, filename: str = "<unknown>") -> list[dic
         lines = _utf8_lines(source)
     walker = _Walker(lines)
     try:
-        walker.block(tree.body, _Ctx((), None, {}))
+        walker.block(tree.body, _Ctx((), (), {}))
     except RecursionError:
         raise ParseFailure(0, "RecursionError: source nests too deeply") from None
     walker.out.sort(key=lambda r: (r["line"], r["col"]))

@@ -70,6 +70,7 @@ def incident_dict(incident: Incident) -> dict[str, Any]:
         "pattern_id": pattern.id if pattern else None,
         "match_kind": diagnosis.match_kind.value,
         "confidence": diagnosis.confidence if pattern else None,
+        "evidence": diagnosis.evidence.names if pattern else None,
         "params": params,
         "meaning": fill(pattern.meaning, diagnosis.params) or None if pattern else None,
         "fixes": [fix_dict(render_fix(fix, diagnosis.params)) for fix in pattern.fixes] if pattern else None,

@@ -36,8 +36,9 @@ _PACKAGE = Path(__file__).resolve().parent.parent
 _LINE = "__line__"
 _Sources = list[tuple[str, bytes | OSError]]  # a pack level's files: the name they are known by, their bytes
 # The code that decides what an index holds: a change to any of it makes every compiled pack stale.
-_BUILDERS = ("core/schema.py", "core/template.py", "core/matcher.py", "core/store.py", "sources/packs.py",
-             "sources/pack_index.py")
+_BUILDERS = ("core/schema.py", "core/template/__init__.py", "core/template/fields.py", "core/template/build.py",
+             "core/template/names.py", "core/template/values.py", "core/evidence.py", "core/matcher.py",
+             "core/store.py", "sources/packs.py", "sources/pack_index.py")
 
 
 class PackSet:
