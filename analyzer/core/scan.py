@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
@@ -70,10 +70,11 @@ def events_from_lines(lines: Iterable[str | None], file: str,
 class Analysis:
     """Matches and groups events; `incidents()` is the report at any moment."""
 
-    def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = ()) -> None:
+    def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
+                 run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None) -> None:
         self.matcher = matcher
         self.notices = NoticeDetector(matcher.patterns)  # give it to each FileScanner
-        self._grouper = IncidentGrouper(window_seconds, app_packages)
+        self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
         self.events = 0
 
     def add(self, event: ErrorEvent) -> tuple[str, bool]:
