@@ -47,7 +47,7 @@ class _Block:
     truncated: bool = False
     group_column: int = -1  # unknown until the first line inside the box
     message_lines: int = 0
-    held_blanks: int = 0  # blank lines seen after a message, kept only if a separator follows
+    held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
     size: int = 0  # what its lines cost to hold, see _cost
 
 
@@ -153,6 +153,9 @@ class TracebackAssembler:
         elif g.ARGPARSE_USAGE.match(text):
             self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
         elif g.BARE_EXCEPTION_LINE.match(text):
+            if _wraps_remote(text):  # a Ray error's remote frames may follow
+                self._open[line.stream] = _Block(_State.MESSAGE, EventKind.BARE, [line])
+                return []
             return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
@@ -165,17 +168,24 @@ class TracebackAssembler:
         if state is _State.FRAMES:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 return _Step.TAKE
+            if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.lines[-1].text):
+                return _Step.TAKE  # the rest of a frame line the terminal wrapped
+            if _nests_traceback(text):
+                return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
                 return _Step.CLOSE
             block.state = _State.MESSAGE
             return _Step.TAKE
         if state is _State.MESSAGE:
-            if not stripped:
-                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+            if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
+                block.state, block.held = _State.AFTER_BLANK, 1
                 return _Step.TAKE
             if stripped in _SEPARATORS:
                 block.state = _State.SEPARATOR
+                return _Step.TAKE
+            if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
+                block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 return _Step.TAKE
             if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
                     or _opens_something(text)):
@@ -183,11 +193,11 @@ class TracebackAssembler:
             block.message_lines += 1
             return _Step.TAKE
         if state is _State.AFTER_BLANK:
-            if not stripped:
-                block.held_blanks += 1
-                return _Step.TAKE
             if stripped in _SEPARATORS:
-                block.state, block.held_blanks = _State.SEPARATOR, 0
+                block.state, block.held = _State.SEPARATOR, 0
+                return _Step.TAKE
+            if not stripped or (block.held < self._max_message_lines and not self._starts_record(text)):
+                block.held += 1  # maybe a further paragraph of the message (torch._dynamo's hints)
                 return _Step.TAKE
             return _Step.CLOSE
         if state is _State.SEPARATOR:
@@ -210,7 +220,7 @@ class TracebackAssembler:
             if in_box(text, block.group_column) and not g.GROUP_HEADER.match(text):
                 return _Step.TAKE  # a "+ Exception Group" header is only ever a group's first line
             if not stripped:
-                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+                block.state, block.held = _State.AFTER_BLANK, 1
                 return _Step.TAKE
             return _Step.CLOSE
         # _State.USAGE
@@ -220,13 +230,18 @@ class TracebackAssembler:
             return _Step.TAKE
         return _Step.DROP
 
+    def _starts_record(self, text: str) -> bool:
+        """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
+        return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
+                    or (self._notices is not None and self._notices(text) is not None))
+
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
         self._held -= block.size
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
-        if block.state is _State.AFTER_BLANK and block.held_blanks:
-            del block.lines[-block.held_blanks:]
+        if block.state is _State.AFTER_BLANK and block.held:
+            del block.lines[-block.held:]
         if block.state in (_State.FRAMES, _State.SEPARATOR):
             block.truncated = True
         return [self._event(block)]
@@ -256,6 +271,18 @@ class TracebackAssembler:
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
         )
+
+
+def _nests_traceback(text: str) -> bool:
+    """`RuntimeError: Traceback (most recent call last):`: an exception whose message is a traceback."""
+    header = g.HEADER.match(text)
+    return header is not None and bool(g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(":")))
+
+
+def _wraps_remote(text: str) -> bool:
+    """An exception line like `ray.exceptions.RayTaskError(ValueError): ...`."""
+    exc = g.EXCEPTION_LINE.match(text)
+    return exc is not None and exc["inner"] is not None
 
 
 def _opens_something(text: str) -> bool:

@@ -20,6 +20,8 @@ MAX_BOX_DEPTH = 24
 def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
     """Lines of one traceback block -> its exceptions in printed order (root cause first).
     `depth` counts the boxes of exception groups the lines are drawn in."""
+    if depth == 0:
+        lines = _join_wrapped_frames(lines)
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0
@@ -38,11 +40,21 @@ def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
             links.extend(_relink(_parse_box(box, column, depth + 1), link))
             link, i = Link.FIRST, end
         else:
-            info, i = _parse_link(lines, i, link)
-            if info is not None:
-                links.append(info)
+            infos, i = _parse_link(lines, i, link)
+            links.extend(infos)
             link = Link.FIRST
     return tuple(links)
+
+
+def _join_wrapped_frames(lines: list[str]) -> list[str]:
+    """Frame lines a terminal hard-wrapped inside their path, put back together."""
+    joined: list[str] = []
+    for text in lines:
+        if joined and g.FRAME_REST.match(text) and g.FRAME_CUT.match(joined[-1]):
+            joined[-1] += text
+        else:
+            joined.append(text)
+    return joined
 
 
 def _relink(chain: list[ErrorInfo], link: Link) -> list[ErrorInfo]:
@@ -57,8 +69,10 @@ def _replace(info: ErrorInfo, **changes) -> ErrorInfo:
     return ErrorInfo(**fields)
 
 
-def _parse_link(lines: list[str], i: int, link: Link) -> tuple[ErrorInfo | None, int]:
-    """One exception: optional header and frames, its exception line, message continuation."""
+def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], int]:
+    """One exception: optional header and frames, its exception line, message continuation. A
+    wrapper whose message is a whole traceback, or whose remote frames follow it (Ray), yields the
+    exceptions inside it first: they are its cause."""
     frames: list[Frame] = []
     has_traceback = False
     header = g.HEADER.match(lines[i])
@@ -79,21 +93,60 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[ErrorInfo | None,
         i += 1
     if i >= len(lines):
         if not has_traceback:
-            return None, i
-        return ErrorInfo("", "", tuple(frames), link, has_traceback), i
+            return [], i
+        return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
     exc = g.EXCEPTION_LINE.match(lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
-            return ErrorInfo("", "", tuple(frames), link, has_traceback), i
-        return None, i + 1
-    message = [exc["message"] or ""]
+            return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
+        return [], i + 1
     i += 1
-    while i < len(lines) and lines[i].strip() and lines[i].strip() not in _SEPARATORS:
+    if (exc["message"] or "").strip() == _HEADER_TEXT:  # RuntimeError(traceback.format_exc())
+        inner = list(parse_chain(lines[i:]))
+        if inner:
+            outer = ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), Link.CAUSE, has_traceback)
+            return [*_relink(inner, link), outer], len(lines)
+    if exc["inner"] and i < len(lines) and g.FRAME.match(lines[i]):  # Ray: the remote stack follows
+        remote, i = _parse_link(lines, i, link)
+        if remote and remote[-1].exception_type:
+            outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
+            return [*remote, outer], i
+    message = [exc["message"] or ""]
+    while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
             break
+        if not lines[i].strip():
+            end = _paragraph_end(lines, i)
+            if end == i:
+                break
+            message.extend(lines[i:end])
+            i = end
+            continue
         message.append(lines[i])
         i += 1
-    return ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback), i
+    return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], i
+
+
+_HEADER_TEXT = "Traceback (most recent call last):"
+
+
+def _final_line(info: ErrorInfo) -> str:
+    return f"{info.exception_type}: {info.message}" if info.message else info.exception_type
+
+
+def _paragraph_end(lines: list[str], i: int) -> int:
+    """At a blank line inside a message: where the message's further paragraphs end, if a chain
+    separator follows them (torch._dynamo's 'You can suppress this exception ...'); else `i`."""
+    for j in range(i, len(lines)):
+        text = lines[j]
+        if text.strip() in _SEPARATORS:
+            end = j
+            while end > i and not lines[end - 1].strip():
+                end -= 1
+            return end if any(line.strip() for line in lines[i:end]) else i
+        if g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.FRAME.match(text):
+            return i
+    return i
 
 
 def _is_source(text: str) -> bool:
