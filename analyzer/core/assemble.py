@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analyzer.core import grammar as g
+from analyzer.core import ipython
 from analyzer.core.blocks import box_column, in_box, parse_chain
+from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
 __all__ = ["TracebackAssembler"]
@@ -25,6 +27,7 @@ class _State(enum.Enum):
     SEPARATOR = "separator"  # after "The above exception ..." / "During handling ..."
     GROUP = "group"  # inside an exception-group box
     USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
+    IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
 
 
 class _Step(enum.Enum):
@@ -148,6 +151,8 @@ class TracebackAssembler:
         elif (m := g.HEADER.match(text)) is not None:
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line],
                                              context=m["context"].strip())
+        elif ipython.HEADER.match(text):
+            self._open[line.stream] = _Block(_State.IPYTHON, EventKind.TRACEBACK, [line])
         elif g.FRAME.match(text):  # frames without their header: the log was cut above them
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
         elif g.ARGPARSE_USAGE.match(text):
@@ -159,6 +164,8 @@ class TracebackAssembler:
             return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
+        elif (logged := logged_error(text, line.prefix)) is not None:
+            return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), logged)]
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -209,11 +216,21 @@ class TracebackAssembler:
             if g.HEADER.match(text):
                 block.state = _State.FRAMES
                 return _Step.TAKE
+            if ipython.RULE.match(text) or ipython.HEADER.match(text):
+                block.state = _State.IPYTHON
+                return _Step.TAKE
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
             block.truncated = True
             return _Step.CLOSE
+        if state is _State.IPYTHON:
+            if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
+                block.truncated = True
+                return _Step.CLOSE
+            if text[:1] not in (" ", "-") and stripped and g.EXCEPTION_LINE.match(text):
+                block.state, block.message_lines = _State.MESSAGE, 0
+            return _Step.TAKE
         if state is _State.GROUP:
             if block.group_column < 0:  # the first box line tells the column; a logger's text may shift the header
                 block.group_column = box_column(text)
@@ -242,7 +259,7 @@ class TracebackAssembler:
             return []  # a usage text printed on its own (--help, a warning): not an error
         if block.state is _State.AFTER_BLANK and block.held:
             del block.lines[-block.held:]
-        if block.state in (_State.FRAMES, _State.SEPARATOR):
+        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
             block.truncated = True
         return [self._event(block)]
 

@@ -7,6 +7,7 @@ with their source and caret lines, multi-line messages, and exception groups dra
 from __future__ import annotations
 
 from analyzer.core import grammar as g
+from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["parse_chain", "in_box", "box_column"]
@@ -21,7 +22,7 @@ def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
     """Lines of one traceback block -> its exceptions in printed order (root cause first).
     `depth` counts the boxes of exception groups the lines are drawn in."""
     if depth == 0:
-        lines = _join_wrapped_frames(lines)
+        lines = _join_wrapped_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0

@@ -41,6 +41,8 @@ _STARTS = (
     rb'File "',  # FRAME
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it or goes on after a colon.
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)[:\r\n]",
+    _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
+    rb"\[Errno -?\d", rb": [A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ",  # notices.logged_error
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
 )
