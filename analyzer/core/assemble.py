@@ -28,6 +28,8 @@ class _State(enum.Enum):
     GROUP = "group"  # inside an exception-group box
     USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
     IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
+    BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
+    REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
 
 
 class _Step(enum.Enum):
@@ -37,7 +39,7 @@ class _Step(enum.Enum):
     DROP = "drop"  # the block was not an error after all; the line is looked at afresh
 
 
-_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP)
+_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 
 
@@ -105,6 +107,8 @@ class TracebackAssembler:
                 self._held -= self._open.pop(line.stream).size
             else:
                 out.extend(self._close(line.stream))
+                if line.stream in self._open:  # a line held back by the closed block opened one
+                    return out + self._feed(line)
         out.extend(self._start(line))
         return out
 
@@ -118,8 +122,8 @@ class TracebackAssembler:
     def finish(self) -> list[ErrorEvent]:
         """End of input: emit everything, marking records cut off mid-way as truncated."""
         out: list[ErrorEvent] = []
-        for key in list(self._open):
-            out.extend(self._close(key))
+        while self._open:  # closing a block may give back lines that open another
+            out.extend(self._close(next(iter(self._open))))
         return out
 
     def _shed(self) -> list[ErrorEvent]:
@@ -157,11 +161,8 @@ class TracebackAssembler:
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
         elif g.ARGPARSE_USAGE.match(text):
             self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
-        elif g.BARE_EXCEPTION_LINE.match(text):
-            if _wraps_remote(text):  # a Ray error's remote frames may follow
-                self._open[line.stream] = _Block(_State.MESSAGE, EventKind.BARE, [line])
-                return []
-            return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
+        elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
+            self._open[line.stream] = _Block(_State.BARE, EventKind.BARE, [line])
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
@@ -192,7 +193,7 @@ class TracebackAssembler:
                 block.state = _State.SEPARATOR
                 return _Step.TAKE
             if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
-                block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
+                block.state = _State.FRAMES  # Ray: the remote error's frames follow the wrapper's line
                 return _Step.TAKE
             if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
                     or _opens_something(text)):
@@ -223,6 +224,24 @@ class TracebackAssembler:
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
             block.truncated = True
+            return _Step.CLOSE
+        if state is _State.BARE:
+            if g.FRAME.match(text) and _wraps_remote(block.lines[0].text):
+                block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
+                return _Step.TAKE
+            if g.REVERSED_FRAME.match(text):
+                block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
+                return _Step.TAKE
+            if len(block.lines) == 1 and stripped and not self._starts_record(text):
+                return _Step.TAKE  # the innermost frame's source line, if a frame follows
+            return _Step.CLOSE
+        if state is _State.REVERSED:
+            if g.REVERSED_FRAME.match(text):
+                return _Step.TAKE
+            if g.HEADER.match(text):
+                return _Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
+            if stripped and g.REVERSED_FRAME.match(block.lines[-1].text) and not self._starts_record(text):
+                return _Step.TAKE  # the source line of the next frame out
             return _Step.CLOSE
         if state is _State.IPYTHON:
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
@@ -255,6 +274,15 @@ class TracebackAssembler:
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
         self._held -= block.size
+        if block.state is _State.BARE and len(block.lines) > 1:  # no frame came: the line held back is
+            held = block.lines[1:]                                 # looked at afresh
+            del block.lines[1:]
+            out = [self._event(block)]
+            for line in held:
+                out.extend(self._feed(line))
+            return out
+        if block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
+            block.lines.pop()  # a source line with no frame after it
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
         if block.state is _State.AFTER_BLANK and block.held:
@@ -272,7 +300,8 @@ class TracebackAssembler:
         elif notice is not None:
             chain, context = (notice,), ""
         else:
-            chain = parse_chain(texts) or (ErrorInfo("", ""),)
+            chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
+            chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.lines[0]
         stamped = next((line for line in block.lines if line.timestamp is not None), first)
@@ -288,6 +317,15 @@ class TracebackAssembler:
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
         )
+
+
+def _newest_last(texts: list[str]) -> list[str]:
+    """A newest-first export (exception line, then each frame's source line above the frame, the
+    header last) back in the order Python printed it, indented as Python indents it."""
+    exception, *rest = texts
+    body = [text.strip() for text in reversed(rest) if not g.HEADER.match(text)]
+    framed = [f"  {text}" if g.REVERSED_FRAME.match(text) else f"    {text}" for text in body]
+    return ["Traceback (most recent call last):", *framed, exception]
 
 
 def _nests_traceback(text: str) -> bool:

@@ -15,6 +15,7 @@ __all__ = [
     "CONTEXT_SEPARATOR",
     "FRAME",
     "REPEATED",
+    "REVERSED_FRAME",
     "FRAME_CUT",
     "FRAME_REST",
     "EXCEPTION_LINE",
@@ -46,6 +47,9 @@ CONTEXT_SEPARATOR = "During handling of the above exception, another exception o
 FRAME = regex.compile(
     r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
 )
+
+# A frame line as log viewers export it newest-first: indentation may be stripped.
+REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f'.
 FRAME_CUT = regex.compile(r'^\s+File "[^"]*$')
