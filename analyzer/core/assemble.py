@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython
+from analyzer.core import ipython, native
 from analyzer.core.blocks import box_column, in_box, parse_chain
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -30,6 +30,7 @@ class _State(enum.Enum):
     IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
     BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
     REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
+    NATIVE = "native"  # a native crash report (core/native.py)
 
 
 class _Step(enum.Enum):
@@ -39,7 +40,7 @@ class _Step(enum.Enum):
     DROP = "drop"  # the block was not an error after all; the line is looked at afresh
 
 
-_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED)
+_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 
 
@@ -159,6 +160,8 @@ class TracebackAssembler:
             self._open[line.stream] = _Block(_State.IPYTHON, EventKind.TRACEBACK, [line])
         elif g.FRAME.match(text):  # frames without their header: the log was cut above them
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
+        elif native.starts(text):
+            self._open[line.stream] = _Block(_State.NATIVE, EventKind.NATIVE, [line])
         elif g.ARGPARSE_USAGE.match(text):
             self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
@@ -243,6 +246,11 @@ class TracebackAssembler:
             if stripped and g.REVERSED_FRAME.match(block.lines[-1].text) and not self._starts_record(text):
                 return _Step.TAKE  # the source line of the next frame out
             return _Step.CLOSE
+        if state is _State.NATIVE:
+            texts = [held.text for held in block.lines]
+            if native.continues(texts, text) and not (stripped and native.starts(text)):
+                return _Step.TAKE
+            return _Step.CLOSE
         if state is _State.IPYTHON:
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
                 block.truncated = True
@@ -281,6 +289,8 @@ class TracebackAssembler:
             for line in held:
                 out.extend(self._feed(line))
             return out
+        while block.state is _State.NATIVE and not block.lines[-1].text.strip():
+            block.lines.pop()
         if block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
             block.lines.pop()  # a source line with no frame after it
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
@@ -299,6 +309,8 @@ class TracebackAssembler:
             context = " ".join(t.strip() for t in texts[:-1])
         elif notice is not None:
             chain, context = (notice,), ""
+        elif block.kind is EventKind.NATIVE:
+            chain, context = (native.parse(texts),), ""
         else:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
             chain = chain or (ErrorInfo("", ""),)
