@@ -42,6 +42,7 @@ class _Step(enum.Enum):
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+_SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 
 
 @dataclass(slots=True)
@@ -235,16 +236,17 @@ class TracebackAssembler:
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
                 return _Step.TAKE
-            if len(block.lines) == 1 and stripped and not self._starts_record(text):
-                return _Step.TAKE  # the innermost frame's source line, if a frame follows
+            if len(block.lines) <= _SOURCE_LINES and stripped and not self._starts_record(text):
+                return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
             return _Step.CLOSE
         if state is _State.REVERSED:
             if g.REVERSED_FRAME.match(text):
                 return _Step.TAKE
             if g.HEADER.match(text):
                 return _Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
-            if stripped and g.REVERSED_FRAME.match(block.lines[-1].text) and not self._starts_record(text):
-                return _Step.TAKE  # the source line of the next frame out
+            recent = block.lines[-_SOURCE_LINES:]
+            if stripped and any(g.REVERSED_FRAME.match(held.text) for held in recent) and not self._starts_record(text):
+                return _Step.TAKE  # the source (and caret) line of the next frame out
             return _Step.CLOSE
         if state is _State.NATIVE:
             texts = [held.text for held in block.lines]
@@ -291,8 +293,8 @@ class TracebackAssembler:
             return out
         while block.state is _State.NATIVE and not block.lines[-1].text.strip():
             block.lines.pop()
-        if block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
-            block.lines.pop()  # a source line with no frame after it
+        while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
+            block.lines.pop()  # source lines with no frame after them
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
         if block.state is _State.AFTER_BLANK and block.held:
