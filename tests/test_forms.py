@@ -106,11 +106,13 @@ def test_process_headers_end_the_message_before_them():
         assert event.root.raise_site.function == "load"
 
 
-def test_a_message_ends_before_a_launchers_error_line():
+@pytest.mark.parametrize("after", ["srun: error: node-3: task 0: Exited with exit code 1",
+                                   "root@2735c75a627e:/sgl-workspace# exit", "FATA[0295] exec failed with exit code 1"])
+def test_a_message_ends_before_a_launcher_or_shell_line(after):
     def missing():
         import analyzer_no_such_module  # noqa: F401
 
-    lines = [*text_of(capture(missing)).splitlines(), "srun: error: node-3: task 0: Exited with exit code 1"]
+    lines = [*text_of(capture(missing)).splitlines(), after, "exit"]
     assert only(lines).root.message == "No module named 'analyzer_no_such_module'"
 
 

@@ -83,12 +83,12 @@ REMOTE_QUOTE = '"""'
 
 
 # Lines that open a new log record: they end a multi-line exception message. Besides dated and
-# levelled records: multiprocessing's "Process Process-7:" before a child's traceback, and a
-# launcher's "srun: error: ..." line.
+# levelled records: multiprocessing's "Process Process-7:" before a child's traceback, a launcher's
+# "srun: error: ..." line, a shell prompt ("root@host:/dir# ") and logrus levels ("FATA[0295] ").
 LOG_RECORD_START = regex.compile(
     r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
     r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d"  # c10 logs: [W914 08:15:03
-    r"|Process [\w-]+:$|[\w.-]+: error: )"
+    r"|Process [\w-]+:$|[\w.-]+: error: |[\w.-]+@[\w.-]+:\S*[#$] |(?:INFO|WARN|ERRO|FATA|DEBU)\[\d+\] )"
 )
 
 # argparse: ArgumentParser.print_usage then ArgumentParser.error -> "prog: error: message".
