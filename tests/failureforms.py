@@ -28,7 +28,7 @@ from tests.realtb import capture, text_of
 
 def _run(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-X", "faulthandler", "-c", textwrap.dedent(script)],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
 
 
 # ----------------------------------------------------------------------------- native crashes
@@ -87,17 +87,17 @@ def cxx_terminate(exception_type: str = "c10::Error") -> list[str]:
     return [
         f"terminate called after throwing an instance of '{exception_type}'",
         "  what():  CUDA error: an illegal memory access was encountered",
-        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
-        "incorrect.",
+        ("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+         "incorrect."),
         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
         "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
         "",
-        "Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 "
-        "(most recent call first):",
-        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f3a2c4b9446 in "
-        "/usr/local/lib/python3.11/site-packages/torch/lib/libc10.so)",
-        "frame #1: <unknown function> + 0x1234 (0x7f3a2c4b7000 in /usr/local/lib/python3.11/site-packages/torch/lib/"
-        "libc10_cuda.so)",
+        ("Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 "
+         "(most recent call first):"),
+        ("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f3a2c4b9446 in "
+         "/usr/local/lib/python3.11/site-packages/torch/lib/libc10.so)"),
+        ("frame #1: <unknown function> + 0x1234 (0x7f3a2c4b7000 in /usr/local/lib/python3.11/site-packages/torch/lib/"
+         "libc10_cuda.so)"),
     ]
 
 
@@ -134,7 +134,7 @@ def failing_processes() -> list[str]:
     """Two multiprocessing children failing one after the other: `Process Process-N:` headers."""
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
         handle.write(textwrap.dedent(PROCESS_SCRIPT))
-    result = subprocess.run([sys.executable, handle.name], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, handle.name], capture_output=True, text=True, timeout=60, check=False)
     return result.stderr.splitlines()
 
 
@@ -159,8 +159,8 @@ def ray_task_error() -> list[str]:
     driver_lines = text_of(capture(driver)).splitlines()[:-1]  # header and frames
     remote = text_of(capture(lambda: _load_shard("model-00002"))).splitlines()
     return [*driver_lines,
-            "ray.exceptions.RayTaskError(ValueError): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
-            "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)",
+            ("ray.exceptions.RayTaskError(ValueError): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
+             "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"),
             *remote[1:]]
 
 
@@ -191,7 +191,7 @@ def _dynamo_wrapped():
                 "    import torch._dynamo\n"
                 "    torch._dynamo.config.suppress_errors = True\n") from err
     except RuntimeError as err:
-        raise Exception(f"Capture cuda graph failed: {err}")  # noqa: B904 - printed as 'During handling'
+        raise Exception(f"Capture cuda graph failed: {err}")  # noqa: TRY002 - as SGLang raises it; 'During handling'
 
 
 def paragraph_message() -> list[str]:

@@ -23,7 +23,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["RULE", "HEADER", "is_ipython", "to_standard"]
+__all__ = ["HEADER", "RULE", "is_ipython", "to_standard"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(

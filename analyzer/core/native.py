@@ -20,7 +20,7 @@ import regex
 
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["starts", "continues", "parse"]
+__all__ = ["continues", "parse", "starts"]
 
 _FATAL = regex.compile(r"^Fatal Python error: (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
