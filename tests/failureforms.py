@@ -82,11 +82,12 @@ def dumped_stack(header: str) -> list[str]:
     return [header, "", *deep_in_the_model()]
 
 
-def cxx_terminate(exception_type: str = "c10::Error") -> list[str]:
-    """libstdc++'s verbose terminate handler on a c10 CUDA error (c10/cuda/CUDAException.cpp)."""
+def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[str]:
+    """libstdc++'s verbose terminate handler on a c10 CUDA error (c10/cuda/CUDAException.cpp),
+    optionally rethrown by another thread that puts `what` in front of it (the NCCL watchdog)."""
     return [
         f"terminate called after throwing an instance of '{exception_type}'",
-        "  what():  CUDA error: an illegal memory access was encountered",
+        f"  what():  {what}CUDA error: an illegal memory access was encountered",
         ("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
          "incorrect."),
         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",

@@ -79,6 +79,18 @@ def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_s
     assert second.root.exception_type == "SIGABRT"
 
 
+def test_a_watchdog_abort_is_a_consequence_of_the_error_before_it():
+    def step():
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    watchdog = "[PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+    found = incidents([*text_of(capture(step)).splitlines(), *forms.cxx_terminate("c10::DistBackendError", watchdog)])
+    root, abort = found
+    assert root.is_run_root and root.info.exception_type == "RuntimeError"
+    assert (abort.info.exception_type, abort.role, abort.caused_by) == ("c10::DistBackendError", "consequence", root.id)
+    assert abort.diagnosis.pattern.id == "torch.nccl-watchdog-abort"
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed                  python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

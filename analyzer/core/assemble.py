@@ -279,6 +279,7 @@ class TracebackAssembler:
     def _starts_record(self, text: str) -> bool:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
         return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
+                    or native.starts(text) or ipython.HEADER.match(text)
                     or (self._notices is not None and self._notices(text) is not None))
 
     def _close(self, key: str) -> list[ErrorEvent]:
@@ -357,4 +358,4 @@ def _wraps_remote(text: str) -> bool:
 def _opens_something(text: str) -> bool:
     """A line that cannot continue an exception message: it starts a new record or traceback."""
     return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text))
+                or g.FRAME.match(text) or native.interrupts(text))

@@ -20,7 +20,7 @@ import regex
 
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["continues", "parse", "starts"]
+__all__ = ["continues", "interrupts", "parse", "starts"]
 
 _FATAL = regex.compile(r"^Fatal Python error: (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
@@ -45,6 +45,12 @@ _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": 
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text))
+
+
+def interrupts(text: str) -> bool:
+    """A report the runtime prints over whatever was being printed: it ends an exception message.
+    (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
+    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text))
 
 
 def continues(lines: list[str], text: str) -> bool:
