@@ -290,3 +290,20 @@ def logged_oserror() -> list[str]:
     finally:
         logger.removeHandler(handler)
     return out.getvalue().splitlines()
+
+
+def _execute_model():
+    _load_shard("model-00004")
+
+
+def _worker_step():
+    try:
+        _execute_model()
+    except ValueError as err:
+        err.add_note(traceback.format_exc())  # a worker keeping its own stack in the error it re-raises
+        raise
+
+
+def traceback_in_a_note() -> list[str]:
+    """An exception carrying a note that is a whole traceback of itself."""
+    return text_of(capture(_worker_step)).splitlines()

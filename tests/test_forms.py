@@ -254,3 +254,20 @@ def test_an_exception_in_a_logged_error_line_is_a_notice():
 
 def test_an_exception_named_in_an_info_line_is_not_an_error():
     assert events(["2026-12-03 07:28:06,675 - trainer - INFO - retrying after OSError: [Errno 28] No space"]) == []
+
+
+def test_a_note_holding_a_traceback_is_not_a_second_error():
+    lines = forms.traceback_in_a_note()
+    assert sum(line.startswith("Traceback") for line in lines) == 2
+    event = only(lines)
+    assert event.root.exception_type == "ValueError" and event.root.raise_site.function == "_load_shard"
+    assert "_worker_step" in event.root.message  # the note is text of the message
+
+
+def test_two_tracebacks_back_to_back_are_two_errors():
+    lines = forms.traceback_in_a_note()
+    first = lines[:lines.index("Traceback (most recent call last):", 1)]  # the error without its note
+    assert len(events(first + first)) == 2  # the same error printed twice
+    note = lines[len(first):]
+    other = [*note[:-2], "KeyError: 'model.layers.0.mlp.gate_up_proj.input_scale'"]  # inner frames, another error
+    assert [e.root.exception_type for e in events(first + other)] == ["ValueError", "KeyError"]

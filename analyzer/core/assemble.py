@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from analyzer.core import grammar as g
 from analyzer.core import ipython, native
-from analyzer.core.blocks import box_column, in_box, parse_chain
+from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -31,6 +31,7 @@ class _State(enum.Enum):
     BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
     REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
     NATIVE = "native"  # a native crash report (core/native.py)
+    NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
 
 
 class _Step(enum.Enum):
@@ -55,6 +56,7 @@ class _Block:
     group_column: int = -1  # unknown until the first line inside the box
     message_lines: int = 0
     held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
+    note_start: int = 0  # where a traceback that may be a note of the exception began
     size: int = 0  # what its lines cost to hold, see _cost
 
 
@@ -196,6 +198,9 @@ class TracebackAssembler:
             if stripped in _SEPARATORS:
                 block.state = _State.SEPARATOR
                 return _Step.TAKE
+            if block.kind is EventKind.TRACEBACK and (header := g.HEADER.match(text)) and not header["context"]:
+                block.state, block.note_start = _State.NOTE, len(block.lines)
+                return _Step.TAKE
             if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
                 block.state = _State.FRAMES  # Ray: the remote error's frames follow the wrapper's line
                 return _Step.TAKE
@@ -248,6 +253,14 @@ class TracebackAssembler:
             if stripped and any(g.REVERSED_FRAME.match(held.text) for held in recent) and not self._starts_record(text):
                 return _Step.TAKE  # the source (and caret) line of the next frame out
             return _Step.CLOSE
+        if state is _State.NOTE:
+            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+                return _Step.TAKE
+            texts = [held.text for held in block.lines]
+            if g.EXCEPTION_LINE.match(text) and self._is_note(texts, block.note_start, text):
+                block.state = _State.MESSAGE  # the note's exception line; its message may go on
+                return _Step.TAKE
+            return _Step.CLOSE  # not a note: the block ends where it began (see _close)
         if state is _State.NATIVE:
             texts = [held.text for held in block.lines]
             if native.continues(texts, text) and not (stripped and native.starts(text)):
@@ -276,6 +289,14 @@ class TracebackAssembler:
             return _Step.TAKE
         return _Step.DROP
 
+    @staticmethod
+    def _is_note(texts: list[str], start: int, exception_line: str) -> bool:
+        own = parse_chain(texts[:start])
+        if not own:
+            return False
+        last = own[-1]
+        return bool(note_end([*texts[start:], exception_line], 0, last.exception_type, last.message, last.frames))
+
     def _starts_record(self, text: str) -> bool:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
         return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
@@ -285,9 +306,11 @@ class TracebackAssembler:
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
         self._held -= block.size
-        if block.state is _State.BARE and len(block.lines) > 1:  # no frame came: the line held back is
-            held = block.lines[1:]                                 # looked at afresh
-            del block.lines[1:]
+        held_from = {_State.BARE: 1, _State.NOTE: block.note_start}.get(block.state, len(block.lines))
+        if held_from < len(block.lines):  # no frame came after a bare line, or a traceback was no note:
+            held = block.lines[held_from:]  # the block ends before them and they are looked at afresh
+            del block.lines[held_from:]
+            block.state = _State.MESSAGE
             out = [self._event(block)]
             for line in held:
                 out.extend(self._feed(line))

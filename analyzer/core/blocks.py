@@ -10,7 +10,7 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["parse_chain", "in_box", "box_column"]
+__all__ = ["parse_chain", "in_box", "box_column", "note_end"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -114,6 +114,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [*remote, outer], i
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+        if g.HEADER.match(lines[i]) and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
+            message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
+            i = end
+            continue
         if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
             break
         if not lines[i].strip():
@@ -129,6 +133,25 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
+
+
+def note_end(lines: list[str], i: int, exception_type: str, message: str, frames: list[Frame] | tuple[Frame, ...]
+             ) -> int:
+    """Where a traceback starting at `lines[i]` ends when it is a note of the exception just printed
+    (`err.add_note(traceback.format_exc())` in an `except` that re-raises err): the same exception
+    line, and its frames the innermost ones of the exception's own (the note was formatted in a frame
+    the exception then left). 0 when it is not such a note."""
+    if g.HEADER.match(lines[i])["context"]:
+        return 0
+    infos, end = _parse_link(lines, i, Link.FIRST)
+    if len(infos) != 1:
+        return 0
+    note = infos[0]
+    first_line = message.split("\n", 1)[0]
+    if (note.exception_type, note.message.split("\n", 1)[0]) != (exception_type, first_line):
+        return 0
+    tail = [(f.path, f.lineno, f.function) for f in frames[len(frames) - len(note.frames):]]
+    return end if 0 < len(note.frames) < len(frames) and tail == [(f.path, f.lineno, f.function) for f in note.frames] else 0
 
 
 def _final_line(info: ErrorInfo) -> str:
