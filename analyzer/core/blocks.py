@@ -10,7 +10,7 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["parse_chain", "in_box", "box_column", "note_end"]
+__all__ = ["box_column", "in_box", "note_end", "parse_chain"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
