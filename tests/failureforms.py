@@ -206,16 +206,21 @@ IPYTHON_CELLS = ("def load(shards):\n    total = sum(shards)\n    raise ValueErr
                  "import math\nload([1, 2, 3])\n")
 
 
-def ipython_traceback() -> list[str]:
+IPYTHON_CHAIN_CELL = ("def load():\n    try:\n        {}['lm_head.weight']\n    except KeyError as err:\n"
+                      "        raise RuntimeError('weights incomplete') from err\nload()\n")
+
+
+def ipython_traceback(cells: tuple[str, ...] = IPYTHON_CELLS) -> list[str]:
     """IPython's own format, printed by a real InteractiveShell when IPython is installed."""
     try:
         from IPython.core.interactiveshell import InteractiveShell
     except ImportError:
         return IPYTHON_FROM_DEFINITION
+    InteractiveShell.clear_instance()  # cells are numbered from 1 in each shell
     shell = InteractiveShell.instance(colors="nocolor")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        for cell in IPYTHON_CELLS:
+        for cell in cells:
             shell.run_cell(cell, store_history=True)
     return out.getvalue().splitlines()
 

@@ -180,6 +180,14 @@ def test_an_ipython_traceback(lines):
     assert not event.truncated
 
 
+def test_an_ipython_chain():
+    pytest.importorskip("IPython")
+    event = only(forms.ipython_traceback((forms.IPYTHON_CHAIN_CELL,)))
+    (key, wrapper) = event.chain
+    assert (key.exception_type, key.message, key.raise_site.function) == ("KeyError", "'lm_head.weight'", "load")
+    assert (wrapper.exception_type, wrapper.link, wrapper.raise_site.lineno) == ("RuntimeError", Link.CAUSE, 5)
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 
