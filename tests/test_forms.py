@@ -67,6 +67,13 @@ def test_a_faulthandler_stack_dump_gives_the_innermost_frame():
     assert event.root.exception_type == "SIGBUS" and event.root.raise_site.function == "deep_in_the_model"
 
 
+def test_a_faulthandler_timeout_dump_is_a_hang_report():
+    lines = [*forms.dumped_stack("Timeout (0:05:00)!"), "Extension modules: numpy.core._multiarray_umath (total: 1)"]
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message) == ("faulthandler.Timeout", "no progress for 0:05:00")
+    assert event.root.raise_site.function == "deep_in_the_model" and event.span.line_end == len(lines)
+
+
 def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_site():
     first, second = events(forms.cxx_terminate() + forms.dumped_stack("Fatal Python error: Aborted"))
     assert first.root.exception_type == "c10::Error"
