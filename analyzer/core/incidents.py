@@ -22,13 +22,7 @@ from datetime import datetime
 
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
-from analyzer.core.records import (
-    ErrorEvent,
-    ErrorInfo,
-    Frame,
-    SourceSpan,
-    package_relative,
-)
+from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
 
 __all__ = ["Incident", "IncidentGrouper", "blame_frame", "root_diagnosis"]
 
