@@ -244,6 +244,24 @@ IPYTHON_FROM_DEFINITION = [
 ]
 
 
+# IPython 7's layout of the same error: frames `<ipython-input-N-hash> in f(args)` or `path in f(args)`,
+# the line number only on the `---->` marker.
+IPYTHON7_FROM_DEFINITION = [
+    "-" * 75,
+    "ValueError" + " " * 32 + "Traceback (most recent call last)",
+    "<ipython-input-2-5b1c0d2e9f3a> in <module>",
+    "      1 import math",
+    "----> 2 load([1, 2, 3])",
+    "",
+    "<ipython-input-1-8e7f6a5b4c3d> in load(shards)",
+    "      1 def load(shards):",
+    "      2     total = sum(shards)",
+    "----> 3     raise ValueError(f'{total} shards, expected 8')",
+    "",
+    "ValueError: 6 shards, expected 8",
+]
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 def newest_first(lines: list[str], strip: bool = True) -> list[str]:

@@ -177,12 +177,16 @@ def test_a_message_paragraph_without_a_separator_after_it_is_not_kept():
 # ----------------------------------------------------------------------------- IPython
 
 
-@pytest.mark.parametrize("lines", [forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION], ids=("shell", "format"))
-def test_an_ipython_traceback(lines):
+@pytest.mark.parametrize("lines, cell", [(forms.ipython_traceback(), "Cell In[1]"),
+                                         (forms.IPYTHON_FROM_DEFINITION, "Cell In[1]"),
+                                         (forms.IPYTHON7_FROM_DEFINITION, "<ipython-input-1-8e7f6a5b4c3d>")],
+                         ids=("shell", "format", "ipython7"))
+def test_an_ipython_traceback(lines, cell):
     event = only(lines)
     assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
     site = event.root.raise_site
-    assert (site.path, site.lineno, site.function) == ("Cell In[1]", 3, "load")
+    assert (site.path, site.lineno, site.function) == (cell, 3, "load")
+    assert [frame.function for frame in event.root.frames] == ["<module>", "load"]
     assert site.code == "raise ValueError(f'{total} shards, expected 8')"
     assert not event.truncated
 

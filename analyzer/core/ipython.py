@@ -12,8 +12,9 @@ rewritten into the standard one so that `blocks.parse_chain` reads it like any o
 
     ValueError: bad 2
 
-A frame names its cell or file, line and function with its arguments; numbered context lines
-surround the current one, marked `---->`. Chained exceptions are joined by the standard
+A frame names its cell or file, line and function with its arguments (IPython 7 and older:
+`<ipython-input-2-9c2ca8a9> in load(shards)`, the line number only on the marker); numbered
+context lines surround the current one, marked `---->`. Chained exceptions are joined by the standard
 separators, each link with its own `Type   Traceback (most recent call last)` header.
 """
 
@@ -31,7 +32,10 @@ HEADER = regex.compile(
 _FRAME = regex.compile(
     r"^(?:File (?P<path>.+?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+))"
     r"(?:, in (?P<function>.+?))?\s*$")
-_CURRENT = regex.compile(r"^-+> ?\s*\d+ ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
+# IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
+# is only on the current line's marker.
+_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function>[^\s(]+)(?:\(.*\))?\s*$")
+_CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
 
 
@@ -44,6 +48,7 @@ def to_standard(lines: list[str]) -> list[str]:
     source line, the exception line and what follows it unchanged."""
     out: list[str] = []
     inside = False  # between a header and its exception line
+    unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
     for text in lines:
         if not inside:
             if HEADER.match(text):
@@ -57,7 +62,12 @@ def to_standard(lines: list[str]) -> list[str]:
             path = frame["path"] or f"Cell {frame['cell']}"
             function = regex.sub(r"\(.*\)$", "", frame["function"] or "<module>")
             out.append(f'  File "{path}", line {frame["lineno"] or frame["cell_line"]}, in {function}')
+        elif old := _OLD_FRAME.match(text):
+            unnumbered = (old["path"], old["function"])
         elif current := _CURRENT.match(text):
+            if unnumbered is not None:
+                out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}, in {unnumbered[1]}')
+                unnumbered = None
             out.append(f"    {current['code'].strip()}")
         elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
             out.append(text)
