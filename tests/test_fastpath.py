@@ -206,8 +206,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.segfault_child(), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
         forms.cxx_terminate(), forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
         forms.ray_task_error(), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
-        forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted), forms.markdown_bold(pasted),
-        forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
+        forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted),
+        forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
         ["CUDA error: an illegal memory access was encountered", "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],
     ))

@@ -99,7 +99,7 @@ def test_a_watchdog_abort_is_a_consequence_of_the_error_before_it():
 
 
 def test_shell_signal_lines():
-    killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed                  python3 -m sglang.launch_server",
+    killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])
     assert (killed.root.exception_type, segfault.root.exception_type) == ("SIGKILL", "SIGSEGV")
     roles = {i.info.exception_type: i.role for i in incidents(["Killed", "Segmentation fault (core dumped)"])}

@@ -151,7 +151,8 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
     if (note.exception_type, note.message.split("\n", 1)[0]) != (exception_type, first_line):
         return 0
     tail = [(f.path, f.lineno, f.function) for f in frames[len(frames) - len(note.frames):]]
-    return end if 0 < len(note.frames) < len(frames) and tail == [(f.path, f.lineno, f.function) for f in note.frames] else 0
+    own = [(f.path, f.lineno, f.function) for f in note.frames]
+    return end if 0 < len(note.frames) < len(frames) and tail == own else 0
 
 
 def _final_line(info: ErrorInfo) -> str:

@@ -73,7 +73,7 @@ def parse(lines: list[str]) -> ErrorInfo:
     first = lines[0]
     if fatal := _FATAL.match(first):
         message = fatal["message"]
-        return ErrorInfo(_SIGNALS.get(message, "FatalPythonError"), message, _thread_frames(lines[1:]), has_traceback=True)
+        return ErrorInfo(_SIGNALS.get(message, "FatalPythonError"), message, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
     if cuda := _CUDA.match(first):
