@@ -269,6 +269,12 @@ def newest_first(lines: list[str], strip: bool = True) -> list[str]:
     return [line.strip() if strip else line for line in reversed(lines)]
 
 
+def stripped(lines: list[str], gap: bool = False) -> list[str]:
+    """A paste that lost its indentation, optionally with a blank line before the exception line."""
+    out = [line.strip() for line in lines]
+    return [*out[:-1], "", out[-1]] if gap else out
+
+
 def markdown_bold(lines: list[str]) -> list[str]:
     """A paste where the user put the exception line(s) in bold."""
     return [f"**{line}**" if line and not line[0].isspace() and ": " in line and "Traceback" not in line

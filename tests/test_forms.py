@@ -219,6 +219,23 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
 
 
+@pytest.mark.parametrize("gap", [False, True], ids=("plain", "blank-before-exception"))
+def test_a_paste_that_lost_its_indentation(gap):
+    lines = text_of(capture(_load_weights)).splitlines()
+    original = only(lines)
+    event = only(forms.stripped(lines, gap))
+    assert not event.truncated and event.root.message == original.root.message
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+
+
+def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
+    lines = text_of(capture(_load_weights)).splitlines()[:3]
+    first, second = events([*lines, "", "loading shard 3", "KeyError: 'lm_head.weight'"])
+    assert first.truncated and not first.root.exception_type
+    assert second.kind is EventKind.BARE
+
+
 def test_a_bare_exception_line_followed_by_text_stays_bare_and_the_text_is_read():
     first, second = events(["ValueError: expected 4 heads, got 3", "loading shard 3", "KeyError: 'lm_head.weight'"])
     assert (first.kind, first.root.exception_type) == (EventKind.BARE, "ValueError")

@@ -181,7 +181,15 @@ class TracebackAssembler:
         state = block.state
         if state is _State.FRAMES:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+                block.held = 0
                 return _Step.TAKE
+            if not stripped and block.held < _SOURCE_LINES and (
+                    block.held or _frame_detail(block.lines[-1].text) or _after_stripped_frame(block, 1)):
+                block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
+                return _Step.TAKE
+            if (stripped and _after_stripped_frame(block, 0) and not g.EXCEPTION_LINE.match(text)
+                    and not self._starts_record(text)):
+                return _Step.TAKE  # the source line of a frame whose indentation was stripped
             if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.lines[-1].text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
@@ -189,7 +197,7 @@ class TracebackAssembler:
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
                 return _Step.CLOSE
-            block.state = _State.MESSAGE
+            block.state, block.held = _State.MESSAGE, 0
             return _Step.TAKE
         if state is _State.MESSAGE:
             if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
@@ -321,7 +329,7 @@ class TracebackAssembler:
             block.lines.pop()  # source lines with no frame after them
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
-        if block.state is _State.AFTER_BLANK and block.held:
+        if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
             del block.lines[-block.held:]
         if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
             block.truncated = True
@@ -355,6 +363,17 @@ class TracebackAssembler:
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
         )
+
+
+def _frame_detail(text: str) -> bool:
+    return bool(g.FRAME.match(text) or g.is_frame_detail(text) or text[:1] == " ")
+
+
+def _after_stripped_frame(block: _Block, extra: int) -> bool:
+    """A frame line that lost its indentation is among the last lines: up to its source and caret
+    lines (which lost theirs too), and `extra` lines more, came after it."""
+    recent = block.lines[-(_SOURCE_LINES + extra):]
+    return any(g.FRAME.match(held.text) and held.text[:1] != " " for held in recent)
 
 
 def _newest_last(texts: list[str]) -> list[str]:

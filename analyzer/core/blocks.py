@@ -80,17 +80,20 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if header:
         has_traceback = True
         i += 1
+    stripped = False  # the last frame line lost its indentation, and so did its source line
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
         if frame:
             has_traceback = True
             frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"]))
-        elif g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()):
+            stripped = text[:1] != " "
+        elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
+              or (stripped and text.strip() and not g.EXCEPTION_LINE.match(text))):
             if frames and frames[-1].code is None and _is_source(text):
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
-        else:
-            break
+        elif not (frames and not text.strip() and _frame_or_exception_after(lines, i)):
+            break  # (a blank line among frames is a paste's doubled line break)
         i += 1
     if i >= len(lines):
         if not has_traceback:
@@ -153,6 +156,11 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
     tail = [(f.path, f.lineno, f.function) for f in frames[len(frames) - len(note.frames):]]
     own = [(f.path, f.lineno, f.function) for f in note.frames]
     return end if 0 < len(note.frames) < len(frames) and tail == own else 0
+
+
+def _frame_or_exception_after(lines: list[str], i: int) -> bool:
+    following = next((text for text in lines[i:] if text.strip()), "")
+    return bool(g.FRAME.match(following) or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
 
 
 def _final_line(info: ErrorInfo) -> str:

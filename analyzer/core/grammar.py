@@ -43,9 +43,10 @@ GROUP_HEADER = regex.compile(
 CAUSE_SEPARATOR = "The above exception was the direct cause of the following exception:"
 CONTEXT_SEPARATOR = "During handling of the above exception, another exception occurred:"
 
-# '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f".
+# '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f". A paste
+# or an export may have stripped the indentation (of the source lines too).
 FRAME = regex.compile(
-    r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
+    r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
 )
 
 # A frame line as log viewers export it newest-first: indentation may be stripped.
