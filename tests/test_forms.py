@@ -75,7 +75,7 @@ def test_a_faulthandler_timeout_dump_is_a_hang_report():
 
 
 def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_site():
-    first, second = events(forms.cxx_terminate() + forms.dumped_stack("Fatal Python error: Aborted"))
+    first, second = events([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Segmentation fault")])
     assert first.root.exception_type == "c10::Error"
     assert first.root.message.startswith("CUDA error: an illegal memory access was encountered\n"
                                          "CUDA kernel errors might be asynchronously reported")
@@ -83,7 +83,13 @@ def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_s
     site = first.root.raise_site
     assert (site.path, site.lineno, site.function) == ("/pytorch/c10/cuda/CUDAException.cpp", 43,
                                                        "c10_cuda_check_implementation")
-    assert second.root.exception_type == "SIGABRT"
+    assert second.root.exception_type == "SIGSEGV"  # another crash
+
+
+def test_the_abort_after_a_cxx_terminate_is_the_same_crash_and_gives_its_python_frames():
+    event = only([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Aborted")])
+    assert event.root.exception_type == "c10::Error" and "Fatal Python" not in event.root.message
+    assert event.root.raise_site.function == "deep_in_the_model"
 
 
 def test_a_watchdog_abort_is_a_consequence_of_the_error_before_it():

@@ -271,7 +271,7 @@ class TracebackAssembler:
             return _Step.CLOSE  # not a note: the block ends where it began (see _close)
         if state is _State.NATIVE:
             texts = [held.text for held in block.lines]
-            if native.continues(texts, text) and not (stripped and native.starts(text)):
+            if native.continues(texts, text):
                 return _Step.TAKE
             return _Step.CLOSE
         if state is _State.IPYTHON:

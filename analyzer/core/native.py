@@ -8,8 +8,9 @@
   thread's, innermost last as in a traceback.
 - libstdc++'s terminate handler: `terminate called after throwing an instance of 'c10::Error'`, then
   `  what():  <message>` whose text may run over several lines, and for c10 errors `Exception raised
-  from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines. The type is the C++
-  exception's; the place it names is the raise site.
+  from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines; faulthandler's dump of
+  the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
+  site is the innermost Python frame of the dump, else the place the c10 error names.
 - A CUDA error printed on its own (`CUDA error: an illegal memory access was encountered`) with the
   hint lines torch's CUDA check adds after it.
 """
@@ -60,12 +61,17 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
-    # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames
+    # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
+    # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
+    if any(_FATAL.match(line) for line in lines):
+        return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
+    if (fatal := _FATAL.match(text)) is not None:
+        return fatal["message"] == "Aborted"
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
     if len(lines) == 1:
         return bool(_WHAT.match(text))
-    return not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
+    return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
 
 
 def parse(lines: list[str]) -> ErrorInfo:
@@ -82,7 +88,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     thrown = _TERMINATE.match(first)
     message: list[str] = []
     frames: tuple[Frame, ...] = ()
-    for text in lines[1:]:
+    dump = next((index for index, text in enumerate(lines) if _FATAL.match(text)), len(lines))
+    for text in lines[1:dump]:
         if raised := _RAISED_FROM.match(text):
             frames = (Frame(raised["path"], int(raised["lineno"]), raised["function"]),)
             break
@@ -92,6 +99,7 @@ def parse(lines: list[str]) -> ErrorInfo:
             message.append(what["message"])
         elif not _CXX_FRAME.match(text):
             message.append(text.rstrip())
+    frames = _thread_frames(lines[dump + 1:]) or frames  # where Python was when it aborted, if it was
     return ErrorInfo(thrown["type"], "\n".join(message).strip(), frames, has_traceback=bool(frames))
 
 
