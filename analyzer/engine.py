@@ -25,7 +25,7 @@ from analyzer.sources.lines import Utf8Decoder, utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
-__all__ = ["Options", "Engine", "Result", "Progress", "STDIN"]
+__all__ = ["Options", "Engine", "Result", "Progress", "STDIN", "run_of"]
 
 Progress = Callable[[str, int, "int | None"], None]  # (input, lines read, byte position or None)
 
@@ -62,6 +62,15 @@ class Result:
         return any(problem.kind.input_lost for problem in self.problems)
 
 
+def run_of(path: str, argument: str) -> str:
+    """The run a log belongs to, without other clues: a file inside a run directory belongs to that
+    directory's run; a file given directly, or lying directly in a directory given, is a run of its own."""
+    parent = os.path.dirname(path)
+    if path == argument or os.path.normpath(parent) == os.path.normpath(argument):
+        return path
+    return parent
+
+
 class Engine:
     """Loads the packs of `options` once; then any number of scans, from any thread."""
 
@@ -76,14 +85,18 @@ class Engine:
             self.matcher, problems = Matcher(tuple(patterns)), []
         self.problems: tuple[Problem, ...] = tuple(problems)  # broken pack files and entries, skipped
         self.notices = NoticeDetector(self.matcher.line_patterns())
+        self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""
         options = self.options
-        return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds)
+        runs = self._runs
+        return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds,
+                        run_of=lambda file: runs.get(file, file))
 
     def expand(self, paths: Iterable[str], on_problem: OnProblem) -> list[str]:
-        """The files to read: directories walked, each file once however often it was named."""
+        """The files to read: directories walked, each file once however often it was named. Each
+        file's run is noted (`run_of`) for the analyses made after."""
         files: list[str] = []
         seen: set[str] = set()
         for argument in paths:
@@ -95,6 +108,7 @@ class Engine:
                 if key not in seen:
                     seen.add(key)
                     files.append(path)
+                    self._runs["<stdin>" if path == STDIN else path] = run_of(path, argument)
         return files
 
     def chunk_scanner(self, path: str) -> ChunkScanner:

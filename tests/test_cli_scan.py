@@ -107,8 +107,8 @@ def test_directories_and_compressed_files(capsys, tmp_path):
         handle.write(source)
     (tmp_path / "runs" / "b.log").write_bytes(source)
     _, incidents = scan_json(capsys, str(tmp_path / "runs"))
-    assert len(incidents) == 1 and incidents[0]["count"] == 2
-    assert {o["file"].rsplit("/", 1)[-1] for o in incidents[0]["occurrences"]} == {"server.log.1", "b.log"}
+    assert len(incidents) == 2 and all(i["count"] == 1 and i["is_run_root"] for i in incidents)  # a run per file
+    assert {i["occurrences"][0]["file"].rsplit("/", 1)[-1] for i in incidents} == {"server.log.1", "b.log"}
 
 
 def _run_cli(args, **kw):

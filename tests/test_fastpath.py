@@ -194,3 +194,33 @@ def test_quiet_stretches_are_not_parsed(monkeypatch):
     monkeypatch.setattr(LineNormalizer, "normalize", lambda self, raw, n: calls.append(n) or original(self, raw, n))
     events, lines, _, _ = fast_path(text.encode(), 1 << 16)
     assert events and len(calls) < lines / 10
+
+
+# Every failure form of tests/failureforms.py, alone, behind prefixes and among noise lines.
+@cache
+def failure_forms() -> tuple[tuple[str, ...], ...]:
+    from tests import failureforms as forms
+
+    pasted = text_of(capture(_chained)).splitlines()
+    return tuple(tuple(lines) for lines in (
+        forms.segfault_child(), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
+        forms.cxx_terminate(), forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
+        forms.ray_task_error(), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
+        forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted),
+        forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
+        forms.stripped(pasted), forms.stripped(pasted, gap=True),
+        ["CUDA error: an illegal memory access was encountered",
+         "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
+        ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],
+    ))
+
+
+@pytest.mark.parametrize("wrap", ["none", "container", "torchrun", "vllm"])
+@pytest.mark.parametrize("seed", range(3))
+def test_failure_forms(seed, wrap):
+    rng = random.Random(seed)
+    lines: list[str] = []
+    for form in rng.sample(failure_forms(), len(failure_forms())):
+        lines.extend(WRAPS[wrap](rng, line) for line in [*_record(rng), *form])
+    events = assert_same("\n".join(lines).encode())
+    assert len(events) > len(failure_forms())

@@ -227,15 +227,23 @@ def two_unknowns():
         raise ValueError("cannot write the checkpoint")  # noqa: B904
 
 
+def broken_pipe_only():
+    try:
+        raise BrokenPipeError(32, "Broken pipe")
+    except BrokenPipeError as err:
+        raise ConnectionResetError(104, "Connection reset by peer") from err
+
+
 @pytest.mark.parametrize("func, about, role, pattern", [
-    # 'During handling': the first printed is the root, unless a pattern calls it a consequence.
-    (broken_pipe_then_real_error, "ValueError", "root", None),
+    # The headline is the first exception printed, whatever the link ...
     (real_error_then_broken_pipe, "ValueError", "root", None),
     (two_unknowns, "OSError", "root", None),
-    # 'direct cause': the original exception is the root cause, whatever wraps it ...
-    (reset_wrapped, "ConnectionResetError", "consequence", "python.connection-reset"),
-    # ... and a later link a root pattern knows explains the incident.
-    (key_error_wrapped, "RuntimeError", "root", "demo.weights"),
+    (key_error_wrapped, "KeyError", "root", None),  # though a pattern knows the wrapper
+    # ... unless a pattern calls it a consequence: then the next link, 'During handling' or 'direct cause'.
+    (broken_pipe_then_real_error, "ValueError", "root", None),
+    (reset_wrapped, "RuntimeError", "root", None),
+    # Echoes all the way: the first one printed.
+    (broken_pipe_only, "BrokenPipeError", "consequence", "python.broken-pipe"),
 ], ids=lambda value: getattr(value, "__name__", None))
 def test_chain_root_and_role(func, about, role, pattern):
     incident = incident_of(func)
@@ -244,4 +252,78 @@ def test_chain_root_and_role(func, about, role, pattern):
     data = incident_dict(incident)
     assert len(data["chain"]) == 2  # the whole chain is kept
     assert data["exception_type"] == about and data["role"] == role
-    assert data["chain"][1]["link"] == (Link.CAUSE if func in (reset_wrapped, key_error_wrapped) else Link.CONTEXT).value
+    cause = func in (reset_wrapped, key_error_wrapped, broken_pipe_only)
+    assert data["chain"][1]["link"] == (Link.CAUSE if cause else Link.CONTEXT).value
+
+
+def test_the_headline_is_the_same_with_and_without_a_pattern_match():
+    analysis = Analysis(Matcher([]))
+    for event in events_from_lines(text_of(capture(key_error_wrapped)).splitlines(), "run.log", NO_NOTICES):
+        analysis.add(event)
+    (bare,) = analysis.incidents()
+    known = incident_of(key_error_wrapped)
+    assert bare.info == known.info and bare.info.exception_type == "KeyError"
+
+
+# ----------------------------------------------------------------------------- runs
+
+
+def _disk_full():
+    raise OSError(28, "No space left on device")
+
+
+def _refused():
+    raise ConnectionRefusedError(111, "Connection refused")
+
+
+def _logged(stamp: str, text: str) -> list[str]:
+    """An SGLang-style record: the prefix on the record's first line only."""
+    first, *rest = text.splitlines()
+    return [f"[2026-09-14 {stamp}] {first}", *rest]
+
+
+def analysed(files: dict[str, list[str]], **options) -> list:
+    analysis = Analysis(Matcher([]), **options)
+    for name, lines in files.items():
+        for event in events_from_lines(lines, name, NO_NOTICES):
+            analysis.add(event)
+    return analysis.incidents()
+
+
+def test_a_fragment_is_never_the_root_cause_while_a_complete_incident_exists():
+    cut = text_of(capture(_disk_full)).splitlines()[:3]  # header and one frame: the paste stops there
+    incidents = analysed({"run.log": [*cut, "", *text_of(capture(_refused)).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert root.info.exception_type == "ConnectionRefusedError"
+    assert incidents[-1].is_fragment and not incidents[-1].is_run_root  # fragments sort last
+    (alone,) = analysed({"cut.log": cut})
+    assert alone.is_fragment and alone.is_run_root  # with nothing else, the fragment is all there is
+
+
+def test_files_given_together_are_runs_of_their_own():
+    failure = text_of(capture(_disk_full)).splitlines()
+    incidents = analysed({"a/server.log": failure, "b/server.log": failure})
+    assert len(incidents) == 2 and all(i.is_run_root and i.count == 1 for i in incidents)
+    assert {i.run for i in incidents} == {"a/server.log", "b/server.log"}
+    shared = analysed({"run/a.log": failure, "run/b.log": failure}, run_of=lambda file: file.rsplit("/", 1)[0])
+    (merged,) = shared
+    assert merged.count == 2 and merged.run == "run"
+
+
+def test_incidents_without_a_timestamp_keep_their_place_in_the_log():
+    refused = [f"[rank1]: {line}" for line in text_of(capture(_refused)).splitlines()]  # torchrun: no time
+    disk = text_of(capture(_disk_full)).splitlines()
+    incidents = analysed({"run.log": [*_logged("10:00:00", "\n".join(disk)), *refused]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert root.info.exception_type == "OSError" and root.first_seen is not None
+    assert [i.first_seen for i in incidents if i.info.exception_type == "ConnectionRefusedError"] == [None]
+
+
+def test_the_same_error_recurring_through_a_long_log_is_one_incident():
+    disk = "\n".join(text_of(capture(_disk_full)).splitlines())
+    lines = [line for minute in range(0, 50, 12) for line in _logged(f"10:{minute:02}:00", disk)]
+    (incident,) = analysed({"run.log": lines})
+    assert incident.count == 5 and incident.is_run_root
+    assert (incident.first_seen.minute, incident.last_seen.minute) == (0, 48)
+    split = analysed({"run.log": lines}, run_gap_seconds=600)  # a shorter run gap: each its own run
+    assert len(split) == 5 and all(i.is_run_root for i in split)

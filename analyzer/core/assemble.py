@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from analyzer.core import grammar as g
-from analyzer.core.blocks import box_column, in_box, parse_chain
+from analyzer.core import ipython, native
+from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
+from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
 __all__ = ["TracebackAssembler"]
@@ -25,6 +27,11 @@ class _State(enum.Enum):
     SEPARATOR = "separator"  # after "The above exception ..." / "During handling ..."
     GROUP = "group"  # inside an exception-group box
     USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
+    IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
+    BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
+    REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
+    NATIVE = "native"  # a native crash report (core/native.py)
+    NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
 
 
 class _Step(enum.Enum):
@@ -34,8 +41,9 @@ class _Step(enum.Enum):
     DROP = "drop"  # the block was not an error after all; the line is looked at afresh
 
 
-_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP)
+_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+_SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 
 
 @dataclass(slots=True)
@@ -47,7 +55,8 @@ class _Block:
     truncated: bool = False
     group_column: int = -1  # unknown until the first line inside the box
     message_lines: int = 0
-    held_blanks: int = 0  # blank lines seen after a message, kept only if a separator follows
+    held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
+    note_start: int = 0  # where a traceback that may be a note of the exception began
     size: int = 0  # what its lines cost to hold, see _cost
 
 
@@ -102,6 +111,8 @@ class TracebackAssembler:
                 self._held -= self._open.pop(line.stream).size
             else:
                 out.extend(self._close(line.stream))
+                if line.stream in self._open:  # a line held back by the closed block opened one
+                    return out + self._feed(line)
         out.extend(self._start(line))
         return out
 
@@ -115,8 +126,8 @@ class TracebackAssembler:
     def finish(self) -> list[ErrorEvent]:
         """End of input: emit everything, marking records cut off mid-way as truncated."""
         out: list[ErrorEvent] = []
-        for key in list(self._open):
-            out.extend(self._close(key))
+        while self._open:  # closing a block may give back lines that open another
+            out.extend(self._close(next(iter(self._open))))
         return out
 
     def _shed(self) -> list[ErrorEvent]:
@@ -148,14 +159,20 @@ class TracebackAssembler:
         elif (m := g.HEADER.match(text)) is not None:
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line],
                                              context=m["context"].strip())
+        elif ipython.HEADER.match(text):
+            self._open[line.stream] = _Block(_State.IPYTHON, EventKind.TRACEBACK, [line])
         elif g.FRAME.match(text):  # frames without their header: the log was cut above them
             self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
+        elif native.starts(text):
+            self._open[line.stream] = _Block(_State.NATIVE, EventKind.NATIVE, [line])
         elif g.ARGPARSE_USAGE.match(text):
             self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
-        elif g.BARE_EXCEPTION_LINE.match(text):
-            return [self._event(_Block(_State.MESSAGE, EventKind.BARE, [line]))]
+        elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
+            self._open[line.stream] = _Block(_State.BARE, EventKind.BARE, [line])
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
+        elif (logged := logged_error(text, line.prefix)) is not None:
+            return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), logged)]
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -164,18 +181,36 @@ class TracebackAssembler:
         state = block.state
         if state is _State.FRAMES:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+                block.held = 0
                 return _Step.TAKE
+            if not stripped and block.held < _SOURCE_LINES and (
+                    block.held or _frame_detail(block.lines[-1].text) or _after_stripped_frame(block, 1)):
+                block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
+                return _Step.TAKE
+            if (stripped and _after_stripped_frame(block, 0) and not g.EXCEPTION_LINE.match(text)
+                    and not self._starts_record(text)):
+                return _Step.TAKE  # the source line of a frame whose indentation was stripped
+            if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.lines[-1].text):
+                return _Step.TAKE  # the rest of a frame line the terminal wrapped
+            if _nests_traceback(text):
+                return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
                 return _Step.CLOSE
-            block.state = _State.MESSAGE
+            block.state, block.held = _State.MESSAGE, 0
             return _Step.TAKE
         if state is _State.MESSAGE:
-            if not stripped:
-                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+            if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
+                block.state, block.held = _State.AFTER_BLANK, 1
                 return _Step.TAKE
             if stripped in _SEPARATORS:
                 block.state = _State.SEPARATOR
+                return _Step.TAKE
+            if block.kind is EventKind.TRACEBACK and (header := g.HEADER.match(text)) and not header["context"]:
+                block.state, block.note_start = _State.NOTE, len(block.lines)
+                return _Step.TAKE
+            if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
+                block.state = _State.FRAMES  # Ray: the remote error's frames follow the wrapper's line
                 return _Step.TAKE
             if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
                     or _opens_something(text)):
@@ -183,11 +218,11 @@ class TracebackAssembler:
             block.message_lines += 1
             return _Step.TAKE
         if state is _State.AFTER_BLANK:
-            if not stripped:
-                block.held_blanks += 1
-                return _Step.TAKE
             if stripped in _SEPARATORS:
-                block.state, block.held_blanks = _State.SEPARATOR, 0
+                block.state, block.held = _State.SEPARATOR, 0
+                return _Step.TAKE
+            if not stripped or (block.held < self._max_message_lines and not self._starts_record(text)):
+                block.held += 1  # maybe a further paragraph of the message (torch._dynamo's hints)
                 return _Step.TAKE
             return _Step.CLOSE
         if state is _State.SEPARATOR:
@@ -199,18 +234,60 @@ class TracebackAssembler:
             if g.HEADER.match(text):
                 block.state = _State.FRAMES
                 return _Step.TAKE
+            if ipython.RULE.match(text) or ipython.HEADER.match(text):
+                block.state = _State.IPYTHON
+                return _Step.TAKE
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
             block.truncated = True
             return _Step.CLOSE
+        if state is _State.BARE:
+            if g.FRAME.match(text) and _wraps_remote(block.lines[0].text):
+                block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
+                return _Step.TAKE
+            if g.REVERSED_FRAME.match(text):
+                block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
+                return _Step.TAKE
+            if len(block.lines) <= _SOURCE_LINES and stripped and not self._starts_record(text):
+                return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
+            return _Step.CLOSE
+        if state is _State.REVERSED:
+            if g.REVERSED_FRAME.match(text):
+                return _Step.TAKE
+            if g.HEADER.match(text):
+                return _Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
+            recent = block.lines[-_SOURCE_LINES:]
+            if stripped and any(g.REVERSED_FRAME.match(held.text) for held in recent) and not self._starts_record(text):
+                return _Step.TAKE  # the source (and caret) line of the next frame out
+            return _Step.CLOSE
+        if state is _State.NOTE:
+            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+                return _Step.TAKE
+            texts = [held.text for held in block.lines]
+            if g.EXCEPTION_LINE.match(text) and self._is_note(texts, block.note_start, text):
+                block.state = _State.MESSAGE  # the note's exception line; its message may go on
+                return _Step.TAKE
+            return _Step.CLOSE  # not a note: the block ends where it began (see _close)
+        if state is _State.NATIVE:
+            texts = [held.text for held in block.lines]
+            if native.continues(texts, text):
+                return _Step.TAKE
+            return _Step.CLOSE
+        if state is _State.IPYTHON:
+            if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
+                block.truncated = True
+                return _Step.CLOSE
+            if text[:1] not in (" ", "-") and stripped and g.EXCEPTION_LINE.match(text):
+                block.state, block.message_lines = _State.MESSAGE, 0
+            return _Step.TAKE
         if state is _State.GROUP:
             if block.group_column < 0:  # the first box line tells the column; a logger's text may shift the header
                 block.group_column = box_column(text)
             if in_box(text, block.group_column) and not g.GROUP_HEADER.match(text):
                 return _Step.TAKE  # a "+ Exception Group" header is only ever a group's first line
             if not stripped:
-                block.state, block.held_blanks = _State.AFTER_BLANK, 1
+                block.state, block.held = _State.AFTER_BLANK, 1
                 return _Step.TAKE
             return _Step.CLOSE
         # _State.USAGE
@@ -220,14 +297,41 @@ class TracebackAssembler:
             return _Step.TAKE
         return _Step.DROP
 
+    @staticmethod
+    def _is_note(texts: list[str], start: int, exception_line: str) -> bool:
+        own = parse_chain(texts[:start])
+        if not own:
+            return False
+        last = own[-1]
+        return bool(note_end([*texts[start:], exception_line], 0, last.exception_type, last.message, last.frames))
+
+    def _starts_record(self, text: str) -> bool:
+        """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
+        return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
+                    or native.starts(text) or ipython.HEADER.match(text)
+                    or (self._notices is not None and self._notices(text) is not None))
+
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
         self._held -= block.size
+        held_from = {_State.BARE: 1, _State.NOTE: block.note_start}.get(block.state, len(block.lines))
+        if held_from < len(block.lines):  # no frame came after a bare line, or a traceback was no note:
+            held = block.lines[held_from:]  # the block ends before them and they are looked at afresh
+            del block.lines[held_from:]
+            block.state = _State.MESSAGE
+            out = [self._event(block)]
+            for line in held:
+                out.extend(self._feed(line))
+            return out
+        while block.state is _State.NATIVE and not block.lines[-1].text.strip():
+            block.lines.pop()
+        while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
+            block.lines.pop()  # source lines with no frame after them
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
             return []  # a usage text printed on its own (--help, a warning): not an error
-        if block.state is _State.AFTER_BLANK and block.held_blanks:
-            del block.lines[-block.held_blanks:]
-        if block.state in (_State.FRAMES, _State.SEPARATOR):
+        if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
+            del block.lines[-block.held:]
+        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
             block.truncated = True
         return [self._event(block)]
 
@@ -239,8 +343,11 @@ class TracebackAssembler:
             context = " ".join(t.strip() for t in texts[:-1])
         elif notice is not None:
             chain, context = (notice,), ""
+        elif block.kind is EventKind.NATIVE:
+            chain, context = (native.parse(texts),), ""
         else:
-            chain = parse_chain(texts) or (ErrorInfo("", ""),)
+            chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
+            chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.lines[0]
         stamped = next((line for line in block.lines if line.timestamp is not None), first)
@@ -258,7 +365,39 @@ class TracebackAssembler:
         )
 
 
+def _frame_detail(text: str) -> bool:
+    return bool(g.FRAME.match(text) or g.is_frame_detail(text) or text[:1] == " ")
+
+
+def _after_stripped_frame(block: _Block, extra: int) -> bool:
+    """A frame line that lost its indentation is among the last lines: up to its source and caret
+    lines (which lost theirs too), and `extra` lines more, came after it."""
+    recent = block.lines[-(_SOURCE_LINES + extra):]
+    return any(g.FRAME.match(held.text) and held.text[:1] != " " for held in recent)
+
+
+def _newest_last(texts: list[str]) -> list[str]:
+    """A newest-first export (exception line, then each frame's source line above the frame, the
+    header last) back in the order Python printed it, indented as Python indents it."""
+    exception, *rest = texts
+    body = [text.strip() for text in reversed(rest) if not g.HEADER.match(text)]
+    framed = [f"  {text}" if g.REVERSED_FRAME.match(text) else f"    {text}" for text in body]
+    return ["Traceback (most recent call last):", *framed, exception]
+
+
+def _nests_traceback(text: str) -> bool:
+    """`RuntimeError: Traceback (most recent call last):`: an exception whose message is a traceback."""
+    header = g.HEADER.match(text)
+    return header is not None and bool(g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(":")))
+
+
+def _wraps_remote(text: str) -> bool:
+    """An exception line like `ray.exceptions.RayTaskError(ValueError): ...`."""
+    exc = g.EXCEPTION_LINE.match(text)
+    return exc is not None and exc["inner"] is not None
+
+
 def _opens_something(text: str) -> bool:
     """A line that cannot continue an exception message: it starts a new record or traceback."""
     return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text))
+                or g.FRAME.match(text) or native.interrupts(text))

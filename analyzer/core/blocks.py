@@ -7,9 +7,10 @@ with their source and caret lines, multi-line messages, and exception groups dra
 from __future__ import annotations
 
 from analyzer.core import grammar as g
+from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["parse_chain", "in_box", "box_column"]
+__all__ = ["box_column", "in_box", "note_end", "parse_chain"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -20,6 +21,8 @@ MAX_BOX_DEPTH = 24
 def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
     """Lines of one traceback block -> its exceptions in printed order (root cause first).
     `depth` counts the boxes of exception groups the lines are drawn in."""
+    if depth == 0:
+        lines = _join_wrapped_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0
@@ -38,11 +41,21 @@ def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
             links.extend(_relink(_parse_box(box, column, depth + 1), link))
             link, i = Link.FIRST, end
         else:
-            info, i = _parse_link(lines, i, link)
-            if info is not None:
-                links.append(info)
+            infos, i = _parse_link(lines, i, link)
+            links.extend(infos)
             link = Link.FIRST
     return tuple(links)
+
+
+def _join_wrapped_frames(lines: list[str]) -> list[str]:
+    """Frame lines a terminal hard-wrapped inside their path, put back together."""
+    joined: list[str] = []
+    for text in lines:
+        if joined and g.FRAME_REST.match(text) and g.FRAME_CUT.match(joined[-1]):
+            joined[-1] += text
+        else:
+            joined.append(text)
+    return joined
 
 
 def _relink(chain: list[ErrorInfo], link: Link) -> list[ErrorInfo]:
@@ -57,43 +70,116 @@ def _replace(info: ErrorInfo, **changes) -> ErrorInfo:
     return ErrorInfo(**fields)
 
 
-def _parse_link(lines: list[str], i: int, link: Link) -> tuple[ErrorInfo | None, int]:
-    """One exception: optional header and frames, its exception line, message continuation."""
+def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], int]:
+    """One exception: optional header and frames, its exception line, message continuation. A
+    wrapper whose message is a whole traceback, or whose remote frames follow it (Ray), yields the
+    exceptions inside it first: they are its cause."""
     frames: list[Frame] = []
     has_traceback = False
     header = g.HEADER.match(lines[i])
     if header:
         has_traceback = True
         i += 1
+    stripped = False  # the last frame line lost its indentation, and so did its source line
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
         if frame:
             has_traceback = True
             frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"]))
-        elif g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()):
+            stripped = text[:1] != " "
+        elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
+              or (stripped and text.strip() and not g.EXCEPTION_LINE.match(text))):
             if frames and frames[-1].code is None and _is_source(text):
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
-        else:
-            break
+        elif not (frames and not text.strip() and _frame_or_exception_after(lines, i)):
+            break  # (a blank line among frames is a paste's doubled line break)
         i += 1
     if i >= len(lines):
         if not has_traceback:
-            return None, i
-        return ErrorInfo("", "", tuple(frames), link, has_traceback), i
+            return [], i
+        return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
     exc = g.EXCEPTION_LINE.match(lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
-            return ErrorInfo("", "", tuple(frames), link, has_traceback), i
-        return None, i + 1
-    message = [exc["message"] or ""]
+            return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
+        return [], i + 1
     i += 1
-    while i < len(lines) and lines[i].strip() and lines[i].strip() not in _SEPARATORS:
+    if (exc["message"] or "").strip() == _HEADER_TEXT:  # RuntimeError(traceback.format_exc())
+        inner = list(parse_chain(lines[i:]))
+        if inner:
+            outer = ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), Link.CAUSE, has_traceback)
+            return [*_relink(inner, link), outer], len(lines)
+    if exc["inner"] and i < len(lines) and g.FRAME.match(lines[i]):  # Ray: the remote stack follows
+        remote, i = _parse_link(lines, i, link)
+        if remote and remote[-1].exception_type:
+            outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
+            return [*remote, outer], i
+    message = [exc["message"] or ""]
+    while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+        if g.HEADER.match(lines[i]) and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
+            message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
+            i = end
+            continue
         if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
             break
+        if not lines[i].strip():
+            end = _paragraph_end(lines, i)
+            if end == i:
+                break
+            message.extend(lines[i:end])
+            i = end
+            continue
         message.append(lines[i])
         i += 1
-    return ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback), i
+    return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], i
+
+
+_HEADER_TEXT = "Traceback (most recent call last):"
+
+
+def note_end(lines: list[str], i: int, exception_type: str, message: str, frames: list[Frame] | tuple[Frame, ...]
+             ) -> int:
+    """Where a traceback starting at `lines[i]` ends when it is a note of the exception just printed
+    (`err.add_note(traceback.format_exc())` in an `except` that re-raises err): the same exception
+    line, and its frames the innermost ones of the exception's own (the note was formatted in a frame
+    the exception then left). 0 when it is not such a note."""
+    if g.HEADER.match(lines[i])["context"]:
+        return 0
+    infos, end = _parse_link(lines, i, Link.FIRST)
+    if len(infos) != 1:
+        return 0
+    note = infos[0]
+    first_line = message.split("\n", 1)[0]
+    if (note.exception_type, note.message.split("\n", 1)[0]) != (exception_type, first_line):
+        return 0
+    tail = [(f.path, f.lineno, f.function) for f in frames[len(frames) - len(note.frames):]]
+    own = [(f.path, f.lineno, f.function) for f in note.frames]
+    return end if 0 < len(note.frames) < len(frames) and tail == own else 0
+
+
+def _frame_or_exception_after(lines: list[str], i: int) -> bool:
+    following = next((text for text in lines[i:] if text.strip()), "")
+    return bool(g.FRAME.match(following) or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
+
+
+def _final_line(info: ErrorInfo) -> str:
+    return f"{info.exception_type}: {info.message}" if info.message else info.exception_type
+
+
+def _paragraph_end(lines: list[str], i: int) -> int:
+    """At a blank line inside a message: where the message's further paragraphs end, if a chain
+    separator follows them (torch._dynamo's 'You can suppress this exception ...'); else `i`."""
+    for j in range(i, len(lines)):
+        text = lines[j]
+        if text.strip() in _SEPARATORS:
+            end = j
+            while end > i and not lines[end - 1].strip():
+                end -= 1
+            return end if any(line.strip() for line in lines[i:end]) else i
+        if g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.FRAME.match(text):
+            return i
+    return i
 
 
 def _is_source(text: str) -> bool:

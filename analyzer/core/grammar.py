@@ -15,7 +15,12 @@ __all__ = [
     "CONTEXT_SEPARATOR",
     "FRAME",
     "REPEATED",
+    "REVERSED_FRAME",
+    "FRAME_CUT",
+    "FRAME_REST",
     "EXCEPTION_LINE",
+    "WRAPPED_TYPE",
+    "REMOTE_QUOTE",
     "BARE_EXCEPTION_LINE",
     "LOG_RECORD_START",
     "ARGPARSE_USAGE",
@@ -38,30 +43,53 @@ GROUP_HEADER = regex.compile(
 CAUSE_SEPARATOR = "The above exception was the direct cause of the following exception:"
 CONTEXT_SEPARATOR = "During handling of the above exception, another exception occurred:"
 
-# '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f".
+# '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f". A paste
+# or an export may have stripped the indentation (of the source lines too).
 FRAME = regex.compile(
-    r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
+    r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
 )
+
+# A frame line as log viewers export it newest-first: indentation may be stripped.
+REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
+
+# A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f'.
+FRAME_CUT = regex.compile(r'^\s+File "[^"]*$')
+FRAME_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
 
 # "  [Previous line repeated 996 more times]" -- StackSummary.format for recursion.
 REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
 
 # "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
+# The type is the class's module and qualified name, so a class defined in a function reads
+# "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
+# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**".
+_TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
+_INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 EXCEPTION_LINE = regex.compile(
-    r"^(?P<type>[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)(?::[ \t]?(?P<message>.*))?$"
+    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>.*?))?(?(bold)\*\*\s*)$"
 )
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors.
 BARE_EXCEPTION_LINE = regex.compile(
-    r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault))"
-    r"(?::[ \t]?(?P<message>.*))?$"
+    r"^(?P<bold>\*\*)?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
+    rf"{_INNER})(?::[ \t]?(?P<message>.*?))?(?(bold)\*\*\s*)$"
 )
 
-# Lines that open a new log record: they end a multi-line exception message.
+# "ray.exceptions.RayTaskError(ValueError)": the wrapper's own frames, then the remote error's.
+WRAPPED_TYPE = regex.compile(r"^[\w.]+\((?P<inner>[A-Za-z_][\w.]*)\)$")
+
+# concurrent.futures.process._RemoteTraceback quotes the worker's traceback between '"""' lines.
+REMOTE_QUOTE = '"""'
+
+
+# Lines that open a new log record: they end a multi-line exception message. Besides dated and
+# levelled records: multiprocessing's "Process Process-7:" before a child's traceback, a launcher's
+# "srun: error: ..." line, a shell prompt ("root@host:/dir# ") and logrus levels ("FATA[0295] ").
 LOG_RECORD_START = regex.compile(
     r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
-    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d)"  # c10 logs: [W914 08:15:03
+    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d"  # c10 logs: [W914 08:15:03
+    r"|Process [\w-]+:$|[\w.-]+: error: |[\w.-]+@[\w.-]+:\S*[#$] |(?:INFO|WARN|ERRO|FATA|DEBU)\[\d+\] )"
 )
 
 # argparse: ArgumentParser.print_usage then ArgumentParser.error -> "prog: error: message".

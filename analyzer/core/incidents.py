@@ -1,11 +1,17 @@
 """Incidents: the same error on many ranks, once; root causes and the consequences that followed.
 
-An incident groups events with one pattern and fingerprint (core/fingerprint.py) that are close
-in time. Each gets a role: `consequence` when its pattern says so (NCCL timeouts, watchdog aborts,
-SIGQUIT notices, killed children, broken pipes), else `root`. Incidents fall into runs: a quiet
-gap longer than `run_gap_seconds` starts a new one (it must outlast collective timeouts, which
-are 10 to 30 minutes). The earliest root of a run is the run's root cause, and the run's
-consequences point to it with `caused_by`.
+An incident groups the events of one run with one pattern and fingerprint (core/fingerprint.py):
+the same error on several ranks within `window_seconds`, and the same error recurring on a stream
+it already came from anywhere in the run (one incident with its count and first/last seen). Each
+gets a role: `consequence` when its pattern says so (NCCL timeouts, watchdog aborts, SIGQUIT
+notices, killed children, broken pipes), else `root`.
+
+Runs: each file is a run of its own unless `run_of` maps several files to one run (files in one
+run directory); within a run a quiet gap longer than `run_gap_seconds` starts a new one (it must
+outlast collective timeouts, which are 10 to 30 minutes). The earliest complete root of a run is
+its root cause (a traceback cut off before its exception line only when there is nothing else),
+and the run's consequences point to it with `caused_by`. Incidents without a timestamp take their
+place in the log's order: after the stamped incident before them in the same file.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from datetime import datetime
 
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
-from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, Link, SourceSpan, package_relative
+from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
 
 __all__ = ["Incident", "IncidentGrouper", "blame_frame", "root_diagnosis"]
 
@@ -36,6 +42,7 @@ class Incident:
     blame: Frame | None = None
     caused_by: str | None = None
     is_run_root: bool = False
+    run: str = ""  # the run it belongs to (a file, or a run directory holding several)
 
     @property
     def info(self) -> ErrorInfo:
@@ -46,6 +53,11 @@ class Incident:
     def known(self) -> bool:
         return self.diagnosis.pattern is not None
 
+    @property
+    def is_fragment(self) -> bool:
+        """A traceback cut off before its exception line: where it failed, but not with what."""
+        return self.event.truncated and not self.info.exception_type
+
 
 @dataclass(slots=True)
 class _Group:
@@ -54,6 +66,8 @@ class _Group:
     diagnosis: Diagnosis
     fingerprint: str
     order: int
+    run: str
+    streams: set[str] = field(default_factory=set)
     ranks: list[str] = field(default_factory=list)
     spans: list[SourceSpan] = field(default_factory=list)
     first_seen: datetime | None = None
@@ -64,27 +78,31 @@ class IncidentGrouper:
     """Pure and incremental: `add` events as they come, read `incidents()` at any time."""
 
     def __init__(self, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
-                 run_gap_seconds: float = 3600.0) -> None:
+                 run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None) -> None:
         self.window_seconds = window_seconds
         self.app_packages = app_packages
         self.run_gap_seconds = run_gap_seconds
+        self._run_of = run_of or (lambda file: file)
         self._groups: list[_Group] = []
-        self._open: dict[tuple[str, str], _Group] = {}
+        self._open: dict[tuple[str, str, str], _Group] = {}
 
     def add(self, event: ErrorEvent, diagnosis: Diagnosis) -> tuple[str, bool]:
         """Returns the incident id and whether this event opened a new incident."""
         info = event.chain[diagnosis.link]
-        key = (diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(info))
+        run = self._run_of(event.span.file)
+        key = (run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(info))
         group = self._open.get(key)
         stamp = event.timestamp
-        if group is not None and stamp and group.last_seen and _seconds(stamp, group.last_seen) > self.window_seconds:
+        if group is not None and stamp and group.last_seen and not self._joins(group, event):
             group = None  # the same error again much later: a new incident
         is_new = group is None
         if group is None:
-            group = _Group(f"I{len(self._groups) + 1}", event, diagnosis, key[1], len(self._groups), first_seen=stamp)
+            group = _Group(f"I{len(self._groups) + 1}", event, diagnosis, key[2], len(self._groups), run,
+                           first_seen=stamp)
             self._groups.append(group)
             self._open[key] = group
         group.spans.append(event.span)
+        group.streams.add(event.stream)
         rank = event.rank or (event.stream if event.stream.strip("|#") else None)
         if rank and rank not in group.ranks:
             group.ranks.append(rank)
@@ -93,10 +111,15 @@ class IncidentGrouper:
             group.last_seen = max(group.last_seen or stamp, stamp, key=_naive)
         return group.id, is_new
 
+    def _joins(self, group: _Group, event: ErrorEvent) -> bool:
+        """Another rank within the window, or the same stream again within the run."""
+        gap = _seconds(event.timestamp, group.last_seen)
+        return gap <= self.window_seconds or (event.stream in group.streams and gap <= self.run_gap_seconds)
+
     def incidents(self) -> list[Incident]:
-        """Incidents in log order, with roles, causes and each run's root cause marked."""
+        """Incidents in log order (fragments last), with roles, causes and each run's root cause marked."""
         frozen = [self._freeze(group) for group in sorted(self._groups, key=_log_order)]
-        return link_causes(frozen, self.run_gap_seconds)
+        return link_causes(sorted(frozen, key=lambda incident: incident.is_fragment), self.run_gap_seconds)
 
     def snapshot(self, incident_id: str) -> Incident:
         """One incident as it stands now (streaming output); roles across incidents come later."""
@@ -109,7 +132,7 @@ class IncidentGrouper:
             id=group.id, event=group.event, diagnosis=diagnosis, fingerprint=group.fingerprint,
             role=_role(diagnosis), ranks=tuple(sorted(group.ranks, key=_rank_order)), count=len(group.spans),
             first_seen=group.first_seen, last_seen=group.last_seen, occurrences=tuple(group.spans),
-            blame=blame_frame(info, self._apps(diagnosis, info)),
+            blame=blame_frame(info, self._apps(diagnosis, info)), run=group.run,
         )
 
     def _apps(self, diagnosis: Diagnosis, info: ErrorInfo) -> tuple[str, ...]:
@@ -123,30 +146,30 @@ class IncidentGrouper:
 
 
 def root_diagnosis(event: ErrorEvent, best: Diagnosis, match: Callable[[ErrorInfo], Diagnosis]) -> Diagnosis:
-    """The diagnosis an incident is about, honouring where a chain's root cause is.
+    """The diagnosis of the exception an incident is about: its chain's headline.
 
-    The first exception printed is the root cause. Only a `During handling ...` link can take
-    that place from it: when the first one is a known consequence (a broken pipe while a real
-    error was being handled), the next one is the root. A later link that a root pattern knows
-    (`raise RuntimeError(...) from err`) still explains the incident, as `best` found.
+    One rule, the same whether a pattern knows a link or not: the headline is the chain's root
+    cause (the first exception printed), unless a pattern calls that one a consequence (a broken
+    pipe, a reset connection); then it is the next link, and so on. Links cut off before their
+    exception line are passed over. `best` is the event's best match (`Matcher.match_event`), used
+    as it is when the chain has a single link.
     """
     chain = event.chain
     if len(chain) == 1:
         return best
-    root, found = 0, match(chain[0])
-    while _role(found) == "consequence" and root + 1 < len(chain) and chain[root + 1].link is Link.CONTEXT:
-        root += 1
-        found = match(chain[root])
-    if _role(found) != "consequence" and best.pattern is not None and _role(best) == "root" and best.link >= root:
-        return best
-    return replace(found, link=root)
+    typed = [index for index, info in enumerate(chain) if info.exception_type] or [0]
+    for index in typed:
+        found = match(chain[index])
+        if _role(found) != "consequence":
+            return replace(found, link=index)
+    return replace(match(chain[typed[0]]), link=typed[0])  # all echoes: the first one printed
 
 
 def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incident]:
     """Mark each run's root cause and point the run's consequences at it."""
     marks: dict[str, dict] = {}
     for run in _runs(incidents, run_gap_seconds):
-        roots = [i for i in run if i.role == "root"]
+        roots = sorted((i for i in run if i.role == "root"), key=lambda i: i.is_fragment)
         if not roots:
             continue  # only echoes: the failure itself is in a log we were not given
         root = roots[0]
@@ -158,19 +181,41 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
 
 
 def _runs(incidents: list[Incident], run_gap_seconds: float) -> list[list[Incident]]:
-    """Incidents in time order, cut where no incident happened for longer than the gap."""
+    """Each run's incidents in time order, cut where no incident happened for longer than the gap."""
+    by_run: dict[str, list[Incident]] = {}
+    for incident in incidents:
+        by_run.setdefault(incident.run, []).append(incident)
     runs: list[list[Incident]] = []
-    end: datetime | None = None
-    for incident in sorted(incidents, key=_time_order):
-        start = incident.first_seen
-        if not runs or (end is not None and start is not None and _seconds(start, end) > run_gap_seconds
-                        and _naive(start) > _naive(end)):
-            runs.append([])
-        runs[-1].append(incident)
-        last = incident.last_seen or start
-        if last is not None:
-            end = last if end is None else max(end, last, key=_naive)
+    for members in by_run.values():
+        end: datetime | None = None
+        runs.append([])
+        for incident, start in _in_time_order(members):
+            if (runs[-1] and end is not None and start is not None and _seconds(start, end) > run_gap_seconds
+                    and _naive(start) > _naive(end)):
+                runs.append([])
+            runs[-1].append(incident)
+            last = incident.last_seen or start
+            if last is not None:
+                end = last if end is None else max(end, last, key=_naive)
     return runs
+
+
+def _in_time_order(incidents: list[Incident]) -> list[tuple[Incident, datetime | None]]:
+    """Incidents with the time they count as starting at: their own first timestamp, else that of
+    the stamped incident before them in their file (else after them), so they keep the log's order.
+    Timestamps decide across files; log position within one."""
+    by_position = sorted(incidents, key=lambda i: (i.event.span.file, i.event.span.line_start))
+    times: dict[str, datetime | None] = {}
+    for file in {i.event.span.file for i in incidents}:
+        in_file = [i for i in by_position if i.event.span.file == file]
+        known = [i.first_seen for i in in_file if i.first_seen]
+        current = known[0] if known else None
+        for incident in in_file:
+            current = incident.first_seen or current
+            times[incident.id] = current
+    placed = [(incident, times[incident.id]) for incident in by_position]
+    return sorted(placed, key=lambda pair: (_naive(pair[1]).isoformat() if pair[1] else "",
+                                            pair[0].event.span.file, pair[0].event.span.line_start))
 
 
 def _before(incident: Incident, root: Incident) -> bool:
@@ -195,12 +240,6 @@ def _seconds(a: datetime, b: datetime) -> float:
 
 def _log_order(group: _Group) -> tuple:
     return (group.event.span.file, group.event.span.line_start, group.order)
-
-
-def _time_order(incident: Incident) -> tuple:
-    # Timestamps decide across files; log position decides within one and when times are missing.
-    stamp = _naive(incident.first_seen).isoformat() if incident.first_seen else ""
-    return (stamp, incident.event.span.file, incident.event.span.line_start)
 
 
 def _rank_order(rank: str) -> tuple:

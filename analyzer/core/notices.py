@@ -21,7 +21,7 @@ from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 
-__all__ = ["NoticeDetector"]
+__all__ = ["NoticeDetector", "logged_error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,3 +86,27 @@ class NoticeDetector:
         # caught ...") is about the outer statement: the earliest start wins, then the longer text.
         start, notice = min(found, key=lambda hit: (hit[0], -len(hit[1].compiled.literal)))
         return ErrorInfo(notice.pattern.exception, text[start:].strip(), has_traceback=False)
+
+
+# A record logged at error level (by its prefix, or uvicorn's "ERROR:    " in its text) that holds an
+# exception's text: `logger.error(exc)` gives "[Errno 98] ..." (an OSError's str), and
+# `logger.error(f"Saving failed: {exc!r}")`-like lines end in "...: OSError: [Errno 28] ...".
+_LEVEL_IN_PREFIX = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_LEVEL_IN_TEXT = regex.compile(r"^(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)")
+_ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
+_EMBEDDED = regex.compile(
+    r"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
+
+
+def logged_error(text: str, prefix: str) -> ErrorInfo | None:
+    """The exception a log record at error level reports in its text, without a traceback; else None."""
+    level = _LEVEL_IN_TEXT.match(text)
+    if level is None and not _LEVEL_IN_PREFIX.search(prefix):
+        return None
+    body = text[level.end():] if level else text
+    if _ERRNO.match(body):
+        return ErrorInfo("OSError", body.strip(), has_traceback=False)
+    embedded = _EMBEDDED.search(body)
+    if embedded is None:
+        return None
+    return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)

@@ -63,7 +63,8 @@ class ErrorInfo:
 
     @property
     def short_type(self) -> str:
-        return self.exception_type.rsplit(".", 1)[-1]
+        """`torch.OutOfMemoryError` -> `OutOfMemoryError`; C++ namespaces too: `c10::Error` -> `Error`."""
+        return self.exception_type.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
     @property
     def raise_site(self) -> Frame | None:
@@ -75,6 +76,7 @@ class EventKind(enum.Enum):
     BARE = "bare"  # an exception line without a traceback
     ARGPARSE = "argparse"  # usage: ... / prog: error: ...
     NOTICE = "notice"  # a log line that reports a failure without a traceback (see core/notices.py)
+    NATIVE = "native"  # a crash report of the runtime: faulthandler, a C++ terminate (see core/native.py)
 
 
 @dataclass(frozen=True, slots=True)

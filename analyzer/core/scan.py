@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
@@ -72,9 +72,9 @@ class Analysis:
     """Matches and groups events; `incidents()` is the report at any moment."""
 
     def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
-                 run_gap_seconds: float = 3600.0) -> None:
+                 run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None) -> None:
         self.matcher = matcher
-        self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds)
+        self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
         self.events = 0
 
     def diagnose(self, event: ErrorEvent) -> Diagnosis:

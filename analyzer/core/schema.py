@@ -64,7 +64,7 @@ class Pattern:
 
     @property
     def short_exception(self) -> str:
-        return self.exception.rsplit(".", 1)[-1]
+        return self.exception.rsplit(".", 1)[-1].rsplit("::", 1)[-1]  # as ErrorInfo.short_type
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,11 +37,14 @@ __all__ = ["TriggerFinder", "available", "may_set_stream", "may_set_time"]
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
-    rb"Traceback \(most recent call last\)",  # HEADER and GROUP_HEADER
+    rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
     rb'File "',  # FRAME
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it or goes on after a colon.
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)[:\r\n]",
+    _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
+    rb"\[Errno -?\d", rb": [A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ",  # notices.logged_error
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
+    rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|CUDA error: ",  # native.starts
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
 )
 # Prefix state that is not rebuilt from the lines around: per-line channels (torchrun `[rank3]:`,

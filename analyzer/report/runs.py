@@ -15,6 +15,7 @@ from datetime import date
 
 import regex
 
+from analyzer.engine import run_of
 from analyzer.sources.files import walk_files
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
@@ -62,16 +63,9 @@ class PathLayout:
         slashed = path.replace(os.sep, "/")
         found = self._regex.search(slashed)
         groups = {k: v for k, v in found.groupdict().items() if v} if found else {}
-        return LogFile(path=path, run=groups.get("run") or _default_run(path, argument),
+        return LogFile(path=path, run=groups.get("run") or run_of(path, argument),
                        host=groups.get("host"), date=parse_day(groups.get("date")),
                        version=groups.get("version"))
-
-
-def _default_run(path: str, argument: str) -> str:
-    parent = os.path.dirname(path)
-    if path == argument or os.path.normpath(parent) == os.path.normpath(argument):
-        return path
-    return parent
 
 
 def discover(arguments: list[str], include: tuple[str, ...], on_problem: OnProblem

@@ -1,0 +1,75 @@
+"""IPython's traceback format (IPython.core.ultratb, as Jupyter and the IPython shell print it),
+rewritten into the standard one so that `blocks.parse_chain` reads it like any other.
+
+    ---------------------------------------------------------------------------
+    ValueError                                Traceback (most recent call last)
+    Cell In[2], line 2
+          1 import json
+    ----> 2 f(2)
+
+    File /srv/app/x.py:3, in f(a)
+    ----> 3     raise ValueError('bad %d' % a)
+
+    ValueError: bad 2
+
+A frame names its cell or file, line and function with its arguments (IPython 7 and older:
+`<ipython-input-2-9c2ca8a9> in load(shards)`, the line number only on the marker); numbered
+context lines surround the current one, marked `---->`. Chained exceptions are joined by the standard
+separators, each link with its own `Type   Traceback (most recent call last)` header.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core import grammar as g
+
+__all__ = ["HEADER", "RULE", "is_ipython", "to_standard"]
+
+RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
+HEADER = regex.compile(
+    r"^(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+Traceback \(most recent call last\)\s*$")
+_FRAME = regex.compile(
+    r"^(?:File (?P<path>.+?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+))"
+    r"(?:, in (?P<function>.+?))?\s*$")
+# IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
+# is only on the current line's marker.
+_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function>[^\s(]+)(?:\(.*\))?\s*$")
+_CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
+_CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
+
+
+def is_ipython(lines: list[str]) -> bool:
+    return any(HEADER.match(text) for text in lines)
+
+
+def to_standard(lines: list[str]) -> list[str]:
+    """The lines in CPython's format: header, `  File "...", line N, in f` frames with their current
+    source line, the exception line and what follows it unchanged."""
+    out: list[str] = []
+    inside = False  # between a header and its exception line
+    unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
+    for text in lines:
+        if not inside:
+            if HEADER.match(text):
+                out.append("Traceback (most recent call last):")
+                inside = True
+            elif not RULE.match(text):
+                out.append(text)
+            continue
+        frame = _FRAME.match(text)
+        if frame:
+            path = frame["path"] or f"Cell {frame['cell']}"
+            function = regex.sub(r"\(.*\)$", "", frame["function"] or "<module>")
+            out.append(f'  File "{path}", line {frame["lineno"] or frame["cell_line"]}, in {function}')
+        elif old := _OLD_FRAME.match(text):
+            unnumbered = (old["path"], old["function"])
+        elif current := _CURRENT.match(text):
+            if unnumbered is not None:
+                out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}, in {unnumbered[1]}')
+                unnumbered = None
+            out.append(f"    {current['code'].strip()}")
+        elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
+            out.append(text)
+            inside = False
+    return out

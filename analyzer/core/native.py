@@ -1,0 +1,118 @@
+"""Native crashes, as the runtime prints them: each read into one ErrorInfo.
+
+- faulthandler (Python/faulthandler.c): `Fatal Python error: Segmentation fault`, a blank line,
+  `Current thread 0x00007f... (most recent call first):` (or `Thread 0x...`, or `Stack (most recent
+  call first):`) over frames `  File "x.py", line 3 in f` (innermost first, no comma before `in`),
+  more threads, then `Extension modules: ... (total: N)`. `dump_traceback_later` heads its dump
+  `Timeout (0:05:00)!`. The type is the signal (SIGSEGV, SIGABRT, ...), the frames are the crashing
+  thread's, innermost last as in a traceback.
+- libstdc++'s terminate handler: `terminate called after throwing an instance of 'c10::Error'`, then
+  `  what():  <message>` whose text may run over several lines, and for c10 errors `Exception raised
+  from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines; faulthandler's dump of
+  the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
+  site is the innermost Python frame of the dump, else the place the c10 error names.
+- A CUDA error printed on its own (`CUDA error: an illegal memory access was encountered`) with the
+  hint lines torch's CUDA check adds after it.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core.records import ErrorInfo, Frame
+
+__all__ = ["continues", "interrupts", "parse", "starts"]
+
+_FATAL = regex.compile(r"^Fatal Python error: (?P<message>.+?)\s*$")
+_TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
+_THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
+                        r"|^Stack \(most recent call first\):\s*$")
+_FRAME = regex.compile(r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in (?P<function>.+?)\s*$')
+_DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
+                             r"Garbage-collecting)|^\s*$")
+_TERMINATE = regex.compile(r"^terminate called after throwing an instance of '(?P<type>[^']+)'\s*$")
+_WHAT = regex.compile(r"^\s+what\(\):\s+(?P<message>.*?)\s*$")
+_RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
+                             r" \(most recent call first\):\s*$")
+_CXX_FRAME = regex.compile(r"^frame #\d+: ")
+_CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
+_CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
+                           r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
+# faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
+_SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
+            "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+
+
+def starts(text: str) -> bool:
+    """The first line of a native crash report."""
+    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text))
+
+
+def interrupts(text: str) -> bool:
+    """A report the runtime prints over whatever was being printed: it ends an exception message.
+    (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
+    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text))
+
+
+def continues(lines: list[str], text: str) -> bool:
+    """Whether `text` is the next line of the report begun by `lines`."""
+    first = lines[0]
+    if _FATAL.match(first) or _TIMEOUT.match(first):
+        return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
+    if _CUDA.match(first):
+        return bool(_CUDA_HINT.match(text))
+    # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
+    # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
+    if any(_FATAL.match(line) for line in lines):
+        return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
+    if (fatal := _FATAL.match(text)) is not None:
+        return fatal["message"] == "Aborted"
+    if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
+        return True
+    if len(lines) == 1:
+        return bool(_WHAT.match(text))
+    return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
+
+
+def parse(lines: list[str]) -> ErrorInfo:
+    """The report's exception: type, message and (innermost last) frames."""
+    first = lines[0]
+    if fatal := _FATAL.match(first):
+        message = fatal["message"]
+        return ErrorInfo(_SIGNALS.get(message, "FatalPythonError"), message, _thread_frames(lines[1:]))
+    if timeout := _TIMEOUT.match(first):
+        return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
+    if cuda := _CUDA.match(first):
+        return ErrorInfo("CUDAError", "\n".join([cuda["message"], *(line.strip() for line in lines[1:])]),
+                         has_traceback=False)
+    thrown = _TERMINATE.match(first)
+    message: list[str] = []
+    frames: tuple[Frame, ...] = ()
+    dump = next((index for index, text in enumerate(lines) if _FATAL.match(text)), len(lines))
+    for text in lines[1:dump]:
+        if raised := _RAISED_FROM.match(text):
+            frames = (Frame(raised["path"], int(raised["lineno"]), raised["function"]),)
+            break
+        if not text.strip() and message:
+            message.append("")
+        elif what := _WHAT.match(text):
+            message.append(what["message"])
+        elif not _CXX_FRAME.match(text):
+            message.append(text.rstrip())
+    frames = _thread_frames(lines[dump + 1:]) or frames  # where Python was when it aborted, if it was
+    return ErrorInfo(thrown["type"], "\n".join(message).strip(), frames, has_traceback=bool(frames))
+
+
+def _thread_frames(lines: list[str]) -> tuple[Frame, ...]:
+    """The frames of the crashing thread (the current one, else the first dumped), innermost last."""
+    blocks: list[tuple[bool, list[Frame]]] = []
+    for text in lines:
+        if thread := _THREAD.match(text):
+            blocks.append((bool(thread["current"]), []))
+        elif (frame := _FRAME.match(text)) and blocks:
+            lineno = int(frame["lineno"]) if frame["lineno"].isdigit() else None
+            blocks[-1][1].append(Frame(frame["path"], lineno, frame["function"]))
+    if not blocks:
+        return ()
+    _, frames = next((block for block in blocks if block[0]), blocks[0])
+    return tuple(reversed(frames))

@@ -1,0 +1,338 @@
+"""Every way a server failure gets printed, produced for real where Python can produce it.
+
+Each function returns the text as it lands in a log (a list of lines): crashes of child processes
+are run and their stderr captured, exceptions are raised and formatted by the module that prints
+them in production (`traceback`, `faulthandler`, `concurrent.futures`, `multiprocessing`,
+IPython's `ultratb`, `logging`). Where no Python code prints a form (libstdc++'s terminate
+handler, Ray's RayTaskError, a log viewer's newest-first export, a markdown paste), the text is
+built from the format's definition around real tracebacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import faulthandler
+import io
+import logging
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import traceback
+
+from tests.realtb import capture, text_of
+
+
+def _run(script: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-X", "faulthandler", "-c", textwrap.dedent(script)],
+                          capture_output=True, text=True, timeout=60, check=False)
+
+
+# ----------------------------------------------------------------------------- native crashes
+
+SEGFAULT_SCRIPT = """
+    import ctypes
+
+    def read_weights(address):
+        return ctypes.string_at(address)
+
+    read_weights(0)
+"""
+
+
+def segfault_child() -> list[str]:
+    """A child that reads address 0: faulthandler's `Fatal Python error: Segmentation fault` dump."""
+    result = _run(SEGFAULT_SCRIPT)
+    assert result.returncode != 0
+    return result.stderr.splitlines()
+
+
+def abort_child() -> list[str]:
+    """A child that aborts with a second thread alive: `Fatal Python error: Aborted`, two threads."""
+    result = _run("""
+        import os, threading
+
+        def wait_forever(event):
+            event.wait()
+
+        event = threading.Event()
+        threading.Thread(target=wait_forever, args=(event,), daemon=True).start()
+
+        def shutdown():
+            os.abort()
+
+        shutdown()
+    """)
+    assert result.returncode != 0
+    return result.stderr.splitlines()
+
+
+def dumped_stack(header: str) -> list[str]:
+    """`faulthandler.dump_traceback` of this thread written to a file, under `header` (the line
+    faulthandler writes first when a fatal signal makes it dump)."""
+    def deep_in_the_model():
+        with tempfile.TemporaryFile("w+") as handle:
+            faulthandler.dump_traceback(handle, all_threads=False)
+            handle.seek(0)
+            return handle.read().splitlines()
+
+    return [header, "", *deep_in_the_model()]
+
+
+def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[str]:
+    """libstdc++'s verbose terminate handler on a c10 CUDA error (c10/cuda/CUDAException.cpp),
+    optionally rethrown by another thread that puts `what` in front of it (the NCCL watchdog)."""
+    return [
+        f"terminate called after throwing an instance of '{exception_type}'",
+        f"  what():  {what}CUDA error: an illegal memory access was encountered",
+        ("CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be "
+         "incorrect."),
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+        "",
+        ("Exception raised from c10_cuda_check_implementation at /pytorch/c10/cuda/CUDAException.cpp:43 "
+         "(most recent call first):"),
+        ("frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f3a2c4b9446 in "
+         "/usr/local/lib/python3.11/site-packages/torch/lib/libc10.so)"),
+        ("frame #1: <unknown function> + 0x1234 (0x7f3a2c4b7000 in /usr/local/lib/python3.11/site-packages/torch/lib/"
+         "libc10_cuda.so)"),
+    ]
+
+
+# ----------------------------------------------------------------------------- wrapped exceptions
+
+def _load_shard(name: str):
+    raise ValueError(f"shard {name} has 3 heads, expected 4")
+
+
+def pool_failure() -> list[str]:
+    """A ProcessPoolExecutor task that raised: the worker's `_RemoteTraceback` quoted in `\"\"\"`."""
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(_load_shard, "model-00003")
+        err = capture(future.result)
+    return text_of(err).splitlines()
+
+
+PROCESS_SCRIPT = """
+    import multiprocessing
+
+    def load(path):
+        with open(path) as handle:
+            return handle.read()
+
+    if __name__ == "__main__":
+        for path in ("/nonexistent/weights-1.bin", "/nonexistent/weights-2.bin"):
+            child = multiprocessing.Process(target=load, args=(path,))
+            child.start()
+            child.join()
+"""
+
+
+def failing_processes() -> list[str]:
+    """Two multiprocessing children failing one after the other: `Process Process-N:` headers."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as handle:
+        handle.write(textwrap.dedent(PROCESS_SCRIPT))
+    result = subprocess.run([sys.executable, handle.name], capture_output=True, text=True, timeout=60, check=False)
+    return result.stderr.splitlines()
+
+
+def _replica_init():
+    try:
+        _load_shard("model-00001")
+    except ValueError:
+        raise RuntimeError(traceback.format_exc()) from None  # as Ray Serve's replica wrapper does
+
+
+def nested_traceback() -> list[str]:
+    """An exception whose message is a whole traceback (Ray Serve re-raising format_exc())."""
+    return text_of(capture(_replica_init)).splitlines()
+
+
+def ray_task_error() -> list[str]:
+    """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
+    line naming the remote task, the remote frames (without a header) and the remote error."""
+    def driver():
+        raise RuntimeError("placeholder")
+
+    driver_lines = text_of(capture(driver)).splitlines()[:-1]  # header and frames
+    remote = text_of(capture(lambda: _load_shard("model-00002"))).splitlines()
+    return [*driver_lines,
+            ("ray.exceptions.RayTaskError(ValueError): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
+             "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"),
+            *remote[1:]]
+
+
+def _config_error():
+    class ConfigError(Exception):
+        pass
+
+    raise ConfigError("tensor_parallel_size must divide the number of heads")
+
+
+def locals_type() -> list[str]:
+    """An exception class defined inside a function: its type prints as `mod.func.<locals>.Name`."""
+    return text_of(capture(_config_error)).splitlines()
+
+
+def _compile_step():
+    raise TypeError("'NoneType' object is not subscriptable")
+
+
+def _dynamo_wrapped():
+    try:
+        try:
+            _compile_step()
+        except TypeError as err:
+            raise RuntimeError(
+                f"{type(err).__name__}: {err}\n\n"
+                "You can suppress this exception and fall back to eager by setting:\n"
+                "    import torch._dynamo\n"
+                "    torch._dynamo.config.suppress_errors = True\n") from err
+    except RuntimeError as err:
+        raise Exception(f"Capture cuda graph failed: {err}")  # noqa: TRY002 - as SGLang raises it; 'During handling'
+
+
+def paragraph_message() -> list[str]:
+    """A message with a blank line and an indented paragraph (torch._dynamo's hint), then a chain."""
+    return text_of(capture(_dynamo_wrapped)).splitlines()
+
+
+# ----------------------------------------------------------------------------- IPython
+
+IPYTHON_CELLS = ("def load(shards):\n    total = sum(shards)\n    raise ValueError(f'{total} shards, expected 8')\n",
+                 "import math\nload([1, 2, 3])\n")
+
+
+IPYTHON_CHAIN_CELL = ("def load():\n    try:\n        {}['lm_head.weight']\n    except KeyError as err:\n"
+                      "        raise RuntimeError('weights incomplete') from err\nload()\n")
+
+
+def ipython_traceback(cells: tuple[str, ...] = IPYTHON_CELLS) -> list[str]:
+    """IPython's own format, printed by a real InteractiveShell when IPython is installed."""
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:
+        return IPYTHON_FROM_DEFINITION
+    InteractiveShell.clear_instance()  # cells are numbered from 1 in each shell
+    shell = InteractiveShell.instance(colors="nocolor")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for cell in cells:
+            shell.run_cell(cell, store_history=True)
+    return out.getvalue().splitlines()
+
+
+# IPython.core.ultratb's layout (a dashed rule, `Type  Traceback (most recent call last)` padded to
+# 75 columns, frames `Cell In[N], line L[, in f(args)]` / `File path:L, in f(args)` over numbered
+# context with `---->` on the current line), for machines without IPython.
+IPYTHON_FROM_DEFINITION = [
+    "-" * 75,
+    "ValueError" + " " * 32 + "Traceback (most recent call last)",
+    "Cell In[2], line 2",
+    "      1 import math",
+    "----> 2 load([1, 2, 3])",
+    "",
+    "Cell In[1], line 3, in load(shards)",
+    "      1 def load(shards):",
+    "      2     total = sum(shards)",
+    "----> 3     raise ValueError(f'{total} shards, expected 8')",
+    "",
+    "ValueError: 6 shards, expected 8",
+]
+
+
+# IPython 7's layout of the same error: frames `<ipython-input-N-hash> in f(args)` or `path in f(args)`,
+# the line number only on the `---->` marker.
+IPYTHON7_FROM_DEFINITION = [
+    "-" * 75,
+    "ValueError" + " " * 32 + "Traceback (most recent call last)",
+    "<ipython-input-2-5b1c0d2e9f3a> in <module>",
+    "      1 import math",
+    "----> 2 load([1, 2, 3])",
+    "",
+    "<ipython-input-1-8e7f6a5b4c3d> in load(shards)",
+    "      1 def load(shards):",
+    "      2     total = sum(shards)",
+    "----> 3     raise ValueError(f'{total} shards, expected 8')",
+    "",
+    "ValueError: 6 shards, expected 8",
+]
+
+
+# ----------------------------------------------------------------------------- pasted and exported
+
+def newest_first(lines: list[str], strip: bool = True) -> list[str]:
+    """A log viewer's export, newest line first, indentation stripped."""
+    return [line.strip() if strip else line for line in reversed(lines)]
+
+
+def stripped(lines: list[str], gap: bool = False) -> list[str]:
+    """A paste that lost its indentation, optionally with a blank line before the exception line."""
+    out = [line.strip() for line in lines]
+    return [*out[:-1], "", out[-1]] if gap else out
+
+
+def markdown_bold(lines: list[str]) -> list[str]:
+    """A paste where the user put the exception line(s) in bold."""
+    return [f"**{line}**" if line and not line[0].isspace() and ": " in line and "Traceback" not in line
+            and not line.startswith(("The above", "During handling")) else line for line in lines]
+
+
+def hard_wrapped(lines: list[str], width: int) -> list[str]:
+    """A terminal's copy with hard line breaks every `width` columns."""
+    return [piece for line in lines for piece in ([line[i:i + width] for i in range(0, len(line), width)] or [""])]
+
+
+# ----------------------------------------------------------------------------- logged error lines
+
+def uvicorn_bind_error() -> list[str]:
+    """uvicorn's `logger.error(exc)` when the port is taken: the OSError asyncio raises, for real."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+
+    async def serve():
+        await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", port)
+
+    try:
+        err = capture(lambda: asyncio.run(serve()))
+    finally:
+        taken.close()
+    return [f"ERROR:    {err}"]  # uvicorn's default format: '%(levelprefix)s %(message)s'
+
+
+def logged_oserror() -> list[str]:
+    """`logger.error("...: %s: %s", type(err).__name__, err)` through logging's asctime format."""
+    err = OSError(28, "No space left on device")
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s"))
+    logger = logging.getLogger("trainer.checkpoint")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.error("saving step 1200 failed: %s: %s", type(err).__name__, err)
+    finally:
+        logger.removeHandler(handler)
+    return out.getvalue().splitlines()
+
+
+def _execute_model():
+    _load_shard("model-00004")
+
+
+def _worker_step():
+    try:
+        _execute_model()
+    except ValueError as err:
+        err.add_note(traceback.format_exc())  # a worker keeping its own stack in the error it re-raises
+        raise
+
+
+def traceback_in_a_note() -> list[str]:
+    """An exception carrying a note that is a whole traceback of itself."""
+    return text_of(capture(_worker_step)).splitlines()

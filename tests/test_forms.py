@@ -1,0 +1,302 @@
+"""Every form a failure is printed in (tests/failureforms.py) is read into one event with its type,
+message and innermost Python frame; in a run the right one is the root cause."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer.core.records import EventKind, Link
+from analyzer.core.scan import events_from_lines
+from tests import failureforms as forms
+from tests.realtb import capture, text_of
+from tests.support import builtin_engine
+
+
+def events(lines: list[str]):
+    return list(events_from_lines(lines, "server.log", builtin_engine().notices))
+
+
+def only(lines: list[str]):
+    (event,) = events(lines)
+    return event
+
+
+def incidents(lines: list[str]):
+    analysis = builtin_engine().analysis()
+    for event in events(lines):
+        analysis.add(event)
+    return analysis.incidents()
+
+
+def run_root(lines: list[str]):
+    (root,) = [incident for incident in incidents(lines) if incident.is_run_root]
+    return root
+
+
+# ----------------------------------------------------------------------------- native crashes
+
+
+def test_a_segfaulting_child_is_a_sigsegv_with_its_python_frames():
+    event = only(forms.segfault_child())
+    assert event.kind is EventKind.NATIVE and not event.truncated
+    assert (event.root.exception_type, event.root.message) == ("SIGSEGV", "Segmentation fault")
+    assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
+
+
+def test_an_abort_reads_the_current_thread_not_the_others():
+    event = only(forms.abort_child())
+    assert event.root.exception_type == "SIGABRT"
+    assert [f.function for f in event.root.frames] == ["<module>", "shutdown"]
+
+
+def test_a_faulthandler_stack_dump_gives_the_innermost_frame():
+    event = only(forms.dumped_stack("Fatal Python error: Bus error"))
+    assert event.root.exception_type == "SIGBUS" and event.root.raise_site.function == "deep_in_the_model"
+
+
+def test_a_faulthandler_timeout_dump_is_a_hang_report():
+    lines = [*forms.dumped_stack("Timeout (0:05:00)!"), "Extension modules: numpy.core._multiarray_umath (total: 1)"]
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message) == ("faulthandler.Timeout", "no progress for 0:05:00")
+    assert event.root.raise_site.function == "deep_in_the_model" and event.span.line_end == len(lines)
+
+
+def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_site():
+    first, second = events([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Segmentation fault")])
+    assert first.root.exception_type == "c10::Error"
+    assert first.root.message.startswith("CUDA error: an illegal memory access was encountered\n"
+                                         "CUDA kernel errors might be asynchronously reported")
+    assert "frame #" not in first.root.message and "Exception raised" not in first.root.message
+    site = first.root.raise_site
+    assert (site.path, site.lineno, site.function) == ("/pytorch/c10/cuda/CUDAException.cpp", 43,
+                                                       "c10_cuda_check_implementation")
+    assert second.root.exception_type == "SIGSEGV"  # another crash
+
+
+def test_the_abort_after_a_cxx_terminate_is_the_same_crash_and_gives_its_python_frames():
+    event = only([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Aborted")])
+    assert event.root.exception_type == "c10::Error" and "Fatal Python" not in event.root.message
+    assert event.root.raise_site.function == "deep_in_the_model"
+
+
+def test_a_watchdog_abort_is_a_consequence_of_the_error_before_it():
+    def step():
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    watchdog = "[PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+    found = incidents([*text_of(capture(step)).splitlines(), *forms.cxx_terminate("c10::DistBackendError", watchdog)])
+    root, abort = found
+    assert root.is_run_root and root.info.exception_type == "RuntimeError"
+    assert (abort.info.exception_type, abort.role, abort.caused_by) == ("c10::DistBackendError", "consequence", root.id)
+    assert abort.diagnosis.pattern.id == "torch.nccl-watchdog-abort"
+
+
+def test_shell_signal_lines():
+    killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
+                               "Segmentation fault (core dumped)"])
+    assert (killed.root.exception_type, segfault.root.exception_type) == ("SIGKILL", "SIGSEGV")
+    roles = {i.info.exception_type: i.role for i in incidents(["Killed", "Segmentation fault (core dumped)"])}
+    assert roles == {"SIGKILL": "consequence", "SIGSEGV": "root"}
+
+
+# ----------------------------------------------------------------------------- wrapped exceptions
+
+
+def test_a_process_pool_failure_keeps_the_worker_traceback_as_the_root():
+    event = only(forms.pool_failure())
+    remote, local = event.chain
+    assert (remote.exception_type, remote.message) == ("ValueError", "shard model-00003 has 3 heads, expected 4")
+    assert remote.raise_site.function == "_load_shard" and local.link is Link.CAUSE
+    assert run_root(forms.pool_failure()).info == remote
+
+
+def test_process_headers_end_the_message_before_them():
+    first, second = events(forms.failing_processes())
+    for event, shard in ((first, 1), (second, 2)):
+        assert event.root.exception_type == "FileNotFoundError"
+        assert event.root.message == f"[Errno 2] No such file or directory: '/nonexistent/weights-{shard}.bin'"
+        assert event.root.raise_site.function == "load"
+
+
+@pytest.mark.parametrize("after", ["srun: error: node-3: task 0: Exited with exit code 1",
+                                   "root@2735c75a627e:/sgl-workspace# exit", "FATA[0295] exec failed with exit code 1"])
+def test_a_message_ends_before_a_launcher_or_shell_line(after):
+    def missing():
+        import analyzer_no_such_module  # noqa: F401
+
+    lines = [*text_of(capture(missing)).splitlines(), after, "exit"]
+    assert only(lines).root.message == "No module named 'analyzer_no_such_module'"
+
+
+def test_a_message_that_is_a_traceback_is_parsed_and_its_inner_error_is_the_root():
+    event = only(forms.nested_traceback())
+    inner, outer = event.chain
+    assert (inner.exception_type, inner.raise_site.function) == ("ValueError", "_load_shard")
+    assert (outer.exception_type, outer.link) == ("RuntimeError", Link.CAUSE)
+    assert outer.message == "ValueError: shard model-00001 has 3 heads, expected 4"
+    assert run_root(forms.nested_traceback()).info == inner
+
+
+def test_a_ray_task_error_is_the_remote_error_wrapped():
+    event = only(forms.ray_task_error())
+    remote, wrapper = event.chain
+    assert (remote.exception_type, remote.raise_site.function) == ("ValueError", "_load_shard")
+    assert wrapper.exception_type == "ray.exceptions.RayTaskError(ValueError)"
+    assert wrapper.message.startswith("ray::Loader.load() (pid=4242") and wrapper.raise_site.function == "driver"
+    assert run_root(forms.ray_task_error()).info == remote
+
+
+def test_a_class_defined_in_a_function_is_an_exception_type():
+    event = only(forms.locals_type())
+    assert event.root.exception_type == "tests.failureforms._config_error.<locals>.ConfigError"
+    assert not event.truncated and event.root.raise_site.function == "_config_error"
+
+
+def test_a_message_paragraph_before_a_chain_separator_keeps_the_chain():
+    event = only(forms.paragraph_message())
+    assert [info.exception_type for info in event.chain] == ["TypeError", "RuntimeError", "Exception"]
+    assert "You can suppress this exception" in event.chain[1].message
+    assert "suppress_errors = True" in event.chain[1].message
+    assert event.chain[2].link is Link.CONTEXT
+
+
+def test_a_message_paragraph_without_a_separator_after_it_is_not_kept():
+    lines = forms.paragraph_message()
+    cut = lines[:lines.index("During handling of the above exception, another exception occurred:")]
+    event, *_ = events([*cut, "INFO 12-01 10:00:00 [engine.py:12] engine restarted"])
+    assert "You can suppress" not in event.chain[-1].message
+
+
+# ----------------------------------------------------------------------------- IPython
+
+
+@pytest.mark.parametrize("lines, cell", [(forms.ipython_traceback(), "Cell In[1]"),
+                                         (forms.IPYTHON_FROM_DEFINITION, "Cell In[1]"),
+                                         (forms.IPYTHON7_FROM_DEFINITION, "<ipython-input-1-8e7f6a5b4c3d>")],
+                         ids=("shell", "format", "ipython7"))
+def test_an_ipython_traceback(lines, cell):
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function) == (cell, 3, "load")
+    assert [frame.function for frame in event.root.frames] == ["<module>", "load"]
+    assert site.code == "raise ValueError(f'{total} shards, expected 8')"
+    assert not event.truncated
+
+
+def test_an_ipython_chain():
+    pytest.importorskip("IPython")
+    event = only(forms.ipython_traceback((forms.IPYTHON_CHAIN_CELL,)))
+    (key, wrapper) = event.chain
+    assert (key.exception_type, key.message, key.raise_site.function) == ("KeyError", "'lm_head.weight'", "load")
+    assert (wrapper.exception_type, wrapper.link, wrapper.raise_site.lineno) == ("RuntimeError", Link.CAUSE, 5)
+
+
+# ----------------------------------------------------------------------------- pasted and exported
+
+
+def _load_weights():
+    params = {"model.layers.0.mlp.gate_up_proj.weight": 0}
+    return params["model.layers.78.mlp.gate_up_proj.input_scale"]
+
+
+@pytest.mark.parametrize("strip", [True, False], ids=("stripped", "indented"))
+def test_a_newest_first_export_is_put_back_in_order(strip):
+    original = only(text_of(capture(_load_weights)).splitlines())
+    reversed_lines = ["[2026-04-04 06:24:51] Received sigquit from a child process. It usually means the child failed.",
+                      *forms.newest_first(text_of(capture(_load_weights)).splitlines(), strip)]
+    notice, event = events(reversed_lines)
+    assert notice.kind is EventKind.NOTICE
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
+
+
+@pytest.mark.parametrize("gap", [False, True], ids=("plain", "blank-before-exception"))
+def test_a_paste_that_lost_its_indentation(gap):
+    lines = text_of(capture(_load_weights)).splitlines()
+    original = only(lines)
+    event = only(forms.stripped(lines, gap))
+    assert not event.truncated and event.root.message == original.root.message
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+
+
+def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
+    lines = text_of(capture(_load_weights)).splitlines()[:3]
+    first, second = events([*lines, "", "loading shard 3", "KeyError: 'lm_head.weight'"])
+    assert first.truncated and not first.root.exception_type
+    assert second.kind is EventKind.BARE
+
+
+def test_a_bare_exception_line_followed_by_text_stays_bare_and_the_text_is_read():
+    first, second = events(["ValueError: expected 4 heads, got 3", "loading shard 3", "KeyError: 'lm_head.weight'"])
+    assert (first.kind, first.root.exception_type) == (EventKind.BARE, "ValueError")
+    assert (second.kind, second.root.exception_type) == (EventKind.BARE, "KeyError")
+
+
+def _wrapped_chain():
+    try:
+        _load_weights()
+    except KeyError as err:
+        raise RuntimeError("Failed to load weights") from err
+
+
+def test_markdown_bold_exception_lines_keep_the_chain():
+    event = only(forms.markdown_bold(text_of(capture(_wrapped_chain)).splitlines()))
+    assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("RuntimeError", Link.CAUSE)]
+    assert event.chain[1].message == "Failed to load weights"
+
+
+def test_a_frame_path_hard_wrapped_by_the_terminal():
+    path = "/home/user/" + "very-long-directory-name/" * 6 + "model_loader.py"
+    code = compile("def load():\n    raise KeyError('lm_head.weight')\n", path, "exec")
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - a function whose file has a long path
+    lines = text_of(capture(scope["load"])).splitlines()
+    wrapped = forms.hard_wrapped(lines, 100)
+    assert len(wrapped) > len(lines)
+    event = only(wrapped)
+    assert event.root.raise_site.path == path and event.root.raise_site.lineno == 2 and not event.truncated
+
+
+# ----------------------------------------------------------------------------- logged error lines
+
+
+def test_a_logged_bind_error_is_the_root_cause_of_the_refused_connections_after_it():
+    def warmup():
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    lines = [*forms.uvicorn_bind_error(), "waiting for the server to start", *text_of(capture(warmup)).splitlines()]
+    root = run_root(lines)
+    assert root.event.kind is EventKind.NOTICE and root.info.exception_type == "OSError"
+    assert root.info.message.startswith("[Errno 98] error while attempting to bind on address ('127.0.0.1', ")
+    assert root.diagnosis.pattern.id == "python.address-in-use"
+
+
+def test_an_exception_in_a_logged_error_line_is_a_notice():
+    event = only(forms.logged_oserror())
+    assert event.kind is EventKind.NOTICE
+    assert (event.root.exception_type, event.root.message) == ("OSError", "[Errno 28] No space left on device")
+
+
+def test_an_exception_named_in_an_info_line_is_not_an_error():
+    assert events(["2026-12-03 07:28:06,675 - trainer - INFO - retrying after OSError: [Errno 28] No space"]) == []
+
+
+def test_a_note_holding_a_traceback_is_not_a_second_error():
+    lines = forms.traceback_in_a_note()
+    assert sum(line.startswith("Traceback") for line in lines) == 2
+    event = only(lines)
+    assert event.root.exception_type == "ValueError" and event.root.raise_site.function == "_load_shard"
+    assert "_worker_step" in event.root.message  # the note is text of the message
+
+
+def test_two_tracebacks_back_to_back_are_two_errors():
+    lines = forms.traceback_in_a_note()
+    first = lines[:lines.index("Traceback (most recent call last):", 1)]  # the error without its note
+    assert len(events(first + first)) == 2  # the same error printed twice
+    note = lines[len(first):]
+    other = [*note[:-2], "KeyError: 'model.layers.0.mlp.gate_up_proj.input_scale'"]  # inner frames, another error
+    assert [e.root.exception_type for e in events(first + other)] == ["ValueError", "KeyError"]
