@@ -18,6 +18,7 @@ from rapidfuzz import fuzz
 
 from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
 from analyzer.core.schema import Pattern
+from analyzer.core.sites import SiteIndex
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN"]
@@ -82,6 +83,7 @@ class Matcher:
             src = pattern.source
             if src.path and src.function:
                 self._by_site[(_tail(src.path), _leaf(src.function))].append(entry)
+        self._sites = SiteIndex(self.patterns)
         self._match_cached = lru_cache(maxsize=65536)(self._match_uncached)
 
     def pattern(self, pattern_id: str) -> Pattern | None:
@@ -108,7 +110,7 @@ class Matcher:
         site = info.raise_site
         key = (info.short_type, info.message,
                package_relative(site.path) if site else None,
-               site.function if site else None, site.lineno if site else None)
+               site.function if site else None, site.lineno if site else None, site.code if site else None)
         return self._match_cached(key)
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
@@ -117,14 +119,17 @@ class Matcher:
             head, _, rest = message.partition(": ")
             if regex.fullmatch(r"[A-Za-z_][\w.]*", head):
                 exception_type, message = head.rsplit(".", 1)[-1], rest
-        return self._match_cached((exception_type, message, None, None, None))
+        return self._match_cached((exception_type, message, None, None, None, None))
 
     def _match_uncached(self, key) -> Diagnosis:
-        short_type, message, relpath, function, lineno = key
+        short_type, message, relpath, function, lineno, code = key
         words = set(_WORD.findall(message.lower()))
         exact = self._exact(short_type, message, words, relpath)
         if exact is not None:
             return exact
+        framed = self._sites.match(short_type, message, relpath, function, code) if self._sites else None
+        if framed is not None:  # no raise to match, but the very line and function it fails in
+            return Diagnosis(framed[0], MatchKind.RAISE_SITE, 0.95, framed[1])
         if relpath and function:
             site = self._raise_site(short_type, message, relpath, function, lineno)
             if site is not None:

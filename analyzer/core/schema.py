@@ -11,12 +11,13 @@ from typing import Any
 
 from analyzer.core.template import TemplateError, compile_template
 
-__all__ = ["Pattern", "PatternSource", "Fix", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
+__all__ = ["Pattern", "PatternSource", "PatternSite", "Fix", "SERVERS", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
 
 ROLES = ("root", "consequence")
 MATCH_KINDS = ("exception", "line")  # what a template is matched against: an exception message or a log line
 SEVERITIES = ("critical", "error", "warning", "info")
 _STYLES = ("auto", "fstring", "format", "percent", "plain")
+SERVERS = ("sglang", "vllm")  # a fix for one server's flags is only offered on that server's logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +31,22 @@ class PatternSource:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternSite:
+    """The frame an error is raised in when no `raise` names it (a failed `params_dict[name]`):
+    the innermost frame's function and source line, under a package path (see core/sites.py)."""
+
+    code: str
+    function: str | None = None
+    path: str | None = None  # a package-relative prefix, e.g. sglang/srt/models/
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
     title: str
     text: str = ""
     before: str | None = None  # example command line before the fix
     after: str | None = None
+    server: str | None = None  # the server whose flags it uses; None: any
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +67,7 @@ class Pattern:
     examples: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)  # file:line the pattern was read from
     match: str = "exception"  # "line": a notice found in a log line (core/notices.py), not an exception
+    site: PatternSite | None = None
 
     @property
     def curated(self) -> bool:
@@ -79,9 +92,11 @@ _FIELDS = {
     "id": str, "exception": str, "template": str, "style": str, "source": dict, "meaning": str,
     "trigger": str, "situations": str, "fixes": list, "related": list, "role": str, "severity": str,
     "tags": list, "examples": list, "template_locked": bool, "assert_expr": str, "match": str,
+    "site": dict,
 }
 _SOURCE_FIELDS = {"project": str, "path": str, "line": int, "function": str, "version": str, "commit": str}
-_FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str}
+_FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str, "server": str}
+_SITE_FIELDS = {"code": str, "function": str, "path": str}
 
 
 def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Pattern | None, list[SchemaProblem]]:
@@ -121,7 +136,17 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
             problem(f"fixes[{index}] needs at least a 'title' string")
             continue
         _check_fields(fix, _FIX_FIELDS, f"fixes[{index}]", problem)
-        fixes.append(Fix(fix["title"], _str(fix.get("text")), _opt(fix.get("before")), _opt(fix.get("after"))))
+        if fix.get("server") is not None and fix["server"] not in SERVERS:
+            problem(f"fixes[{index}]: 'server' must be one of {', '.join(SERVERS)}, got {fix['server']!r}")
+        if "{run." in fix["title"]:
+            problem(f"fixes[{index}]: the title may not use run values (a run without them would lose it)")
+        fixes.append(Fix(fix["title"], _str(fix.get("text")), _opt(fix.get("before")), _opt(fix.get("after")),
+                         _opt(fix.get("server"))))
+    site_data = data.get("site")
+    if isinstance(site_data, dict):
+        _check_fields(site_data, _SITE_FIELDS, "site", problem)
+        if not isinstance(site_data.get("code"), str) or not site_data["code"].strip():
+            problem("'site' needs the frame's source line as 'code'")
     for name in ("related", "tags", "examples"):
         if isinstance(data.get(name), list) and any(not isinstance(item, str) for item in data[name]):
             problem(f"'{name}' must be a list of strings")
@@ -152,6 +177,8 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         examples=tuple(data.get("examples") or ()),
         origin=where,
         match=data.get("match", "exception"),
+        site=PatternSite(" ".join(site_data["code"].split()), _opt(site_data.get("function")),
+                         _opt(site_data.get("path"))) if isinstance(site_data, dict) else None,
     )
     return pattern, []
 

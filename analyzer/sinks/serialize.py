@@ -84,7 +84,7 @@ def incident_dict(incident: Incident) -> dict[str, Any]:
 
 
 def fix_dict(fix: RenderedFix) -> dict[str, Any]:
-    return {"title": fix.title, "text": fix.text, "before": fix.before, "after": fix.after}
+    return {"title": fix.title, "text": fix.text, "before": fix.before, "after": fix.after, "command": fix.command}
 
 
 def pattern_source(pattern: Pattern | None) -> dict[str, Any] | None:
