@@ -29,6 +29,8 @@ def builtin_matcher() -> Matcher:
 def test_each_curated_example_matches_its_own_pattern(pattern):
     matcher = builtin_matcher()
     assert pattern.examples, "every curated pattern carries at least one real example"
+    if pattern.site is not None:
+        pytest.skip("told by its frame, not its message: tests/test_curated_pages.py scans it in a log")
     for example in pattern.examples:
         found = matcher.match_message(example, pattern.short_exception)
         assert (found.pattern.id, found.match_kind) == (pattern.id, MatchKind.EXACT), example
