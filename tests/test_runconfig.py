@@ -3,7 +3,10 @@ the flags of the server that wrote the log, and the user's launch command with t
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from rich.console import Console
 
 from analyzer.core.copyfix import apply_change
 from analyzer.core.render import render_fixes
@@ -11,6 +14,8 @@ from analyzer.core.runconfig import RunConfigCollector, Server, parse_launch_com
 from analyzer.core.scan import Analysis, events_from_lines
 from analyzer.core.schema import Fix
 from analyzer.core.triggers import TriggerFinder, available
+from analyzer.sinks.page import page_dict, render_page
+from analyzer.sinks.text import render_report
 from fixtures.generate import SCHED, Frame, foreign_exception, formatted
 from tests.test_packs import builtin_matcher
 
@@ -154,6 +159,13 @@ def test_oom_on_a_vllm_log_suggests_vllm_flags_only():
     text = " ".join(f"{f.title} {f.text} {f.before} {f.after}" for f in fixes)
     assert "--gpu-memory-utilization 0.8" in text and "--mem-fraction-static" not in text
     assert "--chunked-prefill-size" not in text
+    report = io.StringIO()
+    log = _oom_log([VLLM_ARGS, VLLM_ENGINE])
+    analysis = Analysis(builtin_matcher())
+    for event in events_from_lines(log, "server.log", analysis.notices):
+        analysis.add(event)
+    render_report(analysis.incidents(), Console(file=report, width=300), run=run_config_from_lines(log))
+    assert "--gpu-memory-utilization 0.8" in report.getvalue() and "mem-fraction" not in report.getvalue()
 
 
 @pytest.mark.skipif(not available(), reason="Hyperscan is not installed")
@@ -164,3 +176,24 @@ def test_the_fast_path_reports_configuration_lines():
     starts = {buffer.rfind(b"\n", 0, hit) + 1 for hit in TriggerFinder().scan(buffer)}
     reported = {buffer[s:buffer.index(b"\n", s)].decode() for s in starts}
     assert reported == set(lines) - {"INFO noise", "INFO more noise"}
+
+
+def test_text_and_page_sinks_render_the_runs_fixes():
+    command = "$ python -m sglang.launch_server --model-path /models/Llama-3.1-70B --tp 4 --mem-fraction-static 0.8"
+    log = _oom_log([command, SGLANG_ARGS])
+    analysis = Analysis(builtin_matcher())
+    for event in events_from_lines(log, "server.log", analysis.notices):
+        analysis.add(event)
+    run = run_config_from_lines(log)
+    out = io.StringIO()
+    render_report(analysis.incidents(), Console(file=out, width=300), run=run)
+    text = out.getvalue()
+    assert "after:  --mem-fraction-static 0.75" in text and "gpu-memory-utilization" not in text
+    assert ("your command, fixed: python -m sglang.launch_server --model-path /models/Llama-3.1-70B --tp 4 "
+            "--mem-fraction-static 0.75") in text
+    (incident,) = analysis.incidents()
+    page = io.StringIO()
+    render_page(incident.diagnosis.pattern, builtin_matcher(), Console(file=page, width=300), incident.diagnosis, run)
+    assert "--chunked-prefill-size 4096" in page.getvalue()
+    fixes = page_dict(incident.diagnosis.pattern, incident.diagnosis, run)["fixes"]
+    assert fixes[0]["command"].endswith("--mem-fraction-static 0.75")
