@@ -197,3 +197,14 @@ def test_text_and_page_sinks_render_the_runs_fixes():
     assert "--chunked-prefill-size 4096" in page.getvalue()
     fixes = page_dict(incident.diagnosis.pattern, incident.diagnosis, run)["fixes"]
     assert fixes[0]["command"].endswith("--mem-fraction-static 0.75")
+
+
+def test_explain_fills_a_page_from_a_logs_configuration(tmp_path, capsys):
+    from analyzer.cli import main
+
+    log = tmp_path / "server.log"
+    log.write_text(SGLANG_ARGS + "\n$ python -m sglang.launch_server --model-path /m --mem-fraction-static 0.8\n")
+    assert main(["explain", "torch.cuda-out-of-memory", "--config-from", str(log)]) == 0
+    page = capsys.readouterr().out
+    assert "after:  --mem-fraction-static 0.75" in page and "(vLLM)" not in page
+    assert "your command, fixed: python -m sglang.launch_server --model-path /m --mem-fraction-static 0.75" in page
