@@ -208,3 +208,10 @@ def test_explain_fills_a_page_from_a_logs_configuration(tmp_path, capsys):
     page = capsys.readouterr().out
     assert "after:  --mem-fraction-static 0.75" in page and "(vLLM)" not in page
     assert "your command, fixed: python -m sglang.launch_server --model-path /m --mem-fraction-static 0.75" in page
+
+
+def test_another_servers_command_is_not_this_runs():
+    config = run_config_from_lines(["python -m sglang.launch_server --tp 2 --cuda-graph-bs 1,2,4", VLLM_ARGS])
+    assert config.server is Server.VLLM and config.command is None and not config.has("tp_size")
+    sglang = run_config_from_lines(["python -m sglang.launch_server --tp 2 --cuda-graph-bs 1,2,4"])
+    assert sglang.get("cuda_graph_bs") == "1,2,4"  # a command-line word stays as typed unless it is a number

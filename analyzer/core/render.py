@@ -90,6 +90,11 @@ class _Formatter(string.Formatter):
         self.run_missing = True
         return _Missing(f"run.{name}")
 
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        if isinstance(value, _RunValue) and conversion:
+            return _RunValue(super().convert_field(value.value, conversion))
+        return super().convert_field(value, conversion)
+
     def format_field(self, value: Any, format_spec: str) -> str:
         if isinstance(value, _RunValue):
             return self._format_run(value.value, format_spec)

@@ -132,10 +132,11 @@ class RunConfigCollector:
     @property
     def config(self) -> RunConfig:
         server = self._server or (self._command.server if self._command else None) or self._hinted
-        settings = {**self._from_command, **self._settings}
+        command = self._command if self._command and self._command.server is server else None  # another run's
+        settings = {**(self._from_command if command else {}), **self._settings}
         model = settings.get(_MODEL_KEY[server]) if server else None
         return RunConfig(server, self._version, str(model) if model is not None else None,
-                         tuple(settings.items()), self._command)
+                         tuple(settings.items()), command)
 
     def _take(self, server: Server, pairs: list[tuple[str, Any]]) -> None:
         if self._server is not server:
@@ -206,7 +207,17 @@ def _command_settings(command: LaunchCommand):
             else:
                 yield attribute_of_flag(name, command.server), True
                 continue
-        yield attribute_of_flag(name, command.server), typed(value)
+        yield attribute_of_flag(name, command.server), _word_value(value)
+
+
+def _word_value(word: str) -> Any:
+    """A command-line value: a number where it is one, else the word as typed (`0,1` stays text)."""
+    for kind in (int, float):
+        try:
+            return kind(word)
+        except ValueError:
+            pass
+    return word
 
 
 def _is_flag(word: str) -> bool:
