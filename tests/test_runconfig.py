@@ -48,8 +48,8 @@ def test_vllm_engine_config_and_non_default_args():
     assert config.get("gpu_memory_utilization") == 0.85 and config.get("tensor_parallel_size") == 2
     assert config.get("max_model_len") == 32768  # the engine calls it max_seq_len, the flag --max-model-len
     assert config.get("tokenizer_mode") == "auto" and config.get("compilation_config")["level"] == 3
-    old = run_config_from_lines(["INFO 12-27 08:52:17 llm_engine.py:249] Initializing an LLM engine (v0.6.4) with "
-                                 "config: model='/data/Qwen2-VL', dtype=torch.bfloat16, max_seq_len=4096"])
+    old = run_config_from_lines([("INFO 12-27 08:52:17 llm_engine.py:249] Initializing an LLM engine (v0.6.4) with "
+                                 "config: model='/data/Qwen2-VL', dtype=torch.bfloat16, max_seq_len=4096")])
     assert old.version == "0.6.4" and old.get("max_model_len") == 4096
 
 
@@ -113,8 +113,8 @@ def test_without_the_value_the_example_is_left_out_not_guessed():
 
 
 def test_copy_fix_applies_the_change_to_the_users_command():
-    config = run_config_from_lines(["$ CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --model-path /m --tp 2 "
-                                    "--mem-fraction-static=0.8 --enable-two-batch-overlap", SGLANG_ARGS])
+    config = run_config_from_lines([("$ CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --model-path /m --tp 2 "
+                                    "--mem-fraction-static=0.8 --enable-two-batch-overlap"), SGLANG_ARGS])
     lower = render_fixes(FIXES, {}, config)[0]
     assert lower.command == ("CUDA_VISIBLE_DEVICES=0,1 python -m sglang.launch_server --model-path /m --tp 2 "
                              "--mem-fraction-static=0.75 --enable-two-batch-overlap")

@@ -27,7 +27,7 @@ from analyzer.core.copyfix import apply_change
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Fix
 
-__all__ = ["fill", "render_fix", "render_fixes", "RenderedFix"]
+__all__ = ["RenderedFix", "fill", "render_fix", "render_fixes"]
 
 _COMPUTE = re.compile(r"(?P<op>[-+*/])(?P<operand>\d+(?:\.\d+)?)")
 

@@ -22,8 +22,17 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Server", "LaunchCommand", "RunConfig", "RunConfigCollector", "run_config_from_lines",
-           "parse_launch_command", "attribute_of_flag", "join_words", "typed"]
+__all__ = [
+    "LaunchCommand",
+    "RunConfig",
+    "RunConfigCollector",
+    "Server",
+    "attribute_of_flag",
+    "join_words",
+    "parse_launch_command",
+    "run_config_from_lines",
+    "typed",
+]
 
 
 class Server(enum.Enum):
@@ -117,12 +126,11 @@ class RunConfigCollector:
             self._take(Server.VLLM, _dict_pairs(text[found.end():]))
         elif "server version" in text and (found := _VLLM_VERSION.search(text)):
             self._server, self._version = Server.VLLM, found["version"]
-        elif " serve" in text or "launch_server" in text or "api_server" in text:
-            if _PROGRAM.search(text):
-                if text.rstrip().endswith("\\"):
-                    self._continued = text.rstrip().removesuffix("\\")
-                else:
-                    self._take_command(text)
+        elif (" serve" in text or "launch_server" in text or "api_server" in text) and _PROGRAM.search(text):
+            if text.rstrip().endswith("\\"):
+                self._continued = text.rstrip().removesuffix("\\")
+            else:
+                self._take_command(text)
         if self._hinted is None and ('File "' in text or "pid=" in text) and (found := _SERVER_HINT.search(text)):
             self._hinted = Server.VLLM if found["worker"] else Server(found["frame"])
         if self._version is None and "/" in text and (found := _PATH_VERSION.search(text)):

@@ -6,10 +6,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from analyzer.core.incidents import Incident
-from analyzer.core.render import fill, render_fixes as rendered_fixes
+from analyzer.core.render import fill
+from analyzer.core.render import render_fixes as rendered_fixes
 from analyzer.core.runconfig import RunConfig
 
-__all__ = ["render_report", "render_incident", "render_fixes", "ordered_for_people"]
+__all__ = ["ordered_for_people", "render_fixes", "render_incident", "render_report"]
 
 _ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
 
