@@ -110,6 +110,10 @@ def test_without_the_value_the_example_is_left_out_not_guessed():
     assert everything[2].text == "" and everything[0].text == "Lower the fraction."
     tiny = run_config_from_lines(["server_args=ServerArgs(mem_fraction_static=0.04)"])
     assert render_fixes(FIXES[:1], {}, tiny)[0].after is None  # 0.04 - 0.05 is no fraction
+    full = run_config_from_lines(["server_args=ServerArgs(mem_fraction_static=0.97)"])
+    raise_it = Fix("Raise it", "", "--mem-fraction-static {run.mem_fraction_static}",
+                   "--mem-fraction-static {run.mem_fraction_static:+0.05}")
+    assert render_fixes((raise_it,), {}, full)[0].after is None  # nor is 1.02
 
 
 def test_copy_fix_applies_the_change_to_the_users_command():

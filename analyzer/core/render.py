@@ -123,7 +123,8 @@ class _Formatter(string.Formatter):
 
 def _compute(value: Any, op: str, operand_text: str) -> int | float | None:
     """`value op operand`, in the value's kind; None when it is no number or the result would not
-    stay on the value's side of zero (a memory fraction of -0.02 is no suggestion)."""
+    stay on the value's side of zero, or a fraction would reach 1 (a memory fraction of -0.02 or 1.03
+    is no suggestion)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     operand = float(operand_text)
@@ -136,7 +137,7 @@ def _compute(value: Any, op: str, operand_text: str) -> int | float | None:
         result = round(result, max(_decimals(repr(value)), _decimals(operand_text)))
     else:
         result = round(result, max(_decimals(repr(value)), 2))
-    if (value > 0 and result <= 0) or (value < 0 and result >= 0):
+    if (value > 0 and result <= 0) or (value < 0 and result >= 0) or (0 < value < 1 <= result):
         return None
     return result
 
