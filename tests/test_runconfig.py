@@ -219,3 +219,16 @@ def test_another_servers_command_is_not_this_runs():
     assert config.server is Server.VLLM and config.command is None and not config.has("tp_size")
     sglang = run_config_from_lines(["python -m sglang.launch_server --tp 2 --cuda-graph-bs 1,2,4"])
     assert sglang.get("cuda_graph_bs") == "1,2,4"  # a command-line word stays as typed unless it is a number
+
+
+def test_schema_checks_servers_titles_and_sites():
+    from analyzer.core.schema import build_pattern
+
+    base = {"id": "demo.x", "exception": "KeyError", "template": "{name!r}"}
+    good, problems = build_pattern({**base, "site": {"code": "param  =  params_dict[name]", "function": "load_weights"},
+                                    "fixes": [{"title": "t", "server": "vllm"}]}, "f.yaml:1", {})
+    assert not problems and good.site.code == "param = params_dict[name]" and good.fixes[0].server == "vllm"
+    _, problems = build_pattern({**base, "site": {"function": "f"},
+                                 "fixes": [{"title": "Set {run.tp_size}", "server": "trtllm"}]}, "f.yaml:1", {})
+    assert {p.message.split(":")[0] for p in problems} == {"fixes[0]", "'site' needs the frame's source line as 'code'"}
+    assert len(problems) == 3
