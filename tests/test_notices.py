@@ -52,6 +52,7 @@ def test_every_shipped_notice_example_is_found_behind_a_prefix(pattern, prefix):
 def test_shipped_notices_are_consequences_except_the_external_kill():
     roles = {p.id: p.role for p in LINE_PATTERNS}
     assert roles.pop("torch.elastic-death-signal") == "root"  # someone stopped the job: that is the cause
+    assert roles.pop("uvicorn.bind-address-in-use") == "root"  # the HTTP server never listened: nothing else ran
     assert set(roles.values()) == {"consequence"}
     assert {"sglang.sigquit-from-child", "sglang.child-process-failed", "torch.nccl-watchdog-timeout-line",
             "torch.nccl-watchdog-terminated", "torch.elastic-worker-failed"} <= set(roles)
