@@ -34,7 +34,7 @@ def _exception_class(name: str) -> type[BaseException]:
 
 
 def _innermost(pattern) -> Frame:
-    if pattern.site is not None:
+    if pattern.site is not None and pattern.site.code:
         site = pattern.site
         return Frame((site.path or "") + "llama.py", 480, site.function or "load_weights", "            " + site.code)
     src = pattern.source
@@ -51,6 +51,9 @@ def _traceback_text(pattern, example: str) -> str:
     cls = _exception_class(pattern.exception)
     exc = cls(ast.literal_eval(example)) if pattern.short_exception == "KeyError" else cls(example)
     outer = _VLLM_CORE if pattern.source.project == "vllm" else SCHED[:2]
+    if pattern.site is not None and pattern.site.within:  # the function it happens within, in its package
+        package = pattern.site.path or "sglang/srt/"
+        outer = outer + [Frame(package + "model_runner.py", 310, pattern.site.within[0], "        self.step()")]
     return formatted(outer + [_innermost(pattern)], exc)
 
 

@@ -230,5 +230,5 @@ def test_schema_checks_servers_titles_and_sites():
     assert not problems and good.site.code == "param = params_dict[name]" and good.fixes[0].server == "vllm"
     _, problems = build_pattern({**base, "site": {"function": "f"},
                                  "fixes": [{"title": "Set {run.tp_size}", "server": "trtllm"}]}, "f.yaml:1", {})
-    assert {p.message.split(":")[0] for p in problems} == {"fixes[0]", "'site' needs the frame's source line as 'code'"}
+    assert {p.message.split(":")[0] for p in problems} == {"fixes[0]", "'site' needs the frame's source line as 'code', or function names as 'within'"}
     assert len(problems) == 3

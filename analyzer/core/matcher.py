@@ -76,7 +76,7 @@ class Matcher:
             tokens = frozenset(_WORD.findall(literal.lower()))
             entry = _Entry(pattern, tokens, literal, pattern.short_exception)
             self._by_id[pattern.id] = entry
-            if tokens:  # the rarest-looking word (longest) is the index key
+            if tokens and pattern.site is None:  # the rarest-looking word (longest) is the index key
                 key = max(tokens, key=lambda t: (len(t), t))
                 self._by_token[key].append(entry)
                 self._by_token_type[(key, entry.short_type)].append(entry)
@@ -110,7 +110,8 @@ class Matcher:
         site = info.raise_site
         key = (info.short_type, info.message,
                package_relative(site.path) if site else None,
-               site.function if site else None, site.lineno if site else None, site.code if site else None)
+               site.function if site else None, site.lineno if site else None,
+               self._sites.stack(info.frames) if self._sites else None)
         return self._match_cached(key)
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
@@ -122,19 +123,26 @@ class Matcher:
         return self._match_cached((exception_type, message, None, None, None, None))
 
     def _match_uncached(self, key) -> Diagnosis:
-        short_type, message, relpath, function, lineno, code = key
+        short_type, message, relpath, function, lineno, stack = key
         words = set(_WORD.findall(message.lower()))
         exact = self._exact(short_type, message, words, relpath)
+        framed = self._sites.match(short_type, message, stack) if stack else None
+        if framed is not None and (exact is None or len(self._by_id[framed[0].id].literal)
+                                   >= len(self._by_id[exact.pattern.id].literal)):
+            return self._framed(*framed)  # the frames say more than a message another pattern shares
         if exact is not None:
             return exact
-        framed = self._sites.match(short_type, message, relpath, function, code) if self._sites else None
-        if framed is not None:  # no raise to match, but the very line and function it fails in
-            return Diagnosis(framed[0], MatchKind.RAISE_SITE, 0.95, framed[1])
         if relpath and function:
             site = self._raise_site(short_type, message, relpath, function, lineno)
             if site is not None:
                 return site
         return self._fuzzy(short_type, message, words) or UNKNOWN
+
+    def _framed(self, pattern: Pattern, params: dict[str, Any]) -> Diagnosis:
+        """A site pattern's diagnosis: exact when its template has words to match, else by its frame."""
+        if self._by_id[pattern.id].literal:
+            return Diagnosis(pattern, MatchKind.EXACT, 1.0, params)
+        return Diagnosis(pattern, MatchKind.RAISE_SITE, 0.95, params)
 
     def _bucket(self, word: str, short_type: str | None) -> list[_Entry] | tuple[()]:
         """The entries indexed under `word`; only those of exception `short_type` when it is given."""

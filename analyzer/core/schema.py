@@ -32,12 +32,14 @@ class PatternSource:
 
 @dataclass(frozen=True, slots=True)
 class PatternSite:
-    """The frame an error is raised in when no `raise` names it (a failed `params_dict[name]`):
-    the innermost frame's function and source line, under a package path (see core/sites.py)."""
+    """Where an error happens, for errors a message cannot tell apart (see core/sites.py): the
+    innermost frame's source line and function (a failed `params_dict[name]`), or functions
+    anywhere in the stack (`load_model`), under a package path prefix."""
 
-    code: str
+    code: str | None = None
     function: str | None = None
     path: str | None = None  # a package-relative prefix, e.g. sglang/srt/models/
+    within: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,7 @@ _FIELDS = {
 }
 _SOURCE_FIELDS = {"project": str, "path": str, "line": int, "function": str, "version": str, "commit": str}
 _FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str, "server": str}
-_SITE_FIELDS = {"code": str, "function": str, "path": str}
+_SITE_FIELDS = {"code": str, "function": str, "path": str, "within": list}
 
 
 def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Pattern | None, list[SchemaProblem]]:
@@ -145,8 +147,11 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
     site_data = data.get("site")
     if isinstance(site_data, dict):
         _check_fields(site_data, _SITE_FIELDS, "site", problem)
-        if not isinstance(site_data.get("code"), str) or not site_data["code"].strip():
-            problem("'site' needs the frame's source line as 'code'")
+        within = site_data.get("within")
+        if within is not None and (not isinstance(within, list) or not all(isinstance(f, str) for f in within)):
+            problem("'within' in site must be a list of function names")
+        if not (isinstance(site_data.get("code"), str) and site_data["code"].strip()) and not within:
+            problem("'site' needs the frame's source line as 'code', or function names as 'within'")
     for name in ("related", "tags", "examples"):
         if isinstance(data.get(name), list) and any(not isinstance(item, str) for item in data[name]):
             problem(f"'{name}' must be a list of strings")
@@ -177,8 +182,9 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         examples=tuple(data.get("examples") or ()),
         origin=where,
         match=data.get("match", "exception"),
-        site=PatternSite(" ".join(site_data["code"].split()), _opt(site_data.get("function")),
-                         _opt(site_data.get("path"))) if isinstance(site_data, dict) else None,
+        site=PatternSite(" ".join(site_data["code"].split()) if site_data.get("code") else None,
+                         _opt(site_data.get("function")), _opt(site_data.get("path")),
+                         tuple(site_data.get("within") or ())) if isinstance(site_data, dict) else None,
     )
     return pattern, []
 

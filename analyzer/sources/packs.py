@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 from analyzer import __version__
-from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
+from analyzer.core.schema import Fix, Pattern, PatternSite, PatternSource, SchemaProblem, build_pattern
 
 __all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "ENV_VAR"]
 
@@ -116,8 +116,9 @@ def _load_cached(path: Path) -> tuple[list[Pattern], list[SchemaProblem]]:
         stat = path.stat()
     except OSError as err:
         return [], [SchemaProblem(str(path), f"cannot read: {err}")]
-    # The record's field names are part of the key: a pickle of an older Pattern would load without error.
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, __version__, tuple(Pattern.__dataclass_fields__))
+    # The records' field names are part of the key: a pickle of an older record would load without error.
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, __version__,
+           tuple(tuple(record.__dataclass_fields__) for record in (Pattern, PatternSource, PatternSite, Fix)))
     cache = _cache_dir() / (hashlib.sha1(key[0].encode()).hexdigest() + ".pickle")
     try:
         with open(cache, "rb") as handle:
