@@ -104,3 +104,26 @@ def test_weight_loading_keyerror_is_told_by_its_frame_not_its_message():
     for event in events_from_lines(elsewhere, "server.log", analysis.notices):
         analysis.add(event)
     assert all(i.diagnosis.pattern is None or "weight" not in i.diagnosis.pattern.id for i in analysis.incidents())
+
+
+@pytest.mark.parametrize("frames, expected", [
+    ([Frame("sglang/srt/model_executor/model_runner.py", 310, "load_model", "        self.model = get_model()")],
+     "torch.cuda-oom-loading-weights"),
+    ([Frame("sglang/srt/model_executor/cuda_graph_runner.py", 420, "capture_one_batch_size", "        run_once()")],
+     "torch.cuda-oom-graph-capture"),
+    ([Frame("vllm/worker/worker.py", 230, "determine_num_available_blocks", "        self.model_runner.profile_run()")],
+     "vllm.oom-during-memory-profiling"),
+    ([Frame("sglang/srt/managers/tp_worker.py", 402, "forward_batch_generation", "        logits = self.forward()")],
+     "torch.cuda-out-of-memory"),
+])
+def test_one_oom_message_is_told_apart_by_the_phase_it_happens_in(frames, expected):
+    oom = _exception_class("torch.OutOfMemoryError")(
+        "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.19 GiB of which 1.50 GiB "
+        "is free. Including non-PyTorch memory, this process has 77.68 GiB memory in use.")
+    inner = Frame("torch/nn/modules/linear.py", 125, "forward", "        return F.linear(input, self.weight, self.bias)")
+    lines = formatted(SCHED[:1] + frames + [inner], oom).splitlines()
+    analysis = Analysis(_analysis_patterns())
+    for event in events_from_lines([f"[rank1]: {line}" for line in lines], "server.log", analysis.notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.diagnosis.pattern.id == expected
