@@ -252,9 +252,9 @@ def _argparse(rng: random.Random, when: datetime, version: str) -> Built:
 
 
 def _weights(rng: random.Random, when: datetime, version: str) -> Built:
-    """An error no pattern knows: the report names it by its fingerprint."""
+    """A checkpoint weight the model lacks: no raise names it, the frame it fails in does."""
     text = _head(when, version, 2) + _weights_failure(when + timedelta(seconds=40), rng.randrange(2, 60))
-    return Built({"server.log": text}, (Expected("server.log", None, "KeyError", "root", 2),))
+    return Built({"server.log": text}, (Expected("server.log", "sglang.weight-not-in-model", "KeyError", "root", 2),))
 
 
 def _empty(rng: random.Random, when: datetime, version: str) -> Built:

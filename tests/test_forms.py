@@ -272,7 +272,7 @@ def test_a_logged_bind_error_is_the_root_cause_of_the_refused_connections_after_
     root = run_root(lines)
     assert root.event.kind is EventKind.NOTICE and root.info.exception_type == "OSError"
     assert root.info.message.startswith("[Errno 98] error while attempting to bind on address ('127.0.0.1', ")
-    assert root.diagnosis.pattern.id == "python.address-in-use"
+    assert root.diagnosis.pattern.id == "uvicorn.bind-address-in-use"
 
 
 def test_an_exception_in_a_logged_error_line_is_a_notice():

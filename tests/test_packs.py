@@ -29,9 +29,13 @@ def builtin_matcher() -> Matcher:
 def test_each_curated_example_matches_its_own_pattern(pattern):
     matcher = builtin_matcher()
     assert pattern.examples, "every curated pattern carries at least one real example"
+    if pattern.site is not None:
+        pytest.skip("told by its frame, not its message: tests/test_curated_pages.py scans it in a log")
     for example in pattern.examples:
         found = matcher.match_message(example, pattern.short_exception)
-        assert (found.pattern.id, found.match_kind) == (pattern.id, MatchKind.EXACT), example
+        # a short, generic text is only "possible" without a traceback to confirm its site (issue #17)
+        assert found.pattern is not None and found.pattern.id == pattern.id, example
+        assert found.match_kind in (MatchKind.EXACT, MatchKind.POSSIBLE), example
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:

@@ -26,6 +26,7 @@ LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CRASH = str(LOGS / "sglang_8rank_scheduler_crash.log")
 DEEPSEEK = str(LOGS / "sglang_deepseek_v4_cp_a2a.log")
 CHAINED = str(LOGS / "sglang_chained_weight_loading.log")
+INTERLEAVED = str(LOGS / "torchrun_interleaved.log")  # holds an error no pattern knows
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +178,7 @@ def test_n_and_p_jump_between_incidents(engine):
 
 
 def test_filters_cycle_through_known_unknown_roots_and_consequences(engine):
-    expected = engine_incidents(engine, CHAINED, CRASH)
+    expected = engine_incidents(engine, CHAINED, CRASH, INTERLEAVED)
     known = [i.id for i in expected if i.diagnosis.known]
     unknown = [i.id for i in expected if not i.diagnosis.known]
     assert known and unknown
@@ -196,7 +197,7 @@ def test_filters_cycle_through_known_unknown_roots_and_consequences(engine):
         await pilot.press("f")
         assert rows(app) == [i.id for i in expected]
 
-    triage(LiveScan(engine, [CHAINED, CRASH]), scenario)
+    triage(LiveScan(engine, [CHAINED, CRASH, INTERLEAVED]), scenario)
 
 
 def test_slash_searches_messages_and_escape_clears(engine):
@@ -292,7 +293,7 @@ def test_e_on_an_unknown_error_stays_put(engine):
         await pilot.press("e")
         assert not isinstance(app.screen, PatternScreen)
 
-    triage(LiveScan(engine, [CHAINED]), scenario)
+    triage(LiveScan(engine, [INTERLEAVED]), scenario)
 
 
 def test_question_mark_lists_the_keys(engine):

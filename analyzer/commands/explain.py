@@ -10,7 +10,9 @@ from analyzer.sinks.console import output_console
 
 from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_pack_arguments, engine_from
+from analyzer.core.runconfig import run_config_from_lines
 from analyzer.sinks.page import page_dict, render_page
+from analyzer.sources.files import read_lines
 
 __all__ = ["register", "run"]
 
@@ -22,6 +24,9 @@ def register(subparsers) -> None:
                                                "error message (optionally starting with 'ValueError: ').")
     parser.add_argument("query", metavar="ID_OR_MESSAGE")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--config-from", metavar="LOG",
+                        help="fill the fixes with the run's own settings and launch command, read from this log "
+                             "(SGLang's server_args line, vLLM's engine config, a launch command)")
     add_pack_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -36,8 +41,12 @@ def run(args: argparse.Namespace) -> int:
     if pattern is None:
         print(f"analyzer: no known error matches {args.query[:200]!r}", file=sys.stderr)
         return Exit.FOUND
+    run = None
+    if args.config_from:
+        run = run_config_from_lines(read_lines(args.config_from, lambda problem: print(
+            f"analyzer: {problem}", file=sys.stderr)))
     if args.format == "json":
-        print(json.dumps(page_dict(pattern, diagnosis), ensure_ascii=False, indent=2))
+        print(json.dumps(page_dict(pattern, diagnosis, run), ensure_ascii=False, indent=2))
     else:
-        render_page(pattern, matcher, output_console(), diagnosis)
+        render_page(pattern, matcher, output_console(), diagnosis, run)
     return Exit.OK

@@ -26,6 +26,7 @@ from analyzer.core.evidence import (
 )
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
+from analyzer.core.sites import SiteIndex, StackKey
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 from analyzer.core.template.fields import literal_parts, literal_text
@@ -84,10 +85,12 @@ class _Entry:
 def index_keys(pattern: Pattern) -> tuple[str | None, Site | None]:
     """Where a pattern is filed: its rarest-looking literal word (the longest, a content word if it
     has any) and its raise site. A signature extracted from a logger call is filed under no word: it
-    is no exception, never a traceback's diagnosis (`explain ID` still finds it)."""
+    is no exception, never a traceback's diagnosis (`explain ID` still finds it); nor is a pattern told
+    by its frames (`site:`), which the Matcher asks for by the stack."""
     _, tokens = literal_parts(pattern.template, _WORD, pattern.style)
     logged = pattern.exception.startswith("log.") and pattern.match != "line"
-    word = max(content_words(tokens) or tokens, key=lambda t: (len(t), t)) if tokens and not logged else None
+    unfiled = logged or pattern.site is not None  # a frame pattern is found by its frames (core/sites.py)
+    word = max(content_words(tokens) or tokens, key=lambda t: (len(t), t)) if tokens and not unfiled else None
     src = pattern.source
     return word, site_key(src.path, src.function) if src.path and src.function else None
 
@@ -109,6 +112,7 @@ class Matcher:
         self._entries: dict[str, _Entry] = {}  # the candidates read so far, by id
         self._buckets: dict[tuple[str, str | None], list[_Entry]] = {}
         self._sites: dict[Site, list[_Entry]] = {}
+        self._framed = SiteIndex(self.store.frame_patterns())  # errors told by where they happen
         self._match_cached = lru_cache(maxsize=65536)(self._match_uncached)
 
     @property
@@ -150,7 +154,8 @@ class Matcher:
         return best
 
     def match(self, info: ErrorInfo) -> Diagnosis:
-        return self._match_cached((info.short_type, info.message, site_frames(info.frames)))
+        stack = self._framed.stack(info.frames) if self._framed else ()
+        return self._match_cached((info.short_type, info.message, site_frames(info.frames), stack))
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""
@@ -158,12 +163,16 @@ class Matcher:
             head, _, rest = message.partition(": ")
             if regex.fullmatch(r"[A-Za-z_][\w.]*", head):
                 exception_type, message = head.rsplit(".", 1)[-1], rest
-        return self._match_cached((exception_type, message, ()))
+        return self._match_cached((exception_type, message, (), ()))
 
-    def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...]]) -> Diagnosis:
-        short_type, message, frames = key
+    def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...], StackKey]) -> Diagnosis:
+        short_type, message, frames, stack = key
         words = message_words(message)
         exact = self._exact(short_type, message, words, frames)
+        framed = self._framed.match(short_type, message, stack) if stack else None
+        if framed is not None and (exact is None or len(self._entry(framed[0]).literal)
+                                   >= len(self._entry(exact.pattern).literal)):
+            return self._by_frame(*framed)  # the frames say more than a message another pattern shares
         if exact is not None and exact.match_kind is MatchKind.EXACT and (
                 not frames or Evidence.FUNCTION in exact.evidence):
             return exact
@@ -172,6 +181,13 @@ class Matcher:
             # a text raised elsewhere fits, but the traceback stops at a known raise whose text resembles it
             return site if site is not None and (Evidence.TEXT | Evidence.ASSERT) & site.evidence else exact
         return site or self._fuzzy(short_type, message, words, frames) or exact or UNKNOWN
+
+    def _by_frame(self, pattern: Pattern, params: dict[str, Any]) -> Diagnosis:
+        """A frame pattern's diagnosis: exact when its template has words to match, else by its frame."""
+        evidence = Evidence.FUNCTION | Evidence.PACKAGE
+        if self._entry(pattern).literal:
+            return Diagnosis(pattern, MatchKind.EXACT, 1.0, params, 0, evidence | Evidence.MESSAGE)
+        return Diagnosis(pattern, MatchKind.RAISE_SITE, 0.95, params, 0, evidence)
 
     def _bucket(self, word: str, short_type: str | None) -> list[_Entry]:
         """The entries indexed under `word`; only those of exception `short_type` when it is given."""

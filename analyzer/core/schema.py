@@ -11,12 +11,13 @@ from typing import Any
 
 from analyzer.core.template import TemplateError, compile_template
 
-__all__ = ["Pattern", "PatternSource", "Fix", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
+__all__ = ["Pattern", "PatternSource", "PatternSite", "Fix", "SERVERS", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
 
 ROLES = ("root", "consequence")
 MATCH_KINDS = ("exception", "line")  # what a template is matched against: an exception message or a log line
 SEVERITIES = ("critical", "error", "warning", "info")
 _STYLES = ("auto", "fstring", "format", "percent", "plain")
+SERVERS = ("sglang", "vllm")  # a fix for one server's flags is only offered on that server's logs
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +31,24 @@ class PatternSource:
 
 
 @dataclass(frozen=True, slots=True)
+class PatternSite:
+    """Where an error happens, for errors a message cannot tell apart (see core/sites.py): the
+    innermost frame's source line and function (a failed `params_dict[name]`), or functions
+    anywhere in the stack (`load_model`), under a package path prefix."""
+
+    code: str | None = None
+    function: str | None = None
+    path: str | None = None  # a package-relative prefix, e.g. sglang/srt/models/
+    within: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Fix:
     title: str
     text: str = ""
     before: str | None = None  # example command line before the fix
     after: str | None = None
+    server: str | None = None  # the server whose flags it uses; None: any
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +70,7 @@ class Pattern:
     origin: str = field(default="", compare=False)  # file:line the pattern was read from
     match: str = "exception"  # "line": a notice found in a log line (core/notices.py), not an exception
     assert_expr: str = ""  # a bare assert's condition: the traceback shows `assert <it>` as the raise site's line
+    site: PatternSite | None = None
 
     @property
     def curated(self) -> bool:
@@ -80,9 +95,11 @@ _FIELDS = {
     "id": str, "exception": str, "template": str, "style": str, "source": dict, "meaning": str,
     "trigger": str, "situations": str, "fixes": list, "related": list, "role": str, "severity": str,
     "tags": list, "examples": list, "template_locked": bool, "assert_expr": str, "match": str,
+    "site": dict,
 }
 _SOURCE_FIELDS = {"project": str, "path": str, "line": int, "function": str, "version": str, "commit": str}
-_FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str}
+_FIX_FIELDS = {"title": str, "text": str, "before": str, "after": str, "server": str}
+_SITE_FIELDS = {"code": str, "function": str, "path": str, "within": list}
 
 
 def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Pattern | None, list[SchemaProblem]]:
@@ -122,7 +139,20 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
             problem(f"fixes[{index}] needs at least a 'title' string")
             continue
         _check_fields(fix, _FIX_FIELDS, f"fixes[{index}]", problem)
-        fixes.append(Fix(fix["title"], _str(fix.get("text")), _opt(fix.get("before")), _opt(fix.get("after"))))
+        if fix.get("server") is not None and fix["server"] not in SERVERS:
+            problem(f"fixes[{index}]: 'server' must be one of {', '.join(SERVERS)}, got {fix['server']!r}")
+        if "{run." in fix["title"]:
+            problem(f"fixes[{index}]: the title may not use run values (a run without them would lose it)")
+        fixes.append(Fix(fix["title"], _str(fix.get("text")), _opt(fix.get("before")), _opt(fix.get("after")),
+                         _opt(fix.get("server"))))
+    site_data = data.get("site")
+    if isinstance(site_data, dict):
+        _check_fields(site_data, _SITE_FIELDS, "site", problem)
+        within = site_data.get("within")
+        if within is not None and (not isinstance(within, list) or not all(isinstance(f, str) for f in within)):
+            problem("'within' in site must be a list of function names")
+        if not (isinstance(site_data.get("code"), str) and site_data["code"].strip()) and not within:
+            problem("'site' needs the frame's source line as 'code', or function names as 'within'")
     for name in ("related", "tags", "examples"):
         if isinstance(data.get(name), list) and any(not isinstance(item, str) for item in data[name]):
             problem(f"'{name}' must be a list of strings")
@@ -154,6 +184,9 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
         origin=where,
         match=data.get("match", "exception"),
         assert_expr=_str(data.get("assert_expr")).strip(),
+        site=PatternSite(" ".join(site_data["code"].split()) if site_data.get("code") else None,
+                         _opt(site_data.get("function")), _opt(site_data.get("path")),
+                         tuple(site_data.get("within") or ())) if isinstance(site_data, dict) else None,
     )
     return pattern, []
 

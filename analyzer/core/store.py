@@ -32,6 +32,9 @@ class PatternStore(Protocol):
     def line_patterns(self) -> Sequence[Pattern]:
         """The `match: line` patterns (log-line notices)."""
 
+    def frame_patterns(self) -> Sequence[Pattern]:
+        """The patterns told by the frames they happen in (`site:`, core/sites.py)."""
+
     def ids(self) -> frozenset[str]: ...
 
     def __iter__(self) -> Iterator[Pattern]:
@@ -55,6 +58,7 @@ class MemoryStore:
             if site:
                 self._by_site[site].append(pattern)
         self._lines = tuple(p for p in self._by_id.values() if p.match == "line")
+        self._framed = tuple(p for p in self._by_id.values() if p.site is not None)
 
     def get(self, pattern_id: str) -> Pattern | None:
         return self._by_id.get(pattern_id)
@@ -67,6 +71,9 @@ class MemoryStore:
 
     def line_patterns(self) -> Sequence[Pattern]:
         return self._lines
+
+    def frame_patterns(self) -> Sequence[Pattern]:
+        return self._framed
 
     def ids(self) -> frozenset[str]:
         return frozenset(self._by_id)

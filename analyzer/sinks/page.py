@@ -8,15 +8,18 @@ from rich.console import Console
 from rich.markup import escape
 
 from analyzer.core.matcher import Diagnosis, Matcher
-from analyzer.core.render import fill, render_fix
+from analyzer.core.render import fill, render_fixes
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 from analyzer.sinks.serialize import fix_dict, jsonable, pattern_source
-from analyzer.sinks.text import render_fixes
+from analyzer.sinks.text import render_fixes as print_fixes
 
 __all__ = ["render_page", "page_dict"]
 
 
-def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis: Diagnosis | None = None) -> None:
+def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis: Diagnosis | None = None,
+                run: RunConfig | None = None) -> None:
+    """`run`, the configuration of the run the error came from, fills the fixes with its values."""
     params = diagnosis.params if diagnosis else {}
     src = pattern.source
     console.print(f"[bold]{escape(pattern.id)}[/]  [dim]{escape(src.project or '')} · {pattern.severity} · "
@@ -39,7 +42,7 @@ def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis:
                         pattern.situations and f"Common situations: {pattern.situations}") if x))
     if pattern.fixes:
         console.print("[bold]Fixes[/]")
-        render_fixes(pattern.fixes, params, console, label="{number}.")
+        print_fixes(pattern.fixes, params, console, label="{number}.", run=run)
         console.print()
     if pattern.examples:
         _section(console, "Examples", "\n".join(f"{pattern.exception}: {e}" for e in pattern.examples))
@@ -53,13 +56,13 @@ def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis:
         console.print(f"[dim]defined at {escape(pattern.origin)}[/]")
 
 
-def page_dict(pattern: Pattern, diagnosis: Diagnosis | None = None) -> dict[str, Any]:
+def page_dict(pattern: Pattern, diagnosis: Diagnosis | None = None, run: RunConfig | None = None) -> dict[str, Any]:
     params = diagnosis.params if diagnosis else {}
     return {
         "id": pattern.id, "exception": pattern.exception, "template": pattern.template,
         "source": pattern_source(pattern), "meaning": fill(pattern.meaning, params) or None,
         "trigger": pattern.trigger or None, "situations": pattern.situations or None,
-        "fixes": [fix_dict(render_fix(fix, params)) for fix in pattern.fixes],
+        "fixes": [fix_dict(fix) for fix in render_fixes(pattern.fixes, params, run)],
         "related": list(pattern.related), "role": pattern.role, "severity": pattern.severity,
         "tags": list(pattern.tags), "examples": list(pattern.examples),
         "match_kind": diagnosis.match_kind.value if diagnosis else None,

@@ -7,7 +7,8 @@ from typing import Any
 
 from analyzer.core.incidents import Incident
 from analyzer.core.records import ErrorInfo, Frame
-from analyzer.core.render import RenderedFix, fill, render_fix
+from analyzer.core.render import RenderedFix, fill, render_fixes
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 
 __all__ = ["incident_dict", "jsonable", "frame_dict", "fix_dict", "pattern_source"]
@@ -46,7 +47,8 @@ def _link(info: ErrorInfo) -> dict[str, Any]:
     return data
 
 
-def incident_dict(incident: Incident) -> dict[str, Any]:
+def incident_dict(incident: Incident, run: RunConfig | None = None) -> dict[str, Any]:
+    """`run`, the configuration of the run the log came from, fills the fixes (core/render.py)."""
     event, diagnosis, info = incident.event, incident.diagnosis, incident.info
     pattern = diagnosis.pattern
     params = jsonable(diagnosis.params) if pattern else None
@@ -73,7 +75,7 @@ def incident_dict(incident: Incident) -> dict[str, Any]:
         "evidence": diagnosis.evidence.names if pattern else None,
         "params": params,
         "meaning": fill(pattern.meaning, diagnosis.params) or None if pattern else None,
-        "fixes": [fix_dict(render_fix(fix, diagnosis.params)) for fix in pattern.fixes] if pattern else None,
+        "fixes": [fix_dict(fix) for fix in render_fixes(pattern.fixes, diagnosis.params, run)] if pattern else None,
         "pattern_source": pattern_source(pattern),
         "severity": pattern.severity if pattern else None,
         "role": incident.role,
@@ -85,7 +87,7 @@ def incident_dict(incident: Incident) -> dict[str, Any]:
 
 
 def fix_dict(fix: RenderedFix) -> dict[str, Any]:
-    return {"title": fix.title, "text": fix.text, "before": fix.before, "after": fix.after}
+    return {"title": fix.title, "text": fix.text, "before": fix.before, "after": fix.after, "command": fix.command}
 
 
 def pattern_source(pattern: Pattern | None) -> dict[str, Any] | None:

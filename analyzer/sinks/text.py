@@ -6,9 +6,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from analyzer.core.incidents import Incident
-from analyzer.core.render import fill, render_fix
+from analyzer.core.render import fill
+from analyzer.core.render import render_fixes as rendered_fixes
+from analyzer.core.runconfig import RunConfig
 
-__all__ = ["render_report", "render_incident", "render_fixes", "ordered_for_people"]
+__all__ = ["ordered_for_people", "render_fixes", "render_incident", "render_report"]
 
 _ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
 
@@ -19,7 +21,8 @@ def ordered_for_people(incidents: list[Incident]) -> list[Incident]:
 
 
 def render_report(incidents: list[Incident], console: Console, show_all: bool = False,
-                  summary: str | None = None) -> None:
+                  summary: str | None = None, run: RunConfig | None = None) -> None:
+    """`run` is the run's configuration from its log: fixes then use its values and its server's flags."""
     if not incidents:
         console.print("[green]No errors found.[/]" + (f" ({escape(summary)})" if summary else ""))
         return
@@ -33,7 +36,7 @@ def render_report(incidents: list[Incident], console: Console, show_all: bool = 
     for incident in ordered_for_people(incidents):
         if incident.caused_by and not show_all:
             continue
-        render_incident(incident, console)
+        render_incident(incident, console, run)
         folded = followers.get(incident.id, [])
         if folded and not show_all:
             console.print(f"  [dim]followed by {len(folded)} consequence incident(s):[/]")
@@ -63,7 +66,7 @@ def _render_unknown_fingerprints(incidents: list[Incident], console: Console) ->
     console.print()
 
 
-def render_incident(incident: Incident, console: Console) -> None:
+def render_incident(incident: Incident, console: Console, run: RunConfig | None = None) -> None:
     info, diagnosis, event = incident.info, incident.diagnosis, incident.event
     role = "ROOT CAUSE" if incident.is_run_root else incident.role.upper()
     when = f" first {incident.first_seen:%Y-%m-%d %H:%M:%S}" if incident.first_seen else ""
@@ -109,16 +112,16 @@ def render_incident(incident: Incident, console: Console) -> None:
         if diagnosis.params:
             values = ", ".join(f"{k}={v!r}" for k, v in diagnosis.params.items())
             console.print(f"  [bold]Your values:[/] {escape(values)}", soft_wrap=True)
-        render_fixes(pattern.fixes, diagnosis.params, console, label="[bold]Fix {number}:[/]")
+        render_fixes(pattern.fixes, diagnosis.params, console, label="[bold]Fix {number}:[/]", run=run)
     span = event.span
     more = f" (+{incident.count - 1} more)" if incident.count > 1 else ""
     console.print(f"  [dim]log {escape(span.file)}:{span.line_start}-{span.line_end}{more}[/]")
 
 
-def render_fixes(fixes, params, console: Console, label: str) -> None:
-    """Each fix with the user's values filled in; `label` is a markup template with {number}."""
-    for number, fix in enumerate(fixes, 1):
-        rendered = render_fix(fix, params)
+def render_fixes(fixes, params, console: Console, label: str, run: RunConfig | None = None) -> None:
+    """Each fix for the run's server with the user's values filled in; `label` is a markup template
+    with {number}."""
+    for number, rendered in enumerate(rendered_fixes(fixes, params, run), 1):
         console.print(f"  {label.format(number=number)} {escape(rendered.title)}")
         if rendered.text:
             console.print(f"     {escape(rendered.text)}", soft_wrap=True)
@@ -126,6 +129,8 @@ def render_fixes(fixes, params, console: Console, label: str) -> None:
             console.print(f"     [red]before:[/] {escape(rendered.before)}")
         if rendered.after:
             console.print(f"     [green]after:[/]  {escape(rendered.after)}")
+        if rendered.command:
+            console.print(f"     [bold]your command, fixed:[/] {escape(rendered.command)}", soft_wrap=True)
 
 
 def _headline(incident: Incident) -> str:

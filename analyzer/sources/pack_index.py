@@ -29,12 +29,12 @@ from urllib.parse import quote
 import zstandard
 
 from analyzer.core.matcher import index_keys
-from analyzer.core.schema import Fix, Pattern, PatternSource, SchemaProblem
+from analyzer.core.schema import Fix, Pattern, PatternSite, PatternSource, SchemaProblem
 from analyzer.core.store import Site
 
 __all__ = ["IndexStore", "write_index", "FORMAT"]
 
-FORMAT = "1"  # the layout of the file; the digest below covers the code that fills it
+FORMAT = "2"  # the layout of the file; the digest below covers the code that fills it
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value NOT NULL);
 CREATE TABLE patterns (
@@ -43,19 +43,21 @@ CREATE TABLE patterns (
     word       TEXT,                 -- the literal word it is filed under
     short_type TEXT NOT NULL,
     site       TEXT,                 -- path tail and function, joined by a NUL
-    line       INTEGER NOT NULL,     -- 1 for a `match: line` notice
+    kind       INTEGER NOT NULL,     -- 1: a `match: line` notice; 2: told by its frames (`site:`)
     data       BLOB NOT NULL         -- the pattern but its id: JSON, zstd with the dictionary in meta
 );
 CREATE INDEX by_word ON patterns (word, short_type);
 CREATE INDEX by_site ON patterns (site);
 CREATE UNIQUE INDEX by_id ON patterns (id);
-CREATE INDEX by_line ON patterns (line) WHERE line = 1;
+CREATE INDEX by_kind ON patterns (kind) WHERE kind != 0;
 """
+_LINE, _FRAMED = 1, 2  # the kind column
 _ZDICT = 32768  # bytes of sample rows in the dictionary
 _DEFAULTS = {f.name: f.default for f in fields(Pattern)}  # fields left at these are not stored
 _FIELDS = tuple(name for name in _DEFAULTS if name != "id")  # the id has its own column
 _SOURCE_FIELDS = tuple(f.name for f in fields(PatternSource))
 _FIX_FIELDS = tuple(f.name for f in fields(Fix))
+_SITE_FIELDS = tuple(f.name for f in fields(PatternSite))
 
 
 def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[SchemaProblem], digest: str) -> int:
@@ -71,7 +73,7 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
             zdict = b"".join(data for _, data in rows[::step])[-_ZDICT:]  # rows from all over the pack
             packer = zstandard.ZstdCompressor(level=3, dict_data=_dictionary(zdict), write_checksum=False,
                                               write_dict_id=False)
-            db.executemany("INSERT INTO patterns (id, word, short_type, site, line, data) VALUES (?, ?, ?, ?, ?, ?)",
+            db.executemany("INSERT INTO patterns (id, word, short_type, site, kind, data) VALUES (?, ?, ?, ?, ?, ?)",
                            (keys + (packer.compress(data),) for keys, data in rows))
             meta = {"format": FORMAT, "digest": digest, "count": str(len(rows)), "zdict": zdict,
                     "problems": json.dumps([[p.where, p.message] for p in problems], ensure_ascii=False)}
@@ -122,7 +124,10 @@ class IndexStore:
         return self._patterns("WHERE site = ? ORDER BY seq", ("\0".join(site),))
 
     def line_patterns(self) -> Sequence[Pattern]:
-        return self._patterns("WHERE line = 1 ORDER BY seq", ())
+        return self._patterns(f"WHERE kind = {_LINE} ORDER BY seq", ())
+
+    def frame_patterns(self) -> Sequence[Pattern]:
+        return self._patterns(f"WHERE kind = {_FRAMED} ORDER BY seq", ())
 
     def ids(self) -> frozenset[str]:
         return frozenset(row[0] for row in self._query("SELECT id FROM patterns"))
@@ -130,7 +135,7 @@ class IndexStore:
     def content_digest(self) -> str:
         """A hash of every row: two builds from the same sources and code give the same."""
         digest = hashlib.sha256()
-        for row in self._query("SELECT id, word, short_type, site, line, data FROM patterns ORDER BY seq"):
+        for row in self._query("SELECT id, word, short_type, site, kind, data FROM patterns ORDER BY seq"):
             with self._lock:
                 digest.update(repr(row[:5]).encode() + self._unpacker.decompress(row[5]))
         return digest.hexdigest()
@@ -154,7 +159,8 @@ class IndexStore:
 
 def _keys(pattern: Pattern) -> tuple:
     word, site = index_keys(pattern)
-    return pattern.id, word, pattern.short_exception, "\0".join(site) if site else None, int(pattern.match == "line")
+    kind = _LINE if pattern.match == "line" else _FRAMED if pattern.site is not None else 0
+    return pattern.id, word, pattern.short_exception, "\0".join(site) if site else None, kind
 
 
 def _json(pattern: Pattern) -> bytes:
@@ -165,6 +171,8 @@ def _json(pattern: Pattern) -> bytes:
             value = {k: getattr(value, k) for k in _SOURCE_FIELDS if getattr(value, k) is not None}
         elif name == "fixes":
             value = [{k: getattr(fix, k) for k in _FIX_FIELDS if getattr(fix, k) is not None} for fix in value]
+        elif name == "site" and value is not None:
+            value = {k: getattr(value, k) for k in _SITE_FIELDS if getattr(value, k)}
         if name in ("exception", "template") or value != _DEFAULTS[name] and value not in ({}, []):
             data[name] = value
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
@@ -181,6 +189,8 @@ def _pattern(pattern_id: str, blob: bytes) -> Pattern:
         data["source"] = PatternSource(**data["source"])
     if "fixes" in data:
         data["fixes"] = tuple(Fix(**fix) for fix in data["fixes"])
+    if "site" in data:
+        data["site"] = PatternSite(**{**data["site"], "within": tuple(data["site"].get("within", ()))})
     for name in ("related", "tags", "examples"):
         if name in data:
             data[name] = tuple(data[name])

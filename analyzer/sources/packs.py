@@ -38,7 +38,7 @@ _Sources = list[tuple[str, bytes | OSError]]  # a pack level's files: the name t
 # The code that decides what an index holds: a change to any of it makes every compiled pack stale.
 _BUILDERS = ("core/schema.py", "core/template/__init__.py", "core/template/fields.py", "core/template/build.py",
              "core/template/names.py", "core/template/values.py", "core/evidence.py", "core/matcher.py",
-             "core/store.py", "sources/packs.py", "sources/pack_index.py")
+             "core/store.py", "core/sites.py", "sources/packs.py", "sources/pack_index.py")
 
 
 class PackSet:
@@ -71,6 +71,9 @@ class PackSet:
 
     def line_patterns(self) -> Sequence[Pattern]:
         return self._merged(lambda layer: layer.line_patterns())
+
+    def frame_patterns(self) -> Sequence[Pattern]:
+        return self._merged(lambda layer: layer.frame_patterns())
 
     def ids(self) -> frozenset[str]:
         return frozenset().union(*(layer.ids() for layer in self.layers))

@@ -1,0 +1,135 @@
+"""Every curated page recognises its error in a log: for each example, the exception is raised for
+real through frames of its project (the page's raise site, or the frame a `site` names), formatted
+by `traceback`, laid out the way that project's server logs it, and scanned; the page must be the
+diagnosis. Notices (`match: line`) are written as the log line they are."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from functools import cache
+
+import pytest
+
+from analyzer.core.scan import events_from_lines
+from fixtures.generate import SCHED, Frame, foreign_exception, formatted
+from tests.support import builtin_engine
+from tests.test_packs import CURATED
+
+PAGES = [p for p in CURATED if p.examples]
+_DEFAULT_MODULES = {"DistBackendError": "torch.distributed", "OutOfMemoryError": "torch",
+                    "ChildFailedError": "torch.distributed.elastic.multiprocessing.errors"}
+_VLLM_CORE = [Frame("vllm/v1/engine/core.py", 390, "run_engine_core", "        engine_core = EngineCoreProc(*args, **kwargs)"),
+              Frame("vllm/v1/engine/core.py", 78, "__init__", "        self._initialize_kv_caches(vllm_config)")]
+
+
+def _exception_class(name: str) -> type[BaseException]:
+    module, _, short = name.rpartition(".")
+    if not module and isinstance(getattr(builtins, short, None), type):
+        return getattr(builtins, short)
+    module = module or _DEFAULT_MODULES.get(short, "builtins")
+    base = OSError if short.endswith("Error") and "metadata" in module else RuntimeError
+    if short.endswith("ArgumentError"):
+        base = ValueError
+    return foreign_exception(module, short, base)
+
+
+def _innermost(pattern) -> Frame:
+    if pattern.site is not None and pattern.site.code:
+        site = pattern.site
+        return Frame((site.path or "") + "llama.py", 480, site.function or "load_weights", "            " + site.code)
+    src = pattern.source
+    function = (src.function or "run").rsplit(".", 1)[-1].replace("::", "_")
+    if src.path and src.path.endswith(".py"):
+        return Frame(src.path, src.line or 120, function if function.isidentifier() else "run",
+                     f"        raise {pattern.short_exception}(")
+    if src.project == "vllm":
+        return Frame("vllm/worker/model_runner.py", 1700, "execute_model", "        hidden = model_executable(**inputs)")
+    return Frame("torch/distributed/distributed_c10d.py", 2501, "all_reduce", "        work = group.allreduce([tensor], opts)")
+
+
+def _traceback_text(pattern, example: str) -> str:
+    cls = _exception_class(pattern.exception)
+    exc = cls(ast.literal_eval(example)) if pattern.short_exception == "KeyError" else cls(example)
+    outer = _VLLM_CORE if pattern.source.project == "vllm" else SCHED[:2]
+    if pattern.site is not None and pattern.site.within:  # the function it happens within, in its package
+        package = pattern.site.path or "sglang/srt/"
+        outer = outer + [Frame(package + "model_runner.py", 310, pattern.site.within[0], "        self.step()")]
+    if "\n\n" in example:
+        # A message with a paragraph after a blank line is read whole where a chain follows it, as where
+        # transformers re-raises the Hub's error (a lone one ends at the blank line: core/assemble.py).
+        wrapper = Frame("transformers/utils/hub.py", 470, "cached_files", "        raise OSError(")
+        return formatted(outer + [wrapper], OSError("We couldn't connect to load this file."),
+                         cause_frames=outer + [_innermost(pattern)], cause=exc)
+    return formatted(outer + [_innermost(pattern)], exc)
+
+
+def _log(pattern, example: str) -> list[str]:
+    if "::" in pattern.exception:  # a C++ exception reaches the log through std::terminate
+        return [f"terminate called after throwing an instance of '{pattern.exception}'",
+                f"  what():  {example}", "Exception raised from ncclCommWatchdog at "
+                "/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1595 (most recent call first):"]
+    if pattern.match == "line":
+        return ["[2026-12-03 10:00:01] server_args=ServerArgs(model_path='/models/m', port=31000)",
+                f"[2026-12-03 10:00:05] ERROR:    {example}"]
+    lines = _traceback_text(pattern, example).splitlines()
+    if pattern.source.project == "vllm":  # the engine core's output, its process tag on every line
+        head = "INFO 12-03 10:00:01 [core.py:58] Initializing a V1 LLM engine (v0.8.5) with config: model='/models/m', max_seq_len=8192"
+        return [head, *(f"(EngineCore_DP0 pid=4300) {line}" for line in lines)]
+    if pattern.source.project == "sglang":  # SGLang prefixes the first line of a record only
+        head = "[2026-12-03 10:00:01] server_args=ServerArgs(model_path='/models/m', tp_size=2, mem_fraction_static=0.8)"
+        return [head, f"[2026-12-03 10:00:05 TP0] Scheduler hit an exception: {lines[0]}", *lines[1:]]
+    return [f"[rank0]: {line}" for line in lines]  # torchrun's --tee prefix on every line
+
+
+@pytest.mark.parametrize("pattern", PAGES, ids=lambda p: p.id)
+def test_each_curated_page_is_found_in_a_generated_log(pattern):
+    for example in pattern.examples:
+        analysis = builtin_engine().analysis()
+        for event in events_from_lines(_log(pattern, example), "server.log", builtin_engine().notices):
+            analysis.add(event)
+        found = [i.diagnosis.pattern.id for i in analysis.incidents() if i.diagnosis.pattern]
+        assert pattern.id in found, (example, found)
+
+
+def test_enough_curated_pages():
+    assert len(PAGES) >= 40 + 35  # the issue's 40 new pages on top of the earlier ones
+
+
+def test_weight_loading_keyerror_is_told_by_its_frame_not_its_message():
+    sglang_page = next(p for p in PAGES if p.id == "sglang.weight-not-in-model")
+    log = _log(sglang_page, "'model.layers.3.mlp.experts.w2_weight_scale_inv'")
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines(log, "server.log", builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.diagnosis.pattern.id == "sglang.weight-not-in-model"
+    assert incident.diagnosis.params == {"name": "model.layers.3.mlp.experts.w2_weight_scale_inv"}
+    elsewhere = [line.replace("param = params_dict[name]", "value = cache[name]") for line in log]
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines(elsewhere, "server.log", builtin_engine().notices):
+        analysis.add(event)
+    assert all(i.diagnosis.pattern is None or "weight" not in i.diagnosis.pattern.id for i in analysis.incidents())
+
+
+@pytest.mark.parametrize("frames, expected", [
+    ([Frame("sglang/srt/model_executor/model_runner.py", 310, "load_model", "        self.model = get_model()")],
+     "torch.cuda-oom-loading-weights"),
+    ([Frame("sglang/srt/model_executor/cuda_graph_runner.py", 420, "capture_one_batch_size", "        run_once()")],
+     "torch.cuda-oom-graph-capture"),
+    ([Frame("vllm/worker/worker.py", 230, "determine_num_available_blocks", "        self.model_runner.profile_run()")],
+     "vllm.oom-during-memory-profiling"),
+    ([Frame("sglang/srt/managers/tp_worker.py", 402, "forward_batch_generation", "        logits = self.forward()")],
+     "torch.cuda-out-of-memory"),
+])
+def test_one_oom_message_is_told_apart_by_the_phase_it_happens_in(frames, expected):
+    oom = _exception_class("torch.OutOfMemoryError")(
+        "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 79.19 GiB of which 1.50 GiB "
+        "is free. Including non-PyTorch memory, this process has 77.68 GiB memory in use.")
+    inner = Frame("torch/nn/modules/linear.py", 125, "forward", "        return F.linear(input, self.weight, self.bias)")
+    lines = formatted(SCHED[:1] + frames + [inner], oom).splitlines()
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines([f"[rank1]: {line}" for line in lines], "server.log", builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.diagnosis.pattern.id == expected
