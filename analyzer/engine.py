@@ -20,13 +20,16 @@ from analyzer.core.records import ErrorEvent
 from analyzer.core.scan import Analysis, FileScanner
 from analyzer.core.schema import Pattern
 from analyzer.sources.chunkscan import ChunkScanner
-from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines
+from analyzer.sources.files import (RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines,
+                                   walk_files)
 from analyzer.sources.lines import utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
+from analyzer.sources.sniff import TextSniffer
 
 __all__ = ["Options", "Engine", "Result", "Progress", "STDIN"]
 
+_WATCH_SECONDS = 1.0  # how often a followed directory is looked at for new files
 Progress = Callable[[str, int, "int | None"], None]  # (input, lines read, byte position or None)
 
 
@@ -82,11 +85,19 @@ class Engine:
         options = self.options
         return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds)
 
-    def expand(self, paths: Iterable[str], on_problem: OnProblem) -> list[str]:
-        """The files to read: directories walked, each file once however often it was named."""
+    def expand(self, paths: Iterable[str], on_problem: OnProblem, follow: bool = False) -> list[str]:
+        """The files to read: directories walked, each file once however often it was named.
+
+        To be followed, a missing file is kept (it is waited for, as `tail -F` does) and a directory
+        is kept whole (its files are followed, and so is each file created in it later)."""
         files: list[str] = []
         seen: set[str] = set()
         for argument in paths:
+            if follow and argument != STDIN and (os.path.isdir(argument) or not os.path.lexists(argument)):
+                if os.path.realpath(argument) not in seen:
+                    seen.add(os.path.realpath(argument))
+                    files.append(argument)
+                continue
             found = list(expand_paths([argument], on_problem))
             if not found and os.path.isdir(argument):
                 on_problem(Problem(ProblemKind.NO_LOGS, argument, "a directory with no files to read"))
@@ -136,10 +147,26 @@ class Engine:
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
         scanner = self.chunk_scanner(path)
         on_read = None if progress is None else (lambda offset: progress(path, scanner.lines, offset))
+        sniffer = TextSniffer()
+        held: list[bytes] = []  # the first chunks, until the sniffer has seen enough to tell text from binary
         for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
-            yield from scanner.feed(chunk)
+            if not sniffer.decided:
+                sniffer.feed(chunk)
+                held.append(chunk)
+                if not sniffer.decided:
+                    continue
+                if sniffer.binary:
+                    break
+            for piece in held or (chunk,):
+                yield from scanner.feed(piece)
+            held = []
             if stopped():
                 return
+        if sniffer.binary:
+            on_problem(Problem(ProblemKind.BINARY, path, "binary, not a log: skipped"))
+            return
+        for piece in held:
+            yield from scanner.feed(piece)
         yield from scanner.finish()
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
@@ -159,9 +186,24 @@ class Engine:
             finally:
                 lines.put((path, done))
 
-        scanners = {path: FileScanner("<stdin>" if path == STDIN else path, self.notices) for path in files}
+        def watch(directory: str) -> None:
+            """Follow every file in `directory`, those there now and those created later; never ends
+            by itself (a followed directory may be empty until the server starts writing)."""
+            pumped: set[str] = set()
+            while not stop.is_set():
+                for path in walk_files(directory, on_problem):
+                    if path not in pumped:
+                        pumped.add(path)
+                        lines.put((path, started))
+                        threading.Thread(target=pump, args=(path,), daemon=True).start()
+                stop.wait(_WATCH_SECONDS)
+
+        started = object()  # a watched directory's new file: one more input that will end with `done`
+        scanners = {path: FileScanner("<stdin>" if path == STDIN else path, self.notices)
+                    for path in files if not (follow and os.path.isdir(path))}
         for path in files:
-            threading.Thread(target=pump, args=(path,), daemon=True).start()
+            target = watch if follow and os.path.isdir(path) else pump
+            threading.Thread(target=target, args=(path,), daemon=True).start()
         running = len(files)
         try:
             while running and not stopped():
@@ -171,7 +213,10 @@ class Engine:
                     for scanner in scanners.values():
                         yield from scanner.idle()
                     continue
-                if raw is done:
+                if raw is started:
+                    running += 1
+                    scanners[path] = FileScanner(path, self.notices)
+                elif raw is done:
                     running -= 1
                     yield from scanners[path].finish()
                 elif raw is None:
