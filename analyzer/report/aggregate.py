@@ -25,11 +25,11 @@ _RUN_KEY = {"host": "host", "version": "version", "day": "date"}  # the runs tab
 class Summary:
     by: str
     table: pd.DataFrame  # one row per group, most runs first (by day: in date order)
-    runs_total: int
-    runs_failed: int
-    runs_bad: int
-    clean_runs: tuple[str, ...]  # no error and no bad file
-    bad_files: pd.DataFrame  # run, file, status, detail
+    runs_total: int  # = runs_failed + len(clean_runs) + runs_bad: every run is in exactly one bucket
+    runs_failed: int  # runs with an error (a half-written log's errors count)
+    runs_bad: int  # runs with a bad file and no error found
+    clean_runs: pd.DataFrame  # no error and no bad file: the run table's rows (run, host, version, date, ...)
+    bad_files: pd.DataFrame  # run, file, status, detail: every bad file, its run failed or not
     root_causes: pd.DataFrame  # one row per failed run: run, day, signature, exception_type
     since: date | None = None  # signatures first seen on or after it are `new`
     scanned: int = 0
@@ -77,17 +77,18 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
             "top_params": {name: _most_frequent(counts, top) for name, counts in group.params.items()},
             "roots": group.roots,
             "consequences": group.consequences,
-            "new": None if since is None else bool(group.first is not None and group.first >= pd.Timestamp(since)),
+            "new": None if since is None else bool(_first_day(group) is not None and _first_day(group) >= since),
+            "_runs": group.runs,
         })
-    table = pd.DataFrame(rows, columns=_table_columns(by))
+    table = pd.DataFrame(rows, columns=[*_table_columns(by), "_runs"])
     if len(table):
-        order = [KEY_COLUMN[by]] if by == "day" else ["runs", "occurrences", KEY_COLUMN[by]]
-        table = table.sort_values(order, ascending=[True] if by == "day" else [False, False, True],
-                                  kind="stable").reset_index(drop=True)
-    failed = set(df["run"])
-    clean = tuple(r for r, bad in zip(runs["run"], runs["bad"].fillna(False)) if r not in failed and not bad)
-    return Summary(by=by, table=table, runs_total=len(runs), runs_failed=len(failed & set(runs["run"])),
-                   runs_bad=int(runs["bad"].fillna(False).sum()), clean_runs=clean,
+        table = _ordered(table, by, dict(zip(roots["run"], keys.loc[roots.index])) if len(roots) else {})
+    table = table.drop(columns="_runs").reindex(columns=_table_columns(by))
+    failed = runs["run"].isin(set(df["run"]))
+    bad = runs["bad"].fillna(False).astype(bool)
+    clean = runs[~failed & ~bad].reset_index(drop=True)
+    return Summary(by=by, table=table, runs_total=len(runs), runs_failed=int(failed.sum()),
+                   runs_bad=int((bad & ~failed).sum()), clean_runs=clean,
                    bad_files=bad_files.reset_index(drop=True), root_causes=roots[
                        ["run", "day", "signature", "exception_type"]].reset_index(drop=True),
                    since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0)
@@ -104,6 +105,7 @@ class _Group:
     first: Any = None
     last: Any = None
     earliest: tuple | None = None  # (order, message) of the earliest incident
+    first_day: Any = None  # the earliest run date, for `new` when the logs carry no times
     runs: set = field(default_factory=set)
     signature_runs: dict[str, set] = field(default_factory=dict)
     hosts: set = field(default_factory=set)
@@ -112,11 +114,39 @@ class _Group:
     params: dict[str, Counter] = field(default_factory=dict)
 
 
+def _ordered(table: pd.DataFrame, by: str, root_of_run: dict[str, str]) -> pd.DataFrame:
+    """By day in date order; by signature the roots first (most runs first), each consequence right
+    after the root cause it most often followed, as `scan` folds an echo under its root."""
+    if by == "day":
+        return table.sort_values(KEY_COLUMN[by], kind="stable").reset_index(drop=True)
+    key = KEY_COLUMN[by]
+    table = table.sort_values(["runs", "occurrences", key], ascending=[False, False, True], kind="stable")
+    if by not in ("pattern", "fingerprint"):
+        return table.reset_index(drop=True)
+    follows = [None if roots else _most_common_root(runs, root_of_run, name)
+               for name, roots, runs in zip(table[key], table["roots"], table["_runs"])]
+    table = table.assign(follows=follows)
+    leaders = [name for name, after in zip(table[key], follows) if after is None]
+    place = {name: index for index, name in enumerate(leaders)}
+    rank = [(place[name], 0) if after is None else (place.get(after, len(leaders)), 1)
+            for name, after in zip(table[key], follows)]
+    order = sorted(range(len(table)), key=lambda i: rank[i])
+    return table.iloc[order].reset_index(drop=True)
+
+
+def _most_common_root(runs: set[str], root_of_run: dict[str, str], itself: str) -> str | None:
+    """The group that was the root cause of most of `runs` (not `itself`), or None."""
+    counts = Counter(root_of_run[run] for run in runs if run in root_of_run and root_of_run[run] != itself)
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else None
+
+
 def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
-    seen = df["timestamp"].fillna(df["run_date"])
+    # First and last seen come from the logs' own times: a run dated only by its path has none.
+    seen = df["timestamp"]
     columns = {name: df[name].tolist() for name in (
         "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start")}
     seen_at, last_at = seen.tolist(), df["last_seen"].fillna(seen).tolist()
+    run_days = df["run_date"].tolist()
     params = {c[len(PARAM_PREFIX):]: df[c].tolist() for c in df.columns if c.startswith(PARAM_PREFIX)}
     groups: dict[str, _Group] = {}
     for i, key in enumerate(keys.tolist()):
@@ -133,6 +163,9 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
                 target.add(value)
         if row["exception_type"] is not None:
             group.types[row["exception_type"]] += 1
+        run_day = _value(run_days[i])
+        if run_day is not None:
+            group.first_day = run_day if group.first_day is None else min(group.first_day, run_day)
         when, until = _value(seen_at[i]), _value(last_at[i])
         if when is not None:
             group.first = when if group.first is None else min(group.first, when)
@@ -146,6 +179,11 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
             if value is not None:
                 group.params.setdefault(name, Counter())[value] += 1
     return groups
+
+
+def _first_day(group: _Group) -> date | None:
+    first = group.first if group.first is not None else group.first_day
+    return None if first is None else pd.Timestamp(first).date()
 
 
 def _value(value: Any) -> Any:
@@ -214,7 +252,7 @@ def _plain(value: Any) -> Any:
 def _table_columns(by: str) -> list[str]:
     return [KEY_COLUMN[by], "exception_type", "message", "signatures", "incidents", "occurrences", "runs",
             "of_runs", "runs_pct", "run_roots", "first_seen", "last_seen", "hosts", "versions",
-            "top_signatures", "top_params", "roots", "consequences", "new"]
+            "top_signatures", "top_params", "roots", "consequences", "follows", "new"]
 
 
 def _runs_seen(df: pd.DataFrame) -> pd.DataFrame:

@@ -43,6 +43,7 @@ def display_rows(report: Summary, values: int = 2, hosts: int = 3) -> list[dict[
             "values": values_text(row["top_params"], values) if report.by in ("pattern", "fingerprint")
             else ", ".join(f"{sig} ({runs})" for sig, runs in row["top_signatures"]),
             "new": "NEW" if row["new"] else "",
+            "follows": row["follows"] if isinstance(row["follows"], str) else "",
             "message": shorten(row["message"] or "", 160),
         }
         rows.append(cells)

@@ -45,12 +45,13 @@ def render_html(report: Summary, title: str = "Fleet failure report") -> str:
         f"<h2>By {escape(report.by)}</h2>", _summary_table(report),
     ]
     if len(report.bad_files):
-        parts += [f"<h2>Bad runs ({report.runs_bad})</h2>",
-                  "<p>Logs that could not be reported on in full. Their runs count in the totals; "
-                  "errors found in half-written logs are included above.</p>", _bad_table(report)]
-    if report.clean_runs:
+        parts += [f"<h2>Bad files ({len(report.bad_files)})</h2>",
+                  f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
+                  "count as bad; errors found in half-written logs are included above, and their runs count "
+                  "with errors.</p>", _bad_table(report)]
+    if len(report.clean_runs):
         parts += [f"<h2>Runs without errors ({len(report.clean_runs)})</h2>", "<details><summary>list</summary><ul>"]
-        parts += [f"<li><code>{escape(run)}</code></li>" for run in report.clean_runs]
+        parts += [f"<li><code>{escape(run)}</code></li>" for run in report.clean_runs["run"]]
         parts.append("</ul></details>")
     parts.append(f"<footer>analyzer {escape(__version__)} · {datetime.now():%Y-%m-%d %H:%M}</footer></body></html>")
     return "\n".join(parts)
