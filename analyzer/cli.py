@@ -8,6 +8,7 @@ import os
 import sys
 
 from analyzer import __version__
+from analyzer.commands.did_you_mean import suggestion
 from analyzer.commands.exit_codes import Exit
 
 __all__ = ["main", "build_parser"]
@@ -18,9 +19,11 @@ _COMMANDS = ("scan", "explain", "patterns", "tui", "report")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2 (argparse's own convention)
-        self.exit(EXIT_USAGE, f"analyzer: error: {message} (see 'analyzer {self.prog.split(' ', 1)[-1]} --help')\n"
-                  if " " in self.prog else f"analyzer: error: {message} (see 'analyzer --help')\n")
+    def error(self, message: str):  # the error first, on one line; exit 2 (argparse's own convention)
+        close = suggestion(message)
+        hint = f"; did you mean '{close}'?" if close else ""
+        self.exit(EXIT_USAGE, f"analyzer: error: {message}{hint} (see 'analyzer {self.prog.split(' ', 1)[-1]} --help')\n"
+                  if " " in self.prog else f"analyzer: error: {message}{hint} (see 'analyzer --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -146,7 +146,13 @@ class Engine:
     def _file_events(self, path: str, on_problem: OnProblem, progress: Progress | None,
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
         scanner = self.chunk_scanner(path)
-        on_read = None if progress is None else (lambda offset: progress(path, scanner.lines, offset))
+        reached = [0]  # the byte position of the last chunk read, told again once held chunks are scanned
+
+        def on_read(offset: int) -> None:
+            reached[0] = offset
+            if progress is not None:
+                progress(path, scanner.lines, offset)
+
         sniffer = TextSniffer()
         held: list[bytes] = []  # the first chunks, until the sniffer has seen enough to tell text from binary
         for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
@@ -167,6 +173,8 @@ class Engine:
             return
         for piece in held:
             yield from scanner.feed(piece)
+        if held and progress is not None:
+            progress(path, scanner.lines, reached[0])
         yield from scanner.finish()
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,

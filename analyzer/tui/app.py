@@ -19,7 +19,6 @@ from textual.worker import Worker, WorkerState
 
 from analyzer.core.incidents import Incident
 from analyzer.sources.files import STDIN
-from analyzer.tui import sections
 from analyzer.tui.detail import DetailPane
 from analyzer.tui.help_screen import HelpScreen
 from analyzer.tui.incident_table import IncidentTable
@@ -190,8 +189,8 @@ class TriageApp(App):
         self.table.focus()
 
     def action_copy_fix(self, number: int) -> None:
-        incident = self.selected
-        fixes = sections.fixes(incident) if incident else []
+        view = self.detail.view
+        fixes = view.explanation.fixes if view and view.explanation else ()
         if not 1 <= number <= len(fixes):
             self.notify(f"No fix {number} for this incident.", severity="warning")
             return

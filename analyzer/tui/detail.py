@@ -8,6 +8,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from analyzer.core.incidents import Incident
+from analyzer.core.view import IncidentView, incident_view
 from analyzer.tui import sections
 
 __all__ = ["DetailPane"]
@@ -21,6 +22,7 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.incident: Incident | None = None
+        self.view: IncidentView | None = None  # built once per incident shown; every section reads it
         self.parts = {name: Static(id=name) for name in _SECTIONS}
 
     def compose(self):
@@ -37,9 +39,10 @@ class DetailPane(VerticalScroll):
             return
         moved = incident is None or self.incident is None or incident.id != self.incident.id
         self.incident = incident
+        self.view = view = incident_view(incident) if incident else None
         self.border_title = f"incident {incident.id}" if incident else "incident"
         for name, build in _SECTIONS.items():
-            content = build(incident) if incident else Text("No incident selected." if name == "summary" else "")
+            content = build(view) if view else Text("No incident selected." if name == "summary" else "")
             self.parts[name].update(content)
         if moved:
             self.scroll_home(animate=False)
