@@ -13,6 +13,8 @@ from analyzer.tui import sections
 
 __all__ = ["DetailPane"]
 
+_FITTED = ("pattern-source", "raise-site")
+
 _SECTIONS = {"summary": sections.summary, "diagnosis": sections.diagnosis,
              "pattern-source": sections.pattern_source, "raise-site": sections.raise_site,
              "traceback": sections.traceback, "chain": sections.chain}
@@ -34,15 +36,30 @@ class DetailPane(VerticalScroll):
         yield self.parts["traceback"]
         yield self.parts["chain"]
 
+    def _fill(self, names) -> None:
+        view = self.view
+        for name in names:
+            build = _SECTIONS[name]
+            if view is None:
+                content = Text("No incident selected." if name == "summary" else "")
+            elif name in _FITTED:  # paths shortened to the column, never folded
+                width = self.parts[name].content_size.width
+                content = build(view, width or None)
+            else:
+                content = build(view)
+            self.parts[name].update(content)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fill, _FITTED)
+
     def show(self, incident: Incident | None) -> None:
         if incident == self.incident and incident is not None:
             return
         moved = incident is None or self.incident is None or incident.id != self.incident.id
         self.incident = incident
-        self.view = view = incident_view(incident) if incident else None
+        self.view = incident_view(incident) if incident else None
         self.border_title = f"incident {incident.id}" if incident else "incident"
-        for name, build in _SECTIONS.items():
-            content = build(view) if view else Text("No incident selected." if name == "summary" else "")
-            self.parts[name].update(content)
+        self._fill(_SECTIONS)
+        self.call_after_refresh(self._fill, _FITTED)  # once laid out, the columns' widths are known
         if moved:
             self.scroll_home(animate=False)

@@ -10,7 +10,7 @@ from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.view import Explanation, IncidentView, LinkView, Mark, explanation
 
-__all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page"]
+__all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
 _MESSAGE_LINES = 20
 _SEPARATORS = {Link.CAUSE: "The above exception was the direct cause of the following exception:",
@@ -83,14 +83,25 @@ def _fixes(text: Text, found: Explanation, copy_keys: bool) -> None:
             text.append(fix.after)
 
 
-def pattern_source(view: IncidentView) -> Text:
+def fit_path(location: str, width: int | None) -> str:
+    """`path:line` in `width` columns, leading directories left out (`…/c10d/ProcessGroupNCCL.cpp:1234`),
+    so that it never folds and a line number never breaks in two."""
+    if width is None or len(location) <= width:
+        return location
+    parts = location.split("/")
+    while len(parts) > 1 and len("…/" + "/".join(parts)) > width:
+        parts.pop(0)
+    return "…/" + "/".join(parts)
+
+
+def pattern_source(view: IncidentView, width: int | None = None) -> Text:
     text = Text("Pattern source\n", "bold")
     if view.explanation is None:
         return text.append("no pattern: unknown error", "dim")
     src = view.explanation.source
     if not src.location:
         return text.append("the pattern names no source location", "dim")
-    text.append(src.location, "cyan")
+    text.append(fit_path(src.location, width), "cyan")
     if src.function:
         text.append(f"\nin {src.function}")
     if src.pinned:
@@ -98,18 +109,18 @@ def pattern_source(view: IncidentView) -> Text:
     return text
 
 
-def raise_site(view: IncidentView) -> Text:
+def raise_site(view: IncidentView, width: int | None = None) -> Text:
     text = Text("Raised in the log at\n", "bold")
     site = view.raise_site
     if site is None:
         return text.append("no frame printed", "dim")
-    text.append(f"{site.relpath}:{site.lineno}", "cyan")
+    text.append(fit_path(f"{site.relpath}:{site.lineno}", width), "cyan")
     text.append(f"\nin {site.function or '?'}")
     if site.code:
         text.append("\n").append_text(_code(site.code))
     if view.blame is not None:
-        text.append("\nblame frame ", "bold")
-        text.append(f"{view.blame.relpath}:{view.blame.lineno}", "cyan")
+        text.append("\nblame frame\n", "bold")
+        text.append(fit_path(f"{view.blame.relpath}:{view.blame.lineno}", width), "cyan")
         text.append(f" in {view.blame.function or '?'}")
     return text
 
