@@ -20,12 +20,35 @@ _SECTIONS = {"summary": sections.summary, "diagnosis": sections.diagnosis,
              "traceback": sections.traceback, "chain": sections.chain}
 
 
+class _Fitted(Static):
+    """A section whose paths are shortened to its own width: laid out again whenever that changes."""
+
+    def __init__(self, build, *, id: str) -> None:
+        super().__init__(id=id)
+        self.build = build
+        self.view: IncidentView | None = None
+
+    def show(self, view: IncidentView | None) -> None:
+        self.view = view
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.view is not None:
+            self.update(self.build(self.view, self.content_size.width or None))
+        else:
+            self.update("")
+
+
 class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.incident: Incident | None = None
         self.view: IncidentView | None = None  # built once per incident shown; every section reads it
-        self.parts = {name: Static(id=name) for name in _SECTIONS}
+        self.parts = {name: _Fitted(build, id=name) if name in _FITTED else Static(id=name)
+                      for name, build in _SECTIONS.items()}
 
     def compose(self):
         yield self.parts["summary"]
@@ -36,22 +59,6 @@ class DetailPane(VerticalScroll):
         yield self.parts["traceback"]
         yield self.parts["chain"]
 
-    def _fill(self, names) -> None:
-        view = self.view
-        for name in names:
-            build = _SECTIONS[name]
-            if view is None:
-                content = Text("No incident selected." if name == "summary" else "")
-            elif name in _FITTED:  # paths shortened to the column, never folded
-                width = self.parts[name].content_size.width
-                content = build(view, width or None)
-            else:
-                content = build(view)
-            self.parts[name].update(content)
-
-    def on_resize(self) -> None:
-        self.call_after_refresh(self._fill, _FITTED)
-
     def show(self, incident: Incident | None) -> None:
         if incident == self.incident and incident is not None:
             return
@@ -59,7 +66,12 @@ class DetailPane(VerticalScroll):
         self.incident = incident
         self.view = incident_view(incident) if incident else None
         self.border_title = f"incident {incident.id}" if incident else "incident"
-        self._fill(_SECTIONS)
-        self.call_after_refresh(self._fill, _FITTED)  # once laid out, the columns' widths are known
+        view = self.view
+        for name, build in _SECTIONS.items():
+            part = self.parts[name]
+            if isinstance(part, _Fitted):
+                part.show(view)
+            else:
+                part.update(build(view) if view else Text("No incident selected." if name == "summary" else ""))
         if moved:
             self.scroll_home(animate=False)

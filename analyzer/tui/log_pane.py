@@ -117,6 +117,7 @@ class LogPane(ScrollableContainer):
         """Fold long lines or not; show the prefixes or not."""
         self.wrap = self.wrap if wrap is None else wrap
         self.prefixes = self.prefixes if prefixes is None else prefixes
+        self.lines.set_class(self.wrap, "-wrap")
         if self.window is not None:
             self._render_window()
 

@@ -57,12 +57,12 @@ def diagnosis(view: IncidentView) -> Text:
     return text
 
 
-def _explained(text: Text, found: Explanation) -> None:
+def _explained(text: Text, found: Explanation, gap: str = "\n") -> None:
     if found.meaning:
-        text.append("\nWhat it means\n", "bold")
+        text.append(f"{gap}What it means\n", "bold")
         text.append(found.meaning)
     if found.values or found.hint:
-        text.append("\nYour values\n", "bold")
+        text.append(f"{gap}Your values\n", "bold")
         text.append(", ".join(f"{value.name}={value.shown}" for value in found.values))
         if found.hint:
             text.append(("; " if found.values else "") + found.hint, "bold yellow")
@@ -202,8 +202,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
                          (f"\nmatched {found.match_kind} ({found.confidence:.0%})\n", "dim"))
     text.append("\nError message\n", "bold")
-    text.append(f"  {pattern.exception}: {pattern.template}\n")
-    _explained(text, found)
+    text.append(f"  {pattern.exception}: {pattern.template}")
+    _explained(text, found, gap="\n\n")
     if src.location or src.function:
         text.append("\n\nSource\n", "bold")
         text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
