@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 
 import pandas as pd
 import pytest
 
 from analyzer.cli import main
 from analyzer.report import incidents_frame, summary
-from tests.fleet import write_fleet
+from tests.fleet import FIRST_DAY, NEW_FROM, write_fleet
 
 
 @pytest.fixture(scope="module")
@@ -93,3 +94,36 @@ def test_pandas_columns_are_lists_and_tables_are_frames(fleet):
     report = summary(df)
     assert isinstance(report.clean_runs, pd.DataFrame) and isinstance(report.bad_files, pd.DataFrame)
     assert {"run", "host", "date"} <= set(report.clean_runs.columns)
+
+
+def test_html_report_has_rates_labels_new_marks_and_links(capsys, fleet, tmp_path):
+    target = tmp_path / "report.html"
+    since = FIRST_DAY + timedelta(days=NEW_FROM)  # when the fleet's new failure first appears
+    assert report(capsys, fleet, "-o", str(target), "--new-since", since.isoformat())[0] == 0
+    page = target.read_text(encoding="utf-8")
+    # the same totals as the terminal
+    _, out, _ = report(capsys, fleet)
+    assert out.splitlines()[0].split(": ", 1)[1] in page
+    # dates and hosts never wrap; nothing breaks words apart
+    assert "td.nowrap { white-space: nowrap; }" in page and "break-all" not in page
+    assert re.search(r'<td class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d</td>', page)
+    # every known signature links to its page and to one example log line
+    df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
+    for pattern_id in set(df["pattern_id"].dropna()):
+        assert f'<a href="kb/{pattern_id}.html"><code>{pattern_id}</code></a>' in page
+    examples = re.findall(r'e\.g\. <a href="file://([^"]+)">([^<]+):(\d+)</a>', page)
+    assert examples and all(href == path and int(line) >= 1 for href, path, line in examples)
+    # an unknown error reads as its type and function, the fingerprint beside it
+    assert re.search(r"<b>KeyError in load_weights</b> <code class=\"fp\">KeyError@load_weights:\w+</code>", page)
+    assert '<span class="new">NEW</span>' in page
+    assert "<h2>Failure rate per day</h2>" in page
+
+
+def test_daily_failure_rates_are_runs_hit_over_runs_that_day(fleet):
+    report = summary(incidents_frame([str(fleet.root)], jobs=1, cache=False))
+    rates = report.daily_rates
+    for day, row in rates.iterrows():
+        that_day = [r for r in fleet.runs if r.day.isoformat() == day]
+        assert row["runs"] == len(that_day)
+        hit = fleet.runs_with("sglang.deepseek-v4-cp-a2a-backend")
+        assert row["sglang.deepseek-v4-cp-a2a-backend"] == round(sum(r.run in hit for r in that_day) / len(that_day), 4)

@@ -34,6 +34,7 @@ class Summary:
     since: date | None = None  # signatures first seen on or after it are `new`
     scanned: int = 0
     cached: int = 0
+    daily_rates: pd.DataFrame | None = None  # day -> `runs` that day, and per signature the share of them it hit
 
     @property
     def key(self) -> str:
@@ -78,11 +79,14 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
             "roots": group.roots,
             "consequences": group.consequences,
             "new": None if since is None else bool(_first_day(group) is not None and _first_day(group) >= since),
+            "raise_function": group.functions.most_common(1)[0][0] if group.functions else None,
+            "example": group.earliest[2] if group.earliest else None,
             "_runs": group.runs,
         })
     table = pd.DataFrame(rows, columns=[*_table_columns(by), "_runs"])
     if len(table):
         table = _ordered(table, by, dict(zip(roots["run"], keys.loc[roots.index])) if len(roots) else {})
+    rates = _daily_rates(table, runs) if by in ("pattern", "fingerprint") and len(table) else None
     table = table.drop(columns="_runs").reindex(columns=_table_columns(by))
     failed = runs["run"].isin(set(df["run"]))
     bad = runs["bad"].fillna(False).astype(bool)
@@ -91,7 +95,24 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
                    runs_bad=int((bad & ~failed).sum()), clean_runs=clean,
                    bad_files=bad_files.reset_index(drop=True), root_causes=roots[
                        ["run", "day", "signature", "exception_type"]].reset_index(drop=True),
-                   since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0)
+                   since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0,
+                   daily_rates=rates)
+
+
+def _daily_rates(table: pd.DataFrame, runs: pd.DataFrame, top: int = 8) -> pd.DataFrame | None:
+    """Per day: how many runs there were, and for the `top` signatures the share of those runs
+    they hit (a busy day has more failures and more runs; the rate tells a real rise)."""
+    days = runs["date"].dt.strftime("%Y-%m-%d")
+    if days.isna().all():
+        return None
+    day_of = dict(zip(runs["run"], days))
+    totals = days.value_counts().sort_index()
+    rates = pd.DataFrame({"runs": totals})
+    for key, hit in zip(table[table.columns[0]][:top], table["_runs"][:top]):
+        counts = pd.Series([day_of.get(run) for run in hit], dtype="object").value_counts()
+        rates[key] = (counts.reindex(totals.index).fillna(0) / totals).round(4)
+    rates.index.name = "day"
+    return rates
 
 
 @dataclass(slots=True)
@@ -104,7 +125,8 @@ class _Group:
     consequences: int = 0
     first: Any = None
     last: Any = None
-    earliest: tuple | None = None  # (order, message) of the earliest incident
+    earliest: tuple | None = None  # (order, message, file:line) of the earliest incident
+    functions: Counter = field(default_factory=Counter)  # the raise sites' functions
     first_day: Any = None  # the earliest run date, for `new` when the logs carry no times
     runs: set = field(default_factory=set)
     signature_runs: dict[str, set] = field(default_factory=dict)
@@ -144,7 +166,8 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
     # First and last seen come from the logs' own times: a run dated only by its path has none.
     seen = df["timestamp"]
     columns = {name: df[name].tolist() for name in (
-        "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start")}
+        "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start",
+        "raise_function")}
     seen_at, last_at = seen.tolist(), df["last_seen"].fillna(seen).tolist()
     run_days = df["run_date"].tolist()
     params = {c[len(PARAM_PREFIX):]: df[c].tolist() for c in df.columns if c.startswith(PARAM_PREFIX)}
@@ -173,7 +196,9 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
             group.last = until if group.last is None else max(group.last, until)
         order = (when is None, when or 0, row["file"] or "", row["line_start"] or 0)
         if row["message"] is not None and (group.earliest is None or order < group.earliest[0]):
-            group.earliest = (order, row["message"])
+            group.earliest = (order, row["message"], f"{row['file']}:{row['line_start']}" if row["file"] else None)
+        if row["raise_function"] is not None:
+            group.functions[row["raise_function"]] += 1
         for name, values in params.items():
             value = _value(values[i])
             if value is not None:
@@ -252,7 +277,7 @@ def _plain(value: Any) -> Any:
 def _table_columns(by: str) -> list[str]:
     return [KEY_COLUMN[by], "exception_type", "message", "signatures", "incidents", "occurrences", "runs",
             "of_runs", "runs_pct", "run_roots", "first_seen", "last_seen", "hosts", "versions",
-            "top_signatures", "top_params", "roots", "consequences", "follows", "new"]
+            "top_signatures", "top_params", "roots", "consequences", "follows", "new", "raise_function", "example"]
 
 
 def _runs_seen(df: pd.DataFrame) -> pd.DataFrame:

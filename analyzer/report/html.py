@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from html import escape
+from pathlib import Path
 
 from analyzer import __version__
 from analyzer.report.charts import horizontal_bars, stacked_bars
@@ -22,10 +23,14 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid #e6e6e6; padding: 5px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; position: sticky; top: 0; }
 td.num { text-align: right; white-space: nowrap; } td .msg { color: #666; font-size: 12px; }
-tr.new td:first-child::after { content: " NEW"; color: #c00; font-weight: bold; font-size: 11px; }
+td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
+.new { color: #fff; background: #c00; font-weight: bold; font-size: 10px; padding: 0 4px; border-radius: 3px; }
+.rates td { text-align: right; white-space: nowrap; } .rates td.high { background: #fde2e2; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
 """
 _NUMERIC = {"runs", "count", "root of", "signatures"}
+_NOWRAP = {"first seen", "last seen", "hosts", "role"}
+KB_LINK = "kb/{}.html"  # each known signature's page, relative to the report (the static knowledge base)
 
 
 def day_chart(report: Summary) -> str:
@@ -44,6 +49,10 @@ def render_html(report: Summary, title: str = "Fleet failure report") -> str:
         f'<div class="charts">{day_chart(report)}{root_cause_chart(report)}</div>',
         f"<h2>By {escape(report.by)}</h2>", _summary_table(report),
     ]
+    if report.daily_rates is not None:
+        parts += ["<h2>Failure rate per day</h2>",
+                  "<p>Runs with the failure over all runs that day: a busy day has more failures and more runs.</p>",
+                  _rates_table(report)]
     if len(report.bad_files):
         parts += [f"<h2>Bad files ({len(report.bad_files)})</h2>",
                   f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
@@ -65,11 +74,41 @@ def _summary_table(report: Summary) -> str:
     for row in display_rows(report, values=3):
         cells = []
         for name in columns:
-            text = escape(row[name])
-            if name == report.key and row["message"]:
-                text = f"<code>{text}</code><div class=\"msg\">{escape(row['message'])}</div>"
-            cells.append(f'<td class="num">{text}</td>' if name in _NUMERIC else f"<td>{text}</td>")
+            text = _key_cell(row, report.key) if name == report.key else escape(row[name])
+            kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else ""
+            cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
         out.append(f'<tr{" class=new" if row["new"] else ""}>' + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _key_cell(row: dict[str, str], key: str) -> str:
+    """The signature's name (linked to its page), NEW, an example message and log line."""
+    if row["pattern"]:
+        name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
+    elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
+        name = f'<b>{escape(row["label"])}</b> <code class="fp">{escape(row[key])}</code>'
+    else:
+        name = f"<code>{escape(row[key])}</code>"
+    if row["new"]:
+        name += ' <span class="new">NEW</span>'
+    if row["message"]:
+        name += f'<div class="msg">{escape(row["message"])}</div>'
+    if row["example"]:
+        path, _, line = row["example"].rpartition(":")
+        href = Path(path).resolve().as_uri() if path else ""
+        name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
+    return name
+
+
+def _rates_table(report: Summary) -> str:
+    rates = report.daily_rates
+    signatures = [c for c in rates.columns if c != "runs"]
+    out = ["<table class=\"rates\"><thead><tr><th>day</th><th>runs</th>"
+           + "".join(f"<th><code>{escape(str(s))}</code></th>" for s in signatures) + "</tr></thead><tbody>"]
+    for day, row in rates.iterrows():
+        cells = "".join(f'<td class="{"high" if row[s] >= 0.2 else ""}">{row[s]:.0%}</td>' for s in signatures)
+        out.append(f"<tr><td class=\"nowrap\">{escape(str(day))}</td><td>{int(row['runs'])}</td>{cells}</tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
