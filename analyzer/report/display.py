@@ -89,9 +89,15 @@ def cell_text(value: Any) -> str:
 
 def values_text(top_params: dict[str, list[list[Any]]], most: int) -> str:
     """`moe_a2a_backend=flashinfer_tkv (15), mooncake (9)`: the parameters that vary most first."""
-    ranked = sorted(top_params.items(), key=lambda item: (-len(item[1]), item[0]))[:most]
+    # A list that never changes (the allowed choices a message quotes) says nothing about the runs.
+    varying = {name: values for name, values in top_params.items() if len(values) > 1 or not _is_list(values[0][0])}
+    ranked = sorted(varying.items(), key=lambda item: (-len(item[1]), item[0]))[:most]
     return "; ".join(f"{name}=" + ", ".join(f"{shorten(str(value), 24)} ({count})" for value, count in values)
                      for name, values in ranked)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or isinstance(value, str) and value.startswith(("[", "("))
 
 
 def shorten(text: str, width: int) -> str:
