@@ -180,3 +180,68 @@ def test_stream_repeats_name_the_rank_that_just_failed(tmp_path):
     done = subprocess.run([sys.executable, "-m", "analyzer", "scan", "-"], input=prefixed.encode(),
                           capture_output=True, env=ENV, timeout=120)
     assert "I1 again (2×), latest on rank1" in done.stdout.decode()
+
+
+# -- text output --------------------------------------------------------------------------------
+
+LOGS = ROOT / "fixtures" / "logs"
+
+
+def test_argparse_incidents_lead_with_the_error_and_offer_the_close_choice(capsys):
+    _, out, _ = _scan(capsys, str(LOGS / "sglang_argparse_invalid_choice.log"))
+    lines = out.splitlines()
+    assert lines[1].startswith("  argument --moe-a2a-backend: invalid choice: 'deepep3'")
+    assert lines[2].startswith("  usage: ")  # kept, after the error it came with
+    values = next(line for line in lines if "Your values:" in line)
+    assert values == "  Your values: argument='--moe-a2a-backend', value='deepep3'; did you mean 'deepep'?"
+
+
+def test_your_values_leave_out_a_long_quote_of_the_message():
+    from analyzer.core.schema import Pattern
+    from analyzer.core.view import explanation
+
+    tail = "Including non-PyTorch memory, this process has 78.15 GiB memory in use."
+    message = f"CUDA out of memory. Tried to allocate 2.50 GiB. {tail}"
+    pattern = Pattern(id="demo.oom", exception="torch.OutOfMemoryError",
+                      template="CUDA out of memory. Tried to allocate {size}. {details}")
+    found = explanation(pattern, {"size": "2.50 GiB", "details": tail}, message=message)
+    assert [(value.name, value.shown) for value in found.values] == [("size", "'2.50 GiB'")]
+    assert found.hint is None
+    near = explanation(pattern, {"backend": "mooncak", "allowed": ("mooncake", "deepep")})
+    assert near.hint == "did you mean 'mooncake'?"
+    assert explanation(pattern, {"backend": "zzz", "allowed": ("mooncake", "deepep")}).hint is None
+
+
+def test_stdin_does_not_point_at_a_root_cause_above_before_one_was_seen():
+    from fixtures.generate import nccl_timeout_traceback
+
+    log = "".join(f"[2026-08-28 10:20:00 TP0] {line}\n" for line in nccl_timeout_traceback(0, 48211, 600041)
+                  .splitlines())
+    done = subprocess.run([sys.executable, "-m", "analyzer", "scan", "-"], input=log.encode(), capture_output=True,
+                          env=ENV, timeout=120)
+    out = done.stdout.decode()
+    assert "CONSEQUENCE" in out and "no root cause seen yet" in out
+    assert "ROOT CAUSE above" not in out and "ROOT CAUSE incident above" not in out
+    assert "ROOT CAUSE (none seen yet)" in out  # the fix's pointer, reworded
+
+
+def test_the_analyzers_own_usage_errors_lead_with_the_error_and_suggest(capsys):
+    for argv, close in ((["scna", "x.log"], "scan"), (["scan", "--format", "jsn", "x.log"], "json"),
+                        (["report", "--by", "hots", "x"], "host")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.startswith("analyzer: error: argument ") and err.count("\n") == 1
+        assert f"did you mean '{close}'?" in err
+    with pytest.raises(SystemExit):
+        main(["scan", "--format", "zzzzzz", "x.log"])
+    assert "did you mean" not in capsys.readouterr().err
+
+
+def test_patterns_extract_help_is_plain_and_a_missing_package_exits_2(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["patterns", "extract", "--help"])
+    assert "``" not in capsys.readouterr().out
+    code = main(["patterns", "extract", "--package", "nosuchpkg_for_analyzer_tests", "-o", str(tmp_path / "p")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("analyzer: error: ") and "nosuchpkg_for_analyzer_tests" in err
