@@ -20,8 +20,16 @@ from analyzer.core.records import ErrorEvent
 from analyzer.core.scan import Analysis, FileScanner
 from analyzer.core.schema import Pattern
 from analyzer.sources.chunkscan import ChunkScanner
-from analyzer.sources.files import (RESTART, STDIN, expand_paths, follow_lines, read_chunks, read_lines, stdin_lines,
-                                   walk_files)
+from analyzer.sources.files import (
+    RESTART,
+    STDIN,
+    expand_paths,
+    follow_lines,
+    read_chunks,
+    read_lines,
+    stdin_lines,
+    walk_files,
+)
 from analyzer.sources.lines import utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind

@@ -27,7 +27,7 @@ def _analyzer(command: str, cwd: Path, cache: Path) -> subprocess.CompletedProce
     assert argv[0] == "analyzer"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(cache), "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "analyzer", *argv[1:]], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env=env)
+                          timeout=600, env=env, check=False)
 
 
 def test_the_quick_start_prints_what_the_readme_shows(tmp_path):

@@ -74,7 +74,7 @@ def test_xlsx_is_a_real_excel_workbook(capsys, fleet, tmp_path):
 
 def test_an_unknown_output_extension_is_refused(capsys, fleet, tmp_path):
     target = tmp_path / "report.docx"
-    code, out, err = report(capsys, fleet, "-o", str(target))
+    code, _, err = report(capsys, fleet, "-o", str(target))
     assert code == 2 and not target.exists()
     assert err.startswith(f"analyzer: error: cannot tell the format of {target}") and err.count("\n") == 1
 

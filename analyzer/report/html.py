@@ -7,9 +7,9 @@ from html import escape
 from pathlib import Path
 
 from analyzer import __version__
+from analyzer.report.aggregate import Summary, per_day, root_cause_counts
 from analyzer.report.charts import horizontal_bars, stacked_bars
 from analyzer.report.display import display_columns, display_rows, headline
-from analyzer.report.aggregate import Summary, per_day, root_cause_counts
 
 __all__ = ["render_html", "day_chart", "root_cause_chart"]
 
@@ -54,10 +54,10 @@ def render_html(report: Summary, title: str = "Fleet failure report") -> str:
                   "<p>Runs with the failure over all runs that day: a busy day has more failures and more runs.</p>",
                   _rates_table(report)]
     if len(report.bad_files):
-        parts += [f"<h2>Bad files ({len(report.bad_files)})</h2>",
-                  f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
-                  "count as bad; errors found in half-written logs are included above, and their runs count "
-                  "with errors.</p>", _bad_table(report)]
+        note = (f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
+                "count as bad; errors found in half-written logs are included above, and their runs count "
+                "with errors.</p>")
+        parts += [f"<h2>Bad files ({len(report.bad_files)})</h2>", note, _bad_table(report)]
     if len(report.clean_runs):
         parts += [f"<h2>Runs without errors ({len(report.clean_runs)})</h2>", "<details><summary>list</summary><ul>"]
         parts += [f"<li><code>{escape(run)}</code></li>" for run in report.clean_runs["run"]]
@@ -95,7 +95,7 @@ def _key_cell(row: dict[str, str], key: str) -> str:
     if row["message"]:
         name += f'<div class="msg">{escape(row["message"])}</div>'
     if row["example"]:
-        path, _, line = row["example"].rpartition(":")
+        path = row["example"].rpartition(":")[0]
         href = Path(path).resolve().as_uri() if path else ""
         name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
     return name
