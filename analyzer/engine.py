@@ -206,8 +206,15 @@ class Engine:
             """Follow every file in `directory`, those there now and those created later; never ends
             by itself (a followed directory may be empty until the server starts writing)."""
             pumped: set[str] = set()
+            said: set[str] = set()
+
+            def once(problem: Problem) -> None:  # looked at every second: each problem is told once
+                if str(problem) not in said:
+                    said.add(str(problem))
+                    on_problem(problem)
+
             while not stop.is_set():
-                for path in walk_files(directory, on_problem):
+                for path in walk_files(directory, once):
                     if path not in pumped:
                         pumped.add(path)
                         lines.put((path, started))
