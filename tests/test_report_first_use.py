@@ -127,3 +127,18 @@ def test_daily_failure_rates_are_runs_hit_over_runs_that_day(fleet):
         assert row["runs"] == len(that_day)
         hit = fleet.runs_with("sglang.deepseek-v4-cp-a2a-backend")
         assert row["sglang.deepseek-v4-cp-a2a-backend"] == round(sum(r.run in hit for r in that_day) / len(that_day), 4)
+
+
+def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_path):
+    from html import escape
+
+    from analyzer.core.view import explanation
+    from tests.support import builtin_engine
+
+    target = tmp_path / "report.html"
+    assert report(capsys, fleet, "-o", str(target))[0] == 0
+    page = target.read_text(encoding="utf-8")
+    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), {})
+    assert found.meaning and f'<div class="meaning">{escape(found.meaning)}</div>' in page
+    assert "<gpu>" in found.meaning  # values differ run by run: placeholders, not one run's values
+    assert f'<div class="fixes">Fixes: {escape(found.fixes[0].title)}' in page

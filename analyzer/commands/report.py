@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from analyzer.commands.exit_codes import Exit
-from analyzer.commands.common import add_analysis_arguments, warn
+from analyzer.commands.common import add_analysis_arguments, options_from, warn
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.sinks.console import output_console
@@ -143,9 +143,18 @@ def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
         elif fmt == "md":
             out.write(render_markdown(report) + "\n")
         elif fmt == "html":
-            out.write(render_html(report))
+            out.write(render_html(report, patterns=_patterns(args)))
         else:
             render_text(report, output_console(file=out, soft_wrap=not args.output))
+
+
+def _patterns(args: argparse.Namespace) -> dict:
+    """The loaded packs' patterns by id (for the HTML report's meanings and fixes); the scan's
+    workers already warned about broken pack entries."""
+    from analyzer.engine import Engine
+
+    engine = Engine(options_from(args))
+    return {pattern.id: pattern for pattern in engine.matcher.patterns}
 
 
 class _Stdout:

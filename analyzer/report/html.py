@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from html import escape
 from pathlib import Path
 
 from analyzer import __version__
+from analyzer.core.schema import Pattern
+from analyzer.core.view import explanation
 from analyzer.report.aggregate import Summary, per_day, root_cause_counts
 from analyzer.report.charts import horizontal_bars, stacked_bars
 from analyzer.report.display import display_columns, display_rows, headline
@@ -23,7 +26,7 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid #e6e6e6; padding: 5px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; position: sticky; top: 0; }
 td.num { text-align: right; white-space: nowrap; } td .msg { color: #666; font-size: 12px; }
-td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
+.meaning, .fixes { font-size: 12px; color: #444; margin-top: 2px; } td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
 .new { color: #fff; background: #c00; font-weight: bold; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .rates td { text-align: right; white-space: nowrap; } .rates td.high { background: #fde2e2; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
@@ -41,13 +44,16 @@ def root_cause_chart(report: Summary) -> str:
     return horizontal_bars(root_cause_counts(report), "Top root causes (runs)")
 
 
-def render_html(report: Summary, title: str = "Fleet failure report") -> str:
+def render_html(report: Summary, title: str = "Fleet failure report",
+                patterns: Mapping[str, Pattern] | None = None) -> str:
+    """`patterns`, when given (id -> pattern), add each known signature's meaning and fixes, as
+    `analyzer explain` words them; the values differ run by run, so they stay placeholders."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>", f'<p class="lead">By {escape(report.by)} · {escape(headline(report))}</p>',
         f'<div class="charts">{day_chart(report)}{root_cause_chart(report)}</div>',
-        f"<h2>By {escape(report.by)}</h2>", _summary_table(report),
+        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}),
     ]
     if report.daily_rates is not None:
         parts += ["<h2>Failure rate per day</h2>",
@@ -66,7 +72,7 @@ def render_html(report: Summary, title: str = "Fleet failure report") -> str:
     return "\n".join(parts)
 
 
-def _summary_table(report: Summary) -> str:
+def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
     if report.table.empty:
         return "<p>No errors in any run.</p>"
     columns = [c for c in display_columns(report) if c != "new"]
@@ -74,7 +80,7 @@ def _summary_table(report: Summary) -> str:
     for row in display_rows(report, values=3):
         cells = []
         for name in columns:
-            text = _key_cell(row, report.key) if name == report.key else escape(row[name])
+            text = _key_cell(row, report.key, patterns.get(row["pattern"])) if name == report.key else escape(row[name])
             kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else ""
             cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
         out.append(f'<tr{" class=new" if row["new"] else ""}>' + "".join(cells) + "</tr>")
@@ -82,8 +88,9 @@ def _summary_table(report: Summary) -> str:
     return "".join(out)
 
 
-def _key_cell(row: dict[str, str], key: str) -> str:
-    """The signature's name (linked to its page), NEW, an example message and log line."""
+def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None) -> str:
+    """The signature's name (linked to its page), NEW, an example message and log line, and what
+    the pattern says it means and how to fix it."""
     if row["pattern"]:
         name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
     elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
@@ -98,6 +105,12 @@ def _key_cell(row: dict[str, str], key: str) -> str:
         path = row["example"].rpartition(":")[0]
         href = Path(path).resolve().as_uri() if path else ""
         name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
+    if pattern is not None:
+        found = explanation(pattern, {})
+        if found.meaning:
+            name += f'<div class="meaning">{escape(found.meaning)}</div>'
+        if found.fixes:
+            name += '<div class="fixes">Fixes: ' + "; ".join(escape(fix.title) for fix in found.fixes) + "</div>"
     return name
 
 
