@@ -140,5 +140,4 @@ def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_pat
     page = target.read_text(encoding="utf-8")
     found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), {})
     assert found.meaning and f'<div class="meaning">{escape(found.meaning)}</div>' in page
-    assert "<gpu>" in found.meaning  # values differ run by run: placeholders, not one run's values
     assert f'<div class="fixes">Fixes: {escape(found.fixes[0].title)}' in page
