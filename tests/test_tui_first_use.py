@@ -222,3 +222,16 @@ def test_following_a_log_announces_each_new_incident(engine, tmp_path):
     notes = triage(live, scenario, before=watch)
     assert rings == [1]
     assert any(note.startswith("I1 (ROOT CAUSE): RuntimeError: CUDA out of memory") for note in notes)
+
+
+def test_t_scrolls_the_detail_pane_to_the_traceback(engine):
+    async def scenario(app, pilot):
+        detail = app.detail
+        assert detail.scroll_y == 0
+        await pilot.press("t")
+        await pilot.pause()
+        traceback = detail.parts["traceback"]
+        assert detail.scroll_y > 0
+        assert traceback.region.y - detail.region.y <= 2  # at the top of the pane, not below the fold
+
+    triage(LiveScan(engine, [CRASH]), scenario)

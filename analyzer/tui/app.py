@@ -57,6 +57,7 @@ class TriageApp(App):
         Binding("m", "copy_message", "Copy msg"),
         Binding("e", "explain", "Explain"),
         Binding("r", "goto_root", "Root"),
+        Binding("t", "show_traceback", "Traceback", show=False),
         Binding("o", "open_log", "Open in $EDITOR"),
         Binding("w", "toggle_wrap", "Wrap log lines", show=False),
         Binding("x", "toggle_prefixes", "Hide log prefixes", show=False),
@@ -273,6 +274,10 @@ class TriageApp(App):
             self.notify("This terminal cannot hand itself over to another program.", severity="warning")
         except OSError as err:
             self.notify(f"{command[0]}: {err.strerror or err}", severity="error")
+
+    def action_show_traceback(self) -> None:
+        """The detail pane scrolled to the traceback, which sits below the diagnosis."""
+        self.detail.scroll_to_widget(self.detail.parts["traceback"], animate=False, top=True)
 
     def action_toggle_wrap(self) -> None:
         self.log_pane.set_layout(wrap=not self.log_pane.wrap)
