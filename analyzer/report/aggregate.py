@@ -78,7 +78,7 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
             "top_params": {name: _most_frequent(counts, top) for name, counts in group.params.items()},
             "roots": group.roots,
             "consequences": group.consequences,
-            "new": None if since is None else bool(_first_day(group) is not None and _first_day(group) >= since),
+            "new": None if since is None else _on_or_after(_first_day(group), since),
             "raise_function": group.functions.most_common(1)[0][0] if group.functions else None,
             "example": group.earliest[2] if group.earliest else None,
             "_runs": group.runs,
@@ -204,6 +204,10 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
             if value is not None:
                 group.params.setdefault(name, Counter())[value] += 1
     return groups
+
+
+def _on_or_after(day: date | None, since: date) -> bool:
+    return day is not None and day >= since
 
 
 def _first_day(group: _Group) -> date | None:

@@ -7,6 +7,8 @@ from datetime import datetime
 from html import escape
 from pathlib import Path
 
+import pandas as pd
+
 from analyzer import __version__
 from analyzer.core.schema import Pattern
 from analyzer.core.view import explanation
@@ -58,7 +60,7 @@ def render_html(report: Summary, title: str = "Fleet failure report",
     if report.daily_rates is not None:
         parts += ["<h2>Failure rate per day</h2>",
                   "<p>Runs with the failure over all runs that day: a busy day has more failures and more runs.</p>",
-                  _rates_table(report)]
+                  _rates_table(report.daily_rates)]
     if len(report.bad_files):
         note = (f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
                 "count as bad; errors found in half-written logs are included above, and their runs count "
@@ -114,8 +116,7 @@ def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None) -> str:
     return name
 
 
-def _rates_table(report: Summary) -> str:
-    rates = report.daily_rates
+def _rates_table(rates: pd.DataFrame) -> str:
     signatures = [c for c in rates.columns if c != "runs"]
     out = ["<table class=\"rates\"><thead><tr><th>day</th><th>runs</th>"
            + "".join(f"<th><code>{escape(str(s))}</code></th>" for s in signatures) + "</tr></thead><tbody>"]

@@ -102,14 +102,14 @@ class LogPane(ScrollableContainer):
             return  # read for an incident no longer selected
         self.window = message.window
         self.shift = 0
-        content = self._render_window()
+        content = self._render_window(message.window)
         top = next((index for index, (number, _) in enumerate(message.window.rows) if number >= message.window.first), 0)
         offset = top - 3 + (1 if message.window.note else 0)
         self._scroll_target = (max(0, offset), len(content.plain.splitlines()))
         self.call_after_refresh(self._scroll_when_laid_out)
 
-    def _render_window(self) -> Text:
-        content = window_text(self.window, self.shift, self.wrap, self.prefixes)
+    def _render_window(self, window: LogWindow) -> Text:
+        content = window_text(window, self.shift, self.wrap, self.prefixes)
         self.lines.update(content)
         return content
 
@@ -119,7 +119,7 @@ class LogPane(ScrollableContainer):
         self.prefixes = self.prefixes if prefixes is None else prefixes
         self.lines.set_class(self.wrap, "-wrap")
         if self.window is not None:
-            self._render_window()
+            self._render_window(self.window)
 
     def action_scroll_left(self) -> None:
         self._shift_by(-self.SHIFT_STEP)
@@ -132,7 +132,7 @@ class LogPane(ScrollableContainer):
             return
         widest = max((len(line) for _, line in self.window.rows), default=0)
         self.shift = max(0, min(widest - 1, self.shift + columns))
-        self._render_window()
+        self._render_window(self.window)
 
     def watch_virtual_size(self) -> None:
         # The new lines are laid out; sizes settle by the next refresh.

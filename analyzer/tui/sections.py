@@ -196,6 +196,8 @@ def _link_headline(link: LinkView) -> str:
 def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
     """The matched pattern's page, as `analyzer explain` lays it out, from the same `Explanation`."""
     pattern = diagnosis.pattern
+    if pattern is None:
+        return Text("No known pattern for this incident.", "dim")
     found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
