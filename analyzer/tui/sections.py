@@ -8,7 +8,7 @@ from rich.text import Text
 
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
-from analyzer.core.view import Explanation, IncidentView, LinkView, Mark, explanation
+from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
@@ -142,14 +142,9 @@ def traceback(view: IncidentView) -> Text:
         text.append("\n")
         for number, sub in enumerate(info.sub_exceptions, 1):
             text.append(f"  +-- sub-exception {number}: ", "dim")
-            text.append(" <- ".join(_headline(exc.exception_type, exc.message) for exc in reversed(sub)) + "\n")
+            text.append(" <- ".join(headline(exc) for exc in reversed(sub)) + "\n")
     text.rstrip()
     return text if text.plain else Text("(no traceback)", "dim")
-
-
-def _headline(exception_type: str, message: str) -> str:
-    first = message.splitlines()[0] if message else ""
-    return f"{exception_type}: {first}" if first else exception_type or "traceback cut off"
 
 
 def _frame(frame: Frame, mark: Mark) -> Text:
@@ -178,7 +173,7 @@ def chain(view: IncidentView) -> Text:
     text.append(f"  {len(links)} exception(s), root cause first\n" if len(links) > 1 else "  a single exception\n", "dim")
     for number, link in enumerate(links, 1):
         text.append(f"{number}. {_HOW[link.link]}", "dim")
-        text.append(_link_headline(link), "bold" if link.diagnosed else "")
+        text.append(link.headline, "bold" if link.diagnosed else "")
         if link.diagnosed:
             text.append("  ← diagnosed", "green" if view.known else "magenta")
         text.append("\n")
@@ -187,10 +182,6 @@ def chain(view: IncidentView) -> Text:
 
 
 _HOW = {Link.FIRST: "", Link.CAUSE: "↳ caused ", Link.CONTEXT: "↳ while handling it, "}
-
-
-def _link_headline(link: LinkView) -> str:
-    return _headline(link.info.exception_type, link.info.message)
 
 
 def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
