@@ -22,8 +22,8 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # the error first, on one line; exit 2 (argparse's own convention)
         close = suggestion(message)
         hint = f"; did you mean '{close}'?" if close else ""
-        self.exit(EXIT_USAGE, f"analyzer: error: {message}{hint} (see 'analyzer {self.prog.split(' ', 1)[-1]} --help')\n"
-                  if " " in self.prog else f"analyzer: error: {message}{hint} (see 'analyzer --help')\n")
+        command = f"analyzer {self.prog.split(' ', 1)[-1]}" if " " in self.prog else "analyzer"
+        self.exit(EXIT_USAGE, f"analyzer: error: {message}{hint} (see '{command} --help')\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
