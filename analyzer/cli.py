@@ -29,9 +29,12 @@ _COMMANDS = {  # name: its summary in `analyzer --help`
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2 (argparse's own convention)
-        self.exit(EXIT_USAGE, f"analyzer: error: {message} (see 'analyzer {self.prog.split(' ', 1)[-1]} --help')\n"
-                  if " " in self.prog else f"analyzer: error: {message} (see 'analyzer --help')\n")
+    def error(self, message: str):  # the error first, on one line; exit 2 (argparse's own convention)
+        from analyzer.commands.did_you_mean import suggestion  # only on a usage error: start-up stays light
+        close = suggestion(message)
+        hint = f"; did you mean '{close}'?" if close else ""
+        command = f"analyzer {self.prog.split(' ', 1)[-1]}" if " " in self.prog else "analyzer"
+        self.exit(EXIT_USAGE, f"analyzer: error: {message}{hint} (see '{command} --help')\n")
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:

@@ -20,14 +20,25 @@ from analyzer.core.records import ErrorEvent
 from analyzer.core.scan import Analysis
 from analyzer.core.schema import Pattern
 from analyzer.sources.chunkscan import ChunkScanner
-from analyzer.sources.files import RESTART, STDIN, expand_paths, follow_chunks, is_stream, read_chunks, stream_chunks
+from analyzer.sources.files import (
+    RESTART,
+    STDIN,
+    expand_paths,
+    follow_chunks,
+    is_stream,
+    read_chunks,
+    stream_chunks,
+    walk_files,
+)
 from analyzer.sources.lines import Utf8Decoder, utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
+from analyzer.sources.sniff import TextSniffer
 
 __all__ = ["Options", "Engine", "Result", "Progress", "STDIN", "run_of"]
 
 Progress = Callable[[str, int, "int | None"], None]  # (input, lines read, byte position or None)
+_WATCH_SECONDS = 1.0  # how often a followed directory is looked at for new files
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +105,20 @@ class Engine:
         return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds,
                         run_of=lambda file: runs.get(file, file))
 
-    def expand(self, paths: Iterable[str], on_problem: OnProblem) -> list[str]:
+    def expand(self, paths: Iterable[str], on_problem: OnProblem, follow: bool = False) -> list[str]:
         """The files to read: directories walked, each file once however often it was named. Each
-        file's run is noted (`run_of`) for the analyses made after."""
+        file's run is noted (`run_of`) for the analyses made after.
+
+        To be followed, a missing file is kept (it is waited for, as `tail -F` does) and a directory
+        is kept whole (its files are followed, and so is each file created in it later)."""
         files: list[str] = []
         seen: set[str] = set()
         for argument in paths:
+            if follow and argument != STDIN and (os.path.isdir(argument) or not os.path.lexists(argument)):
+                if os.path.realpath(argument) not in seen:
+                    seen.add(os.path.realpath(argument))
+                    files.append(argument)
+                continue
             found = list(expand_paths([argument], on_problem))
             if not found and os.path.isdir(argument):
                 on_problem(Problem(ProblemKind.NO_LOGS, argument, "a directory with no files to read"))
@@ -141,7 +160,7 @@ class Engine:
             if on_problem is not None:
                 on_problem(found)
 
-        files = self.expand(paths, problem)
+        files = self.expand(paths, problem, follow)
         analysis = self.analysis()
         for event in self.events(files, problem, follow):
             analysis.add(event)
@@ -150,11 +169,35 @@ class Engine:
     def _file_events(self, path: str, on_problem: OnProblem, progress: Progress | None,
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
         scanner = self.chunk_scanner(path)
-        on_read = None if progress is None else (lambda offset: progress(path, scanner.lines, offset))
+        reached = [0]  # the byte position of the last chunk read, told again once held chunks are scanned
+
+        def on_read(offset: int) -> None:
+            reached[0] = offset
+            if progress is not None:
+                progress(path, scanner.lines, offset)
+
+        sniffer = TextSniffer()
+        held: list[bytes] = []  # the first chunks, until the sniffer has seen enough to tell text from binary
         for chunk in utf8_chunks(read_chunks(path, on_problem, on_read=on_read)):
-            yield from scanner.feed(chunk)
+            if not sniffer.decided:
+                sniffer.feed(chunk)
+                held.append(chunk)
+                if not sniffer.decided:
+                    continue
+                if sniffer.binary:
+                    break
+            for piece in held or (chunk,):
+                yield from scanner.feed(piece)
+            held = []
             if stopped():
                 return
+        if sniffer.binary:
+            on_problem(Problem(ProblemKind.BINARY, path, "binary, not a log: skipped"))
+            return
+        for piece in held:
+            yield from scanner.feed(piece)
+        if held and progress is not None:
+            progress(path, scanner.lines, reached[0])
         yield from scanner.finish()
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
@@ -180,9 +223,30 @@ class Engine:
             finally:
                 chunks.put((path, done))
 
-        readers = {path: _StreamReader(self, path) for path in files}
+        def watch(directory: str) -> None:
+            """Follow every file in `directory`, those there now and those created later; never ends
+            by itself (a followed directory may be empty until the server starts writing)."""
+            pumped: set[str] = set()
+            said: set[str] = set()
+
+            def once(problem: Problem) -> None:  # looked at every second: each problem is told once
+                if str(problem) not in said:
+                    said.add(str(problem))
+                    on_problem(problem)
+
+            while not stop.is_set():
+                for path in walk_files(directory, once):
+                    if path not in pumped:
+                        pumped.add(path)
+                        chunks.put((path, started))
+                        threading.Thread(target=pump, args=(path,), daemon=True).start()
+                stop.wait(_WATCH_SECONDS)
+
+        started = object()  # a watched directory's new file: one more input that will end with `done`
+        watched = [path for path in files if follow and os.path.isdir(path)]
+        readers = {path: _StreamReader(self, path) for path in files if path not in watched}
         for path in files:
-            threading.Thread(target=pump, args=(path,), daemon=True).start()
+            threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
         running = len(files)
         try:
             while running and not stopped():
@@ -191,6 +255,10 @@ class Engine:
                 except queue.Empty:
                     for reader in readers.values():
                         yield from reader.idle()
+                    continue
+                if chunk is started:
+                    running += 1
+                    readers[path] = _StreamReader(self, path)
                     continue
                 reader = readers[path]
                 if chunk is done:

@@ -384,7 +384,7 @@ def test_cli_needs_exactly_one_source(tmp_path, capsys):
     args = _parser().parse_args(["extract", str(PKG), "--package", "demo_pkg", "-o", str(tmp_path)])
     assert args.func(args) == 2
     args = _parser().parse_args(["extract", str(tmp_path / "missing"), "-o", str(tmp_path / "o")])
-    assert args.func(args) == 1
+    assert args.func(args) == 2  # a missing input is a usage error, as with every command
 
 
 def test_trigger_is_the_whole_path_condition():

@@ -100,11 +100,22 @@ def test_detail_pane_explains_the_root_cause_with_the_users_values(engine):
         assert "before: --enable-prefill-cp --moe-a2a-backend flashinfer_tkv" in diagnosis
         assert "after:  --enable-prefill-cp --moe-a2a-backend deepep" in diagnosis
         source, site = text(app, "#pattern-source"), text(app, "#raise-site")
-        assert "sglang/srt/arg_groups/deepseek_v4_hook.py:231" in source and "@ sglang 0.5.23" in source
-        assert "sglang/srt/arg_groups/deepseek_v4_hook.py:231" in site and "validate_deepseek_v4_cp" in site
+        # the two columns share the width: paths lose leading directories, never their line number
+        where = "sglang/srt/arg_groups/deepseek_v4_hook.py:231"
+        for column in (source, site):
+            shown = column.splitlines()[1]
+            assert shown.endswith("deepseek_v4_hook.py:231") and where.endswith(shown.removeprefix("…"))
+        assert "@ sglang 0.5.23" in source and "validate_deepseek_v4_cp" in site
         assert "ValueError" in text(app, "#summary") and "flashinfer_tkv" in text(app, "#summary")
 
     triage(LiveScan(engine, [DEEPSEEK]), scenario)
+    wide = triage(LiveScan(engine, [DEEPSEEK]), lambda app, pilot: _texts(app, "#pattern-source", "#raise-site"),
+                  size=(260, 40))
+    assert all("sglang/srt/arg_groups/deepseek_v4_hook.py:231" in column for column in wide)
+
+
+async def _texts(app, *selectors):
+    return [text(app, selector) for selector in selectors]
 
 
 def test_traceback_is_highlighted_and_marks_raise_site_and_blame(engine):

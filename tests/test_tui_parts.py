@@ -176,9 +176,10 @@ def test_tui_command_wires_its_options_into_the_live_scan(monkeypatch, capsys):
     monkeypatch.setattr(app_module.TriageApp, "run", lambda self: started.append(self.live))
     code = main(["tui", "--no-builtin", "--follow", "--app-package", "sglang", "--window", "60", str(CRASH), "missing.log"])
     (live,) = started
-    assert live.files == [str(CRASH)] and live.follow and live._analysis._grouper.app_packages == ("sglang",)
-    assert [str(problem) for problem in live.problems] == ["missing.log: no such file or directory"]
-    assert code == 2 and capsys.readouterr().err == "analyzer: warning: missing.log: no such file or directory\n"
+    # followed, a missing file is waited for (as tail -F does), not refused
+    assert live.files == [str(CRASH), "missing.log"] and live.follow
+    assert live._analysis._grouper.app_packages == ("sglang",)
+    assert live.problems == [] and code == 0 and capsys.readouterr().err == ""
 
 
 def test_tui_command_with_nothing_readable_says_so_in_one_line(capsys):

@@ -1,12 +1,4 @@
-"""``analyzer patterns extract``: build a pattern pack from Python source.
-
-    analyzer patterns extract PATH -o DIR [--project NAME] [--version V]
-    analyzer patterns extract --package NAME -o DIR [...]
-
-PATH is a source tree or a single ``.py`` file; ``--package`` locates an
-installed package without importing it. The source is read with ``ast``
-only. Files that do not parse are skipped with a one-line warning on stderr.
-"""
+"""`analyzer patterns extract`: build a pattern pack from Python source (its --help text below)."""
 
 from __future__ import annotations
 
@@ -16,8 +8,20 @@ import sys
 from typing import Any
 
 from analyzer import __version__
+from analyzer.commands.exit_codes import Exit
 
 __all__ = ["register", "run", "add_source_arguments", "resolve_source", "generated_by"]
+
+DESCRIPTION = """\
+Build a pattern pack from Python source: every error message the code can raise, as a signature.
+
+  analyzer patterns extract PATH -o DIR [--project NAME] [--version V]
+  analyzer patterns extract --package NAME -o DIR [...]
+
+PATH is a source tree or a single .py file; --package finds an installed package without
+importing it. The source is only parsed, never run. Files that do not parse are skipped with a
+one-line warning on stderr.
+"""
 
 
 def add_source_arguments(p: argparse.ArgumentParser) -> None:
@@ -64,7 +68,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "extract",
         help="extract error-message signatures from Python source into a pattern pack",
-        description=__doc__,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_source_arguments(p)
@@ -79,16 +83,16 @@ def run(args: Any) -> int:
 
     path, package, err = resolve_source(args)
     if err:
-        print(f"analyzer patterns extract: error: {err}", file=sys.stderr)
-        return 2
+        print(f"analyzer: error: {err}", file=sys.stderr)
+        return Exit.USAGE
     try:
         result = extract_tree(path, package=package, project=getattr(args, "project", None),
                               version=getattr(args, "pack_version", None),
                               jobs=getattr(args, "jobs", None),
                               exclude=getattr(args, "exclude", None) or ())
-    except (FileNotFoundError, ModuleNotFoundError) as exc:
-        print(f"analyzer patterns extract: error: {exc}", file=sys.stderr)
-        return 1
+    except (FileNotFoundError, ModuleNotFoundError) as exc:  # missing input: a usage error, as with `scan`
+        print(f"analyzer: error: {exc}", file=sys.stderr)
+        return Exit.USAGE
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     written, removed = write_pack(args.output, result.project, result.version,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -12,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from analyzer.commands.exit_codes import Exit
-from analyzer.commands.common import add_analysis_arguments, warn
+from analyzer.commands.common import add_analysis_arguments, options_from, warn
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.sinks.console import output_console
@@ -20,8 +21,10 @@ from analyzer.sources.problems import Problem, ProblemKind
 
 __all__ = ["register", "run"]
 
-FORMATS = ("table", "csv", "parquet", "json", "md", "html")
-_BY_SUFFIX = {".csv": "csv", ".parquet": "parquet", ".json": "json", ".md": "md", ".html": "html", ".htm": "html"}
+FORMATS = ("table", "csv", "parquet", "xlsx", "json", "md", "html")
+_BY_SUFFIX = {".csv": "csv", ".parquet": "parquet", ".xlsx": "xlsx", ".json": "json", ".md": "md", ".html": "html",
+              ".htm": "html", ".txt": "table"}
+_FILE_ONLY = ("parquet", "xlsx")  # binary formats: never to a terminal
 
 
 def register(subparsers) -> None:
@@ -70,9 +73,17 @@ def run(args: argparse.Namespace) -> int:
     from analyzer.report.fleet import FleetOptions, scan_fleet
     from analyzer.report.frame import frame_from_scan, restrict
 
-    fmt = args.format or _BY_SUFFIX.get(os.path.splitext(args.output or "")[1].lower(), "table")
-    if fmt == "parquet" and not args.output:
-        print("analyzer: error: --format parquet needs --output FILE", file=sys.stderr)
+    suffix = os.path.splitext(args.output or "")[1].lower()
+    if args.output and not args.format and suffix not in _BY_SUFFIX:
+        print(f"analyzer: error: cannot tell the format of {args.output} from its extension; use one of "
+              f"{', '.join(sorted(_BY_SUFFIX))} or --format", file=sys.stderr)
+        return Exit.USAGE
+    fmt = args.format or _BY_SUFFIX.get(suffix, "table")
+    if fmt in _FILE_ONLY and not args.output:
+        print(f"analyzer: error: --format {fmt} needs --output FILE", file=sys.stderr)
+        return Exit.USAGE
+    if fmt == "xlsx" and importlib.util.find_spec("openpyxl") is None:
+        print("analyzer: error: writing Excel files needs openpyxl: pip install 'analyzer[excel]'", file=sys.stderr)
         return Exit.USAGE
     if fmt == "parquet" and not _have_pyarrow():
         print("analyzer: error: Parquet output needs pyarrow: pip install 'analyzer[parquet]'", file=sys.stderr)
@@ -107,17 +118,23 @@ def run(args: argparse.Namespace) -> int:
             raise  # stdout: a closed pipe is the command line's to handle
         print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
         return Exit.USAGE
+    if args.output:
+        what = "the summary" if args.rows == "summary" or fmt in ("table", "md", "html") else f"the {args.rows} rows"
+        print(f"analyzer: wrote {what} ({fmt}) to {args.output}", file=sys.stderr)
     return Exit.USAGE if missing else Exit.OK
 
 
 def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
     from analyzer.report.html import render_html
     from analyzer.report.markdown import render_markdown
-    from analyzer.report.tables import report_json, records, table_of, write_csv, write_parquet
+    from analyzer.report.tables import report_json, records, table_of, write_csv, write_parquet, write_xlsx
     from analyzer.report.text import render_text
 
     if fmt == "parquet":
         write_parquet(table_of(args.rows, report, df), args.output)
+        return
+    if fmt == "xlsx":
+        write_xlsx(table_of(args.rows, report, df), args.output)
         return
     with (open(args.output, "w", encoding="utf-8", newline="") if args.output else _Stdout()) as out:
         if fmt == "csv":
@@ -129,9 +146,18 @@ def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
         elif fmt == "md":
             out.write(render_markdown(report) + "\n")
         elif fmt == "html":
-            out.write(render_html(report))
+            out.write(render_html(report, patterns=_patterns(args)))
         else:
             render_text(report, output_console(file=out, soft_wrap=not args.output))
+
+
+def _patterns(args: argparse.Namespace) -> dict:
+    """The loaded packs' patterns by id (for the HTML report's meanings and fixes); the scan's
+    workers already warned about broken pack entries."""
+    from analyzer.engine import Engine
+
+    engine = Engine(options_from(args))
+    return {pattern.id: pattern for pattern in engine.matcher.patterns}
 
 
 class _Stdout:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     analysis = engine.analysis()
     streaming = args.follow or STDIN in paths
     sink = _StreamSink(args.format) if streaming else None
-    files = engine.expand(paths, on_problem)
+    files = engine.expand(paths, on_problem, follow=args.follow)
     if not files:
         print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
         return Exit.USAGE

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     problems: list[Problem] = []
     engine = engine_from(args)
-    files = engine.expand(args.paths or [str(sample_log())], problems.append)
+    files = engine.expand(args.paths or [str(sample_log())], problems.append, follow=args.follow)
     for problem in problems:
         warn_problem(problem)
     if not files:

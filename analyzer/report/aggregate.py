@@ -25,15 +25,16 @@ _RUN_KEY = {"host": "host", "version": "version", "day": "date"}  # the runs tab
 class Summary:
     by: str
     table: pd.DataFrame  # one row per group, most runs first (by day: in date order)
-    runs_total: int
-    runs_failed: int
-    runs_bad: int
-    clean_runs: tuple[str, ...]  # no error and no bad file
-    bad_files: pd.DataFrame  # run, file, status, detail
+    runs_total: int  # = runs_failed + len(clean_runs) + runs_bad: every run is in exactly one bucket
+    runs_failed: int  # runs with an error (a half-written log's errors count)
+    runs_bad: int  # runs with a bad file and no error found
+    clean_runs: pd.DataFrame  # no error and no bad file: the run table's rows (run, host, version, date, ...)
+    bad_files: pd.DataFrame  # run, file, status, detail: every bad file, its run failed or not
     root_causes: pd.DataFrame  # one row per failed run: run, day, signature, exception_type
     since: date | None = None  # signatures first seen on or after it are `new`
     scanned: int = 0
     cached: int = 0
+    daily_rates: pd.DataFrame | None = None  # day -> `runs` that day, and per signature the share of them it hit
 
     @property
     def key(self) -> str:
@@ -77,20 +78,41 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
             "top_params": {name: _most_frequent(counts, top) for name, counts in group.params.items()},
             "roots": group.roots,
             "consequences": group.consequences,
-            "new": None if since is None else bool(group.first is not None and group.first >= pd.Timestamp(since)),
+            "new": None if since is None else _on_or_after(_first_day(group), since),
+            "raise_function": group.functions.most_common(1)[0][0] if group.functions else None,
+            "example": group.earliest[2] if group.earliest else None,
+            "_runs": group.runs,
         })
-    table = pd.DataFrame(rows, columns=_table_columns(by))
+    table = pd.DataFrame(rows, columns=[*_table_columns(by), "_runs"])
     if len(table):
-        order = [KEY_COLUMN[by]] if by == "day" else ["runs", "occurrences", KEY_COLUMN[by]]
-        table = table.sort_values(order, ascending=[True] if by == "day" else [False, False, True],
-                                  kind="stable").reset_index(drop=True)
-    failed = set(df["run"])
-    clean = tuple(r for r, bad in zip(runs["run"], runs["bad"].fillna(False)) if r not in failed and not bad)
-    return Summary(by=by, table=table, runs_total=len(runs), runs_failed=len(failed & set(runs["run"])),
-                   runs_bad=int(runs["bad"].fillna(False).sum()), clean_runs=clean,
+        table = _ordered(table, by, dict(zip(roots["run"], keys.loc[roots.index])) if len(roots) else {})
+    rates = _daily_rates(table, runs) if by in ("pattern", "fingerprint") and len(table) else None
+    table = table.drop(columns="_runs").reindex(columns=_table_columns(by))
+    failed = runs["run"].isin(set(df["run"]))
+    bad = runs["bad"].fillna(False).astype(bool)
+    clean = runs[~failed & ~bad].reset_index(drop=True)
+    return Summary(by=by, table=table, runs_total=len(runs), runs_failed=int(failed.sum()),
+                   runs_bad=int((bad & ~failed).sum()), clean_runs=clean,
                    bad_files=bad_files.reset_index(drop=True), root_causes=roots[
                        ["run", "day", "signature", "exception_type"]].reset_index(drop=True),
-                   since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0)
+                   since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0,
+                   daily_rates=rates)
+
+
+def _daily_rates(table: pd.DataFrame, runs: pd.DataFrame, top: int = 8) -> pd.DataFrame | None:
+    """Per day: how many runs there were, and for the `top` signatures the share of those runs
+    they hit (a busy day has more failures and more runs; the rate tells a real rise)."""
+    days = runs["date"].dt.strftime("%Y-%m-%d")
+    if days.isna().all():
+        return None
+    day_of = dict(zip(runs["run"], days))
+    totals = days.value_counts().sort_index()
+    rates = pd.DataFrame({"runs": totals})
+    for key, hit in zip(table[table.columns[0]][:top], table["_runs"][:top]):
+        counts = pd.Series([day_of.get(run) for run in hit], dtype="object").value_counts()
+        rates[key] = (counts.reindex(totals.index).fillna(0) / totals).round(4)
+    rates.index.name = "day"
+    return rates
 
 
 @dataclass(slots=True)
@@ -103,7 +125,9 @@ class _Group:
     consequences: int = 0
     first: Any = None
     last: Any = None
-    earliest: tuple | None = None  # (order, message) of the earliest incident
+    earliest: tuple | None = None  # (order, message, file:line) of the earliest incident
+    functions: Counter = field(default_factory=Counter)  # the raise sites' functions
+    first_day: Any = None  # the earliest run date, for `new` when the logs carry no times
     runs: set = field(default_factory=set)
     signature_runs: dict[str, set] = field(default_factory=dict)
     hosts: set = field(default_factory=set)
@@ -112,11 +136,40 @@ class _Group:
     params: dict[str, Counter] = field(default_factory=dict)
 
 
+def _ordered(table: pd.DataFrame, by: str, root_of_run: dict[str, str]) -> pd.DataFrame:
+    """By day in date order; by signature the roots first (most runs first), each consequence right
+    after the root cause it most often followed, as `scan` folds an echo under its root."""
+    if by == "day":
+        return table.sort_values(KEY_COLUMN[by], kind="stable").reset_index(drop=True)
+    key = KEY_COLUMN[by]
+    table = table.sort_values(["runs", "occurrences", key], ascending=[False, False, True], kind="stable")
+    if by not in ("pattern", "fingerprint"):
+        return table.reset_index(drop=True)
+    follows = [None if roots else _most_common_root(runs, root_of_run, name)
+               for name, roots, runs in zip(table[key], table["roots"], table["_runs"])]
+    table = table.assign(follows=follows)
+    leaders = [name for name, after in zip(table[key], follows) if after is None]
+    place = {name: index for index, name in enumerate(leaders)}
+    rank = [(place[name], 0) if after is None else (place.get(after, len(leaders)), 1)
+            for name, after in zip(table[key], follows)]
+    order = sorted(range(len(table)), key=lambda i: rank[i])
+    return table.iloc[order].reset_index(drop=True)
+
+
+def _most_common_root(runs: set[str], root_of_run: dict[str, str], itself: str) -> str | None:
+    """The group that was the root cause of most of `runs` (not `itself`), or None."""
+    counts = Counter(root_of_run[run] for run in runs if run in root_of_run and root_of_run[run] != itself)
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else None
+
+
 def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
-    seen = df["timestamp"].fillna(df["run_date"])
+    # First and last seen come from the logs' own times: a run dated only by its path has none.
+    seen = df["timestamp"]
     columns = {name: df[name].tolist() for name in (
-        "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start")}
+        "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start",
+        "raise_function")}
     seen_at, last_at = seen.tolist(), df["last_seen"].fillna(seen).tolist()
+    run_days = df["run_date"].tolist()
     params = {c[len(PARAM_PREFIX):]: df[c].tolist() for c in df.columns if c.startswith(PARAM_PREFIX)}
     groups: dict[str, _Group] = {}
     for i, key in enumerate(keys.tolist()):
@@ -133,6 +186,9 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
                 target.add(value)
         if row["exception_type"] is not None:
             group.types[row["exception_type"]] += 1
+        run_day = _value(run_days[i])
+        if run_day is not None:
+            group.first_day = run_day if group.first_day is None else min(group.first_day, run_day)
         when, until = _value(seen_at[i]), _value(last_at[i])
         if when is not None:
             group.first = when if group.first is None else min(group.first, when)
@@ -140,12 +196,23 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
             group.last = until if group.last is None else max(group.last, until)
         order = (when is None, when or 0, row["file"] or "", row["line_start"] or 0)
         if row["message"] is not None and (group.earliest is None or order < group.earliest[0]):
-            group.earliest = (order, row["message"])
+            group.earliest = (order, row["message"], f"{row['file']}:{row['line_start']}" if row["file"] else None)
+        if row["raise_function"] is not None:
+            group.functions[row["raise_function"]] += 1
         for name, values in params.items():
             value = _value(values[i])
             if value is not None:
                 group.params.setdefault(name, Counter())[value] += 1
     return groups
+
+
+def _on_or_after(day: date | None, since: date) -> bool:
+    return day is not None and day >= since
+
+
+def _first_day(group: _Group) -> date | None:
+    first = group.first if group.first is not None else group.first_day
+    return None if first is None else pd.Timestamp(first).date()
 
 
 def _value(value: Any) -> Any:
@@ -214,7 +281,7 @@ def _plain(value: Any) -> Any:
 def _table_columns(by: str) -> list[str]:
     return [KEY_COLUMN[by], "exception_type", "message", "signatures", "incidents", "occurrences", "runs",
             "of_runs", "runs_pct", "run_roots", "first_seen", "last_seen", "hosts", "versions",
-            "top_signatures", "top_params", "roots", "consequences", "new"]
+            "top_signatures", "top_params", "roots", "consequences", "follows", "new", "raise_function", "example"]
 
 
 def _runs_seen(df: pd.DataFrame) -> pd.DataFrame:

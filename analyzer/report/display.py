@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer.core.view import unknown_label
 from analyzer.report.aggregate import Summary
 
 __all__ = ["headline", "display_rows", "display_columns", "cell_text", "values_text", "shorten"]
@@ -43,10 +44,34 @@ def display_rows(report: Summary, values: int = 2, hosts: int = 3) -> list[dict[
             "values": values_text(row["top_params"], values) if report.by in ("pattern", "fingerprint")
             else ", ".join(f"{sig} ({runs})" for sig, runs in row["top_signatures"]),
             "new": "NEW" if row["new"] else "",
+            "follows": row["follows"] if isinstance(row["follows"], str) else "",
+            "pattern": _pattern_id(report, row),
+            "label": _label(report, row),
+            "example": row["example"] if isinstance(row["example"], str) else "",
             "message": shorten(row["message"] or "", 160),
         }
         rows.append(cells)
     return rows
+
+
+def _is_fingerprint(report: Summary, row: dict[str, Any]) -> bool:
+    key = str(row[report.key])
+    return report.by == "fingerprint" or bool(row["exception_type"]) and key.startswith(f"{row['exception_type']}@")
+
+
+def _pattern_id(report: Summary, row: dict[str, Any]) -> str:
+    """The pattern id a signature row stands for ('' for fingerprints and for other groupings)."""
+    if report.by != "pattern" or _is_fingerprint(report, row):
+        return ""
+    return str(row[report.key])
+
+
+def _label(report: Summary, row: dict[str, Any]) -> str:
+    """What people call the group: a pattern id, or an unknown error's type and function."""
+    if report.by in ("pattern", "fingerprint") and _is_fingerprint(report, row):
+        function = row["raise_function"] if isinstance(row["raise_function"], str) else None
+        return unknown_label(row["exception_type"], function)
+    return str(row[report.key])
 
 
 def cell_text(value: Any) -> str:
@@ -64,9 +89,15 @@ def cell_text(value: Any) -> str:
 
 def values_text(top_params: dict[str, list[list[Any]]], most: int) -> str:
     """`moe_a2a_backend=flashinfer_tkv (15), mooncake (9)`: the parameters that vary most first."""
-    ranked = sorted(top_params.items(), key=lambda item: (-len(item[1]), item[0]))[:most]
+    # A list that never changes (the allowed choices a message quotes) says nothing about the runs.
+    varying = {name: values for name, values in top_params.items() if len(values) > 1 or not _is_list(values[0][0])}
+    ranked = sorted(varying.items(), key=lambda item: (-len(item[1]), item[0]))[:most]
     return "; ".join(f"{name}=" + ", ".join(f"{shorten(str(value), 24)} ({count})" for value, count in values)
                      for name, values in ranked)
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) or isinstance(value, str) and value.startswith(("[", "("))
 
 
 def shorten(text: str, width: int) -> str:

@@ -17,7 +17,8 @@ import regex
 
 from analyzer.core.incidents import Incident
 from analyzer.engine import Engine, Options
-from analyzer.report.health import TextSniffer, tail_state
+from analyzer.report.health import tail_state
+from analyzer.sources.sniff import TextSniffer
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.files import read_chunks
 from analyzer.sources.lines import utf8_chunks

@@ -33,7 +33,7 @@ INCIDENT_COLUMNS = {
     "signature": "string", "pattern_id": "string", "fingerprint": "string", "match_kind": "string",
     "confidence": "Float64", "exception_type": "string", "message": "string", "role": "string",
     "is_run_root": "boolean", "caused_by": "string", "severity": "string", "count": "Int64",
-    "ranks": "string", "rank_count": "Int64", "raise_site": "string", "raise_function": "string",
+    "ranks": "object", "rank_count": "Int64", "raise_site": "string", "raise_function": "string",
     "blame_site": "string", "blame_function": "string", "truncated": "boolean",
     "line_start": "Int64", "line_end": "Int64",
 }
@@ -148,6 +148,8 @@ def _runs(scan: FleetScan) -> dict[str, dict[str, Any]]:
         run = runs[file.run]
         run["host"] = run["host"] or result.host
         run["version"] = run["version"] or result.version
+    for file in scan.files:  # last: a directory named like a machine
+        runs[file.run]["host"] = runs[file.run]["host"] or file.host_hint
     for run in runs.values():
         started = run.pop("_started")
         if run["date"] is None and started is not None:
@@ -167,7 +169,7 @@ def _incident_row(incident: dict[str, Any], path: str, run: dict[str, Any], log_
             "pattern_id", "fingerprint", "match_kind", "confidence", "exception_type", "message", "role",
             "is_run_root", "caused_by", "severity", "count", "raise_site", "raise_function", "blame_site",
             "blame_function", "truncated", "line_start", "line_end")},
-        "ranks": ",".join(ranks) or None, "rank_count": len(ranks),
+        "ranks": list(ranks), "rank_count": len(ranks),
         "_params": incident.get("params") or {},
     }
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from html import escape
+from pathlib import Path
+
+import pandas as pd
 
 from analyzer import __version__
+from analyzer.core.schema import Pattern
+from analyzer.core.view import explanation
+from analyzer.report.aggregate import Summary, per_day, root_cause_counts
 from analyzer.report.charts import horizontal_bars, stacked_bars
 from analyzer.report.display import display_columns, display_rows, headline
-from analyzer.report.aggregate import Summary, per_day, root_cause_counts
 
 __all__ = ["render_html", "day_chart", "root_cause_chart"]
 
@@ -22,10 +28,14 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid #e6e6e6; padding: 5px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; position: sticky; top: 0; }
 td.num { text-align: right; white-space: nowrap; } td .msg { color: #666; font-size: 12px; }
-tr.new td:first-child::after { content: " NEW"; color: #c00; font-weight: bold; font-size: 11px; }
+.meaning, .fixes { font-size: 12px; color: #444; margin-top: 2px; } td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
+.new { color: #fff; background: #c00; font-weight: bold; font-size: 10px; padding: 0 4px; border-radius: 3px; }
+.rates td { text-align: right; white-space: nowrap; } .rates td.high { background: #fde2e2; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
 """
 _NUMERIC = {"runs", "count", "root of", "signatures"}
+_NOWRAP = {"first seen", "last seen", "hosts", "role"}
+KB_LINK = "kb/{}.html"  # each known signature's page, relative to the report (the static knowledge base)
 
 
 def day_chart(report: Summary) -> str:
@@ -36,27 +46,35 @@ def root_cause_chart(report: Summary) -> str:
     return horizontal_bars(root_cause_counts(report), "Top root causes (runs)")
 
 
-def render_html(report: Summary, title: str = "Fleet failure report") -> str:
+def render_html(report: Summary, title: str = "Fleet failure report",
+                patterns: Mapping[str, Pattern] | None = None) -> str:
+    """`patterns`, when given (id -> pattern), add each known signature's meaning and fixes, as
+    `analyzer explain` words them; the values differ run by run, so they stay placeholders."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>", f'<p class="lead">By {escape(report.by)} · {escape(headline(report))}</p>',
         f'<div class="charts">{day_chart(report)}{root_cause_chart(report)}</div>',
-        f"<h2>By {escape(report.by)}</h2>", _summary_table(report),
+        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}),
     ]
+    if report.daily_rates is not None:
+        parts += ["<h2>Failure rate per day</h2>",
+                  "<p>Runs with the failure over all runs that day: a busy day has more failures and more runs.</p>",
+                  _rates_table(report.daily_rates)]
     if len(report.bad_files):
-        parts += [f"<h2>Bad runs ({report.runs_bad})</h2>",
-                  "<p>Logs that could not be reported on in full. Their runs count in the totals; "
-                  "errors found in half-written logs are included above.</p>", _bad_table(report)]
-    if report.clean_runs:
+        note = (f"<p>Logs that could not be reported on in full. {report.runs_bad} run(s) with no error found "
+                "count as bad; errors found in half-written logs are included above, and their runs count "
+                "with errors.</p>")
+        parts += [f"<h2>Bad files ({len(report.bad_files)})</h2>", note, _bad_table(report)]
+    if len(report.clean_runs):
         parts += [f"<h2>Runs without errors ({len(report.clean_runs)})</h2>", "<details><summary>list</summary><ul>"]
-        parts += [f"<li><code>{escape(run)}</code></li>" for run in report.clean_runs]
+        parts += [f"<li><code>{escape(run)}</code></li>" for run in report.clean_runs["run"]]
         parts.append("</ul></details>")
     parts.append(f"<footer>analyzer {escape(__version__)} · {datetime.now():%Y-%m-%d %H:%M}</footer></body></html>")
     return "\n".join(parts)
 
 
-def _summary_table(report: Summary) -> str:
+def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
     if report.table.empty:
         return "<p>No errors in any run.</p>"
     columns = [c for c in display_columns(report) if c != "new"]
@@ -64,11 +82,47 @@ def _summary_table(report: Summary) -> str:
     for row in display_rows(report, values=3):
         cells = []
         for name in columns:
-            text = escape(row[name])
-            if name == report.key and row["message"]:
-                text = f"<code>{text}</code><div class=\"msg\">{escape(row['message'])}</div>"
-            cells.append(f'<td class="num">{text}</td>' if name in _NUMERIC else f"<td>{text}</td>")
+            text = _key_cell(row, report.key, patterns.get(row["pattern"])) if name == report.key else escape(row[name])
+            kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else ""
+            cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
         out.append(f'<tr{" class=new" if row["new"] else ""}>' + "".join(cells) + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None) -> str:
+    """The signature's name (linked to its page), NEW, an example message and log line, and what
+    the pattern says it means and how to fix it."""
+    if row["pattern"]:
+        name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
+    elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
+        name = f'<b>{escape(row["label"])}</b> <code class="fp">{escape(row[key])}</code>'
+    else:
+        name = f"<code>{escape(row[key])}</code>"
+    if row["new"]:
+        name += ' <span class="new">NEW</span>'
+    if row["message"]:
+        name += f'<div class="msg">{escape(row["message"])}</div>'
+    if row["example"]:
+        path = row["example"].rpartition(":")[0]
+        href = Path(path).resolve().as_uri() if path else ""
+        name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
+    if pattern is not None:
+        found = explanation(pattern, {})
+        if found.meaning:
+            name += f'<div class="meaning">{escape(found.meaning)}</div>'
+        if found.fixes:
+            name += '<div class="fixes">Fixes: ' + "; ".join(escape(fix.title) for fix in found.fixes) + "</div>"
+    return name
+
+
+def _rates_table(rates: pd.DataFrame) -> str:
+    signatures = [c for c in rates.columns if c != "runs"]
+    out = ["<table class=\"rates\"><thead><tr><th>day</th><th>runs</th>"
+           + "".join(f"<th><code>{escape(str(s))}</code></th>" for s in signatures) + "</tr></thead><tbody>"]
+    for day, row in rates.iterrows():
+        cells = "".join(f'<td class="{"high" if row[s] >= 0.2 else ""}">{row[s]:.0%}</td>' for s in signatures)
+        out.append(f"<tr><td class=\"nowrap\">{escape(str(day))}</td><td>{int(row['runs'])}</td>{cells}</tr>")
     out.append("</tbody></table>")
     return "".join(out)
 

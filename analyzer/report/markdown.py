@@ -26,7 +26,7 @@ def render_markdown(report: Summary) -> str:
         lines += [f"- `{key}`" for key in new] or ["None."]
         lines.append("")
     if len(report.bad_files):
-        lines += [f"## Bad runs ({report.runs_bad})", "", _row(["run", "file", "status", "detail"]),
+        lines += [f"## Bad files ({len(report.bad_files)})", "", _row(["run", "file", "status", "detail"]),
                   _row(["---"] * 4)]
         for bad in report.bad_files.itertuples():
             lines.append(_row([str(bad.run), str(bad.file), str(bad.status),

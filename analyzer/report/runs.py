@@ -23,6 +23,9 @@ __all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day
 
 # A path component that is an ISO date, e.g. logs/2026-08-28/run-7/server.log.
 DEFAULT_PATH_REGEX = r"(?:^|/)(?P<date>\d{4}-\d\d-\d\d)(?:/|$)"
+# A directory named like a machine: gpu-node-01, node3, host_12, worker-7a2, 10.0.0.5.
+_HOST_LIKE = regex.compile(r"(?i)^(?:[a-z][\w-]*?[-_])?(?:node|host|gpu|worker|machine|server)[-_]?\w*?\d+\w*$"
+                           r"|^\d{1,3}(?:\.\d{1,3}){3}$")
 _FIELDS = ("run", "host", "date", "version")
 
 
@@ -33,6 +36,14 @@ class LogFile:
     host: str | None  # from the path; the log's own prefixes fill in later
     date: date | None
     version: str | None
+    host_hint: str | None = None  # a directory named like a machine: the host when neither regex nor log says
+
+
+def host_hint(path: str, argument: str) -> str | None:
+    """The innermost directory below `argument` whose name looks like a machine's, or None."""
+    below = os.path.relpath(os.path.dirname(path), argument) if path != argument else ""
+    parts = [part for part in below.replace(os.sep, "/").split("/") if part not in ("", ".", "..")]
+    return next((part for part in reversed(parts) if _HOST_LIKE.match(part)), None)
 
 
 def parse_day(text: str | None) -> date | None:
@@ -65,7 +76,7 @@ class PathLayout:
         groups = {k: v for k, v in found.groupdict().items() if v} if found else {}
         return LogFile(path=path, run=groups.get("run") or run_of(path, argument),
                        host=groups.get("host"), date=parse_day(groups.get("date")),
-                       version=groups.get("version"))
+                       version=groups.get("version"), host_hint=host_hint(path, argument))
 
 
 def discover(arguments: list[str], include: tuple[str, ...], on_problem: OnProblem

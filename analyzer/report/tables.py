@@ -12,8 +12,7 @@ from analyzer.report.display import cell_text
 from analyzer.report.frame import fleet_tables
 from analyzer.report.aggregate import Summary
 
-__all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "records", "report_json"]
-
+__all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "write_xlsx", "records", "report_json"]
 
 
 def table_of(rows: str, report: Summary, df: pd.DataFrame) -> pd.DataFrame:
@@ -29,11 +28,16 @@ def table_of(rows: str, report: Summary, df: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_csv(frame: pd.DataFrame, stream: IO[str]) -> None:
-    """Lists and parameter counts become readable text; everything else stays as it is."""
+    """Lists and parameter counts (`hosts`, `ranks`, `top_params`, ...) as JSON text, so that
+    `json.loads` gives them back; everything else as it is."""
     flat = frame.copy()
     for column in _nested(flat):
-        flat[column] = flat[column].map(cell_text)
+        flat[column] = flat[column].map(_json_cell)
     flat.to_csv(stream, index=False)
+
+
+def _json_cell(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def write_parquet(frame: pd.DataFrame, path: str) -> None:
@@ -44,6 +48,18 @@ def write_parquet(frame: pd.DataFrame, path: str) -> None:
         if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in flat[column]):
             flat[column] = flat[column].map(lambda v: json.dumps(v, ensure_ascii=False, default=str))
     flat.to_parquet(path, index=False)
+
+
+def write_xlsx(frame: pd.DataFrame, path: str) -> None:
+    """One sheet, cells as in the CSV; Excel has no time zones, so times are written as UTC."""
+    flat = frame.copy()
+    flat.attrs = {}
+    for column in _nested(flat):
+        flat[column] = flat[column].map(cell_text)
+    for column in flat.columns:
+        if isinstance(flat[column].dtype, pd.DatetimeTZDtype):
+            flat[column] = flat[column].dt.tz_convert("UTC").dt.tz_localize(None)
+    flat.to_excel(path, index=False, engine="openpyxl")
 
 
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -62,7 +78,7 @@ def report_json(report: Summary) -> dict[str, Any]:
         "new_since": report.since.isoformat() if report.since else None,
         "groups": records(report.table),
         "root_causes": records(report.root_causes),
-        "clean_runs": list(report.clean_runs),
+        "clean_runs": report.clean_runs["run"].tolist(),
         "bad_files": records(report.bad_files),
     }
 

@@ -6,11 +6,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from analyzer.core.incidents import Incident
-from analyzer.core.render import fill
-from analyzer.core.render import render_fixes as rendered_fixes
+from analyzer.core.render import RenderedFix
 from analyzer.core.runconfig import RunConfig
+from analyzer.core.view import headline, incident_view
 
-__all__ = ["ordered_for_people", "render_fixes", "render_incident", "render_report"]
+__all__ = ["render_report", "render_incident", "print_fixes", "ordered_for_people"]
 
 _ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
 
@@ -67,61 +67,54 @@ def _render_unknown_fingerprints(incidents: list[Incident], console: Console) ->
 
 
 def render_incident(incident: Incident, console: Console, run: RunConfig | None = None) -> None:
-    info, diagnosis, event = incident.info, incident.diagnosis, incident.event
-    role = "ROOT CAUSE" if incident.is_run_root else incident.role.upper()
-    when = f" first {incident.first_seen:%Y-%m-%d %H:%M:%S}" if incident.first_seen else ""
-    console.print(f"[{_ROLE_STYLE.get(incident.role, 'bold')}]● {role}[/] [bold]{incident.id}[/] "
-                  f"[bold]{escape(info.exception_type or 'traceback cut off')}[/] "
-                  f"×{incident.count}{_ranks(incident)}[dim]{when}[/]")
-    if event.context:
-        console.print(f"  [dim]{escape(event.context)}[/]")
-    for line in (info.message or "(no message)").splitlines()[:12]:
+    """`run`: the configuration of the run the incident came from, for fixes with its values."""
+    view = incident_view(incident, run)
+    when = f" first {view.first_seen:%Y-%m-%d %H:%M:%S}" if view.first_seen else ""
+    console.print(f"[{_ROLE_STYLE.get(view.role, 'bold')}]● {view.role_label}[/] [bold]{view.id}[/] "
+                  f"[bold]{escape(view.exception_type)}[/] ×{view.count}{_ranks(incident)}[dim]{when}[/]")
+    if view.awaiting_root:
+        console.print("  [yellow]an echo of a failure elsewhere; no root cause seen yet (it may come later, "
+                      "or be in another log)[/]")
+    if view.context:
+        console.print(f"  [dim]{escape(view.context)}[/]")
+    for line in view.message[:12] or ("(no message)",):
         console.print(f"  {escape(line)}", soft_wrap=True)
-    for link in event.chain:
-        if link is not info:
-            arrow = "caused by" if event.chain.index(link) < event.chain.index(info) else "led to"
-            console.print(f"  [dim]{arrow}[/] {escape(_link_line(link))}", soft_wrap=True)
-    site = info.raise_site
-    if site:
-        console.print(f"  [dim]raised at[/] [cyan]{escape(site.relpath)}:{site.lineno}[/] "
-                      f"[dim]in[/] {escape(site.function or '?')}")
-        if site.code:
-            console.print(f"      [dim]{escape(site.code)}[/]")
-    if incident.blame and incident.blame is not site:
-        blame = incident.blame
-        console.print(f"  [dim]blame frame[/] [cyan]{escape(blame.relpath)}:{blame.lineno}[/] "
-                      f"[dim]in[/] {escape(blame.function or '?')}")
-        if blame.code:
-            console.print(f"      [dim]{escape(blame.code)}[/]")
-    if event.truncated:
+    for link in view.chain:
+        if not link.diagnosed:
+            console.print(f"  [dim]{link.relation}[/] {escape(_cut(link.headline))}", soft_wrap=True)
+    for label, frame in (("raised at", view.raise_site), ("blame frame", view.blame)):
+        if frame is not None:
+            console.print(f"  [dim]{label}[/] [cyan]{escape(frame.relpath)}:{frame.lineno}[/] "
+                          f"[dim]in[/] {escape(frame.function or '?')}")
+            if frame.code:
+                console.print(f"      [dim]{escape(frame.code)}[/]")
+    if view.truncated:
         console.print("  [yellow]traceback cut off in the log (rotation, EOF or interleaving)[/]")
-    pattern = diagnosis.pattern
-    if pattern is None:
-        console.print(f"  [dim]unknown error · fingerprint {incident.fingerprint}[/]")
+    found = view.explanation
+    if found is None:
+        console.print(f"  [dim]unknown error · fingerprint {view.fingerprint}[/]")
     else:
-        src = pattern.source
-        where = (f"{src.path}:{src.line}" if src.line else src.path) if src.path else "(no source location)"
-        pinned = (f" @ {src.project or ''} {src.version or src.commit or ''}".rstrip()
-                  if src.project or src.version or src.commit else "")
-        console.print(f"  [green]known error[/] [bold]{escape(pattern.id)}[/] "
-                      f"[dim]({diagnosis.match_kind.value}, {diagnosis.confidence:.0%})[/]")
-        console.print(f"  [dim]pattern source[/] {escape(where)}"
+        src = found.source
+        console.print(f"  [green]known error[/] [bold]{escape(found.pattern_id)}[/] "
+                      f"[dim]({found.match_kind}, {found.confidence:.0%})[/]")
+        pinned = f" @ {src.pinned}" if src.pinned else ""
+        console.print(f"  [dim]pattern source[/] {escape(src.location or '(no source location)')}"
                       + (f" in {escape(src.function)}" if src.function else "") + f"[dim]{escape(pinned)}[/]")
-        if pattern.meaning:
-            console.print(f"  [bold]What it means:[/] {escape(fill(pattern.meaning, diagnosis.params))}", soft_wrap=True)
-        if diagnosis.params:
-            values = ", ".join(f"{k}={v!r}" for k, v in diagnosis.params.items())
-            console.print(f"  [bold]Your values:[/] {escape(values)}", soft_wrap=True)
-        render_fixes(pattern.fixes, diagnosis.params, console, label="[bold]Fix {number}:[/]", run=run)
-    span = event.span
-    more = f" (+{incident.count - 1} more)" if incident.count > 1 else ""
+        if found.meaning:
+            console.print(f"  [bold]What it means:[/] {escape(found.meaning)}", soft_wrap=True)
+        if found.values or found.hint:
+            values = ", ".join(f"{value.name}={value.shown}" for value in found.values)
+            hint = f"{'; ' if values else ''}[bold yellow]{escape(found.hint)}[/]" if found.hint else ""
+            console.print(f"  [bold]Your values:[/] {escape(values)}{hint}", soft_wrap=True)
+        print_fixes(found.fixes, console, label="[bold]Fix {number}:[/]")
+    span = view.span
+    more = f" (+{view.count - 1} more)" if view.count > 1 else ""
     console.print(f"  [dim]log {escape(span.file)}:{span.line_start}-{span.line_end}{more}[/]")
 
 
-def render_fixes(fixes, params, console: Console, label: str, run: RunConfig | None = None) -> None:
-    """Each fix for the run's server with the user's values filled in; `label` is a markup template
-    with {number}."""
-    for number, rendered in enumerate(rendered_fixes(fixes, params, run), 1):
+def print_fixes(fixes: tuple[RenderedFix, ...], console: Console, label: str) -> None:
+    """Each rendered fix; `label` is a markup template with {number}."""
+    for number, rendered in enumerate(fixes, 1):
         console.print(f"  {label.format(number=number)} {escape(rendered.title)}")
         if rendered.text:
             console.print(f"     {escape(rendered.text)}", soft_wrap=True)
@@ -134,13 +127,11 @@ def render_fixes(fixes, params, console: Console, label: str, run: RunConfig | N
 
 
 def _headline(incident: Incident) -> str:
-    return _link_line(incident.info)
+    return _cut(headline(incident.info))
 
 
-def _link_line(info) -> str:
-    # The first line that says something: torchrun's summary opens with a row of '='.
-    message = next((line.strip() for line in (info.message or "").splitlines() if any(c.isalnum() for c in line)), "")
-    return f"{info.exception_type}: {message[:120]}" if message else info.exception_type or "traceback cut off"
+def _cut(text: str, width: int = 140) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _ranks(incident: Incident) -> str:

@@ -16,6 +16,7 @@ class ProblemKind(enum.Enum):
     MISSING = "missing"  # the path does not exist
     UNREADABLE = "unreadable"  # it exists but cannot be read: permission, not a file, a symlink loop
     NO_LOGS = "no_logs"  # a directory with nothing to read in it
+    BINARY = "binary"  # not text: skipped with a warning, as `report` lists such a file as bad
     PARTIAL = "partial"  # read in part: a compressed file cut short, a read error mid-file
     FOLLOW = "follow"  # what a followed file went through: rotated, truncated, waiting for it to appear
     PATTERN = "pattern"  # a broken pattern file or entry, skipped

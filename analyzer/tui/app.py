@@ -7,19 +7,21 @@ stays responsive however fast lines arrive and however long a file is.
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 from textual import work
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input
 from textual.worker import Worker, WorkerState
 
 from analyzer.core.incidents import Incident
+from analyzer.core.view import headline
 from analyzer.sources.files import STDIN
-from analyzer.tui import sections
 from analyzer.tui.detail import DetailPane
 from analyzer.tui.help_screen import HelpScreen
 from analyzer.tui.incident_table import IncidentTable
@@ -29,9 +31,15 @@ from analyzer.tui.pattern_screen import PatternScreen
 from analyzer.tui.status import StatusBar, Throughput
 from analyzer.tui.view import FILTERS, SORTS, ViewState, visible
 
-__all__ = ["TriageApp"]
+__all__ = ["TriageApp", "open_command"]
 
 POLL_SECONDS = 0.25
+
+
+def open_command(path: str, line: int, environ: dict[str, str]) -> list[str]:
+    """$EDITOR (else $PAGER, else less) at `line` of `path`: `+N` is what vi, nano, emacs and less take."""
+    program = environ.get("EDITOR") or environ.get("PAGER") or "less"
+    return [*shlex.split(program), f"+{line}", path]
 
 
 class TriageApp(App):
@@ -48,6 +56,11 @@ class TriageApp(App):
         *(Binding(str(n), f"copy_fix({n})", "Copy fix N", show=False) for n in range(1, 10)),
         Binding("m", "copy_message", "Copy msg"),
         Binding("e", "explain", "Explain"),
+        Binding("r", "goto_root", "Root"),
+        Binding("t", "show_traceback", "Traceback", show=False),
+        Binding("o", "open_log", "Open in $EDITOR"),
+        Binding("w", "toggle_wrap", "Wrap log lines", show=False),
+        Binding("x", "toggle_prefixes", "Hide log prefixes", show=False),
         Binding("escape", "clear_search", "Clear search", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
@@ -59,6 +72,7 @@ class TriageApp(App):
         self.view = ViewState()
         self.incidents: list[Incident] = []
         self._seen_version = -1
+        self._seen_ids: set[str] | None = None  # the incidents shown so far; None before the first poll
         self._problems_shown = 0
         self._throughput = Throughput()
         names = ["stdin" if path == STDIN else os.path.basename(path) for path in live.files]
@@ -112,7 +126,21 @@ class TriageApp(App):
             self._seen_version = version
             self.incidents = live.incidents()
             self._show_rows()
+            self._announce_new()
         self._show_status()
+
+    def _announce_new(self) -> None:
+        """Following a log, a new incident rings the bell and says what it is; a file read once
+        to its end does not (it would ring for every one)."""
+        ids = {incident.id for incident in self.incidents}
+        if self._seen_ids is not None and self.live.streaming:
+            for incident in self.incidents:
+                if incident.id not in self._seen_ids:
+                    role = "ROOT CAUSE" if incident.is_run_root else incident.role
+                    self.bell()
+                    self.notify(f"{incident.id} ({role}): {headline(incident.info)[:120]}", title="New incident",
+                                severity="error" if incident.role == "root" else "warning")
+        self._seen_ids = ids
 
     def _show_rows(self) -> None:
         self.table.show(visible(self.incidents, self.view), keep=self.table.selected_id)
@@ -154,6 +182,7 @@ class TriageApp(App):
 
     def _set_view(self, view: ViewState) -> None:
         self.view = view
+        self.table.mark_sort(view.sort, view.reverse)
         self._show_rows()
         self._show_status()
 
@@ -190,8 +219,8 @@ class TriageApp(App):
         self.table.focus()
 
     def action_copy_fix(self, number: int) -> None:
-        incident = self.selected
-        fixes = sections.fixes(incident) if incident else []
+        view = self.detail.view
+        fixes = view.explanation.fixes if view and view.explanation else ()
         if not 1 <= number <= len(fixes):
             self.notify(f"No fix {number} for this incident.", severity="warning")
             return
@@ -216,3 +245,42 @@ class TriageApp(App):
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.BINDINGS))
+
+    def action_goto_root(self) -> None:
+        """From a consequence to the root cause it followed (shown again if a filter hid it)."""
+        incident = self.selected
+        if incident is None or not incident.caused_by:
+            self.notify("Not a consequence: no root cause to go to.", severity="warning")
+            return
+        if incident.caused_by not in {i.id for i in visible(self.incidents, self.view)}:
+            self.search_box.value = ""
+            self._set_view(replace(self.view, filter="all", search=""))
+        self.table.select(incident.caused_by)
+
+    def action_open_log(self) -> None:
+        """The selected incident's first line in $EDITOR or $PAGER, the app suspended meanwhile."""
+        incident = self.selected
+        if incident is None:
+            return
+        span = incident.event.span
+        if not os.path.isfile(span.file):
+            self.notify(f"{span.file} cannot be opened: it is not a file.", severity="warning")
+            return
+        command = open_command(span.file, span.line_start, dict(os.environ))
+        try:
+            with self.suspend():
+                subprocess.run(command, check=False)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand itself over to another program.", severity="warning")
+        except OSError as err:
+            self.notify(f"{command[0]}: {err.strerror or err}", severity="error")
+
+    def action_show_traceback(self) -> None:
+        """The detail pane scrolled to the traceback, which sits below the diagnosis."""
+        self.detail.scroll_to_widget(self.detail.parts["traceback"], animate=False, top=True)
+
+    def action_toggle_wrap(self) -> None:
+        self.log_pane.set_layout(wrap=not self.log_pane.wrap)
+
+    def action_toggle_prefixes(self) -> None:
+        self.log_pane.set_layout(prefixes=not self.log_pane.prefixes)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import takewhile
 
+from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import ErrorEvent
 from analyzer.sources.files import read_chunks
 from analyzer.sources.problems import Problem
@@ -26,6 +27,11 @@ class LogWindow:
     first: int  # the event's first and last line
     last: int
     note: str = ""  # why the raw lines are not shown, when they are not
+    bodies: tuple[str, ...] = ()  # each row without its prefixes (timestamp, rank, container, ...)
+    own: frozenset[int] = frozenset()  # the event's own lines: not another rank's, interleaved with them
+
+    def body(self, index: int) -> str:
+        return self.bodies[index] if index < len(self.bodies) else self.rows[index][1]
 
 
 def numbered_lines(chunks: Iterable[bytes], low: int, high: int) -> Iterator[tuple[int, str]]:
@@ -74,7 +80,26 @@ def read_window(event: ErrorEvent, before: int = 15, after: int = 15, max_event_
             if not span.line_start + half <= number <= span.line_end - half:
                 rows.append((number, line))
     if rows:
-        return LogWindow(tuple(rows), span.line_start, span.line_end)
+        bodies, own = _read_prefixes(span.file, rows, event)
+        return LogWindow(tuple(rows), span.line_start, span.line_end, bodies=bodies, own=own)
     why = str(problems[0]) if problems else f"{span.file}: cannot be read again"
-    own = tuple((span.line_start + offset, line[:_MAX_WIDTH]) for offset, line in enumerate(event.lines))
-    return LogWindow(own, span.line_start, span.line_end, f"{why}; showing the lines as assembled")
+    lines = tuple((span.line_start + offset, line[:_MAX_WIDTH]) for offset, line in enumerate(event.lines))
+    return LogWindow(lines, span.line_start, span.line_end, f"{why}; showing the lines as assembled",
+                     bodies=tuple(line for _, line in lines), own=frozenset(number for number, _ in lines))
+
+
+def _read_prefixes(file: str, rows: list[tuple[int, str]], event: ErrorEvent) -> tuple[tuple[str, ...], frozenset[int]]:
+    """Each row's text without prefixes, and which rows of the event's span are its own: those of
+    its stream, read as the scan reads them (another rank's lines may be interleaved with them)."""
+    normalizer = LineNormalizer(file)
+    bodies: list[str] = []
+    own: set[int] = set()
+    span = event.span
+    for number, raw in rows:
+        lines = normalizer.normalize(raw, number)
+        bodies.append("\n".join(line.text for line in lines))
+        if span.line_start <= number <= span.line_end and any(line.stream == event.stream for line in lines):
+            own.add(number)
+    if not own:  # read from mid-file the prefixes may not tell: then the whole span is the event's
+        own = {number for number, _ in rows if span.line_start <= number <= span.line_end}
+    return tuple(bodies), frozenset(own)

@@ -8,20 +8,47 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from analyzer.core.incidents import Incident
+from analyzer.core.view import IncidentView, incident_view
 from analyzer.tui import sections
 
 __all__ = ["DetailPane"]
+
+_FITTED = ("pattern-source", "raise-site")
 
 _SECTIONS = {"summary": sections.summary, "diagnosis": sections.diagnosis,
              "pattern-source": sections.pattern_source, "raise-site": sections.raise_site,
              "traceback": sections.traceback, "chain": sections.chain}
 
 
+class _Fitted(Static):
+    """A section whose paths are shortened to its own width: laid out again whenever that changes."""
+
+    def __init__(self, build, *, id: str) -> None:
+        super().__init__(id=id)
+        self.build = build
+        self.view: IncidentView | None = None
+
+    def show(self, view: IncidentView | None) -> None:
+        self.view = view
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        if self.view is not None:
+            self.update(self.build(self.view, self.content_size.width or None))
+        else:
+            self.update("")
+
+
 class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.incident: Incident | None = None
-        self.parts = {name: Static(id=name) for name in _SECTIONS}
+        self.view: IncidentView | None = None  # built once per incident shown; every section reads it
+        self.parts = {name: _Fitted(build, id=name) if name in _FITTED else Static(id=name)
+                      for name, build in _SECTIONS.items()}
 
     def compose(self):
         yield self.parts["summary"]
@@ -37,9 +64,14 @@ class DetailPane(VerticalScroll):
             return
         moved = incident is None or self.incident is None or incident.id != self.incident.id
         self.incident = incident
+        self.view = incident_view(incident) if incident else None
         self.border_title = f"incident {incident.id}" if incident else "incident"
+        view = self.view
         for name, build in _SECTIONS.items():
-            content = build(incident) if incident else Text("No incident selected." if name == "summary" else "")
-            self.parts[name].update(content)
+            part = self.parts[name]
+            if isinstance(part, _Fitted):
+                part.show(view)
+            else:
+                part.update(build(view) if view else Text("No incident selected." if name == "summary" else ""))
         if moved:
             self.scroll_home(animate=False)

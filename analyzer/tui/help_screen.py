@@ -13,7 +13,8 @@ __all__ = ["HelpScreen"]
 _PANES = ("The table lists one row per incident: an error grouped over the ranks and files it "
           "appeared in, the run's root cause first. The detail pane explains the selected one; the "
           "log pane shows the lines around it in the file, with the incident's own lines marked. "
-          "Tab moves between panes; the arrow keys scroll the focused one.")
+          "Tab moves between panes; the arrow keys scroll the focused one (the log pane sideways behind "
+          "its line numbers).")
 
 
 def _key_name(key: str) -> str:

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from analyzer.core.incidents import Incident
+from analyzer.core.view import headline
 
-__all__ = ["IncidentTable", "row_cells", "compact_ranks", "COLUMNS"]
+__all__ = ["IncidentTable", "row_cells", "compact_ranks", "COLUMNS", "MESSAGE_WIDTH"]
 
 # (key, label): keys double as sort names in view.SORTS, so a header click sorts by its column.
 COLUMNS = (("role", "Role"), ("severity", "Severity"), ("count", "Count"), ("ranks", "Ranks"),
-           ("exception", "Exception"), ("pattern", "Pattern"), ("first_seen", "First seen"))
+           ("exception", "Exception"), ("pattern", "Pattern"), ("first_seen", "First seen"), ("message", "Message"))
+MESSAGE_WIDTH = 90  # characters of the message shown in its column; the detail pane has it all
+_ARROWS = {False: " ▲", True: " ▼"}  # the sorted column's label ends with one; the others with room for it
 SEVERITY_STYLE = {"critical": "bold red", "error": "red", "warning": "yellow", "info": "cyan"}
 
 
@@ -49,9 +53,12 @@ def row_cells(incident: Incident) -> tuple[Text, ...]:
         role = Text(f"↳ consequence of {incident.caused_by}" if incident.caused_by else "↳ consequence", "yellow")
     severity = Text(pattern.severity, SEVERITY_STYLE.get(pattern.severity, "")) if pattern else Text("-", "dim")
     when = incident.first_seen.strftime("%m-%d %H:%M:%S") if incident.first_seen else "-"
+    name = Text(pattern.id, "green") if pattern else Text("unknown", "magenta")
+    message = headline(incident.info).split(": ", 1)[-1]
+    message = message if len(message) <= MESSAGE_WIDTH else message[:MESSAGE_WIDTH - 1] + "…"
     return (role, severity, Text(f"×{incident.count}", justify="right"), Text(compact_ranks(incident.ranks) or "-"),
-            Text(incident.info.short_type or "traceback cut off", "bold"),
-            Text(pattern.id, "green") if pattern else Text("unknown", "magenta"), Text(when, "dim"))
+            Text(incident.info.short_type or "traceback cut off", "bold"), name, Text(when, "dim"),
+            Text(message, "dim"))
 
 
 class IncidentTable(DataTable):
@@ -61,7 +68,15 @@ class IncidentTable(DataTable):
         self.cursor_type = "row"
         self.zebra_stripes = True
         for key, label in COLUMNS:
-            self.add_column(label, key=key)
+            self.add_column(label + "  ", key=key)
+        self.mark_sort("role", reverse=False)
+
+    def mark_sort(self, key: str, reverse: bool) -> None:
+        """The sorted column's header ends with ▲ (▼ reversed); the labels keep their widths."""
+        for column_key, label in COLUMNS:
+            column = self.columns[ColumnKey(column_key)]
+            column.label = Text(label + (_ARROWS[reverse] if column_key == key else "  "))
+        self.refresh()
 
     @property
     def selected_id(self) -> str | None:
@@ -86,6 +101,12 @@ class IncidentTable(DataTable):
             self.add_row(*row_cells(incident), key=incident.id)
         if keep in ids:
             self.move_cursor(row=ids.index(keep))
+
+    def select(self, incident_id: str) -> None:
+        """Put the cursor on `incident_id`, when it is listed."""
+        ids = [row.value for row in self.rows]
+        if incident_id in ids:
+            self.move_cursor(row=ids.index(incident_id))
 
     def step(self, delta: int) -> None:
         if self.row_count:

@@ -15,31 +15,42 @@ from analyzer.tui.context import LogWindow, read_window
 __all__ = ["LogPane", "window_text"]
 
 
-def window_text(window: LogWindow) -> Text:
+def window_text(window: LogWindow, shift: int = 0, wrap: bool = False, prefixes: bool = True) -> Text:
+    """The window's lines behind a line-number gutter that stays put: `shift` columns of each line
+    are scrolled off to the left, after the gutter. `wrap` folds long lines instead; without
+    `prefixes` each line is shown as the scan reads it, timestamps, ranks and containers stripped."""
     width = len(str(window.rows[-1][0])) if window.rows else 1
-    widest = max((len(line) for _, line in window.rows), default=0)  # the marked band runs this far
+    shown = [window.rows[index][1] if prefixes else window.body(index) for index in range(len(window.rows))]
+    widest = max((len(line) for line in shown), default=0)  # the marked band runs this far
     text = Text()
     if window.note:
         text.append(window.note + "\n", "italic yellow")
     previous = None
-    for number, line in window.rows:
+    for (number, _), line in zip(window.rows, shown):
         if previous is not None and number > previous + 1:
             text.append(f"{'⋮':>{width}}   {number - previous - 1} lines left out\n", "dim")
         previous = number
-        inside = window.first <= number <= window.last
+        inside = number in window.own if window.own else window.first <= number <= window.last
         text.append(f"{number:>{width}} ", "bold yellow" if inside else "dim")
         text.append("▌ " if inside else "  ", "yellow")
-        body = Text.from_ansi(line.replace("\r", ""), no_wrap=True)  # logs may carry colour codes
-        if inside:
-            body.pad_right(widest - len(body))
+        body = Text.from_ansi(line.replace("\r", ""), no_wrap=not wrap)  # logs may carry colour codes
+        if shift and not wrap:
+            body = body[shift:]
+        if inside and not wrap:
+            body.pad_right(max(0, widest - shift - len(body)))
         body.stylize("on #3a2a10" if inside else "dim")
         text.append_text(body).append("\n")
     text.rstrip()
+    text.no_wrap = not wrap
     return text
 
 
 class LogPane(ScrollableContainer):
-    """Reads its window on a worker thread: a log of millions of lines must not freeze the UI."""
+    """Reads its window on a worker thread: a log of millions of lines must not freeze the UI.
+
+    Scrolls sideways by itself (left/right), so that the line-number gutter stays in place."""
+
+    SHIFT_STEP = 8  # columns per left/right press
 
     class WindowRead(Message):
         def __init__(self, event: ErrorEvent, window: LogWindow) -> None:
@@ -53,6 +64,9 @@ class LogPane(ScrollableContainer):
         self.window: LogWindow | None = None
         self.lines = Static(id="log-lines")
         self._scroll_target: tuple[int, int] | None = None  # (line offset, content height) once laid out
+        self.shift = 0  # columns scrolled off to the left, after the gutter
+        self.wrap = False
+        self.prefixes = True  # show each line's prefixes (timestamp, rank, container), as in the file
 
     def compose(self):
         yield self.lines
@@ -87,12 +101,38 @@ class LogPane(ScrollableContainer):
         if message.event is not self.event:
             return  # read for an incident no longer selected
         self.window = message.window
-        content = window_text(message.window)
-        self.lines.update(content)
+        self.shift = 0
+        content = self._render_window(message.window)
         top = next((index for index, (number, _) in enumerate(message.window.rows) if number >= message.window.first), 0)
         offset = top - 3 + (1 if message.window.note else 0)
         self._scroll_target = (max(0, offset), len(content.plain.splitlines()))
         self.call_after_refresh(self._scroll_when_laid_out)
+
+    def _render_window(self, window: LogWindow) -> Text:
+        content = window_text(window, self.shift, self.wrap, self.prefixes)
+        self.lines.update(content)
+        return content
+
+    def set_layout(self, wrap: bool | None = None, prefixes: bool | None = None) -> None:
+        """Fold long lines or not; show the prefixes or not."""
+        self.wrap = self.wrap if wrap is None else wrap
+        self.prefixes = self.prefixes if prefixes is None else prefixes
+        self.lines.set_class(self.wrap, "-wrap")
+        if self.window is not None:
+            self._render_window(self.window)
+
+    def action_scroll_left(self) -> None:
+        self._shift_by(-self.SHIFT_STEP)
+
+    def action_scroll_right(self) -> None:
+        self._shift_by(self.SHIFT_STEP)
+
+    def _shift_by(self, columns: int) -> None:
+        if self.window is None or self.wrap:
+            return
+        widest = max((len(line) for _, line in self.window.rows), default=0)
+        self.shift = max(0, min(widest - 1, self.shift + columns))
+        self._render_window(self.window)
 
     def watch_virtual_size(self) -> None:
         # The new lines are laid out; sizes settle by the next refresh.

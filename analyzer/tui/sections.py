@@ -1,76 +1,78 @@
-"""The detail pane's sections as Rich text: what the engine found about one incident, laid out."""
+"""The detail pane's sections as Rich text, laid out from one `IncidentView` (and the explain page
+from an `Explanation`): the facts are decided in analyzer/core/view.py, only the styling is here."""
 
 from __future__ import annotations
 
 from rich.syntax import Syntax
 from rich.text import Text
 
-from analyzer.core.incidents import Incident
-from analyzer.core.records import ErrorInfo, Frame, Link
-from analyzer.core.render import RenderedFix, fill, render_fix
+from analyzer.core.matcher import Diagnosis, Matcher
+from analyzer.core.records import Frame, Link
+from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
 
-__all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "fixes", "headline"]
+__all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
 _MESSAGE_LINES = 20
 _SEPARATORS = {Link.CAUSE: "The above exception was the direct cause of the following exception:",
                Link.CONTEXT: "During handling of the above exception, another exception occurred:"}
 _PYTHON = Syntax("", "python", theme="monokai", background_color="default")
+_MARKERS = {Mark.BLAME: ("▶ ", "bold yellow", "  ← blame"), Mark.RAISE: ("● ", "bold red", "  ← raised here"),
+            Mark.NONE: ("  ", "", "")}
 
 
-def headline(info: ErrorInfo) -> str:
-    first = info.message.splitlines()[0] if info.message else ""
-    return f"{info.exception_type}: {first}" if first else info.exception_type or "traceback cut off"
-
-
-def fixes(incident: Incident) -> list[RenderedFix]:
-    pattern = incident.diagnosis.pattern
-    return [render_fix(fix, incident.diagnosis.params) for fix in pattern.fixes] if pattern else []
-
-
-def summary(incident: Incident) -> Text:
-    info, event = incident.info, incident.event
-    role = "ROOT CAUSE" if incident.is_run_root else incident.role.upper()
-    text = Text.assemble((f"{role} ", "bold red" if incident.role == "root" else "bold yellow"),
-                         (f"{incident.id} ", "bold"), (info.exception_type or "traceback cut off", "bold"),
-                         f"  ×{incident.count}")
-    if incident.ranks:
-        text.append(f" on {', '.join(incident.ranks)}")
-    if incident.first_seen:
-        text.append(f"  first {incident.first_seen:%Y-%m-%d %H:%M:%S}", "dim")
-    if incident.last_seen and incident.last_seen != incident.first_seen:
-        text.append(f", last {incident.last_seen:%H:%M:%S}", "dim")
-    if incident.caused_by:
-        text.append(f"\nfollows from {incident.caused_by}", "yellow")
-    if event.context:
-        text.append(f"\n{event.context}", "dim")
-    lines = (info.message or "(no message)").splitlines()
+def summary(view: IncidentView) -> Text:
+    text = Text.assemble((f"{view.role_label} ", "bold red" if view.role == "root" else "bold yellow"),
+                         (f"{view.id} ", "bold"), (view.exception_type, "bold"), f"  ×{view.count}")
+    if view.ranks:
+        text.append(f" on {', '.join(view.ranks)}")
+    if view.first_seen:
+        text.append(f"  first {view.first_seen:%Y-%m-%d %H:%M:%S}", "dim")
+    if view.last_seen and view.last_seen != view.first_seen:
+        text.append(f", last {view.last_seen:%H:%M:%S}", "dim")
+    if view.caused_by:
+        text.append(f"\nfollows from {view.caused_by} (press r to go to it)", "yellow")
+    elif view.awaiting_root:
+        text.append("\nan echo of a failure elsewhere; no root cause seen yet", "yellow")
+    if view.context:
+        text.append(f"\n{view.context}", "dim")
+    lines = view.message or ("(no message)",)
     text.append("\n" + "\n".join(lines[:_MESSAGE_LINES]))
     if len(lines) > _MESSAGE_LINES:
         text.append(f"\n… {len(lines) - _MESSAGE_LINES} more message lines", "dim")
-    if event.truncated:
+    if view.truncated:
         text.append("\ntraceback cut off in the log (rotation, end of file or interleaving)", "yellow")
     return text
 
 
-def diagnosis(incident: Incident) -> Text:
-    found = incident.diagnosis
-    pattern = found.pattern
-    if pattern is None:
+def diagnosis(view: IncidentView) -> Text:
+    found = view.explanation
+    if found is None:
         return Text.assemble(("Unknown error", "bold magenta"),
-                             f": no pattern in the loaded packs matches it (fingerprint {incident.fingerprint}). "
-                             "`analyzer patterns suggest` drafts one from the log.")
-    text = Text.assemble(("Known error ", "bold green"), (pattern.id, "bold"),
-                         (f"  {found.match_kind.value}, {found.confidence:.0%} · {pattern.severity}", "dim"))
-    if pattern.meaning:
-        text.append("\nWhat it means\n", "bold")
-        text.append(fill(pattern.meaning, found.params) or "")
-    if found.params:
-        text.append("\nYour values\n", "bold")
-        text.append(", ".join(f"{name}={value!r}" for name, value in found.params.items()))
-    for number, fix in enumerate(fixes(incident), 1):
+                             f" {view.label}: no pattern in the loaded packs matches it (fingerprint "
+                             f"{view.fingerprint}). `analyzer patterns suggest` drafts one from the log.")
+    text = Text.assemble(("Known error ", "bold green"), (found.pattern_id, "bold"),
+                         (f"  {found.match_kind}, {found.confidence:.0%} · {found.severity}", "dim"))
+    _explained(text, found)
+    _fixes(text, found, copy_keys=True)
+    return text
+
+
+def _explained(text: Text, found: Explanation, gap: str = "\n") -> None:
+    if found.meaning:
+        text.append(f"{gap}What it means\n", "bold")
+        text.append(found.meaning)
+    if found.values or found.hint:
+        text.append(f"{gap}Your values\n", "bold")
+        text.append(", ".join(f"{value.name}={value.shown}" for value in found.values))
+        if found.hint:
+            text.append(("; " if found.values else "") + found.hint, "bold yellow")
+
+
+def _fixes(text: Text, found: Explanation, copy_keys: bool) -> None:
+    for number, fix in enumerate(found.fixes, 1):
         text.append(f"\nFix {number}: ", "bold")
         text.append(fix.title)
-        text.append(f"  (press {number} to copy)" if number < 10 else "", "dim")
+        text.append(f"  (press {number} to copy)" if copy_keys and number < 10 else "", "dim")
         if fix.text:
             text.append(f"\n  {fix.text}")
         if fix.before:
@@ -79,77 +81,80 @@ def diagnosis(incident: Incident) -> Text:
         if fix.after:
             text.append("\n  after:  ", "green")
             text.append(fix.after)
-    return text
 
 
-def pattern_source(incident: Incident) -> Text:
+def fit_path(location: str, width: int | None) -> str:
+    """`path:line` in `width` columns, leading directories left out (`…/c10d/ProcessGroupNCCL.cpp:1234`),
+    so that it never folds and a line number never breaks in two."""
+    if width is None or len(location) <= width:
+        return location
+    parts = location.split("/")
+    while len(parts) > 1 and len("…/" + "/".join(parts)) > width:
+        parts.pop(0)
+    return "…/" + "/".join(parts)
+
+
+def pattern_source(view: IncidentView, width: int | None = None) -> Text:
     text = Text("Pattern source\n", "bold")
-    pattern = incident.diagnosis.pattern
-    if pattern is None:
+    if view.explanation is None:
         return text.append("no pattern: unknown error", "dim")
-    src = pattern.source
-    if not src.path:
+    src = view.explanation.source
+    if not src.location:
         return text.append("the pattern names no source location", "dim")
-    text.append(f"{src.path}:{src.line}" if src.line else src.path, "cyan")
+    text.append(fit_path(src.location, width), "cyan")
     if src.function:
         text.append(f"\nin {src.function}")
-    pinned = " ".join(x for x in (src.project, src.version, src.commit and src.commit[:12]) if x)
-    if pinned:
-        text.append(f"\n@ {pinned}", "dim")
+    if src.pinned:
+        text.append(f"\n@ {src.pinned}", "dim")
     return text
 
 
-def raise_site(incident: Incident) -> Text:
+def raise_site(view: IncidentView, width: int | None = None) -> Text:
     text = Text("Raised in the log at\n", "bold")
-    site = incident.info.raise_site
+    site = view.raise_site
     if site is None:
         return text.append("no frame printed", "dim")
-    text.append(f"{site.relpath}:{site.lineno}", "cyan")
+    text.append(fit_path(f"{site.relpath}:{site.lineno}", width), "cyan")
     text.append(f"\nin {site.function or '?'}")
     if site.code:
         text.append("\n").append_text(_code(site.code))
-    blame = incident.blame
-    if blame is not None and blame != site:
-        text.append("\nblame frame ", "bold")
-        text.append(f"{blame.relpath}:{blame.lineno}", "cyan")
-        text.append(f" in {blame.function or '?'}")
+    if view.blame is not None:
+        text.append("\nblame frame\n", "bold")
+        text.append(fit_path(f"{view.blame.relpath}:{view.blame.lineno}", width), "cyan")
+        text.append(f" in {view.blame.function or '?'}")
     return text
 
 
-def traceback(incident: Incident) -> Text:
+def traceback(view: IncidentView) -> Text:
     """Every link of the chain as printed, with the raise site and the blame frame marked."""
     text = Text()
-    for info in incident.event.chain:
-        diagnosed = info is incident.info
+    for link in view.chain:
+        info = link.info
         if info.link in _SEPARATORS:
             text.append(f"\n{_SEPARATORS[info.link]}\n\n", "dim italic")
         if info.has_traceback:
             text.append("Traceback (most recent call last):\n", "dim")
-        for frame in info.frames:
-            text.append_text(_frame(frame, diagnosed and frame is info.raise_site,
-                                    diagnosed and frame is incident.blame))
-        text.append(info.exception_type or "traceback cut off", "bold red" if diagnosed else "bold")
+        for marked in link.frames:
+            text.append_text(_frame(marked.frame, marked.mark))
+        text.append(info.exception_type or "traceback cut off", "bold red" if link.diagnosed else "bold")
         if info.message:
             text.append(": " + info.message.splitlines()[0])
         text.append("\n")
         for number, sub in enumerate(info.sub_exceptions, 1):
             text.append(f"  +-- sub-exception {number}: ", "dim")
-            text.append(" <- ".join(headline(link) for link in reversed(sub)) + "\n")
+            text.append(" <- ".join(headline(exc) for exc in reversed(sub)) + "\n")
     text.rstrip()
     return text if text.plain else Text("(no traceback)", "dim")
 
 
-def _frame(frame: Frame, is_raise_site: bool, is_blame: bool) -> Text:
-    marker = "▶ " if is_blame else ("● " if is_raise_site else "  ")
-    line = Text(marker, "bold yellow" if is_blame else "bold red")
+def _frame(frame: Frame, mark: Mark) -> Text:
+    marker, style, note = _MARKERS[mark]
+    line = Text(marker, style or "bold red")
     line.append("File ", "dim")
-    line.append(frame.relpath, "cyan bold" if is_blame or is_raise_site else "cyan")
+    line.append(frame.relpath, "cyan bold" if mark is not Mark.NONE else "cyan")
     line.append(f":{frame.lineno}" if frame.lineno is not None else "", "cyan")
     line.append(f" in {frame.function}" if frame.function else "")
-    if is_blame:
-        line.append("  ← blame", "bold yellow")
-    elif is_raise_site:
-        line.append("  ← raised here", "bold red")
+    line.append(note, style)
     line.append("\n")
     if frame.code:
         line.append("      ").append_text(_code(frame.code)).append("\n")
@@ -162,16 +167,57 @@ def _code(code: str) -> Text:
     return text
 
 
-def chain(incident: Incident) -> Text:
-    links = incident.event.chain
+def chain(view: IncidentView) -> Text:
+    links = view.chain
     text = Text("Chain", "bold")
     text.append(f"  {len(links)} exception(s), root cause first\n" if len(links) > 1 else "  a single exception\n", "dim")
-    for number, info in enumerate(links, 1):
-        how = {Link.FIRST: "", Link.CAUSE: "↳ caused ", Link.CONTEXT: "↳ while handling it, "}[info.link]
-        text.append(f"{number}. {how}", "dim")
-        text.append(headline(info), "bold" if info is incident.info else "")
-        if info is incident.info:
-            text.append("  ← diagnosed", "green" if incident.diagnosis.known else "magenta")
+    for number, link in enumerate(links, 1):
+        text.append(f"{number}. {_HOW[link.link]}", "dim")
+        text.append(link.headline, "bold" if link.diagnosed else "")
+        if link.diagnosed:
+            text.append("  ← diagnosed", "green" if view.known else "magenta")
         text.append("\n")
     text.rstrip()
+    return text
+
+
+_HOW = {Link.FIRST: "", Link.CAUSE: "↳ caused ", Link.CONTEXT: "↳ while handling it, "}
+
+
+def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
+    """The matched pattern's page, as `analyzer explain` lays it out, from the same `Explanation`."""
+    pattern = diagnosis.pattern
+    if pattern is None:
+        return Text("No known pattern for this incident.", "dim")
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
+    src = found.source
+    text = Text.assemble((found.pattern_id, "bold"),
+                         (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
+                         (f"\nmatched {found.match_kind} ({found.confidence:.0%})\n", "dim"))
+    text.append("\nError message\n", "bold")
+    text.append(f"  {pattern.exception}: {pattern.template}")
+    _explained(text, found, gap="\n\n")
+    if src.location or src.function:
+        text.append("\n\nSource\n", "bold")
+        text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
+        if src.pinned:
+            text.append(f"  @ {src.pinned}", "dim")
+    for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
+        if body:
+            text.append(f"\n\n{title}\n", "bold")
+            text.append(f"  {body}")
+    if found.fixes:
+        text.append("\n\nFixes", "bold")
+        _fixes(text, found, copy_keys=False)
+    if pattern.examples:
+        text.append("\n\nExamples\n", "bold")
+        text.append("\n".join(f"  {pattern.exception}: {example}" for example in pattern.examples))
+    if pattern.related:
+        text.append("\n\nRelated errors\n", "bold")
+        for related in pattern.related:
+            other = matcher.pattern(related)
+            text.append(f"  {related}: {other.template[:90]}\n" if other else f"  {related} (not in the loaded packs)\n")
+        text.rstrip()
+    if pattern.origin:
+        text.append(f"\n\ndefined at {pattern.origin}", "dim")
     return text

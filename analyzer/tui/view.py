@@ -41,6 +41,7 @@ SORTS: dict[str, Callable[[Incident], object] | None] = {
                                  incident.diagnosis.pattern.id if incident.diagnosis.pattern else ""),
     "first_seen": lambda incident: (incident.first_seen is None,
                                     incident.first_seen.replace(tzinfo=None) if incident.first_seen else 0),
+    "message": lambda incident: incident.info.message.lower(),
 }
 
 
@@ -53,11 +54,14 @@ class ViewState:
 
 
 def search_text(incident: Incident) -> str:
-    """What `/` searches: every message of the chain, the logged context and the pattern id."""
-    parts = [f"{info.exception_type}: {info.message}" for info in incident.event.chain]
-    parts.append(incident.event.context)
+    """What `/` searches: every message of the chain, the logged context, the pattern id, the
+    ranks and hosts it happened on (`TP3` finds rank 3's incidents) and its lines in the log."""
+    event = incident.event
+    parts = [f"{info.exception_type}: {info.message}" for info in event.chain]
+    parts.append(event.context)
     if incident.diagnosis.pattern:
         parts.append(incident.diagnosis.pattern.id)
+    parts += [*incident.ranks, event.host or "", *event.lines]
     return "\n".join(parts).lower()
 
 

@@ -1,0 +1,146 @@
+"""`analyzer report` as a first-time user met it (issue 21): totals, order, outputs, hosts."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+
+import pandas as pd
+import pytest
+
+from analyzer.cli import main
+from analyzer.report import incidents_frame, summary
+from tests.fleet import FIRST_DAY, NEW_FROM, write_fleet
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    return write_fleet(tmp_path_factory.mktemp("fleet"), runs=60, seed=9)
+
+
+def report(capsys, fleet, *args):
+    code = main(["report", str(fleet.root), "--no-cache", "-j", "1", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_headline_buckets_add_up_to_the_runs(capsys, fleet):
+    _, out, _ = report(capsys, fleet)
+    found = re.search(r"(\d+) run\(s\): (\d+) with errors \([\d.]+%\), (\d+) without, (\d+) bad", out)
+    total, failed, clean, bad = map(int, found.groups())
+    assert total == 60 and failed + clean + bad == total
+    assert failed == sum(1 for r in fleet.runs if r.expected)
+
+
+def test_roots_come_first_and_a_consequence_folds_under_its_root(capsys, fleet):
+    _, out, _ = report(capsys, fleet)
+    names = re.findall(r"^\S.*?  (↳ )?(\S+)(?: NEW)?$", out, re.M)[1:]  # the header line names no signature
+    signatures = [name for _, name in names]
+    nccl = signatures.index("torch.nccl-watchdog-timeout")
+    assert names[nccl][0] == "↳ "
+    assert all(not fold for fold, _ in names[:nccl])  # nothing but roots above it
+    table = summary(incidents_frame([str(fleet.root)], jobs=1, cache=False)).table.set_index("signature")
+    assert table.loc["torch.nccl-watchdog-timeout", "follows"] == signatures[nccl - 1]  # right under its root
+    assert table.loc["torch.nccl-watchdog-timeout", "run_roots"] == 0
+
+
+def test_hosts_come_from_directories_named_like_machines_without_a_path_regex(capsys, fleet):
+    _, out, _ = report(capsys, fleet, "--by", "host", "--format", "json")
+    hosts = {group["host"] for group in json.loads(out)["groups"]}
+    assert hosts == {r.host for r in fleet.runs if r.expected}
+    assert "(unknown)" not in hosts
+
+
+def test_report_says_what_it_wrote(capsys, fleet, tmp_path):
+    target = tmp_path / "report.html"
+    code, out, err = report(capsys, fleet, "-o", str(target))
+    assert code == 0 and out == ""
+    assert err == f"analyzer: wrote the summary (html) to {target}\n"
+
+
+def test_xlsx_is_a_real_excel_workbook(capsys, fleet, tmp_path):
+    pytest.importorskip("openpyxl")
+    target = tmp_path / "summary.xlsx"
+    code, _, err = report(capsys, fleet, "-o", str(target))
+    assert code == 0 and "wrote" in err
+    assert target.read_bytes()[:2] == b"PK"  # a zip container, as every .xlsx is
+    sheet = pd.read_excel(target, engine="openpyxl")
+    assert "torch.nccl-watchdog-timeout" in set(sheet["signature"])
+    runs = tmp_path / "runs.xlsx"
+    assert report(capsys, fleet, "-o", str(runs), "--rows", "runs")[0] == 0
+    assert len(pd.read_excel(runs, engine="openpyxl")) == 60
+
+
+def test_an_unknown_output_extension_is_refused(capsys, fleet, tmp_path):
+    target = tmp_path / "report.docx"
+    code, _, err = report(capsys, fleet, "-o", str(target))
+    assert code == 2 and not target.exists()
+    assert err.startswith(f"analyzer: error: cannot tell the format of {target}") and err.count("\n") == 1
+
+
+def test_excel_without_openpyxl_says_which_extra_to_install(capsys, fleet, tmp_path, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openpyxl" else real(name, *a))
+    code, _, err = report(capsys, fleet, "-o", str(tmp_path / "x.xlsx"))
+    assert code == 2 and "pip install 'analyzer[excel]'" in err
+
+
+def test_pandas_columns_are_lists_and_tables_are_frames(fleet):
+    df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
+    assert all(isinstance(ranks, list) for ranks in df["ranks"])
+    assert any(len(ranks) > 1 for ranks in df["ranks"])
+    report = summary(df)
+    assert isinstance(report.clean_runs, pd.DataFrame) and isinstance(report.bad_files, pd.DataFrame)
+    assert {"run", "host", "date"} <= set(report.clean_runs.columns)
+
+
+def test_html_report_has_rates_labels_new_marks_and_links(capsys, fleet, tmp_path):
+    target = tmp_path / "report.html"
+    since = FIRST_DAY + timedelta(days=NEW_FROM)  # when the fleet's new failure first appears
+    assert report(capsys, fleet, "-o", str(target), "--new-since", since.isoformat())[0] == 0
+    page = target.read_text(encoding="utf-8")
+    # the same totals as the terminal
+    _, out, _ = report(capsys, fleet)
+    assert out.splitlines()[0].split(": ", 1)[1] in page
+    # dates and hosts never wrap; nothing breaks words apart
+    assert "td.nowrap { white-space: nowrap; }" in page and "break-all" not in page
+    assert re.search(r'<td class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d</td>', page)
+    # every known signature links to its page and to one example log line
+    df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
+    for pattern_id in set(df["pattern_id"].dropna()):
+        assert f'<a href="kb/{pattern_id}.html"><code>{pattern_id}</code></a>' in page
+    examples = re.findall(r'e\.g\. <a href="file://([^"]+)">([^<]+):(\d+)</a>', page)
+    assert examples and all(href == path and int(line) >= 1 for href, path, line in examples)
+    assert '<span class="new">NEW</span>' in page
+    assert "<h2>Failure rate per day</h2>" in page
+    # an unknown error reads as its type and function, the fingerprint beside it (no packs: all unknown)
+    bare = tmp_path / "bare.html"
+    assert report(capsys, fleet, "-o", str(bare), "--no-builtin")[0] == 0
+    assert re.search(r"<b>KeyError in load_weights</b> <code class=\"fp\">KeyError@load_weights:\w+</code>",
+                     bare.read_text(encoding="utf-8"))
+
+
+def test_daily_failure_rates_are_runs_hit_over_runs_that_day(fleet):
+    report = summary(incidents_frame([str(fleet.root)], jobs=1, cache=False))
+    rates = report.daily_rates
+    for day, row in rates.iterrows():
+        that_day = [r for r in fleet.runs if r.day.isoformat() == day]
+        assert row["runs"] == len(that_day)
+        hit = fleet.runs_with("sglang.deepseek-v4-cp-a2a-backend")
+        assert row["sglang.deepseek-v4-cp-a2a-backend"] == round(sum(r.run in hit for r in that_day) / len(that_day), 4)
+
+
+def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_path):
+    from html import escape
+
+    from analyzer.core.view import explanation
+    from tests.support import builtin_engine
+
+    target = tmp_path / "report.html"
+    assert report(capsys, fleet, "-o", str(target))[0] == 0
+    page = target.read_text(encoding="utf-8")
+    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), {})
+    assert found.meaning and f'<div class="meaning">{escape(found.meaning)}</div>' in page
+    assert f'<div class="fixes">Fixes: {escape(found.fixes[0].title)}' in page
