@@ -1,0 +1,343 @@
+"""Which project and release a log comes from, and what each release raises.
+
+A `History` says, per signature id, which releases raise it and at which line (spans of
+consecutive releases with one line each). `VersionSniffer` reads log lines and finds the LLM
+server (SGLang or vLLM) and its version from banners, install paths and stack frames. From both,
+`patterns_for_run` keeps the patterns of the run's own projects and, for a known release, moves
+each signature to that release's line and leaves out those the release does not raise;
+`TieredMatcher` matches against those first and against every release of the project after.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import regex
+
+from analyzer.core.matcher import _RANK, Diagnosis, Matcher, MatchKind
+from analyzer.core.records import ErrorEvent, ErrorInfo
+from analyzer.core.schema import Pattern
+
+__all__ = ["Project", "Span", "History", "LifeEvent", "VersionSniffer", "version_key", "format_history",
+           "LifeKind", "parse_history", "select_patterns", "patterns_for_run", "TieredMatcher", "SERVERS"]
+
+
+class Project(enum.Enum):
+    SGLANG = "sglang"
+    VLLM = "vllm"
+    TORCH = "torch"
+
+
+SERVERS = (Project.SGLANG, Project.VLLM)  # the LLM servers: a run is one of them, never both
+
+_VERSION_PART = regex.compile(r"(\d+(?:\.\d+)*)(?:[.-]?(a|b|rc|dev)(\d*))?(?:[.-]?post(\d+))?")
+_PRE = {"dev": 0, "a": 1, "b": 2, "rc": 3, None: 4}
+
+
+def version_key(version: str) -> tuple:
+    """`0.4.6.post1` -> a key that sorts releases as PEP 440 does for the forms projects use."""
+    found = _VERSION_PART.match(version.lstrip("v"))
+    if not found:
+        return ((0,) * 4, 0, 0, 0)
+    numbers = tuple(int(n) for n in found[1].split("."))
+    numbers = (numbers + (0,) * 4)[:4]
+    return numbers, _PRE[found[2]], int(found[3] or 0), int(found[4] or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Consecutive releases `first`..`last` (both included) that raise a signature at `line`."""
+
+    first: str
+    last: str
+    line: int
+
+
+class LifeKind(enum.Enum):
+    ADDED = "added"
+    MOVED = "moved"
+    REWORDED = "reworded"
+    REMOVED = "removed"
+    RETURNED = "returned"
+
+
+@dataclass(frozen=True, slots=True)
+class LifeEvent:
+    version: str
+    kind: LifeKind
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class History:
+    project: str
+    versions: tuple[str, ...]  # every release the history was built from, oldest first
+    spans: Mapping[str, tuple[Span, ...]] = field(hash=False)
+
+    @cached_property
+    def _keys(self) -> tuple[tuple, ...]:
+        return tuple(version_key(v) for v in self.versions)
+
+    @cached_property
+    def _by_function(self) -> dict[str, list[str]]:
+        """Ids by their `module.function` part: a reworded message keeps it and changes its hash."""
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(_site_part(sid), []).append(sid)
+        return out
+
+    def release(self, version: str) -> str | None:
+        """The newest release of the history at or before `version` (`0.4.6.post1` -> `0.4.6`)."""
+        key = version_key(version)
+        fit = [v for v, k in zip(self.versions, self._keys) if k <= key]
+        return fit[-1] if fit else None
+
+    def _index(self, version: str) -> int:
+        return self.versions.index(version)
+
+    def line_in(self, sid: str, version: str) -> int | None:
+        """The line `sid` is raised at in the release of `version`; None when it does not raise it."""
+        release = self.release(version)
+        if release is None:
+            return None
+        at = self._index(release)
+        for span in self.spans.get(sid, ()):
+            if self._index(span.first) <= at <= self._index(span.last):
+                return span.line
+        return None
+
+    def removed_in(self, sid: str) -> str | None:
+        """The first release after the last one that raises `sid`; None while the newest raises it."""
+        spans = self.spans.get(sid)
+        if not spans or spans[-1].last == self.versions[-1]:
+            return None
+        return self.versions[self._index(spans[-1].last) + 1]
+
+    def successors(self, sid: str, version: str) -> list[str]:
+        """Ids of the same function that first appear in `version`: what `sid` was reworded to."""
+        return [other for other in self._by_function.get(_site_part(sid), ())
+                if other != sid and self.spans[other][0].first == version]
+
+    def life(self, sid: str) -> list[LifeEvent]:
+        """Added, moved, reworded, removed and returned, in release order."""
+        spans = self.spans.get(sid, ())
+        events: list[LifeEvent] = []
+        for index, span in enumerate(spans):
+            if index == 0:
+                oldest = " (already in the oldest release scanned)" if span.first == self.versions[0] else ""
+                events.append(LifeEvent(span.first, LifeKind.ADDED, f"line {span.line}{oldest}"))
+            elif self._index(span.first) == self._index(spans[index - 1].last) + 1:
+                events.append(LifeEvent(span.first, LifeKind.MOVED, f"line {spans[index - 1].line} -> {span.line}"))
+            else:
+                events.append(LifeEvent(span.first, LifeKind.RETURNED, f"line {span.line}"))
+            following = self._index(span.last) + 1
+            gap = index + 1 == len(spans) or self._index(spans[index + 1].first) > following
+            if following < len(self.versions) and gap:
+                version = self.versions[following]
+                reworded = self.successors(sid, version)
+                events.append(LifeEvent(version, LifeKind.REWORDED if reworded else LifeKind.REMOVED,
+                                        ", ".join(reworded)))
+        return events
+
+    def ranges(self, sid: str) -> str:
+        """`0.4.3–0.4.10, 0.5.2–0.5.23`: the releases that raise `sid`, line moves merged."""
+        merged: list[list[str]] = []
+        for span in self.spans.get(sid, ()):
+            if merged and self._index(span.first) == self._index(merged[-1][1]) + 1:
+                merged[-1][1] = span.last
+            else:
+                merged.append([span.first, span.last])
+        return ", ".join(first if first == last else f"{first}–{last}" for first, last in merged)
+
+    def note(self, sid: str, version: str | None = None) -> str:
+        """What a page says about the releases: `raised in 0.4.3–0.4.10; removed in 0.5.0`,
+        `new in 0.5.21`, and `upgrade to X fixes this` when a later release dropped it unreplaced."""
+        spans = self.spans.get(sid)
+        if not spans:
+            return ""
+        parts = []
+        first = spans[0].first
+        if first != self.versions[0] and spans[-1].last == self.versions[-1] and len(spans) == 1:
+            parts.append(f"new in {first}")
+        else:
+            parts.append(f"raised in {self.ranges(sid)}")
+        removed = self.removed_in(sid)
+        if removed:
+            reworded = self.successors(sid, removed)
+            parts.append(f"reworded in {removed}" if reworded else f"removed in {removed}")
+            if not reworded and (version is None or version_key(version) < version_key(removed)):
+                parts.append(f"upgrade to {removed} fixes this")
+        if version is not None and self.release(version) and self.line_in(sid, version) is None:
+            parts.append(f"not raised by {version}")
+        return "; ".join(parts)
+
+
+def _site_part(sid: str) -> str:
+    return sid.rsplit(".", 1)[0]
+
+
+def format_history(history: History) -> str:
+    """The text form: a header, the release list, then one line per id, sorted."""
+    lines = ["# signature history: id, then the releases raising it as first-last:line",
+             f"project\t{history.project}", "versions\t" + " ".join(history.versions)]
+    for sid in sorted(history.spans):
+        spans = " ".join(f"{s.first}:{s.line}" if s.first == s.last else f"{s.first}-{s.last}:{s.line}"
+                         for s in history.spans[sid])
+        lines.append(f"{sid}\t{spans}")
+    return "\n".join(lines) + "\n"
+
+
+def parse_history(text: str) -> History:
+    project = ""
+    versions: tuple[str, ...] = ()
+    spans: dict[str, tuple[Span, ...]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        head, _, rest = line.partition("\t")
+        if head == "project":
+            project = rest.strip()
+            continue
+        if head == "versions":
+            versions = tuple(rest.split())
+            continue
+        runs = []
+        for item in rest.split():
+            releases, _, number = item.rpartition(":")
+            first, _, last = releases.partition("-")
+            runs.append(Span(first, last or first, int(number)))
+        spans[head] = tuple(runs)
+    return History(project, versions, spans)
+
+
+# ---------------------------------------------------------------------------------------------
+# the run's project and version, from its log lines
+
+_NAME = r"(?P<name>sglang|vllm|torch|pytorch)"
+_NUMBER = r"v?(?P<version>\d+\.\d+(?:\.\d+)*(?:(?:\.|-)?(?:post|rc|dev|a|b)\d*)*)"
+_VERSION_FORMS = (
+    # banners: `sglang version 0.5.23`, `vLLM API server version 0.9.1`, `PyTorch version: 2.3.0`
+    regex.compile(_NAME + r"\b[^\n]{0,40}?\bversion\b[\s:=]*" + _NUMBER, regex.I),
+    # `Initializing a V0 LLM engine (v0.8.3) with config`
+    regex.compile(r"(?P<name>LLM) engine \(" + _NUMBER + r"\)"),
+    # pins, install directories, images: `sglang==0.4.6`, `sglang-0.4.6.post1/`, `lmsysorg/sglang:v0.4.6`
+    regex.compile(r"(?<![\w-])" + _NAME + r"(?:==|-(?=\d)|:(?=v?\d))" + _NUMBER, regex.I),
+    # `pip list`: `sglang      0.4.6.post1`
+    regex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
+)
+_BANNER_PROJECT = (
+    (regex.compile(r"\bsglang\.launch_server\b|\bserver_args=ServerArgs\(|\bsglang\.srt\b"), Project.SGLANG),
+    (regex.compile(r"\bvllm serve\b|\bvllm\.entrypoints\b|\bvLLM API server\b|\bvllm-openai\b"), Project.VLLM),
+)
+_FRAME = regex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')
+
+
+@dataclass(slots=True)
+class VersionSniffer:
+    """Feed it a run's lines; it keeps the first version seen per project and counts stack frames
+    by package, so that `server` names the LLM server the run belongs to."""
+
+    versions: dict[Project, str] = field(default_factory=dict)
+    frames: dict[Project, int] = field(default_factory=dict)
+    banners: dict[Project, int] = field(default_factory=dict)
+
+    def feed(self, line: str) -> None:
+        if "ersion" in line or "==" in line or "-0." in line or ":v" in line or "engine (v" in line \
+                or "  " in line:
+            for form in _VERSION_FORMS:
+                for found in form.finditer(line):
+                    project = _project_of(found["name"])
+                    if project is not None:
+                        self.versions.setdefault(project, found["version"].rstrip(".-"))
+        if 'File "' in line:
+            for found in _FRAME.finditer(line):
+                project = Project(found["name"])
+                self.frames[project] = self.frames.get(project, 0) + 1
+        for form, project in _BANNER_PROJECT:
+            if form.search(line):
+                self.banners[project] = self.banners.get(project, 0) + 1
+
+    @property
+    def server(self) -> Project | None:
+        """SGLang or vLLM: frames outvote banners, banners outvote a bare version mention."""
+        for votes in (self.frames, self.banners, self.versions):
+            counted = {p: (votes[p] if isinstance(votes[p], int) else 1) for p in SERVERS if p in votes}
+            if counted:
+                return max(counted, key=lambda p: (counted[p], p.value))
+        return None
+
+    @property
+    def named_versions(self) -> dict[str, str]:
+        """The versions by project name, as `patterns_for_run` takes them."""
+        return {project.value: version for project, version in self.versions.items()}
+
+    @property
+    def version(self) -> str | None:
+        server = self.server
+        return self.versions.get(server) if server else None
+
+
+def _project_of(name: str) -> Project | None:
+    name = name.lower()
+    if name == "llm":
+        return Project.VLLM
+    if name == "pytorch":
+        return Project.TORCH
+    return Project(name) if name in ("sglang", "vllm", "torch") else None
+
+
+# ---------------------------------------------------------------------------------------------
+# the patterns a run is matched against
+
+
+def select_patterns(patterns: Iterable[Pattern], server: Project | None) -> tuple[Pattern, ...]:
+    """A vLLM run never gets an SGLang pattern and the reverse; torch and generic ones stay."""
+    if server is None:
+        return tuple(patterns)
+    others = {p.value for p in SERVERS if p is not server}
+    return tuple(p for p in patterns if (p.source.project or "").lower() not in others)
+
+
+def patterns_for_run(patterns: Iterable[Pattern], histories: Mapping[str, History],
+                     versions: Mapping[str, str]) -> tuple[Pattern, ...]:
+    """Each signature with a history, moved to the line of the run's release of its project, and
+    left out when that release does not raise it. Others (curated, no version known) stay as they are."""
+    out = []
+    for pattern in patterns:
+        project = (pattern.source.project or "").lower()
+        history = histories.get(project)
+        version = versions.get(project)
+        if history is None or version is None or pattern.id not in history.spans or not history.release(version):
+            out.append(pattern)
+            continue
+        line = history.line_in(pattern.id, version)
+        if line is not None:
+            out.append(replace(pattern, source=replace(pattern.source, line=line, version=history.release(version))))
+    return tuple(out)
+
+
+class TieredMatcher:
+    """Matches with the run's release first and falls back to every release when that finds less."""
+
+    def __init__(self, first: Matcher, fallback: Matcher) -> None:
+        self.first, self.fallback = first, fallback
+        self.patterns = fallback.patterns
+
+    def pattern(self, pattern_id: str) -> Pattern | None:
+        return self.first.pattern(pattern_id) or self.fallback.pattern(pattern_id)
+
+    def match_event(self, event: ErrorEvent) -> Diagnosis:
+        return self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
+
+    def match(self, info: ErrorInfo) -> Diagnosis:
+        return self._better(self.first.match(info), lambda: self.fallback.match(info))
+
+    @staticmethod
+    def _better(found: Diagnosis, other) -> Diagnosis:
+        if found.match_kind is MatchKind.EXACT:
+            return found
+        alternative = other()
+        return alternative if _RANK[alternative.match_kind] > _RANK[found.match_kind] else found
