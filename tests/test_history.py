@@ -12,8 +12,15 @@ from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.scan import Analysis, events_from_lines
 from analyzer.core.versions import (
-    LifeKind, Project, TieredMatcher, VersionSniffer, format_history, parse_history, patterns_for_run,
-    select_patterns, version_key,
+    LifeKind,
+    Project,
+    TieredMatcher,
+    VersionSniffer,
+    format_history,
+    parse_history,
+    patterns_for_run,
+    select_patterns,
+    version_key,
 )
 from analyzer.extract.history import extract_release, merge_releases, removed_entries
 from analyzer.sources.packs import load_pack_files
@@ -99,13 +106,13 @@ def test_the_text_form_round_trips_and_the_release_cache_resumes(releases, histo
 
 def test_versions_sort_like_releases():
     ordered = ["0.3.0", "0.4.6", "0.4.6.post1", "0.4.10", "0.5.0rc1", "0.5.0"]
-    assert sorted(reversed(ordered), key=version_key) == ordered
+    assert sorted(["0.4.10", "0.5.0", "0.4.6.post1", "0.3.0", "0.5.0rc1", "0.4.6"], key=version_key) == ordered
 
 
 def _pack(history, tmp_path) -> list:
     from analyzer.extract.emit import write_pack
 
-    hist, latest = history
+    _, latest = history
     write_pack(tmp_path / "pack.yaml", "demo_pkg", None, "test", list(latest.values()))
     patterns, problems = load_pack_files([tmp_path / "pack.yaml"])
     assert not problems
@@ -153,7 +160,7 @@ def test_the_sniffer_finds_server_and_version_from_banners_paths_and_frames():
     assert sniffer.named_versions == {"sglang": "0.4.6.post1", "torch": "2.5.1"}
 
 
-def test_a_vllm_run_never_gets_an_sglang_pattern(history, tmp_path):
+def test_a_vllm_run_never_gets_an_sglang_pattern():
     from analyzer.core.schema import Pattern, PatternSource
 
     own = Pattern("v.one", "ValueError", "x", PatternSource(project="vllm"))

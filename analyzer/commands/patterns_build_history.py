@@ -24,7 +24,12 @@ from pathlib import Path
 from analyzer import __version__
 from analyzer.core.versions import format_history, version_key
 from analyzer.extract.emit import write_pack
-from analyzer.extract.history import DEFAULT_EXCLUDE, extract_release, merge_releases, removed_entries
+from analyzer.extract.history import (
+    DEFAULT_EXCLUDE,
+    extract_release,
+    merge_releases,
+    removed_entries,
+)
 
 __all__ = ["register", "run"]
 

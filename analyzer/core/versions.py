@@ -17,12 +17,25 @@ from functools import cached_property
 
 import regex
 
-from analyzer.core.matcher import _RANK, Diagnosis, Matcher, MatchKind
+from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
 
-__all__ = ["Project", "Span", "History", "LifeEvent", "VersionSniffer", "version_key", "format_history",
-           "LifeKind", "parse_history", "select_patterns", "patterns_for_run", "TieredMatcher", "SERVERS"]
+__all__ = [
+    "SERVERS",
+    "History",
+    "LifeEvent",
+    "LifeKind",
+    "Project",
+    "Span",
+    "TieredMatcher",
+    "VersionSniffer",
+    "format_history",
+    "parse_history",
+    "patterns_for_run",
+    "select_patterns",
+    "version_key",
+]
 
 
 class Project(enum.Enum):
@@ -280,6 +293,15 @@ class VersionSniffer:
         return self.versions.get(server) if server else None
 
 
+def detect_version(text: str) -> str | None:
+    """The first LLM-server version `text` reveals, as `sglang 0.5.23` / `vllm 0.9.1`."""
+    sniffer = VersionSniffer()
+    for line in text.splitlines():
+        sniffer.feed(line)
+    found = next((p for p in sniffer.versions if p in SERVERS), None)
+    return f"{found.value} {sniffer.versions[found]}" if found else None
+
+
 def _project_of(name: str) -> Project | None:
     name = name.lower()
     if name == "llm":
@@ -319,6 +341,9 @@ def patterns_for_run(patterns: Iterable[Pattern], histories: Mapping[str, Histor
     return tuple(out)
 
 
+_STRENGTH = {MatchKind.EXACT: 3, MatchKind.RAISE_SITE: 2, MatchKind.FUZZY: 1, MatchKind.UNKNOWN: 0}
+
+
 class TieredMatcher:
     """Matches with the run's release first and falls back to every release when that finds less."""
 
@@ -340,4 +365,4 @@ class TieredMatcher:
         if found.match_kind is MatchKind.EXACT:
             return found
         alternative = other()
-        return alternative if _RANK[alternative.match_kind] > _RANK[found.match_kind] else found
+        return alternative if _STRENGTH[alternative.match_kind] > _STRENGTH[found.match_kind] else found

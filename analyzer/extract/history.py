@@ -18,17 +18,18 @@ import hashlib
 import json
 import os
 import zipfile
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from analyzer.core.versions import History, Span, version_key
 from analyzer.extract.emit import build_entries
 from analyzer.extract.scan import find_sources
 from analyzer.extract.walker import ParseFailure, extract_source
 
-__all__ = ["Release", "extract_release", "merge_releases", "removed_entries", "extractor_key", "read_sources"]
+__all__ = ["Release", "extract_release", "extractor_key", "merge_releases", "read_sources", "removed_entries"]
 
 # Test suites never raise in a served model's log; leaving them out keeps the history small.
 DEFAULT_EXCLUDE = ("*/test/*", "*/tests/*")
