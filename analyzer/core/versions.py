@@ -73,6 +73,7 @@ class LifeKind(enum.Enum):
     ADDED = "added"
     MOVED = "moved"
     REWORDED = "reworded"
+    RELOCATED = "relocated"  # the same message now raised from another function or module
     REMOVED = "removed"
     RETURNED = "returned"
 
@@ -122,6 +123,14 @@ class History:
                 return span.line
         return None
 
+    @cached_property
+    def _by_message(self) -> dict[str, list[str]]:
+        """Ids by their hash of exception and template: the same message raised from another place."""
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(_message_part(sid), []).append(sid)
+        return out
+
     def removed_in(self, sid: str) -> str | None:
         """The first release after the last one that raises `sid`; None while the newest raises it."""
         spans = self.spans.get(sid)
@@ -133,6 +142,11 @@ class History:
         """Ids of the same function that first appear in `version`: what `sid` was reworded to."""
         return [other for other in self._by_function.get(_site_part(sid), ())
                 if other != sid and self.spans[other][0].first == version]
+
+    def relocated(self, sid: str, version: str) -> list[str]:
+        """Ids elsewhere that raise the same message in `version`: where the code of `sid` went."""
+        return [other for other in self._by_message.get(_message_part(sid), ())
+                if other != sid and self.line_in(other, version) is not None]
 
     def life(self, sid: str) -> list[LifeEvent]:
         """Added, moved, reworded, removed and returned, in release order."""
@@ -150,9 +164,10 @@ class History:
             gap = index + 1 == len(spans) or self._index(spans[index + 1].first) > following
             if following < len(self.versions) and gap:
                 version = self.versions[following]
+                relocated = self.relocated(sid, version)
                 reworded = self.successors(sid, version)
-                events.append(LifeEvent(version, LifeKind.REWORDED if reworded else LifeKind.REMOVED,
-                                        ", ".join(reworded)))
+                kind = LifeKind.RELOCATED if relocated else LifeKind.REWORDED if reworded else LifeKind.REMOVED
+                events.append(LifeEvent(version, kind, ", ".join(relocated or reworded)))
         return events
 
     def ranges(self, sid: str) -> str:
@@ -179,9 +194,11 @@ class History:
             parts.append(f"raised in {self.ranges(sid)}")
         removed = self.removed_in(sid)
         if removed:
+            relocated = self.relocated(sid, removed)
             reworded = self.successors(sid, removed)
-            parts.append(f"reworded in {removed}" if reworded else f"removed in {removed}")
-            if not reworded and (version is None or version_key(version) < version_key(removed)):
+            parts.append(f"moved elsewhere in {removed}" if relocated else
+                         f"reworded in {removed}" if reworded else f"removed in {removed}")
+            if not (relocated or reworded) and (version is None or version_key(version) < version_key(removed)):
                 parts.append(f"upgrade to {removed} fixes this")
         if version is not None and self.release(version) and self.line_in(sid, version) is None:
             parts.append(f"not raised by {version}")
@@ -190,6 +207,10 @@ class History:
 
 def _site_part(sid: str) -> str:
     return sid.rsplit(".", 1)[0]
+
+
+def _message_part(sid: str) -> str:
+    return sid.rsplit(".", 1)[-1].split("-", 1)[0]
 
 
 def format_history(history: History) -> str:

@@ -86,7 +86,8 @@ def extract_release(source: str | os.PathLike, project: str, version: str, cache
     """The entries of one release, from the release cache or by scanning only the files not seen before."""
     cache = Path(cache)
     key = extractor_key()
-    done = cache / "releases" / key / f"{project}-{version}.json"
+    scope = hashlib.sha1("\0".join(sorted(exclude)).encode()).hexdigest()[:8]  # what was left out
+    done = cache / "releases" / key / f"{project}-{version}-{scope}.json"
     if done.is_file():
         data = json.loads(done.read_text(encoding="utf-8"))
         return Release(version, tuple(data["entries"]), data["files"], data["files"])
