@@ -39,7 +39,7 @@ def _edit(path: Path, old: str, new: str) -> None:
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory):
     """1.0 is the demo package as it is; 1.1 moves loader.load down, drops percent_raise's raise,
-    rewords format_raise and adds a function."""
+    rewords format_raise, moves braces to another module and adds a function."""
     root = tmp_path_factory.mktemp("releases")
     for version in ("1.0", "1.1"):
         shutil.copytree(DEMO, root / version / "demo_pkg")
@@ -48,7 +48,10 @@ def releases(tmp_path_factory):
     _edit(newer / "forms.py", '        raise IndexError("rank %d out of range for world size %s" % (rank, world))',
           "        return None")
     _edit(newer / "forms.py", '"unknown model {} (see {!r})"', '"no model named {} (see {!r})"')
-    _edit(newer / "sub" / "extras.py", "class HTTPException", 'def fresh():\n    raise OSError("brand new")\n\n\nclass HTTPException')
+    braces = 'def braces(cfg):\n    if cfg.kind == "json":\n        raise ValueError(f"expected a {{\'key\': value}} mapping for {cfg.kind}")'
+    _edit(newer / "forms.py", braces, "")
+    _edit(newer / "sub" / "extras.py", "class HTTPException",
+          f'def fresh():\n    raise OSError("brand new")\n\n\n{braces}\n\n\nclass HTTPException')
     cache = root / "cache"
     built = [extract_release(root / v, "demo_pkg", v, cache, jobs=1) for v in ("1.1", "1.0")]
     return root, cache, built
@@ -93,6 +96,15 @@ def test_a_reworded_message_points_to_its_successor(history):
                                                             (LifeKind.REWORDED, new)]
     assert hist.note(old) == "raised in 1.0; reworded in 1.1"  # no upgrade advice: 1.1 still raises it
     assert hist.note(new) == "new in 1.1"
+
+
+def test_a_message_raised_from_another_module_is_relocated_not_fixed(history):
+    hist, _ = history
+    old = _id(hist, "braces")
+    assert old.startswith("demo_pkg.forms.")
+    (event,) = [e for e in hist.life(old) if e.kind is not LifeKind.ADDED]
+    assert event.kind is LifeKind.RELOCATED and event.detail.startswith("demo_pkg.sub.extras.braces.")
+    assert hist.note(old) == "raised in 1.0; moved elsewhere in 1.1"
 
 
 def test_the_text_form_round_trips_and_the_release_cache_resumes(releases, history):
