@@ -170,6 +170,9 @@ def test_the_sniffer_finds_server_and_version_from_banners_paths_and_frames():
     assert (sniffer.server, sniffer.version) == (Project.SGLANG, "0.4.6.post1")
     sniffer.feed("torch                    2.5.1")
     assert sniffer.named_versions == {"sglang": "0.4.6.post1", "torch": "2.5.1"}
+    sniffer = VersionSniffer()
+    sniffer.feed("INFO 01-02 03:04:05 [__init__.py:30] Loading plugins of group vllm.general_plugins")
+    assert (sniffer.server, sniffer.version) == (Project.VLLM, None)
 
 
 def test_a_vllm_run_never_gets_an_sglang_pattern():

@@ -262,9 +262,11 @@ _VERSION_FORMS = (
     # `pip list`: `sglang      0.4.6.post1`
     regex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
 )
-_BANNER_PROJECT = (
-    (regex.compile(r"\bsglang\.launch_server\b|\bserver_args=ServerArgs\(|\bsglang\.srt\b"), Project.SGLANG),
-    (regex.compile(r"\bvllm serve\b|\bvllm\.entrypoints\b|\bvLLM API server\b|\bvllm-openai\b"), Project.VLLM),
+_BANNER_PROJECT = (  # launch lines, banners, module names and environment variables of each server
+    (regex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
+    (regex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
+                   r"general_plugins|config|distributed)\b|\bvLLM API server\b|\bvllm-openai\b|\bVLLM_[A-Z_]+"),
+     Project.VLLM),
 )
 _FRAME = regex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')
 
