@@ -3,7 +3,8 @@
     python benchmarks/projects.py ../shared/reallogs/github             # version-aware (the default)
     python benchmarks/projects.py ../shared/reallogs/github --plain     # every pattern, no version
 
-Per log: the server and version the log reveals, and each incident's pattern id with its project.
+Per log: the server and version the log reveals, and each incident's pattern id with its project
+(`*` marks the run's root cause).
 Last, per project, the incidents that got a pattern, and how many cases whose manifest raise site lies
 inside sglang/, vllm/ or torch/ have a root-cause pattern of that same project that the log's release
 raises (or, with no release known, any release), and how many incidents got a pattern of the other
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             if any(_own(row, site_project, versions, histories) for row in rows if row[0].is_run_root):
                 own += 1
         if not args.quiet:
-            found = ", ".join(f"{p.id} [{project}]" for _, p, project in rows if p) or "-"
+            found = ", ".join(f"{'*' if incident.is_run_root else ''}{p.id} [{project}]"
+                              for incident, p, project in rows if p) or "-"
             print(f"{case.file}: {server or '?'} {sniffer.version or ''} -> {found}")
     print("patterns per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))
     print(f"other server's pattern: {foreign}")
