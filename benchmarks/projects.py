@@ -20,15 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyzer.core.matcher import Matcher
 from analyzer.core.scan import Analysis, events_from_lines
-from analyzer.core.versions import (
-    SERVERS,
-    TieredMatcher,
-    VersionSniffer,
-    patterns_for_run,
-    select_patterns,
-)
+from analyzer.core.versions import SERVERS, RunMatchers, VersionSniffer
 from analyzer.engine import Engine, Options
 from analyzer.sources.histories import load_histories
 from benchmarks.reallogs import read_manifest
@@ -45,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine(Options.resolve())
     everything = engine.matcher.patterns
     histories = load_histories()
-    matchers: dict[tuple, object] = {}
+    matchers = RunMatchers(everything, histories)
     per_project: Counter[str] = Counter()
     own, own_cases, foreign = 0, 0, 0
     for case in read_manifest(args.folder):
@@ -57,12 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.plain:
             matcher = engine.matcher
         else:
-            key = (sniffer.server, tuple(sorted(versions.items())))
-            if key not in matchers:
-                selected = select_patterns(everything, sniffer.server)
-                matchers[key] = TieredMatcher(Matcher(patterns_for_run(selected, histories, versions)),
-                                              Matcher(selected))
-            matcher = matchers[key]
+            matcher = matchers.for_run(sniffer.server, versions)
         analysis = Analysis(matcher, engine.options.window_seconds, engine.options.app_packages,
                             engine.options.run_gap_seconds)
         for event in events_from_lines(lines, case.file, engine.notices):

@@ -14,6 +14,7 @@ from analyzer.core.scan import Analysis, events_from_lines
 from analyzer.core.versions import (
     LifeKind,
     Project,
+    RunMatchers,
     TieredMatcher,
     VersionSniffer,
     format_history,
@@ -21,6 +22,7 @@ from analyzer.core.versions import (
     patterns_for_run,
     select_patterns,
     version_key,
+    version_note,
 )
 from analyzer.extract.history import extract_release, merge_releases, removed_entries
 from analyzer.sources.packs import load_pack_files
@@ -183,3 +185,16 @@ def test_a_vllm_run_never_gets_an_sglang_pattern():
     shared = Pattern("t.one", "RuntimeError", "y", PatternSource(project="torch"))
     assert select_patterns([own, other, shared], Project.VLLM) == (own, shared)
     assert select_patterns([own, other, shared], None) == (own, other, shared)
+
+
+def test_a_runs_matcher_and_page_note_follow_its_release(history, tmp_path):
+    hist, _ = history
+    patterns = _pack(history, tmp_path)
+    removed = next(p for p in patterns if p.id == _id(hist, "percent-raise"))
+    matchers = RunMatchers(patterns, {"demo_pkg": hist})
+    newer = matchers.for_run(None, {"demo_pkg": "1.1"})
+    assert matchers.for_run(None, {"demo_pkg": "1.1"}) is newer
+    assert newer.first.pattern(removed.id) is None and newer.pattern(removed.id) == removed
+    assert version_note(removed, {"demo_pkg": hist}, {}) == "raised in 1.0; removed in 1.1; upgrade to 1.1 fixes this"
+    assert version_note(removed, {"demo_pkg": hist}, {"demo_pkg": "1.0"}).endswith("upgrade to 1.1 fixes this")
+    assert version_note(removed, {}, {}) == ""

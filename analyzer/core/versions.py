@@ -389,3 +389,30 @@ class TieredMatcher:
             return found
         alternative = other()
         return alternative if _STRENGTH[alternative.match_kind] > _STRENGTH[found.match_kind] else found
+
+
+class RunMatchers:
+    """The matcher for each kind of run, built once: its server's patterns, its releases tried first."""
+
+    def __init__(self, patterns: Iterable[Pattern], histories: Mapping[str, History]) -> None:
+        self.patterns = tuple(patterns)
+        self.histories = histories
+        self._built: dict[tuple, TieredMatcher] = {}
+
+    def for_run(self, server: Project | None, versions: Mapping[str, str]) -> TieredMatcher:
+        key = (server, tuple(sorted(versions.items())))
+        if key not in self._built:
+            selected = select_patterns(self.patterns, server)
+            self._built[key] = TieredMatcher(Matcher(patterns_for_run(selected, self.histories, versions)),
+                                             Matcher(selected))
+        return self._built[key]
+
+
+def version_note(pattern: Pattern, histories: Mapping[str, History], versions: Mapping[str, str]) -> str:
+    """The releases line of a pattern's page: `raised in 0.4.3–0.4.10; removed in 0.5.1; upgrade to
+    0.5.1 fixes this`, with the run's version when the log revealed one; empty without a history."""
+    project = (pattern.source.project or "").lower()
+    history = histories.get(project)
+    if history is None or pattern.id not in history.spans:
+        return ""
+    return history.note(pattern.id, versions.get(project))
