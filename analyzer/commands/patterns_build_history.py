@@ -7,8 +7,9 @@ Each release's wheel is downloaded once into --wheels (`pip download --no-deps`,
 and read as a zip. Signatures are cached per file content and per release under --cache, so a second
 run, or one that was interrupted, only scans what it has not seen. Writes `OUT/history.tsv` (each
 signature's releases and line per release) and `OUT/removed/` (a pack of the signatures the newest
-release no longer raises). Without --versions, the releases are the final ones (no .postN, rc or dev)
-that `pip index versions` lists between --from and --to.
+release no longer raises, less those a page in `OUT/curated/` already explains). Without --versions,
+the releases are the final ones (no .postN, rc or dev) that `pip index versions` lists between
+--from and --to.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 
 from analyzer import __version__
+from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.versions import format_history, version_key
 from analyzer.extract.emit import write_pack
 from analyzer.extract.history import (
@@ -30,6 +32,7 @@ from analyzer.extract.history import (
     merge_releases,
     removed_entries,
 )
+from analyzer.sources.packs import load_pack_files, pack_files
 
 __all__ = ["register", "run"]
 
@@ -77,12 +80,23 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "history.tsv").write_text(format_history(history), encoding="utf-8")
-    removed = removed_entries(history, latest)
+    removed = _not_curated(removed_entries(history, latest), out / "curated")
     command = f"analyzer patterns build-history {args.project} (analyzer {__version__})"
     write_pack(out / "removed", args.project, None, command, removed)
     print(f"{len(history.spans)} signatures over {len(history.versions)} releases, "
           f"{len(removed)} no longer raised by {history.versions[-1]}")
     return 0
+
+
+def _not_curated(entries: list[dict], curated_dir: Path) -> list[dict]:
+    """Leaves out the old signatures whose message a hand-written page of the pack already explains."""
+    curated, _ = load_pack_files(pack_files(curated_dir)) if curated_dir.is_dir() else ([], [])
+    if not curated:
+        return entries
+    matcher = Matcher(curated)
+    return [e for e in entries if not any(
+        matcher.match_message(example, e["exception"].rsplit(".", 1)[-1]).match_kind is MatchKind.EXACT
+        for example in e.get("examples") or ())]
 
 
 def _index(project: str, first: str | None, last: str | None) -> list[str]:
