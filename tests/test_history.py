@@ -40,13 +40,14 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 @pytest.fixture(scope="module")
 def releases(tmp_path_factory):
-    """1.0 is the demo package as it is; 1.1 moves loader.load down, drops percent_raise's raise,
+    """1.0 is the demo package as it is; 1.1 moves loader.load and all of forms.py down, drops percent_raise's raise,
     rewords format_raise, moves braces to another module and adds a function."""
     root = tmp_path_factory.mktemp("releases")
     for version in ("1.0", "1.1"):
         shutil.copytree(DEMO, root / version / "demo_pkg")
     newer = root / "1.1" / "demo_pkg"
     _edit(newer / "sub" / "loader.py", '"""Second module', "#\n" * MOVED_BY + '"""Second module')
+    _edit(newer / "forms.py", '"""Every message form', "#\n" * MOVED_BY + '"""Every message form')
     _edit(newer / "forms.py", '        raise IndexError("rank %d out of range for world size %s" % (rank, world))',
           "        return None")
     _edit(newer / "forms.py", '"unknown model {} (see {!r})"', '"no model named {} (see {!r})"')
@@ -198,3 +199,17 @@ def test_a_runs_matcher_and_page_note_follow_its_release(history, tmp_path):
     assert version_note(removed, {"demo_pkg": hist}, {}) == "raised in 1.0; removed in 1.1; upgrade to 1.1 fixes this"
     assert version_note(removed, {"demo_pkg": hist}, {"demo_pkg": "1.0"}).endswith("upgrade to 1.1 fixes this")
     assert version_note(removed, {}, {}) == ""
+
+
+def test_without_a_version_a_bare_assert_is_found_at_the_line_of_the_release_that_fits(releases, history, tmp_path):
+    root = releases[0]
+    hist, _ = history
+    patterns = _pack(history, tmp_path)
+    forms = _load_module(root / "1.0" / "demo_pkg" / "forms.py", "demo_forms_1_0")
+    error = capture(lambda: forms.asserts(0, 4))
+    events = list(events_from_lines(text_of(error).splitlines(), "run.log", NoticeDetector(())))
+    (event,) = events
+    assert Matcher(patterns).match_event(event).pattern is None  # the newest line is too far away
+    found = TieredMatcher(Matcher(patterns), Matcher(patterns), {"demo_pkg": hist}).match_event(event)
+    assert found.pattern.trigger == "world_size >= tp"
+    assert (found.pattern.source.line, found.pattern.source.version) == (event.root.raise_site.lineno, "1.0")

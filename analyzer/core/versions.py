@@ -18,7 +18,7 @@ from functools import cached_property
 import regex
 
 from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
-from analyzer.core.records import ErrorEvent, ErrorInfo
+from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
 from analyzer.core.schema import Pattern
 
 __all__ = [
@@ -129,6 +129,22 @@ class History:
         out: dict[str, list[str]] = {}
         for sid in self.spans:
             out.setdefault(_message_part(sid), []).append(sid)
+        return out
+
+    @cached_property
+    def _by_module(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(sid.rsplit(".", 2)[0], []).append(sid)
+        return out
+
+    def in_function(self, module: str, function_slug: str) -> list[str]:
+        """Ids of `module` whose function slug is `function_slug` or a method of that name."""
+        out = []
+        for sid in self._by_module.get(module, ()):
+            slug = sid.rsplit(".", 2)[1]
+            if slug == function_slug or slug.endswith("-" + function_slug):
+                out.append(sid)
         return out
 
     def removed_in(self, sid: str) -> str | None:
@@ -368,20 +384,38 @@ _STRENGTH = {MatchKind.EXACT: 3, MatchKind.RAISE_SITE: 2, MatchKind.FUZZY: 1, Ma
 
 
 class TieredMatcher:
-    """Matches with the run's release first and falls back to every release when that finds less."""
+    """Matches with the run's release first and falls back to every release when that finds less.
 
-    def __init__(self, first: Matcher, fallback: Matcher) -> None:
+    When neither finds the raise site (a message-less assert, an unknown release whose lines differ
+    from the newest one), the histories are asked: a signature of the frame's module and function
+    that some release raises at exactly that line, or (asserts) whose asserted expression is the
+    frame's code line within the raise-site window. The release that fits is put on the pattern."""
+
+    def __init__(self, first: Matcher, fallback: Matcher, histories: Mapping[str, History] | None = None,
+                 window: int = 20) -> None:
         self.first, self.fallback = first, fallback
+        self.histories = histories or {}
+        self.window = window
         self.patterns = fallback.patterns
 
     def pattern(self, pattern_id: str) -> Pattern | None:
         return self.first.pattern(pattern_id) or self.fallback.pattern(pattern_id)
 
     def match_event(self, event: ErrorEvent) -> Diagnosis:
-        return self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
+        found = self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
+        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
+            return found
+        for index, info in enumerate(event.chain):
+            site = self._history_site(info)
+            if site is not None:
+                return replace(site, link=index)
+        return found
 
     def match(self, info: ErrorInfo) -> Diagnosis:
-        return self._better(self.first.match(info), lambda: self.fallback.match(info))
+        found = self._better(self.first.match(info), lambda: self.fallback.match(info))
+        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
+            return found
+        return self._history_site(info) or found
 
     @staticmethod
     def _better(found: Diagnosis, other) -> Diagnosis:
@@ -389,6 +423,64 @@ class TieredMatcher:
             return found
         alternative = other()
         return alternative if _STRENGTH[alternative.match_kind] > _STRENGTH[found.match_kind] else found
+
+    def _history_site(self, info: ErrorInfo) -> Diagnosis | None:
+        frame = info.raise_site
+        if frame is None or not frame.lineno or not frame.function:
+            return None
+        relpath = _project_path(frame.path, self.histories)
+        if relpath is None:
+            return None
+        history = self.histories[relpath.split("/", 1)[0]]
+        code = " ".join((frame.code or "").split())
+        best: tuple[bool, int, str, Span] | None = None
+        for sid in history.in_function(_module_of(relpath), _slug(frame.function)):
+            pattern = self.fallback.pattern(sid)
+            if pattern is None or pattern.short_exception != info.short_type or not self._fits(sid, pattern, info):
+                continue
+            same_code = bool(pattern.trigger) and code == "assert " + " ".join(pattern.trigger.split())
+            for span in history.spans[sid]:
+                distance = abs(span.line - frame.lineno)
+                if (distance == 0 or (same_code and distance <= self.window)) and (
+                        best is None or (same_code, -distance) > best[:2]):
+                    best = (same_code, -distance, sid, span)
+        if best is None:
+            return None
+        same_code, nearness, sid, span = best
+        pattern = self.fallback.pattern(sid)
+        moved = replace(pattern, source=replace(pattern.source, line=span.line, version=span.first))
+        confidence = 0.6 + 0.1 * same_code + 0.2 * (1 + nearness / (self.window + 1))
+        return Diagnosis(moved, MatchKind.RAISE_SITE, round(confidence, 3), {})
+
+    def _fits(self, sid: str, pattern: Pattern, info: ErrorInfo) -> bool:
+        """A message-less signature fits any message; one with a template only a message it matches."""
+        if not pattern.template or not info.message:
+            return True
+        compiled = self.fallback.compiled(sid)
+        return compiled is not None and compiled.match(info.message) is not None
+
+
+def _project_path(path: str, projects: Mapping[str, History]) -> str | None:
+    """The path from a project's top package on (`vllm/...`), also in a checkout outside any
+    site-packages (`/src/vllm-main/vllm/...`); None outside every project."""
+    relpath = package_relative(path)
+    if relpath.split("/", 1)[0] in projects:
+        return relpath
+    norm = path.replace("\\", "/")
+    cuts = [norm.rfind(f"/{project}/") for project in projects]
+    cut = max(cuts, default=-1)
+    return norm[cut + 1:] if cut >= 0 else None
+
+
+def _module_of(relpath: str) -> str:
+    """`vllm/model_executor/models/llama.py` -> `vllm.model_executor.models.llama`, as ids name it."""
+    parts = relpath.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _slug(function: str) -> str:
+    """The id slug of a frame's function, which tracebacks print without its class."""
+    return regex.sub(r"[^a-z0-9]+", "-", function.lower()).strip("-") or "module"
 
 
 class RunMatchers:
@@ -404,7 +496,7 @@ class RunMatchers:
         if key not in self._built:
             selected = select_patterns(self.patterns, server)
             self._built[key] = TieredMatcher(Matcher(patterns_for_run(selected, self.histories, versions)),
-                                             Matcher(selected))
+                                             Matcher(selected), self.histories)
         return self._built[key]
 
 
