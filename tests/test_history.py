@@ -24,7 +24,7 @@ from analyzer.core.versions import (
     version_key,
     version_note,
 )
-from analyzer.extract.history import extract_release, merge_releases, removed_entries
+from analyzer.extract.history import extract_release, merge_releases, read_sources, removed_entries
 from analyzer.sources.packs import load_pack_files
 from tests.realtb import capture, text_of
 
@@ -117,6 +117,8 @@ def test_the_text_form_round_trips_and_the_release_cache_resumes(releases, histo
     root, cache, built = releases
     resumed = extract_release(root / "1.0", "demo_pkg", "1.0", cache, jobs=1)
     assert resumed.entries == built[1].entries and resumed.cached_files == resumed.files
+    only = [rel for rel, _ in read_sources(root / "1.0", "demo_pkg", include=("demo_pkg/sub/*",))]
+    assert only == ["demo_pkg/sub/__init__.py", "demo_pkg/sub/extras.py", "demo_pkg/sub/loader.py"]
 
 
 def test_versions_sort_like_releases():

@@ -53,6 +53,8 @@ def register(subparsers) -> None:
     parser.add_argument("-o", "--out", required=True, help="pack directory: gets history.tsv and removed/")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="also skip files whose package-relative path matches GLOB (tests always are)")
+    parser.add_argument("--include", action="append", default=[], metavar="GLOB",
+                        help="only files whose package-relative path matches one GLOB (repeatable)")
     parser.add_argument("-j", "--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.set_defaults(func=run)
 
@@ -69,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{version}: no wheel (skipped)", file=sys.stderr)
             continue
         release = extract_release(source, args.project, version, args.cache, args.jobs,
-                                  (*DEFAULT_EXCLUDE, *args.exclude))
+                                  (*DEFAULT_EXCLUDE, *args.exclude), args.include)
         print(f"{version}: {len(release.entries)} signatures, {release.files} files "
               f"({release.cached_files} cached) in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         releases.append(release)

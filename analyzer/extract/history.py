@@ -53,18 +53,23 @@ def extractor_key() -> str:
     return digest.hexdigest()[:12]
 
 
-def read_sources(source: str | os.PathLike, project: str,
-                 exclude: Sequence[str] = DEFAULT_EXCLUDE) -> list[tuple[str, bytes]]:
-    """`(relpath, bytes)` of every `.py` file of `project` in a wheel or a source tree, sorted."""
+def read_sources(source: str | os.PathLike, project: str, exclude: Sequence[str] = DEFAULT_EXCLUDE,
+                 include: Sequence[str] = ()) -> list[tuple[str, bytes]]:
+    """`(relpath, bytes)` of every `.py` file of `project` in a wheel or a source tree, sorted;
+    with `include`, only those matching one of its globs (`torch/distributed/*`)."""
     path = Path(source)
+
+    def wanted(name: str) -> bool:
+        return not any(fnmatch.fnmatch(name, p) for p in exclude) and (
+            not include or any(fnmatch.fnmatch(name, p) for p in include))
+
     if path.suffix == ".whl":
         with zipfile.ZipFile(path) as wheel:
             names = [n for n in wheel.namelist()
-                     if n.startswith(project + "/") and n.endswith(".py") and not _hidden(n)
-                     and not any(fnmatch.fnmatch(n, pattern) for pattern in exclude)]
+                     if n.startswith(project + "/") and n.endswith(".py") and not _hidden(n) and wanted(n)]
             return [(name, wheel.read(name)) for name in sorted(names)]
     _, files = find_sources(path / project if (path / project).is_dir() else path, exclude)
-    return [(rel, file.read_bytes()) for file, rel in files]
+    return [(rel, file.read_bytes()) for file, rel in files if wanted(rel)]
 
 
 def _hidden(name: str) -> bool:
@@ -82,16 +87,16 @@ def _scan(job: tuple[str, bytes]) -> list[dict[str, Any]] | None:
 
 
 def extract_release(source: str | os.PathLike, project: str, version: str, cache: str | os.PathLike,
-                    jobs: int = 2, exclude: Sequence[str] = DEFAULT_EXCLUDE) -> Release:
+                    jobs: int = 2, exclude: Sequence[str] = DEFAULT_EXCLUDE, include: Sequence[str] = ()) -> Release:
     """The entries of one release, from the release cache or by scanning only the files not seen before."""
     cache = Path(cache)
     key = extractor_key()
-    scope = hashlib.sha1("\0".join(sorted(exclude)).encode()).hexdigest()[:8]  # what was left out
+    scope = hashlib.sha1(repr((sorted(exclude), sorted(include))).encode()).hexdigest()[:8]  # what was read
     done = cache / "releases" / key / f"{project}-{version}-{scope}.json"
     if done.is_file():
         data = json.loads(done.read_text(encoding="utf-8"))
         return Release(version, tuple(data["entries"]), data["files"], data["files"])
-    sources = read_sources(source, project, exclude)
+    sources = read_sources(source, project, exclude, include)
     file_dir = cache / "files" / key
     file_dir.mkdir(parents=True, exist_ok=True)
     per_file: dict[str, list[dict[str, Any]] | None] = {}
