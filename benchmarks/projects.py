@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             if any(_own(row, site_project, versions, histories) for row in rows if row[0].is_run_root):
                 own += 1
         if not args.quiet:
-            found = ", ".join(f"{'*' if incident.is_run_root else ''}{p.id} [{project}]"
+            found = ", ".join(f"{'*' if incident.is_run_root else ''}{p.id} [{project} {p.source.version or ''}]"
                               for incident, p, project in rows if p) or "-"
             print(f"{case.file}: {server or '?'} {sniffer.version or ''} -> {found}")
     print("patterns per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))

@@ -6,7 +6,7 @@
 Each release's wheel is downloaded once into --wheels (`pip download --no-deps`, never installed)
 and read as a zip. Signatures are cached per file content and per release under --cache, so a second
 run, or one that was interrupted, only scans what it has not seen. Writes `OUT/history.tsv` (each
-signature's releases and line per release) and `OUT/removed/` (a pack of the signatures the newest
+signature's releases and line per release) and `OUT/extracted/removed/` (a pack of the signatures the newest
 release no longer raises, less those a page in `OUT/curated/` already explains). Without --versions,
 the releases are the final ones (no .postN, rc or dev) that `pip index versions` lists between
 --from and --to.
@@ -34,7 +34,9 @@ from analyzer.extract.history import (
 )
 from analyzer.sources.packs import load_pack_files, pack_files
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "REMOVED"]
+
+REMOVED = "extracted/removed"  # beside the current release's pack, which `patterns update` rewrites one level up
 
 _FINAL = re.compile(r"\d+(\.\d+)*")
 
@@ -50,7 +52,7 @@ def register(subparsers) -> None:
     parser.add_argument("--source", action="append", default=[], metavar="VERSION=PATH",
                         help="a release from a source tree or wheel instead of PyPI (repeatable)")
     parser.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "analyzer", "history"))
-    parser.add_argument("-o", "--out", required=True, help="pack directory: gets history.tsv and removed/")
+    parser.add_argument("-o", "--out", required=True, help="pack directory: gets history.tsv and extracted/removed/")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="also skip files whose package-relative path matches GLOB (tests always are)")
     parser.add_argument("--include", action="append", default=[], metavar="GLOB",
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     (out / "history.tsv").write_text(format_history(history), encoding="utf-8")
     removed = _not_curated(removed_entries(history, latest), out / "curated")
     command = f"analyzer patterns build-history {args.project} (analyzer {__version__})"
-    write_pack(out / "removed", args.project, None, command, removed)
+    write_pack(out / REMOVED, args.project, None, command, removed)
     print(f"{len(history.spans)} signatures over {len(history.versions)} releases, "
           f"{len(removed)} no longer raised by {history.versions[-1]}")
     return 0

@@ -192,14 +192,16 @@ class Matcher:
     def _compile(self, entry: _Entry) -> CompiledTemplate | None:
         if entry.compiled is None and not entry.broken:
             try:
-                entry.compiled = compile_template(entry.pattern.template, _style(entry.pattern.style))
+                entry.compiled = compile_template(entry.pattern.template, _style(entry.pattern.style, entry.pattern.template))
             except (TemplateError, regex.error, RecursionError) as err:
                 entry.broken = True
                 self.broken.append((entry.pattern, str(err)))
         return entry.compiled
 
 
-def _style(style: str) -> str:
+def _style(style: str, template: str = "") -> str:
+    if style == "plain" and "{" not in template and "}" not in template:
+        return "fstring"  # a constant message is printed as written: its `%d` is text, not a field
     return "auto" if style in ("auto", "plain") else style
 
 
