@@ -27,6 +27,7 @@ from analyzer.sources.histories import load_histories
 from benchmarks.reallogs import read_manifest
 
 _PROJECTS = ("sglang", "vllm", "torch")
+_SAME = {"pytorch": "torch"}  # the hand-written PyTorch pages name the project as people say it
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _own(row, project: str, versions: dict[str, str], histories) -> bool:
     _, pattern, pattern_project = row
-    if pattern is None or pattern_project != project:
+    if pattern is None or _SAME.get(pattern_project, pattern_project) != project:
         return False
     history, version = histories.get(project), versions.get(project)
     if history is None or version is None or pattern.id not in history.spans or not history.release(version):
