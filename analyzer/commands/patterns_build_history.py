@@ -28,13 +28,14 @@ from analyzer.core.versions import format_history, version_key
 from analyzer.extract.emit import write_pack
 from analyzer.extract.history import (
     DEFAULT_EXCLUDE,
+    cached_release,
     extract_release,
     merge_releases,
     removed_entries,
 )
 from analyzer.sources.packs import load_pack_files, pack_files
 
-__all__ = ["register", "run", "REMOVED"]
+__all__ = ["REMOVED", "register", "run"]
 
 REMOVED = "extracted/removed"  # beside the current release's pack, which `patterns update` rewrites one level up
 
@@ -68,12 +69,14 @@ def run(args: argparse.Namespace) -> int:
     releases = []
     for version in sorted(set(versions) | set(sources), key=version_key):
         started = time.perf_counter()
-        source = sources.get(version) or _wheel(args.project, version, wheels)
-        if source is None:
+        exclude = (*DEFAULT_EXCLUDE, *args.exclude)
+        release = cached_release(args.project, version, args.cache, exclude, args.include)
+        source = None if release else sources.get(version) or _wheel(args.project, version, wheels)
+        if release is None and source is None:
             print(f"{version}: no wheel (skipped)", file=sys.stderr)
             continue
-        release = extract_release(source, args.project, version, args.cache, args.jobs,
-                                  (*DEFAULT_EXCLUDE, *args.exclude), args.include)
+        release = release or extract_release(source, args.project, version, args.cache, args.jobs, exclude,
+                                             args.include)
         print(f"{version}: {len(release.entries)} signatures, {release.files} files "
               f"({release.cached_files} cached) in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         releases.append(release)

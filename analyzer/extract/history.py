@@ -29,7 +29,7 @@ from analyzer.extract.emit import build_entries
 from analyzer.extract.scan import find_sources
 from analyzer.extract.walker import ParseFailure, extract_source
 
-__all__ = ["Release", "extract_release", "extractor_key", "merge_releases", "read_sources", "removed_entries"]
+__all__ = ["Release", "cached_release", "extract_release", "extractor_key", "merge_releases", "read_sources", "removed_entries"]
 
 # Test suites never raise in a served model's log; leaving them out keeps the history small.
 DEFAULT_EXCLUDE = ("*/test/*", "*/tests/*")
@@ -86,16 +86,30 @@ def _scan(job: tuple[str, bytes]) -> list[dict[str, Any]] | None:
         return None
 
 
+def _release_file(cache: Path, project: str, version: str, exclude: Sequence[str], include: Sequence[str]) -> Path:
+    scope = hashlib.sha1(repr((sorted(exclude), sorted(include))).encode()).hexdigest()[:8]  # what was read
+    return cache / "releases" / extractor_key() / f"{project}-{version}-{scope}.json"
+
+
+def cached_release(project: str, version: str, cache: str | os.PathLike, exclude: Sequence[str] = DEFAULT_EXCLUDE,
+                   include: Sequence[str] = ()) -> Release | None:
+    """A release extracted before with the same extractor and files, without its wheel; else None."""
+    done = _release_file(Path(cache), project, version, exclude, include)
+    if not done.is_file():
+        return None
+    data = json.loads(done.read_text(encoding="utf-8"))
+    return Release(version, tuple(data["entries"]), data["files"], data["files"])
+
+
 def extract_release(source: str | os.PathLike, project: str, version: str, cache: str | os.PathLike,
                     jobs: int = 2, exclude: Sequence[str] = DEFAULT_EXCLUDE, include: Sequence[str] = ()) -> Release:
     """The entries of one release, from the release cache or by scanning only the files not seen before."""
+    cached = cached_release(project, version, cache, exclude, include)
+    if cached is not None:
+        return cached
     cache = Path(cache)
     key = extractor_key()
-    scope = hashlib.sha1(repr((sorted(exclude), sorted(include))).encode()).hexdigest()[:8]  # what was read
-    done = cache / "releases" / key / f"{project}-{version}-{scope}.json"
-    if done.is_file():
-        data = json.loads(done.read_text(encoding="utf-8"))
-        return Release(version, tuple(data["entries"]), data["files"], data["files"])
+    done = _release_file(cache, project, version, exclude, include)
     sources = read_sources(source, project, exclude, include)
     file_dir = cache / "files" / key
     file_dir.mkdir(parents=True, exist_ok=True)
