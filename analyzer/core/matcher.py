@@ -192,17 +192,22 @@ class Matcher:
     def _compile(self, entry: _Entry) -> CompiledTemplate | None:
         if entry.compiled is None and not entry.broken:
             try:
-                entry.compiled = compile_template(entry.pattern.template, _style(entry.pattern.style, entry.pattern.template))
+                entry.compiled = compile_template(*_as_written(entry.pattern))
             except (TemplateError, regex.error, RecursionError) as err:
                 entry.broken = True
                 self.broken.append((entry.pattern, str(err)))
         return entry.compiled
 
 
-def _style(style: str, template: str = "") -> str:
-    if style == "plain" and "{" not in template and "}" not in template:
-        return "fstring"  # a constant message is printed as written: its `%d` is text, not a field
+def _style(style: str) -> str:
     return "auto" if style in ("auto", "plain") else style
+
+
+def _as_written(pattern: Pattern) -> tuple[str, str]:
+    """A constant (`plain`) message is printed as written: no `{x}` or `%d` in it is a field."""
+    if pattern.style == "plain":
+        return pattern.template.replace("{", "{{").replace("}", "}}"), "fstring"
+    return pattern.template, _style(pattern.style)
 
 
 _FIELD = regex.compile(r"\{[^{}]*\}|%\([^)]*\)[-#0 +]*\d*(?:\.\d+)?[a-zA-Z%]|%[-#0 +]*\d*(?:\.\d+)?[sdrifxXeEgGa]")
