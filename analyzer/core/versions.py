@@ -27,14 +27,17 @@ __all__ = [
     "LifeEvent",
     "LifeKind",
     "Project",
+    "RunMatchers",
     "Span",
     "TieredMatcher",
     "VersionSniffer",
+    "detect_version",
     "format_history",
     "parse_history",
     "patterns_for_run",
     "select_patterns",
     "version_key",
+    "version_note",
 ]
 
 
@@ -109,8 +112,12 @@ class History:
         fit = [v for v, k in zip(self.versions, self._keys) if k <= key]
         return fit[-1] if fit else None
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {version: index for index, version in enumerate(self.versions)}
+
     def _index(self, version: str) -> int:
-        return self.versions.index(version)
+        return self._positions[version]
 
     def line_in(self, sid: str, version: str) -> int | None:
         """The line `sid` is raised at in the release of `version`; None when it does not raise it."""
