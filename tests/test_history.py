@@ -176,6 +176,12 @@ def test_the_sniffer_finds_server_and_version_from_banners_paths_and_frames():
     sniffer.feed("torch                    2.5.1")
     assert sniffer.named_versions == {"sglang": "0.4.6.post1", "torch": "2.5.1"}
     sniffer = VersionSniffer()
+    sniffer.feed("INFO 03-04 05:06:07 llm_engine.py:100] Initializing an LLM engine (v0.5.3.post1) with config: m")
+    assert (sniffer.server, sniffer.version) == (Project.VLLM, "0.5.3.post1")
+    sniffer = VersionSniffer()
+    sniffer.feed("$ docker run --gpus all lmsysorg/sglang:v0.4.3.post2-cu125 python3 -m sglang.launch_server")
+    assert (sniffer.server, sniffer.version) == (Project.SGLANG, "0.4.3.post2")
+    sniffer = VersionSniffer()
     sniffer.feed("INFO 01-02 03:04:05 [__init__.py:30] Loading plugins of group vllm.general_plugins")
     assert (sniffer.server, sniffer.version) == (Project.VLLM, None)
 
