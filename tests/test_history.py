@@ -24,7 +24,12 @@ from analyzer.core.versions import (
     version_key,
     version_note,
 )
-from analyzer.extract.history import extract_release, merge_releases, read_sources, removed_entries
+from analyzer.extract.history import (
+    extract_release,
+    merge_releases,
+    read_sources,
+    removed_entries,
+)
 from analyzer.sources.packs import load_pack_files
 from tests.realtb import capture, text_of
 
