@@ -6,7 +6,7 @@ import importlib
 
 __all__ = ["register"]
 
-_SUBCOMMANDS = ("build", "check", "extract", "update", "suggest")
+_SUBCOMMANDS = ("build", "check", "extract", "update", "suggest", "history", "build_history")
 
 
 def register(subparsers) -> None:

@@ -180,6 +180,8 @@ class Matcher:
         if exact is not None and exact.match_kind is MatchKind.EXACT:
             # a text raised elsewhere fits, but the traceback stops at a known raise whose text resembles it
             return site if site is not None and (Evidence.TEXT | Evidence.ASSERT) & site.evidence else exact
+        if exact is not None and not frames:
+            return exact  # a text that fits exactly, if only "possibly", says more than a near one
         return site or self._fuzzy(short_type, message, words, frames) or exact or UNKNOWN
 
     def _by_frame(self, pattern: Pattern, params: dict[str, Any]) -> Diagnosis:
@@ -216,10 +218,11 @@ class Matcher:
                 hits.append((entry, params, evidence, distance))
         if not hits:
             return None
-        # the site first (file, then function), then the most specific text, then the nearest line
+        # the site first (file, then function); at one site a curated page before a bare signature (both
+        # fit the message: the page explains it); then the most specific text, then the nearest line
         entry, params, evidence, _ = max(hits, key=lambda hit: (
-            Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], len(hit[0].literal),
-            -(hit[3] if hit[3] is not None else 1 << 30), hit[0].pattern.curated, hit[0].pattern.id))
+            Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], hit[0].pattern.curated, len(hit[0].literal),
+            -(hit[3] if hit[3] is not None else 1 << 30), hit[0].pattern.id))
         evidence |= Evidence.MESSAGE | self._package(entry, frames)
         kind = MatchKind.POSSIBLE if entry.generic and not frames else MatchKind.EXACT
         base, ceiling = _SCALE[kind]

@@ -13,9 +13,8 @@ import threading
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-import regex
-
 from analyzer.core.incidents import Incident
+from analyzer.core.versions import detect_version
 from analyzer.engine import Engine, Options
 from analyzer.report.health import tail_state
 from analyzer.sources.sniff import TextSniffer
@@ -27,11 +26,6 @@ from analyzer.sources.problems import Problem
 __all__ = ["FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
 
 MAX_MESSAGE = 2000  # a report cell, not a log: longer messages are cut
-
-_VERSION = regex.compile(
-    r"\b(?P<name>sglang|vllm)\b(?:[^\n]{0,40}?\bversion\b[\s:=]*v?|==)(?P<version>\d+\.\d+(?:\.\d+)?[\w.+-]*)",
-    regex.IGNORECASE)
-
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
@@ -131,15 +125,6 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
         started=started.isoformat() if started else None, host=chunks.scanner.host,
         version=detect_version(sniffer.head),
         incidents=tuple(incident_row(incident) for incident in analysis.incidents()))
-
-
-def detect_version(text: str) -> str | None:
-    """The first banner in `text`: `sglang version 0.5.23`, `vLLM API server version 0.9.1`,
-    `sglang==0.5.23` -> `sglang 0.5.23`. Only the start of a log is given: banners come early."""
-    if "version" not in text.lower() and "==" not in text:
-        return None
-    found = _VERSION.search(text)
-    return f"{found['name'].lower()} {found['version'].rstrip('.,')}" if found else None
 
 
 def incident_row(incident: Incident) -> dict[str, Any]:

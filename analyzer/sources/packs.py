@@ -24,6 +24,7 @@ from pathlib import Path
 from analyzer import __version__
 from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
+from analyzer.core.template.fields import literal_text
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.sources.pack_index import IndexStore, write_index
 
@@ -254,7 +255,9 @@ def _prefer_curated(patterns: list[Pattern]) -> list[Pattern]:
 
 
 def _signature(pattern: Pattern) -> tuple[str, str, str | None]:
-    return pattern.short_exception, " ".join(pattern.template.split()), pattern.source.path
+    """What makes two entries the same error: type, fixed text (fields may be named or formatted
+    differently) and the file that raises it."""
+    return pattern.short_exception, " ".join(literal_text(pattern.template, pattern.style).split()), pattern.source.path
 
 
 def _cache_dir() -> Path:

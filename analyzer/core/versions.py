@@ -1,0 +1,517 @@
+"""Which project and release a log comes from, and what each release raises.
+
+A `History` says, per signature id, which releases raise it and at which line (spans of
+consecutive releases with one line each). `VersionSniffer` reads log lines and finds the LLM
+server (SGLang or vLLM) and its version from banners, install paths and stack frames. From both,
+`patterns_for_run` keeps the patterns of the run's own projects and, for a known release, moves
+each signature to that release's line and leaves out those the release does not raise;
+`TieredMatcher` matches against those first and against every release of the project after.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import regex
+
+from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
+from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
+from analyzer.core.schema import Pattern
+
+__all__ = [
+    "SERVERS",
+    "History",
+    "LifeEvent",
+    "LifeKind",
+    "Project",
+    "RunMatchers",
+    "Span",
+    "TieredMatcher",
+    "VersionSniffer",
+    "detect_version",
+    "format_history",
+    "parse_history",
+    "patterns_for_run",
+    "select_patterns",
+    "version_key",
+    "version_note",
+]
+
+
+class Project(enum.Enum):
+    SGLANG = "sglang"
+    VLLM = "vllm"
+    TORCH = "torch"
+
+
+SERVERS = (Project.SGLANG, Project.VLLM)  # the LLM servers: a run is one of them, never both
+
+_VERSION_PART = regex.compile(r"(\d+(?:\.\d+)*)(?:[.-]?(a|b|rc|dev)(\d*))?(?:[.-]?post(\d+))?")
+_PRE = {"dev": 0, "a": 1, "b": 2, "rc": 3, None: 4}
+
+
+def version_key(version: str) -> tuple:
+    """`0.4.6.post1` -> a key that sorts releases as PEP 440 does for the forms projects use."""
+    found = _VERSION_PART.match(version.lstrip("v"))
+    if not found:
+        return ((0,) * 4, 0, 0, 0)
+    numbers = tuple(int(n) for n in found[1].split("."))
+    numbers = (numbers + (0,) * 4)[:4]
+    return numbers, _PRE[found[2]], int(found[3] or 0), int(found[4] or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Consecutive releases `first`..`last` (both included) that raise a signature at `line`."""
+
+    first: str
+    last: str
+    line: int
+
+
+class LifeKind(enum.Enum):
+    ADDED = "added"
+    MOVED = "moved"
+    REWORDED = "reworded"
+    RELOCATED = "relocated"  # the same message now raised from another function or module
+    REMOVED = "removed"
+    RETURNED = "returned"
+
+
+@dataclass(frozen=True, slots=True)
+class LifeEvent:
+    version: str
+    kind: LifeKind
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class History:
+    project: str
+    versions: tuple[str, ...]  # every release the history was built from, oldest first
+    spans: Mapping[str, tuple[Span, ...]] = field(hash=False)
+
+    @cached_property
+    def _keys(self) -> tuple[tuple, ...]:
+        return tuple(version_key(v) for v in self.versions)
+
+    @cached_property
+    def _by_function(self) -> dict[str, list[str]]:
+        """Ids by their `module.function` part: a reworded message keeps it and changes its hash."""
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(_site_part(sid), []).append(sid)
+        return out
+
+    def release(self, version: str) -> str | None:
+        """The newest release of the history at or before `version` (`0.4.6.post1` -> `0.4.6`)."""
+        key = version_key(version)
+        fit = [v for v, k in zip(self.versions, self._keys) if k <= key]
+        return fit[-1] if fit else None
+
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {version: index for index, version in enumerate(self.versions)}
+
+    def _index(self, version: str) -> int:
+        return self._positions[version]
+
+    def line_in(self, sid: str, version: str) -> int | None:
+        """The line `sid` is raised at in the release of `version`; None when it does not raise it."""
+        release = self.release(version)
+        if release is None:
+            return None
+        at = self._index(release)
+        for span in self.spans.get(sid, ()):
+            if self._index(span.first) <= at <= self._index(span.last):
+                return span.line
+        return None
+
+    @cached_property
+    def _by_message(self) -> dict[str, list[str]]:
+        """Ids by their hash of exception and template: the same message raised from another place."""
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(_message_part(sid), []).append(sid)
+        return out
+
+    @cached_property
+    def _by_module(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for sid in self.spans:
+            out.setdefault(sid.rsplit(".", 2)[0], []).append(sid)
+        return out
+
+    def in_function(self, module: str, function_slug: str) -> list[str]:
+        """Ids of `module` whose function slug is `function_slug` or a method of that name."""
+        out = []
+        for sid in self._by_module.get(module, ()):
+            slug = sid.rsplit(".", 2)[1]
+            if slug == function_slug or slug.endswith("-" + function_slug):
+                out.append(sid)
+        return out
+
+    def removed_in(self, sid: str) -> str | None:
+        """The first release after the last one that raises `sid`; None while the newest raises it."""
+        spans = self.spans.get(sid)
+        if not spans or spans[-1].last == self.versions[-1]:
+            return None
+        return self.versions[self._index(spans[-1].last) + 1]
+
+    def successors(self, sid: str, version: str) -> list[str]:
+        """Ids of the same function that first appear in `version`: what `sid` was reworded to."""
+        return [other for other in self._by_function.get(_site_part(sid), ())
+                if other != sid and self.spans[other][0].first == version]
+
+    def relocated(self, sid: str, version: str) -> list[str]:
+        """Ids elsewhere that raise the same message in `version`: where the code of `sid` went."""
+        return [other for other in self._by_message.get(_message_part(sid), ())
+                if other != sid and self.line_in(other, version) is not None]
+
+    def life(self, sid: str) -> list[LifeEvent]:
+        """Added, moved, reworded, removed and returned, in release order."""
+        spans = self.spans.get(sid, ())
+        events: list[LifeEvent] = []
+        for index, span in enumerate(spans):
+            if index == 0:
+                oldest = " (already in the oldest release scanned)" if span.first == self.versions[0] else ""
+                events.append(LifeEvent(span.first, LifeKind.ADDED, f"line {span.line}{oldest}"))
+            elif self._index(span.first) == self._index(spans[index - 1].last) + 1:
+                events.append(LifeEvent(span.first, LifeKind.MOVED, f"line {spans[index - 1].line} -> {span.line}"))
+            else:
+                events.append(LifeEvent(span.first, LifeKind.RETURNED, f"line {span.line}"))
+            following = self._index(span.last) + 1
+            gap = index + 1 == len(spans) or self._index(spans[index + 1].first) > following
+            if following < len(self.versions) and gap:
+                version = self.versions[following]
+                relocated = self.relocated(sid, version)
+                reworded = self.successors(sid, version)
+                kind = LifeKind.RELOCATED if relocated else LifeKind.REWORDED if reworded else LifeKind.REMOVED
+                events.append(LifeEvent(version, kind, ", ".join(relocated or reworded)))
+        return events
+
+    def ranges(self, sid: str) -> str:
+        """`0.4.3–0.4.10, 0.5.2–0.5.23`: the releases that raise `sid`, line moves merged."""
+        merged: list[list[str]] = []
+        for span in self.spans.get(sid, ()):
+            if merged and self._index(span.first) == self._index(merged[-1][1]) + 1:
+                merged[-1][1] = span.last
+            else:
+                merged.append([span.first, span.last])
+        return ", ".join(first if first == last else f"{first}–{last}" for first, last in merged)
+
+    def note(self, sid: str, version: str | None = None) -> str:
+        """What a page says about the releases: `raised in 0.4.3–0.4.10; removed in 0.5.0`,
+        `new in 0.5.21`, and `upgrade to X fixes this` when a later release dropped it unreplaced."""
+        spans = self.spans.get(sid)
+        if not spans:
+            return ""
+        parts = []
+        first = spans[0].first
+        if first != self.versions[0] and spans[-1].last == self.versions[-1] and len(spans) == 1:
+            parts.append(f"new in {first}")
+        else:
+            parts.append(f"raised in {self.ranges(sid)}")
+        removed = self.removed_in(sid)
+        if removed:
+            relocated = self.relocated(sid, removed)
+            reworded = self.successors(sid, removed)
+            parts.append(f"moved elsewhere in {removed}" if relocated else
+                         f"reworded in {removed}" if reworded else f"removed in {removed}")
+            if not (relocated or reworded) and (version is None or version_key(version) < version_key(removed)):
+                parts.append(f"upgrade to {removed} fixes this")
+        if version is not None and self.release(version) and self.line_in(sid, version) is None:
+            parts.append(f"not raised by {version}")
+        return "; ".join(parts)
+
+
+def _site_part(sid: str) -> str:
+    return sid.rsplit(".", 1)[0]
+
+
+def _message_part(sid: str) -> str:
+    return sid.rsplit(".", 1)[-1].split("-", 1)[0]
+
+
+def format_history(history: History) -> str:
+    """The text form: a header, the release list, then one line per id, sorted."""
+    lines = ["# signature history: id, then the releases raising it as first-last:line",
+             f"project\t{history.project}", "versions\t" + " ".join(history.versions)]
+    for sid in sorted(history.spans):
+        spans = " ".join(f"{s.first}:{s.line}" if s.first == s.last else f"{s.first}-{s.last}:{s.line}"
+                         for s in history.spans[sid])
+        lines.append(f"{sid}\t{spans}")
+    return "\n".join(lines) + "\n"
+
+
+def parse_history(text: str) -> History:
+    project = ""
+    versions: tuple[str, ...] = ()
+    spans: dict[str, tuple[Span, ...]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        head, _, rest = line.partition("\t")
+        if head == "project":
+            project = rest.strip()
+            continue
+        if head == "versions":
+            versions = tuple(rest.split())
+            continue
+        runs = []
+        for item in rest.split():
+            releases, _, number = item.rpartition(":")
+            first, _, last = releases.partition("-")
+            runs.append(Span(first, last or first, int(number)))
+        spans[head] = tuple(runs)
+    return History(project, versions, spans)
+
+
+# ---------------------------------------------------------------------------------------------
+# the run's project and version, from its log lines
+
+_NAME = r"(?P<name>sglang|vllm|torch|pytorch)"
+_NUMBER = r"v?(?P<version>\d+\.\d+(?:\.\d+)*(?:(?:\.|-)?(?:post|rc|dev|a|b)\d*)*)"
+_VERSION_FORMS = (
+    # banners: `sglang version 0.5.23`, `vLLM API server version 0.9.1`, `PyTorch version: 2.3.0`
+    regex.compile(_NAME + r"\b[^\n]{0,40}?\bversion\b[\s:=]*" + _NUMBER, regex.I),
+    # `Initializing a V0 LLM engine (v0.8.3) with config`
+    regex.compile(r"(?P<name>LLM) engine \(" + _NUMBER + r"\)"),
+    # pins, install directories, images: `sglang==0.4.6`, `sglang-0.4.6.post1/`, `lmsysorg/sglang:v0.4.6`
+    regex.compile(r"(?<![\w-])" + _NAME + r"(?:==|-(?=\d)|:(?=v?\d))" + _NUMBER, regex.I),
+    # `pip list`: `sglang      0.4.6.post1`
+    regex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
+)
+_BANNER_PROJECT = (  # launch lines, banners, module names and environment variables of each server
+    (regex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
+    (regex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
+                   r"general_plugins|config|distributed)\b|\bvLLM API server\b|\bvllm-openai\b|\bVLLM_[A-Z_]+"),
+     Project.VLLM),
+)
+_FRAME = regex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')
+
+
+@dataclass(slots=True)
+class VersionSniffer:
+    """Feed it a run's lines; it keeps the first version seen per project and counts stack frames
+    by package, so that `server` names the LLM server the run belongs to."""
+
+    versions: dict[Project, str] = field(default_factory=dict)
+    frames: dict[Project, int] = field(default_factory=dict)
+    banners: dict[Project, int] = field(default_factory=dict)
+
+    def feed(self, line: str) -> None:
+        if "ersion" in line or "==" in line or "-0." in line or ":v" in line or "engine (v" in line \
+                or "  " in line:
+            for form in _VERSION_FORMS:
+                for found in form.finditer(line):
+                    project = _project_of(found["name"])
+                    if project is not None:
+                        self.versions.setdefault(project, found["version"].rstrip(".-"))
+        if 'File "' in line:
+            for found in _FRAME.finditer(line):
+                project = Project(found["name"])
+                self.frames[project] = self.frames.get(project, 0) + 1
+        for form, project in _BANNER_PROJECT:
+            if form.search(line):
+                self.banners[project] = self.banners.get(project, 0) + 1
+
+    @property
+    def server(self) -> Project | None:
+        """SGLang or vLLM: frames outvote banners, banners outvote a bare version mention."""
+        for votes in (self.frames, self.banners, self.versions):
+            counted = {p: (votes[p] if isinstance(votes[p], int) else 1) for p in SERVERS if p in votes}
+            if counted:
+                return max(counted, key=lambda p: (counted[p], p.value))
+        return None
+
+    @property
+    def named_versions(self) -> dict[str, str]:
+        """The versions by project name, as `patterns_for_run` takes them."""
+        return {project.value: version for project, version in self.versions.items()}
+
+    @property
+    def version(self) -> str | None:
+        server = self.server
+        return self.versions.get(server) if server else None
+
+
+def detect_version(text: str) -> str | None:
+    """The first LLM-server version `text` reveals, as `sglang 0.5.23` / `vllm 0.9.1`."""
+    sniffer = VersionSniffer()
+    for line in text.splitlines():
+        sniffer.feed(line)
+    found = next((p for p in sniffer.versions if p in SERVERS), None)
+    return f"{found.value} {sniffer.versions[found]}" if found else None
+
+
+def _project_of(name: str) -> Project | None:
+    name = name.lower()
+    if name == "llm":
+        return Project.VLLM
+    if name == "pytorch":
+        return Project.TORCH
+    return Project(name) if name in ("sglang", "vllm", "torch") else None
+
+
+# ---------------------------------------------------------------------------------------------
+# the patterns a run is matched against
+
+
+def select_patterns(patterns: Iterable[Pattern], server: Project | None) -> tuple[Pattern, ...]:
+    """A vLLM run never gets an SGLang pattern and the reverse; torch and generic ones stay."""
+    if server is None:
+        return tuple(patterns)
+    others = {p.value for p in SERVERS if p is not server}
+    return tuple(p for p in patterns if (p.source.project or "").lower() not in others)
+
+
+def patterns_for_run(patterns: Iterable[Pattern], histories: Mapping[str, History],
+                     versions: Mapping[str, str]) -> tuple[Pattern, ...]:
+    """Each signature with a history, moved to the line of the run's release of its project, and
+    left out when that release does not raise it. Others (curated, no version known) stay as they are."""
+    out = []
+    for pattern in patterns:
+        project = (pattern.source.project or "").lower()
+        history = histories.get(project)
+        version = versions.get(project)
+        if history is None or version is None or pattern.id not in history.spans or not history.release(version):
+            out.append(pattern)
+            continue
+        line = history.line_in(pattern.id, version)
+        if line is not None:
+            out.append(replace(pattern, source=replace(pattern.source, line=line, version=history.release(version))))
+    return tuple(out)
+
+
+_STRENGTH = {MatchKind.EXACT: 3, MatchKind.RAISE_SITE: 2, MatchKind.FUZZY: 1, MatchKind.UNKNOWN: 0}
+
+
+class TieredMatcher:
+    """Matches with the run's release first and falls back to every release when that finds less.
+
+    When neither finds the raise site (a message-less assert, an unknown release whose lines differ
+    from the newest one), the histories are asked: a signature of the frame's module and function
+    that some release raises at exactly that line, or (asserts) whose asserted expression is the
+    frame's code line within the raise-site window. The release that fits is put on the pattern."""
+
+    def __init__(self, first: Matcher, fallback: Matcher, histories: Mapping[str, History] | None = None,
+                 window: int = 20) -> None:
+        self.first, self.fallback = first, fallback
+        self.histories = histories or {}
+        self.window = window
+        self.patterns = fallback.patterns
+
+    def pattern(self, pattern_id: str) -> Pattern | None:
+        return self.first.pattern(pattern_id) or self.fallback.pattern(pattern_id)
+
+    def match_event(self, event: ErrorEvent) -> Diagnosis:
+        found = self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
+        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
+            return found
+        for index, info in enumerate(event.chain):
+            site = self._history_site(info)
+            if site is not None:
+                return replace(site, link=index)
+        return found
+
+    def match(self, info: ErrorInfo) -> Diagnosis:
+        found = self._better(self.first.match(info), lambda: self.fallback.match(info))
+        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
+            return found
+        return self._history_site(info) or found
+
+    @staticmethod
+    def _better(found: Diagnosis, other) -> Diagnosis:
+        if found.match_kind is MatchKind.EXACT:
+            return found
+        alternative = other()
+        return alternative if _STRENGTH[alternative.match_kind] > _STRENGTH[found.match_kind] else found
+
+    def _history_site(self, info: ErrorInfo) -> Diagnosis | None:
+        frame = info.raise_site
+        if frame is None or not frame.lineno or not frame.function:
+            return None
+        relpath = _project_path(frame.path, self.histories)
+        if relpath is None:
+            return None
+        history = self.histories[relpath.split("/", 1)[0]]
+        code = " ".join((frame.code or "").split())
+        best: tuple[bool, int, str, Span] | None = None
+        for sid in history.in_function(_module_of(relpath), _slug(frame.function)):
+            pattern = self.fallback.pattern(sid)
+            if pattern is None or pattern.short_exception != info.short_type or not self._fits(sid, pattern, info):
+                continue
+            same_code = bool(pattern.trigger) and code == "assert " + " ".join(pattern.trigger.split())
+            for span in history.spans[sid]:
+                distance = abs(span.line - frame.lineno)
+                if (distance == 0 or (same_code and distance <= self.window)) and (
+                        best is None or (same_code, -distance) > best[:2]):
+                    best = (same_code, -distance, sid, span)
+        if best is None:
+            return None
+        same_code, nearness, sid, span = best
+        pattern = self.fallback.pattern(sid)
+        moved = replace(pattern, source=replace(pattern.source, line=span.line, version=span.first))
+        confidence = 0.6 + 0.1 * same_code + 0.2 * (1 + nearness / (self.window + 1))
+        return Diagnosis(moved, MatchKind.RAISE_SITE, round(confidence, 3), {})
+
+    def _fits(self, sid: str, pattern: Pattern, info: ErrorInfo) -> bool:
+        """A message-less signature fits any message; one with a template only a message it matches."""
+        if not pattern.template or not info.message:
+            return True
+        compiled = self.fallback.compiled(sid)
+        return compiled is not None and compiled.match(info.message) is not None
+
+
+def _project_path(path: str, projects: Mapping[str, History]) -> str | None:
+    """The path from a project's top package on (`vllm/...`), also in a checkout outside any
+    site-packages (`/src/vllm-main/vllm/...`); None outside every project."""
+    relpath = package_relative(path)
+    if relpath.split("/", 1)[0] in projects:
+        return relpath
+    norm = path.replace("\\", "/")
+    cuts = [norm.rfind(f"/{project}/") for project in projects]
+    cut = max(cuts, default=-1)
+    return norm[cut + 1:] if cut >= 0 else None
+
+
+def _module_of(relpath: str) -> str:
+    """`vllm/model_executor/models/llama.py` -> `vllm.model_executor.models.llama`, as ids name it."""
+    parts = relpath.removesuffix(".py").split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _slug(function: str) -> str:
+    """The id slug of a frame's function, which tracebacks print without its class."""
+    return regex.sub(r"[^a-z0-9]+", "-", function.lower()).strip("-") or "module"
+
+
+class RunMatchers:
+    """The matcher for each kind of run, built once: its server's patterns, its releases tried first."""
+
+    def __init__(self, patterns: Iterable[Pattern], histories: Mapping[str, History]) -> None:
+        self.patterns = tuple(patterns)
+        self.histories = histories
+        self._built: dict[tuple, TieredMatcher] = {}
+
+    def for_run(self, server: Project | None, versions: Mapping[str, str]) -> TieredMatcher:
+        key = (server, tuple(sorted(versions.items())))
+        if key not in self._built:
+            selected = select_patterns(self.patterns, server)
+            self._built[key] = TieredMatcher(Matcher(patterns_for_run(selected, self.histories, versions)),
+                                             Matcher(selected), self.histories)
+        return self._built[key]
+
+
+def version_note(pattern: Pattern, histories: Mapping[str, History], versions: Mapping[str, str]) -> str:
+    """The releases line of a pattern's page: `raised in 0.4.3–0.4.10; removed in 0.5.1; upgrade to
+    0.5.1 fixes this`, with the run's version when the log revealed one; empty without a history."""
+    project = (pattern.source.project or "").lower()
+    history = histories.get(project)
+    if history is None or pattern.id not in history.spans:
+        return ""
+    return history.note(pattern.id, versions.get(project))
