@@ -17,6 +17,7 @@ from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Analysis
 from analyzer.core.schema import Pattern
 from analyzer.sources.chunkscan import ChunkScanner
@@ -97,6 +98,7 @@ class Engine:
         self.problems: tuple[Problem, ...] = tuple(problems)  # broken pack files and entries, skipped
         self.notices = NoticeDetector(self.matcher.line_patterns())
         self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
+        self._configs: dict[str, RunConfig] = {}  # file -> its run's configuration, as its lines told it
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""
@@ -129,6 +131,15 @@ class Engine:
                     files.append(path)
                     self._runs["<stdin>" if path == STDIN else path] = run_of(path, argument)
         return files
+
+    def run_config(self, file: str) -> RunConfig | None:
+        """The configuration the log `file` showed (settings, launch command), once it was read."""
+        found = self._configs.get(file)
+        if found is None or not found.known:  # another file of the same run may have shown it
+            run = self._runs.get(file)
+            found = next((config for other, config in self._configs.items()
+                          if config.known and self._runs.get(other) == run), found)
+        return found
 
     def chunk_scanner(self, path: str) -> ChunkScanner:
         """The fast path over one input's bytes (a caller that reads the chunks itself)."""
@@ -199,6 +210,7 @@ class Engine:
         if held and progress is not None:
             progress(path, scanner.lines, reached[0])
         yield from scanner.finish()
+        self._configs[path] = scanner.scanner.run_config
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
                        stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
@@ -281,11 +293,19 @@ class Engine:
 
 
 class _StreamReader:
-    """One streamed input's decoder and fast-path scanner."""
+    """One streamed input's decoder and fast-path scanner. Before it lets events out, it notes what
+    the input showed of its run's configuration (the fixes of those events use it)."""
 
     def __init__(self, engine: Engine, path: str) -> None:
+        self.file = "<stdin>" if path == STDIN else path
         self._decoder = Utf8Decoder()
-        self._scanner = engine.chunk_scanner("<stdin>" if path == STDIN else path)
+        self._scanner = engine.chunk_scanner(self.file)
+        self._configs = engine._configs
+
+    def _out(self, events: list[ErrorEvent]) -> list[ErrorEvent]:
+        if events:
+            self._configs[self.file] = self._scanner.scanner.run_config
+        return events
 
     @property
     def lines(self) -> int:
@@ -293,11 +313,11 @@ class _StreamReader:
 
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         text = self._decoder.feed(chunk)
-        return self._scanner.feed(text) if text else []
+        return self._out(self._scanner.feed(text) if text else [])
 
     def idle(self) -> list[ErrorEvent]:
-        return self._scanner.scanner.idle()
+        return self._out(self._scanner.scanner.idle())
 
     def finish(self) -> list[ErrorEvent]:
         rest = self._decoder.finish()
-        return (self._scanner.feed(rest) if rest else []) + self._scanner.finish()
+        return self._out((self._scanner.feed(rest) if rest else []) + self._scanner.finish())

@@ -3,11 +3,15 @@ the flags of the server that wrote the log, and the user's launch command with t
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
+import os
 
 import pytest
 from rich.console import Console
 
+from analyzer.cli import main
 from analyzer.core.copyfix import apply_change
 from analyzer.core.render import render_fixes
 from analyzer.core.runconfig import RunConfigCollector, Server, parse_launch_command, run_config_from_lines
@@ -169,7 +173,7 @@ def test_oom_on_a_vllm_log_suggests_vllm_flags_only():
     analysis = builtin_engine().analysis()
     for event in events_from_lines(log, "server.log", builtin_engine().notices):
         analysis.add(event)
-    render_report(analysis.incidents(), Console(file=report, width=300), run=run_config_from_lines(log))
+    render_report(analysis.incidents(), Console(file=report, width=300), run_of=lambda file: run_config_from_lines(log))
     assert "--gpu-memory-utilization 0.8" in report.getvalue() and "mem-fraction" not in report.getvalue()
 
 
@@ -191,7 +195,7 @@ def test_text_and_page_sinks_render_the_runs_fixes():
         analysis.add(event)
     run = run_config_from_lines(log)
     out = io.StringIO()
-    render_report(analysis.incidents(), Console(file=out, width=300), run=run)
+    render_report(analysis.incidents(), Console(file=out, width=300), run_of=lambda file: run)
     text = out.getvalue()
     assert "after:  --mem-fraction-static 0.75" in text and "gpu-memory-utilization" not in text
     assert ("your command, fixed: python -m sglang.launch_server --model-path /models/Llama-3.1-70B --tp 4 "
@@ -233,3 +237,34 @@ def test_schema_checks_servers_titles_and_sites():
                                  "fixes": [{"title": "Set {run.tp_size}", "server": "trtllm"}]}, "f.yaml:1", {})
     assert {p.message.split(":")[0] for p in problems} == {"fixes[0]", "'site' needs the frame's source line as 'code', or function names as 'within'"}
     assert len(problems) == 3
+
+
+def _scan_json(tmp_path, log: list[str], *extra: str) -> list[dict]:
+    path = tmp_path / "server.log"
+    path.write_text("\n".join(log) + "\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["scan", "--format", "json", *extra, str(path)]) == 0
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_scan_fills_the_oom_fix_from_the_logs_own_configuration(tmp_path, monkeypatch, how):
+    """`analyzer scan` end to end: the engine reads the server_args line of the log it scans."""
+    log = _oom_log([SGLANG_ARGS, "[2026-12-03 10:00:02] Load weight end."])
+    if how == "stdin":
+        read_end, write_end = os.pipe()  # a real pipe: stdin is read from its file descriptor
+        os.write(write_end, ("\n".join(log) + "\n").encode())  # small enough for the pipe's buffer
+        os.close(write_end)
+        monkeypatch.setattr("sys.stdin", open(read_end, encoding="utf-8"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["scan", "--format", "jsonl", "-"]) == 0
+        latest = {json.loads(line)["id"]: json.loads(line) for line in out.getvalue().splitlines()}
+        (incident,) = latest.values()
+    else:
+        (incident,) = _scan_json(tmp_path, log)
+    assert incident["pattern_id"] == "torch.cuda-out-of-memory"
+    lower = next(fix for fix in incident["fixes"] if fix["after"] and "--mem-fraction-static" in fix["after"])
+    assert lower["before"] == "--mem-fraction-static 0.8" and float(lower["after"].split()[-1]) < 0.8
+    assert not any("gpu-memory-utilization" in (fix["after"] or "") + fix["text"] for fix in incident["fixes"])

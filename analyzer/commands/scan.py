@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 
 from rich.markup import escape
 
 from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn
 from analyzer.commands.exit_codes import Exit
 from analyzer.core.incidents import Incident
+from analyzer.core.runconfig import RunConfig
 from analyzer.sinks.console import output_console
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_incident, render_report
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     engine = engine_from(args)
     analysis = engine.analysis()
     streaming = args.follow or STDIN in paths
-    sink = _StreamSink(args.format) if streaming else None
+    sink = _StreamSink(args.format, engine.run_config) if streaming else None
     files = engine.expand(paths, on_problem, follow=args.follow)
     if not files:
         print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     incidents = analysis.incidents()
     summary = f"{len(files)} file(s), {analysis.events} error event(s), {len(incidents)} incident(s)"
     if sink is None:
-        _print_batch(incidents, args, summary)
+        _print_batch(incidents, args, summary, engine.run_config)
     elif args.format == "text":
         roots = [i for i in incidents if i.is_run_root]
         tail = f"; root cause {roots[0].id}" if roots else ""
@@ -87,31 +89,36 @@ def run(args: argparse.Namespace) -> int:
 class _StreamSink:
     """Follow/stdin output: each new incident at once, repeats as one short line."""
 
-    def __init__(self, fmt: str) -> None:
+    def __init__(self, fmt: str, run_of: Callable[[str], RunConfig | None]) -> None:
         self.format = fmt
         self.console = output_console()
+        self.run_of = run_of  # a log file's run configuration, for fixes with its values
 
     def show(self, incident: Incident, is_new: bool, rank: str | None) -> None:
         """`rank`: where the event that was just added to the incident happened."""
+        run = self.run_of(incident.event.span.file)
         if self.format != "text":
-            print(json.dumps(incident_dict(incident), ensure_ascii=False), flush=True)
+            print(json.dumps(incident_dict(incident, run), ensure_ascii=False), flush=True)
         elif is_new:
-            render_incident(incident, self.console)
+            render_incident(incident, self.console, run)
             self.console.print()
         else:
             self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {escape(rank or '?')}[/]")
         sys.stdout.flush()
 
 
-def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: str) -> None:
+def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: str,
+                 run_of: Callable[[str], RunConfig | None]) -> None:
     if args.format == "jsonl":
         for incident in incidents:
-            sys.stdout.write(json.dumps(incident_dict(incident), ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(incident_dict(incident, run_of(incident.event.span.file)),
+                                        ensure_ascii=False) + "\n")
     elif args.format == "json":
-        json.dump([incident_dict(i) for i in incidents], sys.stdout, ensure_ascii=False, indent=2)
+        json.dump([incident_dict(i, run_of(i.event.span.file)) for i in incidents], sys.stdout, ensure_ascii=False,
+                  indent=2)
         sys.stdout.write("\n")
     else:
-        render_report(incidents, output_console(), show_all=args.all, summary=summary)
+        render_report(incidents, output_console(), show_all=args.all, summary=summary, run_of=run_of)
     sys.stdout.flush()
 
 

@@ -11,6 +11,7 @@ from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
+from analyzer.core.runconfig import RunConfig, RunConfigCollector
 
 __all__ = ["FileScanner", "events_from_lines", "Analysis"]
 
@@ -26,6 +27,7 @@ class FileScanner:
         self.lines = 0
         self.first_timestamp: datetime | None = None  # when the input starts, by its prefixes
         self.host: str | None = None  # the first host its prefixes name
+        self._config = RunConfigCollector()  # the server's settings and launch command, as logged
 
     def feed(self, raw: str) -> list[ErrorEvent]:
         self.lines += 1
@@ -46,8 +48,15 @@ class FileScanner:
             self._normalize(raw)
         self.lines += count
 
+    @property
+    def run_config(self) -> RunConfig:
+        """What the lines read so far say of the run's configuration (fixes use its values)."""
+        return self._config.config
+
     def _normalize(self, raw: str) -> list[LogLine]:
         lines = self._normalizer.normalize(raw, self.lines)
+        for line in lines:
+            self._config.feed(line.text)
         for line in lines:
             self.first_timestamp = self.first_timestamp or line.timestamp
             self.host = self.host or line.host

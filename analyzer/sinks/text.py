@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -21,8 +23,9 @@ def ordered_for_people(incidents: list[Incident]) -> list[Incident]:
 
 
 def render_report(incidents: list[Incident], console: Console, show_all: bool = False,
-                  summary: str | None = None, run: RunConfig | None = None) -> None:
-    """`run` is the run's configuration from its log: fixes then use its values and its server's flags."""
+                  summary: str | None = None, run_of: Callable[[str], RunConfig | None] = lambda file: None) -> None:
+    """`run_of(file)` is the configuration of the run a log file belongs to, as its lines told it:
+    fixes then use its values and its server's flags."""
     if not incidents:
         console.print("[green]No errors found.[/]" + (f" ({escape(summary)})" if summary else ""))
         return
@@ -36,7 +39,7 @@ def render_report(incidents: list[Incident], console: Console, show_all: bool = 
     for incident in ordered_for_people(incidents):
         if incident.caused_by and not show_all:
             continue
-        render_incident(incident, console, run)
+        render_incident(incident, console, run_of(incident.event.span.file))
         folded = followers.get(incident.id, [])
         if folded and not show_all:
             console.print(f"  [dim]followed by {len(folded)} consequence incident(s):[/]")
