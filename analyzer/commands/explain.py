@@ -6,11 +6,10 @@ import argparse
 import json
 import sys
 
-from analyzer.sinks.console import output_console
-
-from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_pack_arguments, engine_from
+from analyzer.commands.exit_codes import Exit
 from analyzer.core.runconfig import run_config_from_lines
+from analyzer.sinks.console import output_console
 from analyzer.sinks.page import page_dict, render_page
 from analyzer.sources.files import read_lines
 

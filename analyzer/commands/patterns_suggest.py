@@ -14,8 +14,8 @@ from pathlib import Path
 
 import yaml
 
-from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_pack_arguments, engine_from, warn
+from analyzer.commands.exit_codes import Exit
 from analyzer.core.suggest import Stub, StubCollector
 from analyzer.sources.problems import Problem
 

@@ -12,8 +12,8 @@ from datetime import date
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_analysis_arguments, options_from, warn
+from analyzer.commands.exit_codes import Exit
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
 from analyzer.sinks.console import output_console
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
     from analyzer.report.html import render_html
     from analyzer.report.markdown import render_markdown
-    from analyzer.report.tables import report_json, records, table_of, write_csv, write_parquet, write_xlsx
+    from analyzer.report.tables import records, report_json, table_of, write_csv, write_parquet, write_xlsx
     from analyzer.report.text import render_text
 
     if fmt == "parquet":

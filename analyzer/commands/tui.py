@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from analyzer.commands.exit_codes import Exit
 from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn_problem
+from analyzer.commands.exit_codes import Exit
 from analyzer.sources.files import STDIN
 from analyzer.sources.problems import Problem
 

@@ -21,8 +21,20 @@ from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
 from analyzer.core.evidence import (
-    Evidence, SiteFrame, Specificity, assert_agrees, confidence, content_words, leaf, message_words, missing_content,
-    package_root, raised_in, site_evidence, site_frames, specificity,
+    Evidence,
+    SiteFrame,
+    Specificity,
+    assert_agrees,
+    confidence,
+    content_words,
+    leaf,
+    message_words,
+    missing_content,
+    package_root,
+    raised_in,
+    site_evidence,
+    site_frames,
+    specificity,
 )
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern

@@ -59,7 +59,7 @@ class ErrorInfo:
     frames: tuple[Frame, ...] = ()
     link: Link = Link.FIRST
     has_traceback: bool = True
-    sub_exceptions: tuple[tuple["ErrorInfo", ...], ...] = ()  # each a chain, root first
+    sub_exceptions: tuple[tuple[ErrorInfo, ...], ...] = ()  # each a chain, root first
 
     @property
     def short_type(self) -> str:

@@ -70,7 +70,7 @@ class _Formatter(string.Formatter):
         return kwargs.get(key, _Missing(key))
 
     def get_field(self, field_name, args, kwargs):
-        first, rest = string._string.formatter_field_name_split(field_name)  # noqa: SLF001
+        first, rest = string._string.formatter_field_name_split(field_name)
         rest = list(rest)
         if first == "run" and len(rest) == 1 and rest[0][0]:
             return self._run_value(rest[0][1]), first

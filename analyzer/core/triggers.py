@@ -20,6 +20,7 @@ line the ordinary way.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from functools import lru_cache
 
@@ -106,10 +107,8 @@ class TriggerFinder:
             found.setdefault(pattern, buffer.rfind(b"\n", 0, end) + 1)
             return len(found) == 2  # both known: stop
 
-        try:
+        with contextlib.suppress(hyperscan.ScanTerminated):
             self._setters.scan(buffer, match_event_handler=on_match, scratch=self._setters_scratch)
-        except hyperscan.ScanTerminated:
-            pass
         return found.get(0, len(buffer)), found.get(1, len(buffer))
 
 

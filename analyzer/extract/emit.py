@@ -34,8 +34,9 @@ import hashlib
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import yaml
 
@@ -117,11 +118,7 @@ def _discriminator(sig: dict[str, Any]) -> str:
 
 def base_id(project: str, path: str, function: str, exception: str,
             template: str, discriminator: str = "") -> str:
-    return "{}.{}.{}".format(
-        module_name(project, path),
-        function_slug(function),
-        signature_hash(exception, template, discriminator),
-    )
+    return f"{module_name(project, path)}.{function_slug(function)}.{signature_hash(exception, template, discriminator)}"
 
 
 # --------------------------------------------------------------------------

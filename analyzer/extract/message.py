@@ -20,8 +20,8 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 __all__ = [
     "Msg",

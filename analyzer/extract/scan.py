@@ -17,10 +17,11 @@ import os
 import re
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from analyzer.extract.emit import build_entries
 from analyzer.extract.walker import ParseFailure, extract_file

@@ -16,8 +16,9 @@ entry survive:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 __all__ = ["UpdateReport", "merge_entries", "CURATED_KEYS"]
 

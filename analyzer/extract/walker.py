@@ -32,7 +32,8 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from analyzer.extract.message import Msg, percent_example, to_msg
 
@@ -96,7 +97,7 @@ class _Ctx:
         self.trigger = trigger
         self.env = env
 
-    def under(self, test: ast.expr, negated: bool, env: dict[str, Msg] | None = None) -> "_Ctx":
+    def under(self, test: ast.expr, negated: bool, env: dict[str, Msg] | None = None) -> _Ctx:
         return _Ctx(self.qual, self.trigger + ((test, negated),), self.env if env is None else env)
 
 
@@ -282,17 +283,16 @@ class _Walker:
                     env.pop(node.target.id, None)
                 else:
                     env[node.target.id] = msg
-        elif isinstance(node, ast.AugAssign):
-            if isinstance(node.target, ast.Name):
-                name = node.target.id
-                if name in env and isinstance(node.op, ast.Add):
-                    combined = ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()),
-                                         op=ast.Add(), right=node.value)
-                    msg = to_msg(combined, env)
-                    if msg is not None:
-                        env[name] = msg
-                        return
-                env.pop(name, None)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id
+            if name in env and isinstance(node.op, ast.Add):
+                combined = ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()),
+                                     op=ast.Add(), right=node.value)
+                msg = to_msg(combined, env)
+                if msg is not None:
+                    env[name] = msg
+                    return
+            env.pop(name, None)
 
     # -- traversal ---------------------------------------------------------
 

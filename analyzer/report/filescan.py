@@ -17,11 +17,11 @@ from analyzer.core.incidents import Incident
 from analyzer.core.versions import detect_version
 from analyzer.engine import Engine, Options
 from analyzer.report.health import tail_state
-from analyzer.sources.sniff import TextSniffer
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.files import read_chunks
 from analyzer.sources.lines import utf8_chunks
 from analyzer.sources.problems import Problem
+from analyzer.sources.sniff import TextSniffer
 
 __all__ = ["FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
 
@@ -92,7 +92,7 @@ def scan_file(path: str, engine: Engine) -> FileResult:
         return _scan(bare, engine)
     except OSError as err:
         return replace(bare, status="unreadable", detail=err.strerror or str(err))
-    except Exception as err:  # noqa: BLE001 - one odd file must not end a fleet-wide report
+    except Exception as err:
         return replace(bare, status="failed", detail=f"{type(err).__name__}: {err}")
 
 

@@ -11,7 +11,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 import pandas as pd
@@ -183,7 +183,7 @@ def _timestamp(text: str | None) -> datetime | None:
     except ValueError:
         day = parse_day(text)
         return datetime.combine(day, datetime.min.time()) if day else None
-    return stamp.astimezone(timezone.utc).replace(tzinfo=None) if stamp.tzinfo else stamp
+    return stamp.astimezone(UTC).replace(tzinfo=None) if stamp.tzinfo else stamp
 
 
 def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:

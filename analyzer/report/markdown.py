@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analyzer.report.display import display_columns, display_rows, headline, shorten
 from analyzer.report.aggregate import Summary
+from analyzer.report.display import display_columns, display_rows, headline, shorten
 
 __all__ = ["render_markdown"]
 

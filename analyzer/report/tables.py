@@ -7,10 +7,10 @@ from typing import IO, Any
 
 import pandas as pd
 
+from analyzer.report.aggregate import Summary
 from analyzer.report.choices import ROWS
 from analyzer.report.display import cell_text
 from analyzer.report.frame import fleet_tables
-from analyzer.report.aggregate import Summary
 
 __all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "write_xlsx", "records", "report_json"]
 

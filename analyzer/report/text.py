@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markup import escape
 
-from analyzer.report.display import display_rows, headline
 from analyzer.report.aggregate import Summary
+from analyzer.report.display import display_rows, headline
 
 __all__ = ["render_text"]
 

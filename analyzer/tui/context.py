@@ -10,8 +10,8 @@ from itertools import takewhile
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import ErrorEvent
 from analyzer.sources.files import read_chunks
-from analyzer.sources.problems import Problem
 from analyzer.sources.lines import utf8_chunks
+from analyzer.sources.problems import Problem
 
 __all__ = ["LogWindow", "read_window", "numbered_lines"]
 

@@ -46,7 +46,7 @@ class LiveScan:
                 with self._lock:
                     self._analysis.add(event)
                     self.version += 1
-        except Exception as err:  # noqa: BLE001 - keep what was found on screen, say why it stopped
+        except Exception as err:
             self.problems.append(Problem(ProblemKind.INTERNAL, "scan", f"stopped by an internal error: "
                                                                        f"{type(err).__name__}: {err}"))
         finally:

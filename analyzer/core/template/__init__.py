@@ -88,7 +88,7 @@ class CompiledTemplate:
     """A compiled template; see :func:`compile_template`."""
 
     template: str
-    pattern: "regex.Pattern[str]"
+    pattern: regex.Pattern[str]
     fields: tuple[Field, ...]
     literal: str
     literal_tokens: tuple[str, ...]

@@ -9,7 +9,6 @@ words with it and never disagrees with the compiled pattern.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 import regex
 
@@ -70,7 +69,7 @@ class _Raw:
     position: int  # 0-based offset of the field in the template
 
 
-_Segment = Union[str, _Raw]
+_Segment = str | _Raw
 
 
 def skip_string(t: str, i: int) -> int:
@@ -315,7 +314,7 @@ def literal_text(template: str, style: str = "auto") -> str:
     return literal_parts(template, _NO_WORD, style)[0]
 
 
-def literal_parts(template: str, word: "regex.Pattern[str]", style: str = "auto") -> tuple[str, frozenset[str]]:
+def literal_parts(template: str, word: regex.Pattern[str], style: str = "auto") -> tuple[str, frozenset[str]]:
     """The literal text (as `literal_text`) and the lower-cased `word` runs of it that a message shows
     as whole words, from one parse: the matcher indexes thousands of templates by them. A run glued
     to a field (``{name}_block_cnt``, ``tensors{context}``, ``{len(x)}-tuple``) is only part of a

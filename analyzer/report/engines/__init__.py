@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from analyzer.report.choices import ENGINES
 from analyzer.engine import Options
+from analyzer.report.choices import ENGINES
 from analyzer.report.filescan import Batch, FileResult
 
 __all__ = ["ENGINES", "run_engine", "split_batches", "lost_batch", "EngineError"]

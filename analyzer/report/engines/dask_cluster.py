@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 
-from analyzer.report.engines import EngineError, lost_batch, split_batches
 from analyzer.engine import Options
+from analyzer.report.engines import EngineError, lost_batch, split_batches
 from analyzer.report.filescan import Batch, scan_batch
 
 __all__ = ["scan_on_dask", "CONNECT_TIMEOUT"]
@@ -45,6 +45,6 @@ def scan_on_dask(paths: list[str], options: Options, jobs: int, scheduler: str |
             batch = sent.pop(future.key)
             try:
                 result: Batch = future.result()
-            except Exception as err:  # noqa: BLE001 - a lost worker fails its files, not the report
+            except Exception as err:
                 result = lost_batch(batch, err)
             yield Batch(tuple(r.at(as_found[r.path]) for r in result.results), result.pack_problems)

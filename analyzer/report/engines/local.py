@@ -43,7 +43,7 @@ def scan_locally(paths: list[str], options: Options, jobs: int) -> Iterator[Batc
                 batch = pending.pop(future)
                 try:
                     yield future.result()
-                except Exception as err:  # noqa: BLE001 - a crashed worker fails its files, not the report
+                except Exception as err:
                     yield lost_batch(batch, err)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
