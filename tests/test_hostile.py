@@ -27,7 +27,7 @@ from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.records import LogLine
 from analyzer.core.scan import events_from_lines
 from tests.support import NO_NOTICES
-from analyzer.core.template import compile_template
+from analyzer.core.template import CompiledTemplate, compile_template
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 
@@ -363,3 +363,25 @@ def test_pack_of_a_hundred_thousand_patterns(tmp_path, monkeypatch):
     assert err.getvalue().splitlines() == [
         f"analyzer: warning: pattern skipped: {pack / 'generated.yaml'}:100004: "
         "'role' must be one of root, consequence, got 'maybe'"]
+
+
+def test_a_backtracking_user_template_costs_one_timeout_per_run(tmp_path, capsys, monkeypatch):
+    """Each matching line would pay the template's time limit again: after the first timeout the
+    pattern is given up on for the run, with one warning naming it."""
+    pack = tmp_path / "pack.yaml"
+    pack.write_text("patterns:\n  - id: user.slow\n    exception: RuntimeError\n"
+                    "    template: 'stage {a}{b}{c}{d}{e}{f}{g}{h}!'\n    examples: ['stage abcdefgh!']\n")
+    log = tmp_path / "run.log"
+    log.write_text("".join(f"RuntimeError: stage {'x' * 3000}{i}!y\n" for i in range(200)))
+    calls = []
+    real = CompiledTemplate.match
+
+    def counted(self, message, timeout=0.05, raise_timeout=False):
+        calls.append(self.template)
+        return real(self, message, timeout, raise_timeout)
+
+    monkeypatch.setattr(CompiledTemplate, "match", counted)
+    assert main(["scan", "--no-builtin", "--patterns", str(pack), "--format", "jsonl", str(log)]) == 0
+    err = capsys.readouterr().err
+    assert calls.count("stage {a}{b}{c}{d}{e}{f}{g}{h}!") == 1
+    assert err.count("pattern user.slow") == 1 and "not used for the rest of this run" in err

@@ -63,10 +63,15 @@ def run(args: argparse.Namespace) -> int:
         return Exit.USAGE
     if STDIN in files and sys.stdin.isatty():
         print("analyzer: reading standard input (end it with Ctrl-D)", file=sys.stderr)
-    interrupted = False
+    interrupted, warned = False, 0
     try:
+        disabled = engine.matcher.disabled  # a user pattern that backtracks: said once, when it happens
         for event in engine.events(files, on_problem, follow=args.follow):
             incident_id, is_new = analysis.add(event)
+            while warned < len(disabled):
+                pattern, why = disabled[warned]
+                warn(f"pattern {pattern.id} ({pattern.origin or 'no file'}): {why}")
+                warned += 1
             if sink is not None:
                 sink.show(analysis.snapshot(incident_id), is_new, event.rank)
     except KeyboardInterrupt:

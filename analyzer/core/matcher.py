@@ -121,6 +121,7 @@ class Matcher:
         self.fuzzy_threshold = fuzzy_threshold
         self.site_window = site_window
         self.broken: list[tuple[Pattern, str]] = []  # templates that failed to compile
+        self.disabled: list[tuple[Pattern, str]] = []  # templates given up on for timing out (see _fit)
         self._entries: dict[str, _Entry] = {}  # the candidates read so far, by id
         self._buckets: dict[tuple[str, str | None], list[_Entry]] = {}
         self._sites: dict[Site, list[_Entry]] = {}
@@ -224,8 +225,7 @@ class Matcher:
             evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
             if frames and entry.generic and Evidence.FUNCTION not in evidence:
                 continue  # a generic text is anyone's: only the site can tell it is this one
-            compiled = self._compile(entry)
-            params = compiled.match(message) if compiled else None
+            params = self._fit(entry, message)
             if params is not None:
                 hits.append((entry, params, evidence, distance))
         if not hits:
@@ -271,8 +271,7 @@ class Matcher:
             evidence |= Evidence.ASSERT
         if best.literal and message:
             evidence |= Evidence.TEXT
-        compiled = self._compile(best)
-        params = (compiled.match(message) if compiled else None) or {}
+        params = self._fit(best, message) or {}
         value = confidence(*_SCALE[MatchKind.RAISE_SITE], best.spec, evidence, max(best_similarity, 0.6))
         return Diagnosis(best.pattern, MatchKind.RAISE_SITE, value, params, 0, evidence)
 
@@ -325,6 +324,21 @@ class Matcher:
     @staticmethod
     def _package(entry: _Entry, frames: tuple[SiteFrame, ...]) -> Evidence:
         return Evidence.PACKAGE if entry.root and raised_in(frames, entry.root) else Evidence.NONE
+
+    def _fit(self, entry: _Entry, message: str) -> dict[str, Any] | None:
+        """The values `message` gives the entry's template, or None. A template that takes longer
+        than its time limit on a message (it backtracks catastrophically) is used no more: each
+        matching line would pay the limit again, so it costs at most one per run."""
+        compiled = self._compile(entry)
+        if compiled is None or entry.broken:
+            return None
+        try:
+            return compiled.match(message, raise_timeout=True)
+        except TimeoutError:
+            entry.broken = True
+            self.disabled.append((entry.pattern, f"its template took too long on a message of {len(message)} "
+                                                 "characters; not used for the rest of this run"))
+            return None
 
     def _compile(self, entry: _Entry) -> CompiledTemplate | None:
         if entry.compiled is None and not entry.broken:

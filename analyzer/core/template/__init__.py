@@ -94,15 +94,18 @@ class CompiledTemplate:
     literal_tokens: tuple[str, ...]
     prefix: str
 
-    def match(self, message: str, timeout: float = 0.05) -> dict[str, object] | None:
+    def match(self, message: str, timeout: float = 0.05, raise_timeout: bool = False) -> dict[str, object] | None:
         """Match a whole message; return ``{field name: typed value}``.
 
         ``None`` when the message does not match or the regex times out after
-        ``timeout`` seconds.  A template without fields gives ``{}``.
+        ``timeout`` seconds (``TimeoutError`` instead with ``raise_timeout``, for a
+        caller that stops using such a template).  A template without fields gives ``{}``.
         """
         try:
             m = self.pattern.match(message, timeout=timeout)
         except TimeoutError:
+            if raise_timeout:
+                raise
             return None
         if m is None:
             return None
