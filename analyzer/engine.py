@@ -259,7 +259,7 @@ class Engine:
         readers = {path: _StreamReader(self, path) for path in files if path not in watched}
         for path in files:
             threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
-        running = len(files)
+        running, closed = len(files), False
         try:
             while running and not stopped():
                 try:
@@ -285,9 +285,12 @@ class Engine:
                     yield from reader.feed(chunk)
                     if progress is not None:
                         progress(path, reader.lines, None)
+        except GeneratorExit:  # the consumer is gone: nothing is left to report to
+            closed = True
+            raise
         finally:
             stop.set()
-            if running:  # interrupted: what was assembled so far is still reported
+            if running and not closed:  # interrupted (Ctrl-C): what was assembled so far is still reported
                 for reader in readers.values():
                     yield from reader.finish()
 

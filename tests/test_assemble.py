@@ -229,12 +229,14 @@ def test_unrelated_line_cuts_a_traceback():
     assert [e.truncated for e in events] == [True, False]
 
 
-def test_idle_flush_emits_completed_record_before_eof():
+def test_idle_tick_shows_a_complete_record_provisionally_and_eof_closes_it():
     lines = text_of(capture(_value_error)).splitlines()
-    stream = iter(lines + [None])
+    stream = iter(lines + [None, None])
     produced = events_from_lines(stream, "stdin", NO_NOTICES)
-    first = next(produced)  # the idle tick after the last line completes it
-    assert first.root.exception_type == "ValueError"
+    first = next(produced)  # the idle tick after the last line shows it; a second tick shows nothing new
+    assert first.provisional and first.root.exception_type == "ValueError"
+    final = next(produced)  # end of input closes the record: the same one, final now
+    assert not final.provisional and (final.chain, final.span) == (first.chain, first.span)
     assert next(produced, None) is None
 
 

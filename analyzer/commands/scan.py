@@ -13,6 +13,7 @@ from analyzer.commands.common import add_analysis_arguments, engine_from, sample
 from analyzer.commands.exit_codes import Exit
 from analyzer.core.incidents import Incident
 from analyzer.core.runconfig import RunConfig
+from analyzer.core.scan import Change
 from analyzer.sinks.console import output_console
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_incident, render_report
@@ -67,13 +68,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         disabled = engine.matcher.disabled  # a user pattern that backtracks: said once, when it happens
         for event in engine.events(files, on_problem, follow=args.follow):
-            incident_id, is_new = analysis.add(event)
+            incident_id, change = analysis.add(event)
             while warned < len(disabled):
                 pattern, why = disabled[warned]
                 warn(f"pattern {pattern.id} ({pattern.origin or 'no file'}): {why}")
                 warned += 1
             if sink is not None:
-                sink.show(analysis.snapshot(incident_id), is_new, event.rank)
+                sink.show(analysis.snapshot(incident_id), change, event.rank)
     except KeyboardInterrupt:
         interrupted = True
     incidents = analysis.incidents()
@@ -99,12 +100,16 @@ class _StreamSink:
         self.console = output_console()
         self.run_of = run_of  # a log file's run configuration, for fixes with its values
 
-    def show(self, incident: Incident, is_new: bool, rank: str | None) -> None:
+    def show(self, incident: Incident, change: Change, rank: str | None) -> None:
         """`rank`: where the event that was just added to the incident happened."""
+        if change is Change.UNCHANGED:
+            return
         run = self.run_of(incident.event.span.file)
-        if self.format != "text":
+        if self.format != "text":  # the last object with an id is current
             print(json.dumps(incident_dict(incident, run), ensure_ascii=False), flush=True)
-        elif is_new:
+        elif change is not Change.AGAIN:
+            if change is Change.REVISED:
+                self.console.print(f"[dim]  {incident.id} went on after a pause; as it stands now:[/]")
             render_incident(incident, self.console, run)
             self.console.print()
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from analyzer.core import grammar as g
 from analyzer.core import ipython, native
@@ -58,6 +58,7 @@ class _Block:
     held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
     note_start: int = 0  # where a traceback that may be a note of the exception began
     size: int = 0  # what its lines cost to hold, see _cost
+    shown: int = 0  # how many of its lines a provisional event already showed
 
 
 def _cost(line: LogLine) -> int:
@@ -116,11 +117,20 @@ class TracebackAssembler:
         out.extend(self._start(line))
         return out
 
-    def flush_idle(self) -> list[ErrorEvent]:
-        """Input went quiet: emit the records that are complete already (follow/stdin mode)."""
+    def provisional(self) -> list[ErrorEvent]:
+        """Input went quiet (follow, stdin): the records that are complete as they stand, as events
+        marked `provisional`, each once per state it reaches. They stay open, since a writer that
+        pauses may go on: a chain link, a note or a sub-exception may follow. The event that closes a
+        record replaces its provisional ones (core/scan.py, Analysis)."""
         out: list[ErrorEvent] = []
-        for key in [k for k, b in self._open.items() if b.state in _COMPLETE]:
-            out.extend(self._close(key))
+        for block in self._open.values():
+            if block.state not in _COMPLETE or block.shown == len(block.lines):
+                continue
+            block.shown = len(block.lines)
+            copy = replace(block, lines=list(block.lines))
+            self._trim(copy)
+            if copy.lines:
+                out.append(replace(self._event(copy), provisional=True))
         return out
 
     def finish(self) -> list[ErrorEvent]:
@@ -314,26 +324,35 @@ class TracebackAssembler:
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._open.pop(key)
         self._held -= block.size
-        held_from = {_State.BARE: 1, _State.NOTE: block.note_start}.get(block.state, len(block.lines))
-        if held_from < len(block.lines):  # no frame came after a bare line, or a traceback was no note:
-            held = block.lines[held_from:]  # the block ends before them and they are looked at afresh
-            del block.lines[held_from:]
-            block.state = _State.MESSAGE
+        held = self._trim(block)
+        if held:
             out = [self._event(block)]
             for line in held:
                 out.extend(self._feed(line))
             return out
+        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
+            return []  # a usage text printed on its own (--help, a warning): not an error
+        return [self._event(block)]
+
+    @staticmethod
+    def _trim(block: _Block) -> list[LogLine]:
+        """Cut a block that ends here to the record it holds; returns the lines after the record,
+        which are to be looked at afresh."""
+        held_from = {_State.BARE: 1, _State.NOTE: block.note_start}.get(block.state, len(block.lines))
+        if held_from < len(block.lines):  # no frame came after a bare line, or a traceback was no note:
+            held = block.lines[held_from:]  # the block ends before them
+            del block.lines[held_from:]
+            block.state = _State.MESSAGE
+            return held
         while block.state is _State.NATIVE and not block.lines[-1].text.strip():
             block.lines.pop()
         while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
             block.lines.pop()  # source lines with no frame after them
-        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
-            return []  # a usage text printed on its own (--help, a warning): not an error
         if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
             del block.lines[-block.held:]
         if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
             block.truncated = True
-        return [self._event(block)]
+        return []
 
     def _event(self, block: _Block, notice: ErrorInfo | None = None) -> ErrorEvent:
         texts = [line.text for line in block.lines]

@@ -85,6 +85,7 @@ class IncidentGrouper:
         self._run_of = run_of or (lambda file: file)
         self._groups: list[_Group] = []
         self._open: dict[tuple[str, str, str], _Group] = {}
+        self._made = 0  # incidents made so far: ids stay unique when a revision drops one
 
     def add(self, event: ErrorEvent, diagnosis: Diagnosis) -> tuple[str, bool]:
         """Returns the incident id and whether this event opened a new incident."""
@@ -97,8 +98,8 @@ class IncidentGrouper:
             group = None  # the same error again much later: a new incident
         is_new = group is None
         if group is None:
-            group = _Group(f"I{len(self._groups) + 1}", event, diagnosis, key[2], len(self._groups), run,
-                           first_seen=stamp)
+            self._made += 1
+            group = _Group(f"I{self._made}", event, diagnosis, key[2], self._made, run, first_seen=stamp)
             self._groups.append(group)
             self._open[key] = group
         group.spans.append(event.span)
@@ -110,6 +111,29 @@ class IncidentGrouper:
             group.first_seen = min(group.first_seen or stamp, stamp, key=_naive)
             group.last_seen = max(group.last_seen or stamp, stamp, key=_naive)
         return group.id, is_new
+
+    def revise(self, incident_id: str, old: ErrorEvent, new: ErrorEvent, diagnosis: Diagnosis) -> str:
+        """`new` is `old`'s record as it stands now (it grew after a pause): it takes `old`'s place
+        as an occurrence. Returns the incident it is in now: the same one unless what it is about
+        changed (a chain link came), when it moves, and an incident left empty goes."""
+        group = next(g for g in self._groups if g.id == incident_id)
+        group.spans.remove(old.span)
+        key = (group.run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(new.chain[diagnosis.link]))
+        if key == (group.run, group.diagnosis.pattern.id if group.diagnosis.pattern else "", group.fingerprint):
+            group.spans.append(new.span)
+            if group.event is old:
+                group.event, group.diagnosis = new, diagnosis
+            return group.id
+        if not group.spans and key not in self._open:  # it was this record alone: the incident becomes
+            self._open = {k: g for k, g in self._open.items() if g is not group}  # what the record is now
+            group.event, group.diagnosis, group.fingerprint = new, diagnosis, key[2]
+            group.spans.append(new.span)
+            self._open[key] = group
+            return group.id
+        if not group.spans:
+            self._groups.remove(group)
+            self._open = {k: g for k, g in self._open.items() if g is not group}
+        return self.add(new, diagnosis)[0]
 
     def _joins(self, group: _Group, event: ErrorEvent) -> bool:
         """Another rank within the window, or the same stream again within the run."""

@@ -100,6 +100,7 @@ class ErrorEvent:
     context: str = ""  # text logged before the traceback, e.g. "Scheduler hit an exception:"
     truncated: bool = False
     lines: tuple[str, ...] = field(default=(), repr=False)  # the normalised lines, for display
+    provisional: bool = False  # shown while its record may still grow (stdin, follow): revised later
 
     @property
     def root(self) -> ErrorInfo:

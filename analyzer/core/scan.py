@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 
@@ -13,7 +14,7 @@ from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
 
-__all__ = ["FileScanner", "events_from_lines", "Analysis"]
+__all__ = ["FileScanner", "events_from_lines", "Analysis", "Change"]
 
 
 class FileScanner:
@@ -63,7 +64,7 @@ class FileScanner:
         return lines
 
     def idle(self) -> list[ErrorEvent]:
-        return self._assembler.flush_idle()
+        return self._assembler.provisional()
 
     def finish(self) -> list[ErrorEvent]:
         return self._assembler.finish()
@@ -77,6 +78,15 @@ def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDet
     yield from scanner.finish()
 
 
+class Change(enum.Enum):
+    """What adding an event did to its incident."""
+
+    NEW = "new"  # it opened the incident
+    AGAIN = "again"  # one more occurrence
+    REVISED = "revised"  # a record shown before grew after a pause: its occurrence was replaced
+    UNCHANGED = "unchanged"  # a record shown before ended as it was shown
+
+
 class Analysis:
     """Matches and groups events; `incidents()` is the report at any moment."""
 
@@ -84,16 +94,31 @@ class Analysis:
                  run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None) -> None:
         self.matcher = matcher
         self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
+        self._shown: dict[tuple[str, str, int], tuple[ErrorEvent, str]] = {}  # provisional events, by record
         self.events = 0
 
     def diagnose(self, event: ErrorEvent) -> Diagnosis:
         """What the event is about: the chain link its incident is keyed by, and that link's match."""
         return root_diagnosis(event, self.matcher.match_event(event), self.matcher.match)
 
-    def add(self, event: ErrorEvent) -> tuple[str, bool]:
-        """Returns the incident the event joined and whether the event opened it."""
-        self.events += 1
-        return self._grouper.add(event, self.diagnose(event))
+    def add(self, event: ErrorEvent) -> tuple[str, Change]:
+        """Returns the incident the event joined and what it changed there. An event of a record
+        shown before (a `provisional` one: the input paused) replaces the one shown: one
+        occurrence, never split into two."""
+        key = (event.span.file, event.stream, event.span.line_start)
+        shown = self._shown.pop(key, None)
+        diagnosis = self.diagnose(event)
+        if shown is None:
+            self.events += 1
+            incident_id, is_new = self._grouper.add(event, diagnosis)
+            change = Change.NEW if is_new else Change.AGAIN
+        else:
+            incident_id = self._grouper.revise(shown[1], shown[0], event, diagnosis)
+            grew = (shown[0].chain, shown[0].span) != (event.chain, event.span) or shown[1] != incident_id
+            change = Change.REVISED if grew else Change.UNCHANGED
+        if event.provisional:
+            self._shown[key] = (event, incident_id)
+        return incident_id, change
 
     def incidents(self) -> list[Incident]:
         return self._grouper.incidents()
