@@ -35,7 +35,7 @@ class FileScanner:
     @property
     def quiet(self) -> bool:
         """No record is open: a line that cannot start one changes nothing but the prefix state."""
-        return not self._assembler.pending
+        return not self._assembler.pending and not self._normalizer.holding
 
     def skip(self, count: int, setters: Iterable[str] = ()) -> None:
         """While quiet, let `count` lines that cannot start a record go by unparsed; `setters` are
@@ -55,7 +55,8 @@ class FileScanner:
         return self._assembler.flush_idle()
 
     def finish(self) -> list[ErrorEvent]:
-        return self._assembler.finish()
+        events = [event for line in self._normalizer.finish() for event in self._assembler.feed(line)]
+        return events + self._assembler.finish()
 
 
 def events_from_lines(lines: Iterable[str | None], file: str,

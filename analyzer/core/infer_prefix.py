@@ -1,0 +1,157 @@
+"""Prefixes nobody listed, learned from the lines that show where a traceback's own text begins.
+
+Python prints two landmarks in a fixed form: the header `Traceback (most recent call last):` ends
+its line and a frame reads `  File "...", line N, in f`. Text in front of a frame was put there by
+something else (a logger, a collector, a container runtime, docker compose); text in front of a
+header may also be a message that introduces the traceback (`Scheduler hit an exception: `), so there
+only its leading part that reads like a prefix counts.
+
+A prefix is remembered as a *family*: its punctuation kept, its words and numbers masked, inner runs
+of blanks stretchable (compose pads service names). Later lines that begin with a member of a known
+family lose it as well, so their traceback assembles as if it had no prefix, though the seconds tick
+over or the pid differs. What the prefix says is kept: a dated timestamp, a rank, TPn or pid token,
+and its text with the times masked (`stream_key`), which tells processes apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from analyzer.core.prefixes import parse_timestamp
+
+__all__ = ["PrefixLearner", "landmark_pretext", "header_prefix", "plausible", "stream_key", "rank_token",
+           "dated"]
+
+_HEADER_AT = regex.compile(r"Traceback \(most recent call last\):\s*$")
+_FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
+_MAX_PREFIX = 512
+_MAX_FAMILIES = 32  # per input; the oldest is forgotten first
+
+# A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
+_PUNCT_OR_DIGIT = regex.compile(r"[^\w\s]|\d")
+_EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
+# Tokens of a header's pretext that end a prefix, and tokens that only a prefix holds.
+_CLOSES = frozenset("])|>}")
+_PREFIX_TOKEN = regex.compile(r"[\d\[\]|()<>{}=/#@]|^[A-Z]+:?$|^[-:]+$")
+
+_TIMES = regex.compile(
+    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
+    r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?|\d{9,}")
+_DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
+
+_TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
+# Hyperscan reads bytes: a word is any run of ASCII word characters or non-ASCII bytes, so that the
+# byte pattern finds every line the text pattern does (a superset: see triggers.py).
+_HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
+
+
+def landmark_pretext(body: str) -> tuple[str, bool] | None:
+    """The text in front of a traceback header or frame on this line, and whether it was a header.
+    None when the line holds neither, or holds it at its start (or behind blanks only)."""
+    m = _FRAME_AT.search(body)
+    is_header = False
+    if m is None:
+        m = _HEADER_AT.search(body)
+        is_header = True
+    if m is None or not m.start() or body[0].isspace():
+        return None
+    return body[:m.start()], is_header
+
+
+def plausible(piece: str) -> bool:
+    """Whether text in front of a landmark can be a prefix rather than a message."""
+    return (0 < len(piece) <= _MAX_PREFIX and not piece[0].isspace() and _PUNCT_OR_DIGIT.search(piece) is not None
+            and _EXCEPTION_START.match(piece) is None)
+
+
+def header_prefix(pretext: str) -> str:
+    """The leading part of a header's pretext that is a prefix: the tokens that only prefixes hold
+    (times, numbers, brackets, pipes, upper-case levels), extended to the last token that closes one
+    (`]`, `|`, `)`); the rest introduces the traceback."""
+    end = 0
+    leading = True
+    tokens = list(regex.finditer(r"\S+", pretext))
+    for index, token in enumerate(tokens):
+        text = token.group()
+        leading = leading and _PREFIX_TOKEN.search(text) is not None
+        if leading or text[-1] in _CLOSES or text == "-" or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
+            end = token.end()
+    if not end:
+        return ""
+    while end < len(pretext) and pretext[end] in " \t":
+        end += 1
+    piece = pretext[:end]
+    return piece if plausible(piece) else ""
+
+
+def stream_key(piece: str) -> str:
+    """The prefix with its times masked: the same for every line one process prints."""
+    return _TIMES.sub("<t>", piece).strip()
+
+
+def rank_token(piece: str) -> str | None:
+    m = _IDENTITY.search(piece)
+    if m is None:
+        return None
+    return f"rank{m['rank']}" if m["rank"] else m["tags"] or f"pid={m['pid']}"
+
+
+def dated(piece: str):
+    m = _DATED.search(piece)
+    return parse_timestamp(m.group()) if m else None
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    pattern: regex.Pattern  # matches a member at the start of a text
+    trigger: bytes  # a Hyperscan pattern that finds every line holding a member
+
+
+def family_of(piece: str) -> Family:
+    text, hs = [], []
+    for m in _TOKEN.finditer(piece):
+        if m["word"]:
+            text.append(r"\w+")
+            hs.append(_HS_WORD)
+        elif m["blank"] and m.end() < len(piece):
+            text.append(r"[ \t]+")
+            hs.append(rb"[ \t]+")
+        else:  # the blank that ends the prefix is exact: what follows it is the line's own indentation
+            literal = m.group()
+            text.append(regex.escape(literal))
+            hs.append(rb"[\x80-\xff]+" if not literal.isascii() else
+                      b"".join(b"\\x%02x" % byte for byte in literal.encode()))
+    return Family(regex.compile("".join(text)), b"".join(hs))
+
+
+class PrefixLearner:
+    """The prefix families learned so far in one input; `version` changes with every new one."""
+
+    def __init__(self) -> None:
+        self._families: list[Family] = []
+        self.version = 0
+
+    @property
+    def triggers(self) -> tuple[bytes, ...]:
+        return tuple(family.trigger for family in self._families)
+
+    def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
+        """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
+        for index, family in enumerate(self._families):
+            if index not in used and (m := family.pattern.match(text)) is not None and m.end():
+                return index, m.end()
+        return None
+
+    def learn(self, piece: str) -> int:
+        """Remember the family of `piece` (if no known one holds it); returns its index."""
+        for index, family in enumerate(self._families):
+            if family.pattern.fullmatch(piece):
+                return index
+        if len(self._families) >= _MAX_FAMILIES:
+            del self._families[0]
+        self._families.append(family_of(piece))
+        self.version += 1
+        return len(self._families) - 1
