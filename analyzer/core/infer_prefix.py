@@ -24,7 +24,7 @@ from analyzer.core.prefixes import parse_timestamp
 __all__ = ["PrefixLearner", "landmark_pretext", "header_prefix", "plausible", "stream_key", "rank_token",
            "dated"]
 
-_HEADER_AT = regex.compile(r"Traceback \(most recent call last\):\s*$")
+_HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 _MAX_PREFIX = 512
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
@@ -32,9 +32,9 @@ _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 # A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
 _PUNCT_OR_DIGIT = regex.compile(r"[^\w\s]|\d")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
-# Tokens of a header's pretext that end a prefix, and tokens that only a prefix holds.
+# Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
-_PREFIX_TOKEN = regex.compile(r"[\d\[\]|()<>{}=/#@]|^[A-Z]+:?$|^[-:]+$")
+_PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
 _TIMES = regex.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
@@ -69,14 +69,14 @@ def plausible(piece: str) -> bool:
 
 def header_prefix(pretext: str) -> str:
     """The leading part of a header's pretext that is a prefix: the tokens that only prefixes hold
-    (times, numbers, brackets, pipes, upper-case levels), extended to the last token that closes one
-    (`]`, `|`, `)`); the rest introduces the traceback."""
+    (anything but words of prose: times, numbers, brackets, pipes, upper-case levels), extended to the
+    last token that closes one (`]`, `|`, `)`, a lone `-`); the rest introduces the traceback."""
     end = 0
     leading = True
     tokens = list(regex.finditer(r"\S+", pretext))
     for index, token in enumerate(tokens):
         text = token.group()
-        leading = leading and _PREFIX_TOKEN.search(text) is not None
+        leading = leading and _PROSE.match(text) is None
         if leading or text[-1] in _CLOSES or text == "-" or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
             end = token.end()
     if not end:

@@ -19,7 +19,7 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
-from analyzer.core.prefixes import CONTAINER, KNOWN, KnownPrefix, PrefixMeta, parse_timestamp, read_known
+from analyzer.core.prefixes import CONTAINER, KNOWN, TORCHRUN, KnownPrefix, PrefixMeta, parse_timestamp, read_known
 from analyzer.core.records import LogLine
 
 __all__ = ["LineNormalizer", "strip_ansi", "parse_timestamp"]
@@ -51,8 +51,11 @@ class LineNormalizer:
         self._last_tags: dict[tuple[str, ...], str] = {}
         self._last_rank: dict[tuple[str, ...], str | None] = {}
         self._last_time: dict[tuple[str, ...], datetime | None] = {}
-        self._last_message: dict[tuple[str, ...], str] = {}  # the per-message prefix of the channel's last line
+        # The per-message prefix of each channel's last line. (Per channel, not per stream: a line read
+        # while no record is open changes nothing else, so the fast path may skip it, see chunkscan.py.)
+        self._last_message: dict[tuple[str, ...], str] = {}
         self._first_learned: dict[tuple[str, ...], str] = {}  # per channel of known prefixes
+        self._torchrun_spaced: dict[str, bool] = {}
         self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
 
     @property
@@ -100,12 +103,12 @@ class LineNormalizer:
         body = self._peel(text, meta)
         prefix += text[:len(text) - len(body)]
         channel = self._learned_channel(meta)
-        continued = meta.starts_message and self._continues(channel, meta, body)
-        _remember(self._last_message, channel, meta.message_prefix)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
+        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, body)
+        _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
@@ -131,11 +134,10 @@ class LineNormalizer:
             else self._first_learned.get(meta.channel)
         return meta.channel if key == first else (*meta.channel, key)
 
-    def _continues(self, channel: tuple[str, ...], meta: PrefixMeta, body: str) -> bool:
-        """A per-message prefix repeated on the next line of the channel continues its record: formatters
-        such as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between
-        them (a collector splitting a record), the line must also read as more of a traceback."""
-        last = self._last_message.get(channel)
+    def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
+        """A per-message prefix repeated on the channel's next line continues its record: formatters such
+        as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between them
+        (a collector that split the record), the line must also read as more of a traceback."""
         if not last:
             return False
         if last == meta.message_prefix:
@@ -144,7 +146,7 @@ class LineNormalizer:
             return False
         stripped = body.strip()
         return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-                or g.EXCEPTION_LINE.match(body) is not None)
+                or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE)))
 
     def _peel(self, text: str, meta: PrefixMeta) -> str:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
@@ -164,7 +166,12 @@ class LineNormalizer:
             if m is not None:
                 read_known(kind, m, meta)
                 kinds.remove(kind)
-                return text[m.end():]
+                end = m.end()
+                if kind is TORCHRUN and m["space"]:
+                    end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
+                elif kind is TORCHRUN:
+                    self._torchrun_space(m.group(0), text[end:])
+                return text[end:]
         found = self.learner.match(text, used)
         if found is None:
             return None
@@ -172,6 +179,17 @@ class LineNormalizer:
         used.add(index)
         _read_learned(text[:end], meta)
         return text[end:]
+
+    def _torchrun_space(self, prefix: str, rest: str) -> bool:
+        """Whether the space after `[rank0]:` is the prefix's. A line whose text starts right after the
+        colon (`[default0]:Traceback`) or after one space (`[rank0]: Traceback`) tells for that prefix;
+        until one has, a traceback's indentation does: it is even (2 for frames, 4 for code)."""
+        if rest[:1] == " " and rest[1:2].strip():
+            _remember(self._torchrun_spaced, prefix, True)
+        elif rest.strip() and not rest[0].isspace():
+            _remember(self._torchrun_spaced, prefix, False)
+        spaced = self._torchrun_spaced.get(prefix)
+        return spaced if spaced is not None else (len(rest) - len(rest.lstrip(" "))) % 2 == 1
 
     def _learn(self, text: str, end: int, is_header: bool, kinds: list[KnownPrefix], used: set[int],
                meta: PrefixMeta) -> str:

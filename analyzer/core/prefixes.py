@@ -43,10 +43,9 @@ SYSLOG = KnownPrefix("syslog", regex.compile(
 WORKER = KnownPrefix("worker", regex.compile(
     r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
     r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"), Scope.LINE)
-# torchrun's `[default0]:` carries no space of its own and PyTorch's `[rank0]: ` does; a traceback's own
-# indentation is even (2 for frames, 4 for code), so one space is the prefix's only when an odd number follows.
-TORCHRUN = KnownPrefix("torchrun", regex.compile(
-    r"^\[(?:rank|default)(?P<rank>\d+)\]:(?: (?=(?:  )*+(?! )))?"), Scope.LINE)
+# torchrun's `[default0]:` has no space of its own and PyTorch's `[rank0]: ` has one: whose the space
+# after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`).
+TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(

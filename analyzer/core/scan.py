@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
+from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
 from analyzer.core.matcher import Matcher
 from analyzer.core.normalize import LineNormalizer
@@ -31,6 +32,11 @@ class FileScanner:
         for line in self._normalize(raw):
             events.extend(self._assembler.feed(line))
         return events
+
+    @property
+    def learner(self) -> PrefixLearner:
+        """The prefix families learned from this input so far."""
+        return self._normalizer.learner
 
     @property
     def quiet(self) -> bool:
