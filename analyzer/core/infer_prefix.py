@@ -51,10 +51,10 @@ _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 def landmark_pretext(body: str) -> tuple[str, bool] | None:
     """The text in front of a traceback header or frame on this line, and whether it was a header.
     None when the line holds neither, or holds it at its start (or behind blanks only)."""
-    m = _FRAME_AT.search(body)
+    m = _FRAME_AT.search(body) if 'File "' in body else None
     is_header = False
     if m is None:
-        m = _HEADER_AT.search(body)
+        m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
     if m is None or not m.start() or body[0].isspace():
         return None

@@ -142,11 +142,11 @@ class LineNormalizer:
             return False
         if last == meta.message_prefix:
             return True
-        if infer.stream_key(last) != infer.stream_key(meta.message_prefix):
-            return False
         stripped = body.strip()
-        return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-                or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE)))
+        if not (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+                or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE))):
+            return False
+        return infer.stream_key(last) == infer.stream_key(meta.message_prefix)
 
     def _peel(self, text: str, meta: PrefixMeta) -> str:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
