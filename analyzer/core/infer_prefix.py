@@ -32,8 +32,11 @@ _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 # A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
 _PUNCT_OR_DIGIT = regex.compile(r"[^\w\s]|\d")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
+_BOX_ONLY = regex.compile(r"^[\s|+-]*$")  # an exception group's box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
+# A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
+_HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
 _PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
 _TIMES = regex.compile(
@@ -48,23 +51,28 @@ _TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
 _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 
 
-def landmark_pretext(body: str) -> tuple[str, bool] | None:
+def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
     """The text in front of a traceback header or frame on this line, and whether it was a header.
-    None when the line holds neither, or holds it at its start (or behind blanks only)."""
+    None when the line holds neither, or holds it at its start or behind blanks only. A line's own
+    text may start with blanks (indentation) only `nested` behind prefixes peeled already, and then
+    not when it is drawn in an exception group's box."""
     m = _FRAME_AT.search(body) if 'File "' in body else None
     is_header = False
     if m is None:
         m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
-    if m is None or not m.start() or body[0].isspace():
+    if m is None or not body[:m.start()].strip():
+        return None
+    if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
         return None
     return body[:m.start()], is_header
 
 
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message."""
-    return (0 < len(piece) <= _MAX_PREFIX and not piece[0].isspace() and _PUNCT_OR_DIGIT.search(piece) is not None
-            and _EXCEPTION_START.match(piece) is None)
+    text = piece.lstrip(" \t")
+    return (0 < len(piece) <= _MAX_PREFIX and _PUNCT_OR_DIGIT.search(text) is not None
+            and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
 
 
 def header_prefix(pretext: str) -> str:
@@ -73,11 +81,11 @@ def header_prefix(pretext: str) -> str:
     last token that closes one (`]`, `|`, `)`, a lone `-`); the rest introduces the traceback."""
     end = 0
     leading = True
-    tokens = list(regex.finditer(r"\S+", pretext))
+    tokens = list(_HEADER_TOKEN.finditer(pretext))
     for index, token in enumerate(tokens):
         text = token.group()
         leading = leading and _PROSE.match(text) is None
-        if leading or text[-1] in _CLOSES or text == "-" or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
+        if leading or text.rstrip(":")[-1:] in _CLOSES or text == "-" or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
             end = token.end()
     if not end:
         return ""

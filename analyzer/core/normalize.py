@@ -5,9 +5,8 @@ Peeling goes layer by layer, outermost first, known and learned ones in any orde
 then holds a traceback header or frame behind more text teaches the parser that text's family.
 
 Streams: the per-line prefixes form the line's channel, the per-message ones a tag that the unprefixed
-lines after them inherit. A learned prefix joins the channel, except for the first one learned on a
-channel: the lines without it (a header's introduction that was not a prefix after all, the launcher's
-own output) must stay in the stream of the lines with it.
+lines after them inherit. A learned prefix joins the channel (see `_learned_channel` for the lines of a
+traceback whose header alone had one).
 """
 
 from __future__ import annotations
@@ -54,7 +53,9 @@ class LineNormalizer:
         # The per-message prefix of each channel's last line. (Per channel, not per stream: a line read
         # while no record is open changes nothing else, so the fast path may skip it, see chunkscan.py.)
         self._last_message: dict[tuple[str, ...], str] = {}
-        self._first_learned: dict[tuple[str, ...], str] = {}  # per channel of known prefixes
+        # Per channel of known prefixes: the stream of a header with a learned prefix, and whether the
+        # traceback lines after it came without one (see _learned_channel).
+        self._tentative: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
         self._torchrun_spaced: dict[str, bool] = {}
         self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
 
@@ -102,7 +103,7 @@ class LineNormalizer:
     def _line(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "") -> LogLine:
         body = self._peel(text, meta)
         prefix += text[:len(text) - len(body)]
-        channel = self._learned_channel(meta)
+        channel = self._learned_channel(meta, body)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
@@ -125,14 +126,25 @@ class LineNormalizer:
             starts_message=meta.starts_message and not continued,
         )
 
-    def _learned_channel(self, meta: PrefixMeta) -> tuple[str, ...]:
-        """The channel with the learned prefixes' keys, but for the first one learned on it."""
-        if not meta.inferred:
+    def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
+        """The channel with the learned prefixes' keys. A traceback header teaches a prefix that the
+        lines after it may lack: its introduction read as a prefix (a progress bar glued to it, an odd
+        message). If the next traceback line of the channel comes without a learned prefix, the lines
+        without one stay in the header's stream, until a line with a learned prefix comes."""
+        if meta.inferred:
+            key = (*meta.channel, " ".join(meta.inferred))
+            if g.HEADER.match(body) or g.GROUP_HEADER.match(body):
+                _remember(self._tentative, meta.channel, (key, False))
+            else:
+                self._tentative.pop(meta.channel, None)
+            return key
+        tentative = self._tentative.get(meta.channel)
+        if tentative is None:
             return meta.channel
-        key = " ".join(meta.inferred)
-        first = self._first_learned.setdefault(meta.channel, key) if len(self._first_learned) < _MAX_CHANNELS \
-            else self._first_learned.get(meta.channel)
-        return meta.channel if key == first else (*meta.channel, key)
+        key, kept = tentative
+        if not kept and _reads_as_traceback(body):
+            self._tentative[meta.channel] = (key, True)
+        return key if kept or _reads_as_traceback(body) else meta.channel
 
     def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
         """A per-message prefix repeated on the channel's next line continues its record: formatters such
@@ -142,20 +154,17 @@ class LineNormalizer:
             return False
         if last == meta.message_prefix:
             return True
-        stripped = body.strip()
-        if not (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-                or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE))):
-            return False
-        return infer.stream_key(last) == infer.stream_key(meta.message_prefix)
+        return _reads_as_traceback(body) and infer.stream_key(last) == infer.stream_key(meta.message_prefix)
 
     def _peel(self, text: str, meta: PrefixMeta) -> str:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
         the prefix in front of a traceback landmark, if the line holds one. Returns the body."""
         kinds = list(KNOWN)
         used: set[int] = set()
+        start = len(text)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest
-        found = infer.landmark_pretext(text)
+        found = infer.landmark_pretext(text, nested=len(text) < start)
         if found is not None:
             text = self._learn(text, len(found[0]), found[1], kinds, used, meta)
         return text
@@ -244,6 +253,14 @@ class LineNormalizer:
             line_meta = meta if i == 0 else PrefixMeta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
             lines.append(self._line(strip_ansi(part.rstrip("\r")), lineno, line_meta, prefix="{json} " if i == 0 else ""))
         return lines
+
+
+def _reads_as_traceback(body: str) -> bool:
+    """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
+    exception line."""
+    stripped = body.strip()
+    return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE)))
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> tuple[int, KnownPrefix | None]:
