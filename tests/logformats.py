@@ -11,8 +11,18 @@ import logging
 from datetime import datetime, timedelta
 
 __all__ = [
-    "vllm_record", "vllm_worker", "sglang_record", "sglang_each_line", "compose", "fastchat_stderr",
-    "logging_each_line", "cloud_export", "torch_glog", "cri", "ray_dedup", "torchrun_tee",
+    "cloud_export",
+    "compose",
+    "cri",
+    "fastchat_stderr",
+    "logging_each_line",
+    "ray_dedup",
+    "sglang_each_line",
+    "sglang_record",
+    "torch_glog",
+    "torchrun_tee",
+    "vllm_record",
+    "vllm_worker",
 ]
 
 T0 = datetime(2026, 11, 28, 3, 12, 40, 123456)

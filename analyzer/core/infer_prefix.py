@@ -21,8 +21,15 @@ import regex
 
 from analyzer.core.prefixes import parse_timestamp
 
-__all__ = ["PrefixLearner", "landmark_pretext", "header_prefix", "plausible", "stream_key", "rank_token",
-           "dated"]
+__all__ = [
+    "PrefixLearner",
+    "dated",
+    "header_prefix",
+    "landmark_pretext",
+    "plausible",
+    "rank_token",
+    "stream_key",
+]
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
@@ -85,7 +92,8 @@ def header_prefix(pretext: str) -> str:
     for index, token in enumerate(tokens):
         text = token.group()
         leading = leading and _PROSE.match(text) is None
-        if leading or text.rstrip(":")[-1:] in _CLOSES or text == "-" or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
+        closes = text.rstrip(":")[-1:] in _CLOSES or text == "-"
+        if leading or closes or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
             end = token.end()
     if not end:
         return ""

@@ -18,10 +18,18 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
-from analyzer.core.prefixes import CONTAINER, KNOWN, TORCHRUN, KnownPrefix, PrefixMeta, parse_timestamp, read_known
+from analyzer.core.prefixes import (
+    CONTAINER,
+    KNOWN,
+    TORCHRUN,
+    KnownPrefix,
+    PrefixMeta,
+    parse_timestamp,
+    read_known,
+)
 from analyzer.core.records import LogLine
 
-__all__ = ["LineNormalizer", "strip_ansi", "parse_timestamp"]
+__all__ = ["LineNormalizer", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one

@@ -17,7 +17,7 @@ from datetime import datetime
 
 import regex
 
-__all__ = ["Scope", "KnownPrefix", "KNOWN", "CONTAINER", "PrefixMeta", "read_known", "parse_timestamp"]
+__all__ = ["CONTAINER", "KNOWN", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
 
 
 class Scope(enum.Enum):

@@ -6,14 +6,14 @@ from collections.abc import Iterable, Iterator
 from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
-from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
+from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.matcher import Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 
-__all__ = ["FileScanner", "events_from_lines", "Analysis"]
+__all__ = ["Analysis", "FileScanner", "events_from_lines"]
 
 
 class FileScanner:

@@ -15,7 +15,12 @@ from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
-from analyzer.core.triggers import TriggerFinder, available, may_set_stream, may_set_time
+from analyzer.core.triggers import (
+    TriggerFinder,
+    available,
+    may_set_stream,
+    may_set_time,
+)
 from analyzer.sources.lines import MAX_LINE, cut_line
 
 __all__ = ["ChunkScanner"]
