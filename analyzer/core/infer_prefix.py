@@ -39,7 +39,7 @@ _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 # A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
 _PUNCT_OR_DIGIT = regex.compile(r"[^\w\s]|\d")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
-_BOX_ONLY = regex.compile(r"^[\s|+-]*$")  # an exception group's box, or nothing
+_BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
 # A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
