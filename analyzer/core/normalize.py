@@ -137,8 +137,9 @@ class LineNormalizer:
     def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
         """The channel with the learned prefixes' keys. A traceback header teaches a prefix that the
         lines after it may lack: its introduction read as a prefix (a progress bar glued to it, an odd
-        message). If the next traceback line of the channel comes without a learned prefix, the lines
-        without one stay in the header's stream, until a line with a learned prefix comes."""
+        message). Until a line with a learned prefix comes, the unprefixed traceback lines of the channel
+        stay in the header's stream, and once a frame came so, every unprefixed line. (Frames are read
+        on the fast path too: no line it skips changes this.)"""
         if meta.inferred:
             key = (*meta.channel, " ".join(meta.inferred))
             if g.HEADER.match(body) or g.GROUP_HEADER.match(body):
@@ -150,8 +151,9 @@ class LineNormalizer:
         if tentative is None:
             return meta.channel
         key, kept = tentative
-        if not kept and _reads_as_traceback(body):
+        if not kept and g.FRAME.match(body):
             self._tentative[meta.channel] = (key, True)
+            kept = True
         return key if kept or _reads_as_traceback(body) else meta.channel
 
     def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
@@ -265,10 +267,10 @@ class LineNormalizer:
 
 def _reads_as_traceback(body: str) -> bool:
     """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
-    exception line."""
+    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too)."""
     stripped = body.strip()
     return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.EXCEPTION_LINE)))
+            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.BARE_EXCEPTION_LINE)))
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> tuple[int, KnownPrefix | None]:
