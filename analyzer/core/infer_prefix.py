@@ -22,6 +22,7 @@ import regex
 from analyzer.core.prefixes import parse_timestamp
 
 __all__ = [
+    "MAX_PREFIX",
     "PrefixLearner",
     "dated",
     "header_prefix",
@@ -33,7 +34,7 @@ __all__ = [
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
-_MAX_PREFIX = 512
+MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
 # A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
@@ -78,7 +79,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message."""
     text = piece.lstrip(" \t")
-    return (0 < len(piece) <= _MAX_PREFIX and _PUNCT_OR_DIGIT.search(text) is not None
+    return (0 < len(piece) <= MAX_PREFIX and _PUNCT_OR_DIGIT.search(text) is not None
             and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
 
 
@@ -88,12 +89,13 @@ def header_prefix(pretext: str) -> str:
     last token that closes one (`]`, `|`, `)`, a lone `-`); the rest introduces the traceback."""
     end = 0
     leading = True
-    tokens = list(_HEADER_TOKEN.finditer(pretext))
+    last = len(pretext) <= MAX_PREFIX  # the token found last is the pretext's last
+    tokens = list(_HEADER_TOKEN.finditer(pretext[:MAX_PREFIX]))
     for index, token in enumerate(tokens):
         text = token.group()
         leading = leading and _PROSE.match(text) is None
         closes = text.rstrip(":")[-1:] in _CLOSES or text == "-"
-        if leading or closes or (index == len(tokens) - 1 and any(c.isdigit() for c in text)):
+        if leading or closes or (last and index == len(tokens) - 1 and any(c.isdigit() for c in text)):
             end = token.end()
     if not end:
         return ""

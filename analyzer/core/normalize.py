@@ -215,7 +215,7 @@ class LineNormalizer:
         """`text[:end]` stands in front of a traceback landmark: peel what of it is prefixes, learning the
         families of those nobody listed. A known prefix inside it marks where an unknown one ends."""
         while True:
-            at, kind = _known_inside(text[:end], kinds)
+            at, kind = _known_inside(text[:min(end, infer.MAX_PREFIX)], kinds)
             if kind is None or not infer.plausible(text[:at]):
                 break
             self._take_learned(text[:at], meta, used)
