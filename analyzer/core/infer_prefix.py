@@ -49,7 +49,7 @@ _PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
 _TIMES = regex.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
-    r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?|\d{9,}")
+    r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 _IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
 
