@@ -229,3 +229,14 @@ def test_plain_unprefixed_traceback_is_untouched():
     exc, lines = _tb(_pipes_and_brackets)
     event = _only(lines, exc)
     assert list(event.lines) == lines and event.stream == "#"
+
+
+def test_a_damaged_worker_prefix_still_names_its_process():
+    """A paste lost the first line's `(`: the learned prefix's pid puts it with its worker's lines. (vLLM V0
+    logs `Exception in worker %s while processing method %s: %s, %s` with the error and its traceback.)"""
+    exc = capture(_chained)
+    message = f"Exception in worker VllmWorkerProcess while processing method load: {exc}, {text_of(exc)}"
+    log = fmt.vllm_worker(fmt.vllm_record(message.rstrip("\n"), v0=True), name="VllmWorkerProcess", pid=214)
+    log[0] = log[0][1:]
+    event = _only(log, exc)
+    assert event.rank == "pid=214" and event.context.startswith("Exception in worker")

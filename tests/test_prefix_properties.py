@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from analyzer.core.infer_prefix import stream_key
+from analyzer.core.infer_prefix import channel_key
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from analyzer.sources.chunkscan import ChunkScanner
@@ -68,7 +68,7 @@ class Written:
 def logs(draw):
     count = draw(st.integers(1, 3))
     own = draw(st.lists(prefixes(), min_size=count, max_size=count))
-    assume(len({stream_key(p.replace(CLOCK, "10:00:00")) for p in own}) == count)  # processes that differ
+    assume(len({channel_key(p.replace(CLOCK, "10:00:00")) for p in own}) == count)  # processes that differ
     inner = draw(st.sampled_from((None, "vllm")))
     queues: dict[int, list[tuple[str, object]]] = {}
     items = []

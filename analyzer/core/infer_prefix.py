@@ -24,6 +24,7 @@ from analyzer.core.prefixes import parse_timestamp
 __all__ = [
     "MAX_PREFIX",
     "PrefixLearner",
+    "channel_key",
     "dated",
     "header_prefix",
     "landmark_pretext",
@@ -51,6 +52,7 @@ _TIMES = regex.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_PID = regex.compile(r"\bpid=(\d+)")
 _IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
 
 _TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
@@ -108,6 +110,17 @@ def header_prefix(pretext: str) -> str:
 def stream_key(piece: str) -> str:
     """The prefix with its times masked: the same for every line one process prints."""
     return _TIMES.sub("<t>", piece).strip()
+
+
+def channel_key(piece: str) -> str:
+    """What tells the process that printed the prefix apart: its pid or rank, spelled as the known
+    per-line prefixes spell them (a damaged `VllmWorker pid=5) ` joins the `(VllmWorker pid=5) ` lines),
+    else the prefix with its times masked."""
+    m = _IDENTITY.search(piece)
+    if m is None:
+        return stream_key(piece)
+    pid = _PID.search(piece)
+    return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
 
 
 def rank_token(piece: str) -> str | None:

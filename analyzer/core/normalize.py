@@ -284,7 +284,7 @@ def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> tuple[int, KnownPre
 
 
 def _read_learned(piece: str, meta: PrefixMeta) -> None:
-    meta.inferred += (infer.stream_key(piece),)
+    meta.inferred += (infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp
 
