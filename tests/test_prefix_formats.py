@@ -234,9 +234,26 @@ def test_plain_unprefixed_traceback_is_untouched():
 def test_a_damaged_worker_prefix_still_names_its_process():
     """A paste lost the first line's `(`: the learned prefix's pid puts it with its worker's lines. (vLLM V0
     logs `Exception in worker %s while processing method %s: %s, %s` with the error and its traceback.)"""
-    exc = capture(_chained)
+    exc = capture(_caret)
     message = f"Exception in worker VllmWorkerProcess while processing method load: {exc}, {text_of(exc)}"
     log = fmt.vllm_worker(fmt.vllm_record(message.rstrip("\n"), v0=True), name="VllmWorkerProcess", pid=214)
     log[0] = log[0][1:]
     event = _only(log, exc)
     assert event.rank == "pid=214" and event.context.startswith("Exception in worker")
+
+
+def test_a_message_line_with_a_bar_before_an_embedded_traceback_is_no_prefix():
+    exc = capture(_chained)
+    message = f"Exception in worker VllmWorkerProcess while processing method load: {exc}, {text_of(exc)}"
+    event = _only(fmt.vllm_record(message.rstrip("\n"), v0=True), exc)
+    assert event.context == "second line | of the [message],"
+
+
+def test_a_prefix_that_reads_as_a_phrase_is_taught_by_the_frames():
+    """`my app] ` before a header reads as a message; the frames show it is a prefix."""
+    exc, lines = _tb(_chained)
+    other = [f"other] {line}" for line in lines]
+    event, = [e for e in _events(_interleave([[f"my app] {line}" for line in lines], other[:0]]))]
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+    events = [e for e in _events(_interleave([[f"my app] {line}" for line in lines], other]))]
+    assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == [repr(expected_chain(exc))] * 2

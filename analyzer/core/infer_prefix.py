@@ -86,19 +86,22 @@ def plausible(piece: str) -> bool:
 
 
 def header_prefix(pretext: str) -> str:
-    """The leading part of a header's pretext that is a prefix: the tokens that only prefixes hold
-    (anything but words of prose: times, numbers, brackets, pipes, upper-case levels), extended to the
-    last token that closes one (`]`, `|`, `)`, a lone `-`); the rest introduces the traceback."""
+    """The leading part of a header's pretext that is a prefix; the rest introduces the traceback.
+    Prefixes hold anything but words of prose (times, numbers, brackets, pipes, upper-case levels)
+    and at most one word before a token that closes them (`svc | `, `[x] `, `- `): two words read as a
+    message (`second line | of it, Traceback ...`). A header whose prefix reads as a phrase is taught
+    by its frames instead (see `LineNormalizer._learned_channel`)."""
     end = 0
-    leading = True
+    words = 0  # words of prose since the end of the prefix found so far
     last = len(pretext) <= MAX_PREFIX  # the token found last is the pretext's last
     tokens = list(_HEADER_TOKEN.finditer(pretext[:MAX_PREFIX]))
     for index, token in enumerate(tokens):
         text = token.group()
-        leading = leading and _PROSE.match(text) is None
-        closes = text.rstrip(":")[-1:] in _CLOSES or text == "-"
-        if leading or closes or (last and index == len(tokens) - 1 and any(c.isdigit() for c in text)):
-            end = token.end()
+        words += _PROSE.match(text) is not None
+        closes = text.rstrip(":")[-1:] in _CLOSES or text == "-" or (
+            last and index == len(tokens) - 1 and any(c.isdigit() for c in text))
+        if not words or (closes and words <= 1):
+            end, words = token.end(), 0
     if not end:
         return ""
     while end < len(pretext) and pretext[end] in " \t":

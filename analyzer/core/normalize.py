@@ -64,6 +64,8 @@ class LineNormalizer:
         # Per channel of known prefixes: the stream of a header with a learned prefix, and whether the
         # traceback lines after it came without one (see _learned_channel).
         self._tentative: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+        self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last traceback header
+        self._adopted: dict[tuple[str, ...], str] = {}  # the learned prefix a header took for its message
         self._torchrun_spaced: dict[str, bool] = {}
         self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
 
@@ -135,18 +137,27 @@ class LineNormalizer:
         )
 
     def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
-        """The channel with the learned prefixes' keys. A traceback header teaches a prefix that the
-        lines after it may lack: its introduction read as a prefix (a progress bar glued to it, an odd
-        message). Until a line with a learned prefix comes, the unprefixed traceback lines of the channel
-        stay in the header's stream, and once a frame came so, every unprefixed line. (Frames are read
-        on the fast path too: no line it skips changes this.)"""
+        """The channel with the learned prefixes' keys.
+
+        A header and the lines after it may disagree on what the prefix is. Its introduction may read as
+        a prefix (a progress bar glued to it, an odd message) while its frames have none: until a line
+        with a learned prefix comes, the unprefixed traceback lines of the channel stay in the header's
+        stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
+        and only its frames teach it: the lines with that prefix then stay in the header's stream.
+        (Headers and frames are read on the fast path too: no line it skips changes this state.)"""
+        header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+        if header is not None:
+            _remember(self._header_context, meta.channel, header["context"])
         if meta.inferred:
-            key = (*meta.channel, " ".join(meta.inferred))
-            if g.HEADER.match(body) or g.GROUP_HEADER.match(body):
-                _remember(self._tentative, meta.channel, (key, False))
+            key = " ".join(meta.inferred)
+            context = self._header_context.get(meta.channel)
+            if context and header is None and context.startswith(meta.learned.rstrip()):
+                _remember(self._adopted, meta.channel, key)
+            if header is not None:
+                _remember(self._tentative, meta.channel, ((*meta.channel, key), False))
             else:
                 self._tentative.pop(meta.channel, None)
-            return key
+            return meta.channel if self._adopted.get(meta.channel) == key else (*meta.channel, key)
         tentative = self._tentative.get(meta.channel)
         if tentative is None:
             return meta.channel
@@ -284,6 +295,7 @@ def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> tuple[int, KnownPre
 
 
 def _read_learned(piece: str, meta: PrefixMeta) -> None:
+    meta.learned = meta.learned or piece
     meta.inferred += (infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp

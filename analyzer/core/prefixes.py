@@ -94,6 +94,7 @@ class PrefixMeta:
     starts_message: bool = False
     message_prefix: str = ""  # the per-message prefix text, to tell a repeated one from a new record
     inferred: tuple[str, ...] = ()  # stream keys of the learned prefixes on the line
+    learned: str = ""  # the text of the first one
 
 
 def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
