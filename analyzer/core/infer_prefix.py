@@ -89,8 +89,8 @@ def header_prefix(pretext: str) -> str:
     """The leading part of a header's pretext that is a prefix; the rest introduces the traceback.
     Prefixes hold anything but words of prose (times, numbers, brackets, pipes, upper-case levels)
     and at most one word before a token that closes them (`svc | `, `[x] `, `- `): two words read as a
-    message (`second line | of it, Traceback ...`). A header whose prefix reads as a phrase is taught
-    by its frames instead (see `LineNormalizer._learned_channel`)."""
+    message (`second line | of it, Traceback ...`), unless that token is the last before the header.
+    (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
     end = 0
     words = 0  # words of prose since the end of the prefix found so far
     last = len(pretext) <= MAX_PREFIX  # the token found last is the pretext's last
@@ -100,7 +100,7 @@ def header_prefix(pretext: str) -> str:
         words += _PROSE.match(text) is not None
         closes = text.rstrip(":")[-1:] in _CLOSES or text == "-" or (
             last and index == len(tokens) - 1 and any(c.isdigit() for c in text))
-        if not words or (closes and words <= 1):
+        if not words or (closes and (words <= 1 or index == len(tokens) - 1)):
             end, words = token.end(), 0
     if not end:
         return ""
