@@ -177,8 +177,10 @@ class ChunkScanner:
         return None
 
     def _probe(self, text: str) -> LogLine:
-        """What the line's own prefixes say (a fresh normaliser inherits nothing)."""
-        return LineNormalizer(self._file).normalize(text, 0)[0]
+        """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
+        record, which the finder reports anyway, says nothing)."""
+        normalizer = LineNormalizer(self._file)
+        return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0)
 
     def _text(self, buffer: bytes, start: int, end: int, dropped: int = 0) -> str:
         """The text of the line `buffer[start:end]`, cut as `LineSplitter` cuts it."""
