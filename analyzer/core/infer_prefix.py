@@ -52,6 +52,7 @@ _TIMES = regex.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_KEY_NOISE = regex.compile(r"<t>|\|")
 _PID = regex.compile(r"\bpid=(\d+)")
 _IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
 
@@ -118,10 +119,11 @@ def stream_key(piece: str) -> str:
 def channel_key(piece: str) -> str:
     """What tells the process that printed the prefix apart: its pid or rank, spelled as the known
     per-line prefixes spell them (a damaged `VllmWorker pid=5) ` joins the `(VllmWorker pid=5) ` lines),
-    else the prefix with its times masked."""
+    else the prefix without its times and bars (`svc  | ` -> `svc`)."""
     m = _IDENTITY.search(piece)
     if m is None:
-        return stream_key(piece)
+        key = stream_key(piece)
+        return " ".join(_KEY_NOISE.sub(" ", key).split()) or key  # shown as the process when there is no rank
     pid = _PID.search(piece)
     return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
 
