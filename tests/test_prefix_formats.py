@@ -250,10 +250,13 @@ def test_a_message_line_with_a_bar_before_an_embedded_traceback_is_no_prefix():
 
 
 def test_a_prefix_that_reads_as_a_phrase_is_taught_by_the_frames():
-    """`my app] ` before a header reads as a message; the frames show it is a prefix."""
+    """`my own app] ` before an introduction reads as a message; the frames show it is a prefix."""
     exc, lines = _tb(_chained)
-    other = [f"other] {line}" for line in lines]
-    event, = [e for e in _events(_interleave([[f"my app] {line}" for line in lines], other[:0]]))]
+    mine = [f"my own app] {line}" for line in ["Scheduler hit an exception: " + lines[0], *lines[1:]]]
+    event, = _events(mine)
     assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
-    events = [e for e in _events(_interleave([[f"my app] {line}" for line in lines], other]))]
+    events = _events(_interleave([mine, [f"other] {line}" for line in lines]]))
     assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == [repr(expected_chain(exc))] * 2
+    launcher = ["Loading safetensors checkpoint shards:  50% Completed | 1/2"] * (len(mine) - 2)
+    event, = _events(mine[:2] + _interleave([mine[2:], launcher]))  # the launcher's lines move aside
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated

@@ -2,7 +2,9 @@
 
 Each process gets a random prefix, of random shape (fields of words, numbers, ticking clocks,
 brackets and `key=value` joined by random separators, ending in a delimiter as real prefixes do), and
-writes it on every line: real tracebacks, log records. The processes interleave line by line, maybe
+writes it on every line: real tracebacks, log records. (Not two plain words in a row: in front of a
+traceback header, `a b] Scheduler hit an exception: ` reads as a message; the frames teach such a
+prefix, but the first header keeps it in its context.) The processes interleave line by line, maybe
 behind a container runtime's prefix or with a known logger prefix inside. The parser has never seen
 these prefixes: it must learn them, tell the processes apart by them, and lose or invent nothing. The
 fast path must agree with the line path.
@@ -46,8 +48,11 @@ END = st.sampled_from(("] ", " | ", " - ", "> ", ") ", "]:", "} "))
 def prefixes(draw) -> str:
     fields = draw(st.lists(FIELD, min_size=1, max_size=4))
     text = fields[0]
-    for field in fields[1:]:
-        text += draw(SEPARATOR) + field
+    for before, field in zip(fields, fields[1:]):
+        separator = draw(SEPARATOR)
+        if separator.isspace() and before.isalpha() and field.isalpha():
+            separator = " | "
+        text += separator + field
     return text + draw(END)
 
 

@@ -64,7 +64,7 @@ class LineNormalizer:
         # Per channel of known prefixes: the stream of a header with a learned prefix, and whether the
         # traceback lines after it came without one (see _learned_channel).
         self._tentative: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
-        self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last traceback header
+        self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last header without a learned prefix
         self._adopted: dict[tuple[str, ...], str] = {}  # the learned prefix a header took for its message
         self._torchrun_spaced: dict[str, bool] = {}
         self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
@@ -143,10 +143,11 @@ class LineNormalizer:
         a prefix (a progress bar glued to it, an odd message) while its frames have none: until a line
         with a learned prefix comes, the unprefixed traceback lines of the channel stay in the header's
         stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
-        and only its frames teach it: the lines with that prefix then stay in the header's stream.
+        and only its frames teach it: the lines with that prefix then take the header's stream, and the
+        lines without a learned prefix move aside.
         (Headers and frames are read on the fast path too: no line it skips changes this state.)"""
         header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
-        if header is not None:
+        if header is not None and not meta.inferred:
             _remember(self._header_context, meta.channel, header["context"])
         if meta.inferred:
             key = " ".join(meta.inferred)
@@ -159,13 +160,14 @@ class LineNormalizer:
                 self._tentative.pop(meta.channel, None)
             return meta.channel if self._adopted.get(meta.channel) == key else (*meta.channel, key)
         tentative = self._tentative.get(meta.channel)
-        if tentative is None:
-            return meta.channel
-        key, kept = tentative
-        if not kept and g.FRAME.match(body):
-            self._tentative[meta.channel] = (key, True)
-            kept = True
-        return key if kept or _reads_as_traceback(body) else meta.channel
+        if tentative is not None:
+            key, kept = tentative
+            if not kept and g.FRAME.match(body):
+                self._tentative[meta.channel] = (key, True)
+                kept = True
+            if kept or _reads_as_traceback(body):
+                return key
+        return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
 
     def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
         """A per-message prefix repeated on the channel's next line continues its record: formatters such
