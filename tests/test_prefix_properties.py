@@ -16,6 +16,7 @@ import os
 import random
 import string
 from dataclasses import dataclass
+from itertools import pairwise
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -48,7 +49,7 @@ END = st.sampled_from(("] ", " | ", " - ", "> ", ") ", "]:", "} "))
 def prefixes(draw) -> str:
     fields = draw(st.lists(FIELD, min_size=1, max_size=4))
     text = fields[0]
-    for before, field in zip(fields, fields[1:]):
+    for before, field in pairwise(fields):
         separator = draw(SEPARATOR)
         if separator.isspace() and before.isalpha() and field.isalpha():
             separator = " | "
