@@ -260,3 +260,13 @@ def test_a_prefix_that_reads_as_a_phrase_is_taught_by_the_frames():
     launcher = ["Loading safetensors checkpoint shards:  50% Completed | 1/2"] * (len(mine) - 2)
     event, = _events(mine[:2] + _interleave([mine[2:], launcher]))  # the launcher's lines move aside
     assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+
+
+def test_a_learned_prefix_ends_where_a_known_one_begins():
+    """Text that cannot be a prefix on its own (`a `) does not end one: the learned prefix takes it in,
+    and stops before vLLM's logger prefix, which keeps its meaning (the next record ends the message)."""
+    exc = capture(_caret)
+    log = [f"a (w pid=0) c] {line}" for line in fmt.vllm_record("failed", exc)
+           + fmt.vllm_record("Avg prompt throughput: 0.0 tokens/s", None, file="metrics.py", level=logging.INFO)]
+    event = _only(log, exc)
+    assert "throughput" not in event.final.message

@@ -228,8 +228,8 @@ class LineNormalizer:
         """`text[:end]` stands in front of a traceback landmark: peel what of it is prefixes, learning the
         families of those nobody listed. A known prefix inside it marks where an unknown one ends."""
         while True:
-            at, kind = _known_inside(text[:min(end, infer.MAX_PREFIX)], kinds)
-            if kind is None or not infer.plausible(text[:at]):
+            at = _known_inside(text[:min(end, infer.MAX_PREFIX)], kinds)
+            if not at:
                 break
             self._take_learned(text[:at], meta, used)
             text, end = text[at:], end - at
@@ -286,14 +286,14 @@ def _reads_as_traceback(body: str) -> bool:
             or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.BARE_EXCEPTION_LINE)))
 
 
-def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> tuple[int, KnownPrefix | None]:
-    """The first place after a blank in `pretext` where a known prefix begins."""
+def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
+    """The first place after a blank in `pretext` where a known prefix begins behind text that can be
+    a prefix; 0 if none."""
     for at in range(1, len(pretext)):
-        if pretext[at - 1] in " \t" and pretext[at] not in " \t":
-            for kind in kinds:
-                if kind.pattern.match(pretext[at:]) is not None:
-                    return at, kind
-    return 0, None
+        boundary = pretext[at - 1] in " \t" and pretext[at] not in " \t"
+        if boundary and infer.plausible(pretext[:at]) and any(kind.pattern.match(pretext[at:]) for kind in kinds):
+            return at
+    return 0
 
 
 def _read_learned(piece: str, meta: PrefixMeta) -> None:
