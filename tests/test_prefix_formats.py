@@ -9,6 +9,7 @@ from datetime import timedelta
 
 import pytest
 
+from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from tests import logformats as fmt
@@ -270,3 +271,13 @@ def test_a_learned_prefix_ends_where_a_known_one_begins():
            + fmt.vllm_record("Avg prompt throughput: 0.0 tokens/s", None, file="metrics.py", level=logging.INFO)]
     event = _only(log, exc)
     assert "throughput" not in event.final.message
+
+
+def test_words_and_numbers_alone_are_never_learned():
+    """`a 0 ` in front of a known prefix would make a family that strips the first two words of any line."""
+    normalizer = LineNormalizer("t.log")
+    exc, lines = _tb(_caret)
+    for number, line in enumerate(lines):
+        normalizer.normalize(f"a 0 (w pid=1) x] {line}", number)
+    (plain,) = normalizer.normalize("Setting OMP_NUM_THREADS to 1", 99)
+    assert plain.text == "Setting OMP_NUM_THREADS to 1"

@@ -38,8 +38,9 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
-# A prefix holds some punctuation or a digit; one that starts like an exception line is the message's.
-_PUNCT_OR_DIGIT = regex.compile(r"[^\w\s]|\d")
+# A prefix holds some punctuation (words and numbers alone would make a family that any text matches);
+# one that starts like an exception line is the message's.
+_PUNCT = regex.compile(r"[^\w\s]")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
 _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
@@ -82,7 +83,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message."""
     text = piece.lstrip(" \t")
-    return (0 < len(piece) <= MAX_PREFIX and _PUNCT_OR_DIGIT.search(text) is not None
+    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None
             and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
 
 
