@@ -276,7 +276,7 @@ def test_a_learned_prefix_ends_where_a_known_one_begins():
 def test_words_and_numbers_alone_are_never_learned():
     """`a 0 ` in front of a known prefix would make a family that strips the first two words of any line."""
     normalizer = LineNormalizer("t.log")
-    exc, lines = _tb(_caret)
+    _, lines = _tb(_caret)
     for number, line in enumerate(lines):
         normalizer.normalize(f"a 0 (w pid=1) x] {line}", number)
     (plain,) = normalizer.normalize("Setting OMP_NUM_THREADS to 1", 99)
