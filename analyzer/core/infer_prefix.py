@@ -94,16 +94,19 @@ def header_prefix(pretext: str) -> str:
     message (`second line | of it, Traceback ...`), unless that token is the last before the header.
     (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
     end = 0
-    words = 0  # words of prose since the end of the prefix found so far
+    leading = True  # no word of prose since the end of the prefix found so far
+    words = 0  # words of prose in a row
     last = len(pretext) <= MAX_PREFIX  # the token found last is the pretext's last
     tokens = list(_HEADER_TOKEN.finditer(pretext[:MAX_PREFIX]))
     for index, token in enumerate(tokens):
         text = token.group()
-        words += _PROSE.match(text) is not None
+        prose = _PROSE.match(text) is not None
+        leading = leading and not prose
         closes = text.rstrip(":")[-1:] in _CLOSES or text == "-" or (
             last and index == len(tokens) - 1 and any(c.isdigit() for c in text))
-        if not words or (closes and (words <= 1 or index == len(tokens) - 1)):
-            end, words = token.end(), 0
+        if leading or (closes and (words <= 1 or index == len(tokens) - 1)):
+            end, leading = token.end(), True
+        words = words + 1 if prose else 0
     if not end:
         return ""
     while end < len(pretext) and pretext[end] in " \t":

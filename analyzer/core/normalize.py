@@ -287,10 +287,10 @@ def _reads_as_traceback(body: str) -> bool:
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
-    """The first place after a blank in `pretext` where a known prefix begins behind text that can be
-    a prefix; 0 if none."""
+    """The first place after a blank or a delimiter in `pretext` where a known prefix begins behind
+    text that can be a prefix; 0 if none."""
     for at in range(1, len(pretext)):
-        boundary = pretext[at - 1] in " \t" and pretext[at] not in " \t"
+        boundary = pretext[at - 1] in " \t])|>:}" and pretext[at] not in " \t"
         if boundary and infer.plausible(pretext[:at]) and any(kind.pattern.match(pretext[at:]) for kind in kinds):
             return at
     return 0
