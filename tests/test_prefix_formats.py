@@ -281,3 +281,13 @@ def test_words_and_numbers_alone_are_never_learned():
         normalizer.normalize(f"a 0 (w pid=1) x] {line}", number)
     (plain,) = normalizer.normalize("Setting OMP_NUM_THREADS to 1", 99)
     assert plain.text == "Setting OMP_NUM_THREADS to 1"
+
+
+def test_text_glued_to_a_known_prefix_is_not_learned_alone():
+    """In `x:(w pid=0) y] ` the `x:` before the worker tag would be a family that takes `ValueError:`."""
+    first, second = capture(_caret), capture(_chained)
+    log = _interleave([[f"x:(w pid=0) y] {line}" for line in text_of(first).rstrip("\n").split("\n")],
+                       [f"z] {line}" for line in text_of(second).rstrip("\n").split("\n")]])
+    events = _events(log)
+    assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == sorted(
+        map(repr, (expected_chain(first), expected_chain(second))))

@@ -41,7 +41,7 @@ _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 # A prefix holds some punctuation (words and numbers alone would make a family that any text matches);
 # one that starts like an exception line is the message's.
 _PUNCT = regex.compile(r"[^\w\s]")
-_EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*: ")
+_EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
 _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
@@ -180,8 +180,10 @@ class PrefixLearner:
 
     def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
         """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
+        exception = _EXCEPTION_START.match(text)
+        least = exception.end() + 1 if exception else 1  # a family never takes an exception's type
         for index, family in enumerate(self._families):
-            if index not in used and (m := family.pattern.match(text)) is not None and m.end():
+            if index not in used and (m := family.pattern.match(text)) is not None and m.end() >= least:
                 return index, m.end()
         return None
 
