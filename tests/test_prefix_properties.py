@@ -74,7 +74,10 @@ class Written:
 def logs(draw):
     count = draw(st.integers(1, 3))
     own = draw(st.lists(prefixes(), min_size=count, max_size=count))
-    assume(len({channel_key(p.replace(CLOCK, "10:00:00")) for p in own}) == count)  # processes that differ
+    # Processes that differ, and not only after the end of another's prefix (`[a] - ` and `[a] - b] ` is
+    # one process printing `b] ...` as far as anyone can tell).
+    assume(len({channel_key(p.replace(CLOCK, "10:00:00")) for p in own}) == count)
+    assume(not any(a != b and b.startswith(a) for a in own for b in own))
     inner = draw(st.sampled_from((None, "vllm")))
     queues: dict[int, list[tuple[str, object]]] = {}
     items = []
