@@ -90,8 +90,8 @@ def plausible(piece: str) -> bool:
 def header_prefix(pretext: str) -> str:
     """The leading part of a header's pretext that is a prefix; the rest introduces the traceback.
     Prefixes hold anything but words of prose (times, numbers, brackets, pipes, upper-case levels)
-    and at most one word before a token that closes them (`svc | `, `[x] `, `- `): two words read as a
-    message (`second line | of it, Traceback ...`), unless that token is the last before the header.
+    and at most one word of prose right before a token that closes them (`svc | `, `[x] `, `- `): two
+    in a row read as a message (`second line | of it, Traceback ...`), unless that token is the last.
     (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
     end = 0
     leading = True  # no word of prose since the end of the prefix found so far
