@@ -41,6 +41,9 @@ _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 # A prefix holds some punctuation (words and numbers alone would make a family that any text matches);
 # one that starts like an exception line is the message's.
 _PUNCT = regex.compile(r"[^\w\s]")
+# It ends in a blank or a delimiter (`x] `, `[1,3]<stderr>:`): glued text such as `a 0:` would make a
+# family that takes `bad C:` from a message line.
+_ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
 _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
@@ -83,7 +86,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message."""
     text = piece.lstrip(" \t")
-    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None
+    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
             and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
 
 
