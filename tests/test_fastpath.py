@@ -23,6 +23,7 @@ from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import MAX_LINE, split_lines, utf8_chunks
 from analyzer.sources.packs import load_packs
 from benchmarks.generate import build_log
+from tests import logformats as fmt
 from tests.realtb import capture, text_of
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "logs").glob("*.log"))
@@ -85,7 +86,8 @@ def _interrupt():
     raise KeyboardInterrupt
 
 
-TRACEBACKS = [text_of(capture(f)).splitlines() for f in (_value_error, _chained, _interrupt)]
+ERRORS = (_value_error, _chained, _interrupt)
+TRACEBACKS = [text_of(capture(f)).splitlines() for f in ERRORS]
 NOTICE = "Received sigquit from a child process. It usually means the child failed."
 
 
@@ -123,6 +125,19 @@ def _record(rng: random.Random) -> list[str]:
         lambda: ["progress 10%\r" + f"[{_stamp(rng)} {rank}] Load weight end."],
         lambda: ["Trace\x00back (most recent call last):", *tb[1:]],
         lambda: ["", "   "],
+        # Prefixes on every line, known and learned (tests/logformats.py).
+        lambda: fmt.vllm_record("EngineCore failed", capture(rng.choice(ERRORS)), v0=rng.random() < 0.5),
+        lambda: fmt.vllm_worker(fmt.vllm_record("failed", capture(rng.choice(ERRORS))), rank=rng.randrange(2)),
+        lambda: fmt.sglang_each_line(tb, tags=f" {rank}"),
+        lambda: fmt.compose(tb, rng.choice(("svc-a", "svc-b", "inference_engine")), width=16),
+        lambda: fmt.compose([f"[{_stamp(rng)} {rank}] Decode batch. #running-req: 3"], "svc-a", width=16),
+        lambda: fmt.fastchat_stderr(tb),
+        lambda: fmt.logging_each_line(tb),
+        lambda: fmt.cloud_export(tb),
+        lambda: fmt.torch_glog(tb, rank=rng.randrange(2)),
+        lambda: fmt.torchrun_tee(tb, rng.randrange(2)),
+        lambda: fmt.ray_dedup(tb),
+        lambda: [f"Processed prompts:   0%|     | 0/128 [00:00<?, ?it/s]{tb[0]}", *tb[1:]],
     ]
     return rng.choice(shapes)()
 
@@ -136,6 +151,8 @@ WRAPS = {
     "ray": lambda rng, line: f"(pid={rng.choice((12, 13))}, ip=10.0.0.1) {line}",
     "vllm": lambda rng, line: f"ERROR 12-01 10:00:0{rng.randrange(10)} {line}" if rng.random() < 0.3 else line,
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
+    "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
+    "cri_partial": lambda rng, line: "\n".join(fmt.cri([line], max_record=rng.choice((7, 40, 16384)))),
 }
 
 
@@ -164,6 +181,10 @@ PIECES = tuple(piece.encode() for piece in (
     "The above exception was the direct cause of the following exception:\n",
     "serve: error: argument --tp: invalid int value: 'x'\n", "[rank3]: ", "(pid=12, ip=1.2.3.4) ",
     "[2026-08-28 10:00:01 DP1 TP3] ", "2026-12-01T10:00:00.1Z stderr F ", "ERROR:root:", "INFO 12-01 10:00:00 ",
+    "2026-12-01T10:00:00.1Z stdout P ", "svc-1  | ", "2024-01-01 00:00:00 | ERROR | stderr | ", "[default0]:",
+    "ERROR 2026-12-01T10:00:00.123456789Z ", "[rank4]:E0317 07:53:56.045000 2265 torch/_guards.py:283] [14/1] ",
+    "ERROR 11-28 03:12:40 engine.py:158] ", "(VllmWorker TP1 pid=4301) ", " [repeated 7x across cluster]",
+    "Exception Group Traceback (most recent call last):\n",
     '{"message": "', '\\n", "rank": 1}', "\x1b[31m", "\r", "\r\n", "\x00", "\ufeff", "[" * 40, "token usage: 0.5 ",
     NOTICE + "\n")) + (b"\xff\xfe", b"\xc3", b"\xe2\x82")
 

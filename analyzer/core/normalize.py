@@ -1,53 +1,38 @@
 """Line normalising: strip the prefixes real server logs put on lines, keep them as metadata.
 
-Two kinds of prefix matter (see shared/notes/log-formats.md):
-- per-line prefixes (container runtimes, journald, Ray/vLLM workers, torchrun `[rank3]:`) are on
-  every line a process prints, so they tell interleaved processes apart line by line: the channel;
-- per-message prefixes (SGLang's `[time TP3] `, Python logging formats) are on the first line of a
-  log record only; the unprefixed lines after them continue that record, so they inherit its stream.
+The prefixes the parser knows are in `prefixes.py`; those it learns on the way, in `infer_prefix.py`.
+Peeling goes layer by layer, outermost first, known and learned ones in any order. A line whose body
+then holds a traceback header or frame behind more text teaches the parser that text's family.
+
+Streams: the per-line prefixes form the line's channel, the per-message ones a tag that the unprefixed
+lines after them inherit. A learned prefix joins the channel (see `_learned_channel` for the lines of a
+traceback whose header alone had one).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import datetime
 
 import regex
 
+from analyzer.core import grammar as g
+from analyzer.core import infer_prefix as infer
+from analyzer.core.prefixes import (
+    CONTAINER,
+    KNOWN,
+    TORCHRUN,
+    KnownPrefix,
+    PrefixMeta,
+    parse_timestamp,
+    read_known,
+)
 from analyzer.core.records import LogLine
 
-__all__ = ["LineNormalizer", "strip_ansi", "parse_timestamp"]
+__all__ = ["LineNormalizer", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-
-# Per-line prefixes, outermost first.
-_CONTAINER = regex.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"
-    r"(?: (?P<std>stdout|stderr) (?P<tag>[FP]))? "
-)
-_SYSLOG = regex.compile(
-    r"^(?:(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) )?"
-    r"(?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "
-)
-_WORKER = regex.compile(
-    r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+))? )?pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"
-)
-_TORCHRUN = regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:\s?")
-
-# Per-message prefixes.
-_SGLANG = regex.compile(
-    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "
-)
-_LOGGING_ASCTIME = regex.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+) - "
-    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) - "
-)
-_LOGGING_BASIC = regex.compile(r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):")
-_VLLM = regex.compile(
-    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    r"(?:\[[\w./-]+:\d+\] )?"
-)
+_RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 
 _JSON_MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _JSON_TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack")
@@ -56,72 +41,85 @@ _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_JSON_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
 _SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
+_MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
 
 
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def parse_timestamp(text: str | None) -> datetime | None:
-    """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds.
-
-    The wall clock is kept as printed and a UTC offset dropped: a container runtime's stamp
-    (`...Z`) and the server's own naive one on the same line must compare with each other.
-    """
-    if not text:
-        return None
-    text = text.replace(",", ".").replace("Z", "+00:00")
-    head, dot, rest = text.partition(".")
-    if dot:
-        digits = len(rest) - len(rest.lstrip("0123456789"))
-        rest = rest[:min(digits, 6)] + rest[digits:]
-        text = f"{head}.{rest}"
-    try:
-        return datetime.fromisoformat(text).replace(tzinfo=None)
-    except ValueError:
-        return None
-
-
-@dataclass(slots=True)
-class _Meta:
-    """What the prefixes of one line said, gathered while peeling them off."""
-
-    channel: tuple[str, ...] = ()
-    tags: str | None = None  # per-message stream tag; None when the line has no such prefix
-    rank: str | None = None
-    host: str | None = None
-    timestamp: datetime | None = None
-    starts_message: bool = False
-
-
 class LineNormalizer:
-    """Stateful per input file: remembers each channel's last message stream and timestamp."""
+    """Stateful per input file: remembers each channel's last message stream and timestamp, and the
+    prefix families learned so far."""
 
     def __init__(self, file: str) -> None:
         self.file = file
+        self.learner = infer.PrefixLearner()
         self._last_tags: dict[tuple[str, ...], str] = {}
         self._last_rank: dict[tuple[str, ...], str | None] = {}
         self._last_time: dict[tuple[str, ...], datetime | None] = {}
+        # The per-message prefix of each channel's last line. (Per channel, not per stream: a line read
+        # while no record is open changes nothing else, so the fast path may skip it, see chunkscan.py.)
+        self._last_message: dict[tuple[str, ...], str] = {}
+        # Per channel of known prefixes: the stream of a header with a learned prefix, and whether the
+        # traceback lines after it came without one (see _learned_channel).
+        self._tentative: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
+        self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last header without a learned prefix
+        self._adopted: dict[tuple[str, ...], str] = {}  # the learned prefix a header took for its message
+        self._torchrun_spaced: dict[str, bool] = {}
+        self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
+
+    @property
+    def holding(self) -> bool:
+        """A partial container record waits for its end: the next line must be read."""
+        return bool(self._partial)
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
-        """One raw line -> one LogLine, or several when a JSON record holds a multi-line message."""
+        """One raw line -> one LogLine, none (a partial record), or several (a multi-line JSON record)."""
         text = strip_ansi(raw).rstrip("\r\n")  # colours first: a reset code may follow the \r of a CRLF
         if "\r" in text:  # progress bars redraw with \r: keep what the terminal would show last
             text = next((part for part in reversed(text.split("\r")) if part), "")
+        joined = self._join_partial(text, lineno)
+        if joined is None:
+            return []
+        text, lineno = joined
+        if text.endswith("]"):
+            text = _RAY_DEDUP.sub("", text)
         if text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
             lines = self._from_json(text, lineno)
             if lines is not None:
                 return lines
-        return [self._line(text, lineno, _Meta())]
+        return [self._line(text, lineno, PrefixMeta())]
 
-    def _line(self, text: str, lineno: int, meta: _Meta, prefix: str = "") -> LogLine:
-        body, peeled = self._peel(text, meta)
-        prefix += peeled
-        channel = meta.channel
+    def finish(self) -> list[LogLine]:
+        """End of input: a partial record that never got its end is a line of its own."""
+        held, self._partial = sorted(self._partial.values()), {}
+        return [self._line(text, lineno, PrefixMeta()) for lineno, text in held]
+
+    def _join_partial(self, text: str, lineno: int) -> tuple[str, int] | None:
+        """Container runtimes split lines over 16 KiB into partial records (`stdout P`) ended by a full
+        one (`stdout F`); joined, they are the line the program wrote. None while a record is partial."""
+        m = CONTAINER.pattern.match(text) if text[:1].isdigit() else None
+        if m is None or not m["std"]:
+            return text, lineno
+        held = self._partial.pop(m["std"], None)
+        if held is not None:
+            lineno, text = held[0], held[1] + text[m.end():]
+        if m["tag"] == "P" and len(text) < _MAX_PARTIAL:
+            self._partial[m["std"]] = (lineno, text)
+            return None
+        return text, lineno
+
+    def _line(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "") -> LogLine:
+        body = self._peel(text, meta)
+        prefix += text[:len(text) - len(body)]
+        channel = self._learned_channel(meta, body)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
+        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, body)
+        _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
@@ -135,52 +133,120 @@ class LineNormalizer:
             host=meta.host,
             timestamp=meta.timestamp or self._last_time.get(channel),
             prefix=prefix,
-            starts_message=meta.starts_message,
+            starts_message=meta.starts_message and not continued,
         )
 
-    def _peel(self, text: str, meta: _Meta) -> tuple[str, str]:
-        """Strip prefixes layer by layer, each kind at most once, outermost first."""
-        peeled = []
-        kinds = [_CONTAINER, _SYSLOG, _WORKER, _TORCHRUN, _SGLANG, _LOGGING_ASCTIME, _LOGGING_BASIC, _VLLM]
-        progress = True
-        while progress and text:
-            progress = False
-            for kind in kinds:
-                m = kind.match(text)
-                if m is None:
-                    continue
-                self._record(kind, m, meta)
-                peeled.append(m.group(0))
-                text = text[m.end():]
-                kinds.remove(kind)
-                progress = True
-                break
-        return text, "".join(peeled)
+    def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
+        """The channel with the learned prefixes' keys.
 
-    @staticmethod
-    def _record(kind: regex.Pattern, m: regex.Match, meta: _Meta) -> None:
-        groups = m.groupdict()
-        if groups.get("ts"):
-            meta.timestamp = parse_timestamp(groups["ts"]) or meta.timestamp
-        if kind is _SYSLOG:
-            meta.host = groups["host"]
-            meta.channel += (f"{groups['host']} {groups['proc']}[{groups['pid']}]",)
-            meta.rank = meta.rank or f"pid={groups['pid']}"
-        elif kind is _WORKER:
-            meta.host = groups["ip"] or meta.host
-            meta.channel += (f"pid={groups['pid']}@{groups['ip'] or ''}",)
-            meta.rank = f"rank{groups['rank']}" if groups["rank"] else f"pid={groups['pid']}"
-        elif kind is _TORCHRUN:
-            meta.channel += (f"rank{groups['rank']}",)
-            meta.rank = f"rank{groups['rank']}"
-        elif kind is _SGLANG:
-            tags = groups["tags"].strip()
-            meta.tags = tags
-            meta.rank = tags or meta.rank
-            meta.starts_message = True
-        elif kind in (_LOGGING_ASCTIME, _LOGGING_BASIC, _VLLM):
-            meta.tags = ""
-            meta.starts_message = True
+        A header and the lines after it may disagree on what the prefix is. Its introduction may read as
+        a prefix (a progress bar glued to it, an odd message) while its frames have none: until a line
+        with a learned prefix comes, the unprefixed traceback lines of the channel stay in the header's
+        stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
+        and only its frames teach it: the lines with that prefix then take the header's stream, and the
+        lines without a learned prefix move aside.
+        (Headers and frames are read on the fast path too: no line it skips changes this state.)"""
+        header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+        if header is not None and not meta.inferred:
+            _remember(self._header_context, meta.channel, header["context"])
+        if meta.inferred:
+            key = " ".join(meta.inferred)
+            context = self._header_context.get(meta.channel)
+            if context and header is None and context.startswith(meta.learned.rstrip()):
+                _remember(self._adopted, meta.channel, key)
+            if header is not None:
+                _remember(self._tentative, meta.channel, ((*meta.channel, key), False))
+            else:
+                self._tentative.pop(meta.channel, None)
+            return meta.channel if self._adopted.get(meta.channel) == key else (*meta.channel, key)
+        tentative = self._tentative.get(meta.channel)
+        if tentative is not None:
+            key, kept = tentative
+            if not kept and g.FRAME.match(body):
+                self._tentative[meta.channel] = (key, True)
+                kept = True
+            if kept or _reads_as_traceback(body):
+                return key
+        return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
+
+    def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
+        """A per-message prefix repeated on the channel's next line continues its record: formatters such
+        as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between them
+        (a collector that split the record), the line must also read as more of a traceback."""
+        if not last:
+            return False
+        if last == meta.message_prefix:
+            return True
+        return _reads_as_traceback(body) and infer.stream_key(last) == infer.stream_key(meta.message_prefix)
+
+    def _peel(self, text: str, meta: PrefixMeta) -> str:
+        """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
+        the prefix in front of a traceback landmark, if the line holds one. Returns the body."""
+        kinds = list(KNOWN)
+        used: set[int] = set()
+        start = len(text)
+        while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
+            text = rest
+        found = infer.landmark_pretext(text, nested=len(text) < start)
+        if found is not None:
+            text = self._learn(text, len(found[0]), found[1], kinds, used, meta)
+        return text
+
+    def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
+        for kind in kinds:
+            m = kind.pattern.match(text)
+            if m is not None:
+                read_known(kind, m, meta)
+                kinds.remove(kind)
+                end = m.end()
+                if kind is TORCHRUN and m["space"]:
+                    end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
+                elif kind is TORCHRUN:
+                    self._torchrun_space(m.group(0), text[end:])
+                return text[end:]
+        found = self.learner.match(text, used)
+        if found is None:
+            return None
+        index, end = found
+        used.add(index)
+        _read_learned(text[:end], meta)
+        return text[end:]
+
+    def _torchrun_space(self, prefix: str, rest: str) -> bool:
+        """Whether the space after `[rank0]:` is the prefix's. A line whose text starts right after the
+        colon (`[default0]:Traceback`) or after one space (`[rank0]: Traceback`) tells for that prefix;
+        until one has, a traceback's indentation does: it is even (2 for frames, 4 for code)."""
+        if rest[:1] == " " and rest[1:2].strip():
+            _remember(self._torchrun_spaced, prefix, True)
+        elif rest.strip() and not rest[0].isspace():
+            _remember(self._torchrun_spaced, prefix, False)
+        spaced = self._torchrun_spaced.get(prefix)
+        return spaced if spaced is not None else (len(rest) - len(rest.lstrip(" "))) % 2 == 1
+
+    def _learn(self, text: str, end: int, is_header: bool, kinds: list[KnownPrefix], used: set[int],
+               meta: PrefixMeta) -> str:
+        """`text[:end]` stands in front of a traceback landmark: peel what of it is prefixes, learning the
+        families of those nobody listed. A known prefix inside it marks where an unknown one ends."""
+        while True:
+            at = _known_inside(text[:min(end, infer.MAX_PREFIX)], kinds)
+            if not at:
+                break
+            self._take_learned(text[:at], meta, used)
+            text, end = text[at:], end - at
+            while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
+                end, text = end - (len(text) - len(rest)), rest
+            if end <= 0:
+                return text
+        pretext = text[:end]
+        piece = infer.header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
+        if piece:
+            self._take_learned(piece, meta, used)
+            text = text[len(piece):]
+        return text
+
+    def _take_learned(self, piece: str, meta: PrefixMeta, used: set[int]) -> None:
+        used.add(self.learner.learn(piece))
+        _read_learned(piece, meta)
 
     def _from_json(self, text: str, lineno: int) -> list[LogLine] | None:
         try:
@@ -197,7 +263,7 @@ class LineNormalizer:
             if isinstance(extra, str) and extra.strip() and extra not in message:
                 message = message.rstrip("\n") + "\n" + extra
         message = _encodable(message)
-        meta = _Meta(starts_message=True, tags="")
+        meta = PrefixMeta(starts_message=True, tags="")
         meta.host = _first_str(record, ("host", "hostname", "node"))
         rank = _first_str(record, ("rank", "tp_rank", "worker"))
         pid = _first_str(record, ("pid", "process"))
@@ -207,9 +273,34 @@ class LineNormalizer:
         lines = []
         parts = message.rstrip("\n").split("\n", _MAX_JSON_MESSAGE_LINES)[:_MAX_JSON_MESSAGE_LINES]
         for i, part in enumerate(parts):
-            line_meta = meta if i == 0 else _Meta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
+            line_meta = meta if i == 0 else PrefixMeta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
             lines.append(self._line(strip_ansi(part.rstrip("\r")), lineno, line_meta, prefix="{json} " if i == 0 else ""))
         return lines
+
+
+def _reads_as_traceback(body: str) -> bool:
+    """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
+    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too)."""
+    stripped = body.strip()
+    return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.BARE_EXCEPTION_LINE)))
+
+
+def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
+    """The first place after a blank or a delimiter in `pretext` where a known prefix begins behind
+    text that can be a prefix; 0 if none."""
+    for at in range(1, len(pretext)):
+        boundary = pretext[at - 1] in " \t])|>:}" and pretext[at] not in " \t"
+        if boundary and infer.plausible(pretext[:at]) and any(kind.pattern.match(pretext[at:]) for kind in kinds):
+            return at
+    return 0
+
+
+def _read_learned(piece: str, meta: PrefixMeta) -> None:
+    meta.learned = meta.learned or piece
+    meta.inferred += (infer.channel_key(piece),)
+    meta.rank = meta.rank or infer.rank_token(piece)
+    meta.timestamp = infer.dated(piece) or meta.timestamp
 
 
 def _first_str(record: dict, keys: tuple[str, ...]) -> str | None:

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
+from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
@@ -38,9 +39,14 @@ class FileScanner:
         return events
 
     @property
+    def learner(self) -> PrefixLearner:
+        """The prefix families learned from this input so far."""
+        return self._normalizer.learner
+
+    @property
     def quiet(self) -> bool:
         """No record is open: a line that cannot start one changes nothing but the prefix state."""
-        return not self._assembler.pending
+        return not self._assembler.pending and not self._normalizer.holding
 
     def skip(self, count: int, setters: Iterable[str] = ()) -> None:
         """While quiet, let `count` lines that cannot start a record go by unparsed; `setters` are
@@ -67,7 +73,8 @@ class FileScanner:
         return self._assembler.provisional()
 
     def finish(self) -> list[ErrorEvent]:
-        return self._assembler.finish()
+        events = [event for line in self._normalizer.finish() for event in self._assembler.feed(line)]
+        return events + self._assembler.finish()
 
 
 def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:

@@ -10,9 +10,12 @@ ones: `first_setters` tells where in a buffer such lines begin, and `may_set_str
 `may_set_time` which lines may be such.
 
 Every pattern is a superset of what it stands for: a line reported needlessly costs a little
-time, a line missed would change the result. Keep them in step with `grammar.py`,
+time, a line missed would change the result. Keep them in step with `grammar.py`, `prefixes.py`,
 `normalize.py`, `assemble.py` and `notices.py`; tests/test_fastpath.py compares both paths.
 Digits in prefixes are taken to be ASCII.
+
+Prefixes learned while reading (`infer_prefix.py`) are prefix state too: the finder is built again
+with the learned families as `extra` patterns, so that every line holding one is read.
 
 Without Hyperscan (a platform it has no wheel for) `available()` is False and callers read every
 line the ordinary way.
@@ -53,12 +56,13 @@ _STARTS = (
     rb"\\\r?$", rb"^[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # Prefix state that is not rebuilt from the lines around: per-line channels (torchrun `[rank3]:`,
-# syslog `proc[12]: `, workers `(... pid=12)`) and JSON records.
-_STATE = (rb"\]:", rb"pid=", rb"(?:^|\r)\{")
+# syslog `proc[12]: `, workers `(... pid=12)`), JSON records and a container's partial records.
+_STATE = (rb"\]:", rb"pid=", rb"(?:^|\r)\{", rb"std(?:out|err) P")
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
-_LEVELLED = rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:\[[^\]\r\n]+:\d+\] )?)"
+_LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+             rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
 _TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _TIME_START)
@@ -80,11 +84,14 @@ def may_set_time(buffer: bytes, start: int, end: int) -> bool:
 
 
 class TriggerFinder:
-    """Scans buffers of whole lines; `keywords` are the notice keywords (`NoticeDetector.keywords`)."""
+    """Scans buffers of whole lines; `keywords` are the notice keywords (`NoticeDetector.keywords`),
+    `extra` more Hyperscan patterns (the learned prefix families)."""
 
-    def __init__(self, keywords: tuple[str, ...] = ()) -> None:
+    def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = ()) -> None:
         self._database = _database(tuple(sorted(set(keywords))))
         self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
+        self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
+        self._extra_scratch = self._extra.scratch.clone() if extra else None
         self._setters = _setters_database()
         self._setters_scratch = self._setters.scratch.clone()
 
@@ -96,6 +103,9 @@ class TriggerFinder:
             hits.append(end - 1)
 
         self._database.scan(buffer, match_event_handler=on_match, scratch=self._scratch)
+        if self._extra is not None:
+            self._extra.scan(buffer, match_event_handler=on_match, scratch=self._extra_scratch)
+            hits.sort()
         return hits
 
     def first_setters(self, buffer: bytes) -> tuple[int, int]:
@@ -117,6 +127,13 @@ def _setters_database():
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=[rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START], ids=[0, 1], elements=2,
                      flags=[hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * 2)
+    return database
+
+
+def _extra_database(expressions: tuple[bytes, ...]):
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=list(expressions), ids=list(range(len(expressions))), elements=len(expressions),
+                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
     return database
 
 

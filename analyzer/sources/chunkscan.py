@@ -4,8 +4,9 @@
 those a `TriggerFinder` reports in each chunk, and every line while an error record is open. The
 lines in between are counted, and of them only the last to set the stream and the last to set the
 time (by their prefixes) are handed over, because the lines after them inherit both; while the
-input has shown no timestamp yet, so is the first to set one. Events, line numbers and prefix
-state come out as if every line had been fed (tests/test_fastpath.py holds it to that).
+input has shown no timestamp yet, so is the first to set one. A prefix family learned on the way
+makes the finder look for its members too, from the line after the one that taught it. Events, line
+numbers and prefix state come out as if every line had been fed (tests/test_fastpath.py holds it to that).
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
-from analyzer.core.triggers import TriggerFinder, available, may_set_stream, may_set_time
+from analyzer.core.triggers import (
+    TriggerFinder,
+    available,
+    may_set_stream,
+    may_set_time,
+)
 from analyzer.sources.lines import MAX_LINE, cut_line
 
 __all__ = ["ChunkScanner"]
 
 _LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap when they are near)
+_MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches more is read line by line
 
 
 class ChunkScanner:
@@ -29,7 +36,10 @@ class ChunkScanner:
                  fast: bool = True) -> None:
         self.scanner = FileScanner(file, notices)
         self._file = file
-        self._finder = TriggerFinder(notices.keywords if notices else ()) if fast and available() else None
+        self._keywords = notices.keywords if notices else ()
+        self._finder = TriggerFinder(self._keywords) if fast and available() else None
+        self._learned = 0  # the learner's version the finder knows
+        self._rebuilds = 0
         self._max_line = max_line
         self._tail = b""  # the unfinished last line, at most max_line bytes of it
         self._dropped = 0  # bytes of that line dropped past max_line
@@ -68,10 +78,20 @@ class ChunkScanner:
 
     def _scan(self, buffer: bytes, start: int, end: int, events: list[ErrorEvent]) -> None:
         """The whole lines `buffer[start:end]`."""
+        pos = start
+        if self._finder is not None and not self.scanner.quiet:
+            pos = self._feed(buffer, start, end, events)
+        learned = True
+        while learned and self._finder_current():
+            pos, learned = self._read_hits(buffer, pos, end, events)
         if self._finder is None:
-            self._feed(buffer, start, end, events, until_quiet=False)
-            return
-        pos = start if self.scanner.quiet else self._feed(buffer, start, end, events)
+            self._feed(buffer, pos, end, events, until_quiet=False)
+        else:
+            self._skip(buffer, pos, end)
+
+    def _read_hits(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent]) -> tuple[int, bool]:
+        """Read the lines the finder reports from `pos` on; stops early (True) after a line that taught
+        a new prefix family, so that the buffer is looked at again for it."""
         for hit in self._finder.scan(buffer):
             if hit < pos:
                 continue  # in a line already read
@@ -80,7 +100,19 @@ class ChunkScanner:
             line_start = buffer.rfind(b"\n", pos, hit) + 1 or pos
             self._skip(buffer, pos, line_start)
             pos = self._feed(buffer, line_start, end, events)
-        self._skip(buffer, pos, end)
+            if self.scanner.learner.version != self._learned:
+                return pos, True
+        return pos, False
+
+    def _finder_current(self) -> bool:
+        """Rebuild the finder if prefixes were learned since it was built; False once it is given up."""
+        version = self.scanner.learner.version
+        if self._finder is not None and version != self._learned:
+            self._rebuilds += 1
+            self._finder = (TriggerFinder(self._keywords, self.scanner.learner.triggers)
+                            if self._rebuilds <= _MAX_REBUILDS else None)
+            self._learned = version
+        return self._finder is not None
 
     def _feed(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent], until_quiet: bool = True) -> int:
         """Feed lines from `pos` on, until no record is open; returns where the next line starts."""
@@ -145,8 +177,10 @@ class ChunkScanner:
         return None
 
     def _probe(self, text: str) -> LogLine:
-        """What the line's own prefixes say (a fresh normaliser inherits nothing)."""
-        return LineNormalizer(self._file).normalize(text, 0)[0]
+        """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
+        record, which the finder reports anyway, says nothing)."""
+        normalizer = LineNormalizer(self._file)
+        return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0)
 
     def _text(self, buffer: bytes, start: int, end: int, dropped: int = 0) -> str:
         """The text of the line `buffer[start:end]`, cut as `LineSplitter` cuts it."""

@@ -1,0 +1,202 @@
+"""Prefixes nobody listed, learned from the lines that show where a traceback's own text begins.
+
+Python prints two landmarks in a fixed form: the header `Traceback (most recent call last):` ends
+its line and a frame reads `  File "...", line N, in f`. Text in front of a frame was put there by
+something else (a logger, a collector, a container runtime, docker compose); text in front of a
+header may also be a message that introduces the traceback (`Scheduler hit an exception: `), so there
+only its leading part that reads like a prefix counts.
+
+A prefix is remembered as a *family*: its punctuation kept, its words and numbers masked, inner runs
+of blanks stretchable (compose pads service names). Later lines that begin with a member of a known
+family lose it as well, so their traceback assembles as if it had no prefix, though the seconds tick
+over or the pid differs. What the prefix says is kept: a dated timestamp, a rank, TPn or pid token,
+and its text with the times masked (`stream_key`), which tells processes apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import regex
+
+from analyzer.core.prefixes import parse_timestamp
+
+__all__ = [
+    "MAX_PREFIX",
+    "PrefixLearner",
+    "channel_key",
+    "dated",
+    "header_prefix",
+    "landmark_pretext",
+    "plausible",
+    "rank_token",
+    "stream_key",
+]
+
+_HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
+_FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
+MAX_PREFIX = 512  # longer text in front of a landmark is a message
+_MAX_FAMILIES = 32  # per input; the oldest is forgotten first
+
+# A prefix holds some punctuation (words and numbers alone would make a family that any text matches);
+# one that starts like an exception line is the message's.
+_PUNCT = regex.compile(r"[^\w\s]")
+# It ends in a blank or a delimiter (`x] `, `[1,3]<stderr>:`): glued text such as `a 0:` would make a
+# family that takes `bad C:` from a message line.
+_ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
+_EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
+_BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
+# Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
+_CLOSES = frozenset("])|>}")
+# A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
+_HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
+_PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
+
+_TIMES = regex.compile(
+    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
+    r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
+_DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_KEY_NOISE = regex.compile(r"<t>|\|")
+_PID = regex.compile(r"\bpid=(\d+)")
+_IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
+
+_TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
+# Hyperscan reads bytes: a word is any run of ASCII word characters or non-ASCII bytes, so that the
+# byte pattern finds every line the text pattern does (a superset: see triggers.py).
+_HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
+
+
+def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
+    """The text in front of a traceback header or frame on this line, and whether it was a header.
+    None when the line holds neither, or holds it at its start or behind blanks only. A line's own
+    text may start with blanks (indentation) only `nested` behind prefixes peeled already, and then
+    not when it is drawn in an exception group's box."""
+    m = _FRAME_AT.search(body) if 'File "' in body else None
+    is_header = False
+    if m is None:
+        m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
+        is_header = True
+    if m is None or not body[:m.start()].strip():
+        return None
+    if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
+        return None
+    return body[:m.start()], is_header
+
+
+def plausible(piece: str) -> bool:
+    """Whether text in front of a landmark can be a prefix rather than a message."""
+    text = piece.lstrip(" \t")
+    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
+            and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
+
+
+def header_prefix(pretext: str) -> str:
+    """The leading part of a header's pretext that is a prefix; the rest introduces the traceback.
+    Prefixes hold anything but words of prose (times, numbers, brackets, pipes, upper-case levels)
+    and at most one word of prose right before a token that closes them (`svc | `, `[x] `, `- `): two
+    in a row read as a message (`second line | of it, Traceback ...`), unless that token is the last.
+    (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
+    end = 0
+    leading = True  # no word of prose since the end of the prefix found so far
+    words = 0  # words of prose in a row
+    last = len(pretext) <= MAX_PREFIX  # the token found last is the pretext's last
+    tokens = list(_HEADER_TOKEN.finditer(pretext[:MAX_PREFIX]))
+    for index, token in enumerate(tokens):
+        text = token.group()
+        prose = _PROSE.match(text) is not None
+        leading = leading and not prose
+        closes = text.rstrip(":")[-1:] in _CLOSES or text == "-" or (
+            last and index == len(tokens) - 1 and any(c.isdigit() for c in text))
+        if leading or (closes and (words <= 1 or index == len(tokens) - 1)):
+            end, leading = token.end(), True
+        words = words + 1 if prose else 0
+    if not end:
+        return ""
+    while end < len(pretext) and pretext[end] in " \t":
+        end += 1
+    piece = pretext[:end]
+    return piece if plausible(piece) else ""
+
+
+def stream_key(piece: str) -> str:
+    """The prefix with its times masked: the same for every line one process prints."""
+    return _TIMES.sub("<t>", piece).strip()
+
+
+def channel_key(piece: str) -> str:
+    """What tells the process that printed the prefix apart: its pid or rank, spelled as the known
+    per-line prefixes spell them (a damaged `VllmWorker pid=5) ` joins the `(VllmWorker pid=5) ` lines),
+    else the prefix without its times and bars (`svc  | ` -> `svc`)."""
+    m = _IDENTITY.search(piece)
+    if m is None:
+        key = stream_key(piece)
+        return " ".join(_KEY_NOISE.sub(" ", key).split()) or key  # shown as the process when there is no rank
+    pid = _PID.search(piece)
+    return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
+
+
+def rank_token(piece: str) -> str | None:
+    m = _IDENTITY.search(piece)
+    if m is None:
+        return None
+    return f"rank{m['rank']}" if m["rank"] else m["tags"] or f"pid={m['pid']}"
+
+
+def dated(piece: str):
+    m = _DATED.search(piece)
+    return parse_timestamp(m.group()) if m else None
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    pattern: regex.Pattern  # matches a member at the start of a text
+    trigger: bytes  # a Hyperscan pattern that finds every line holding a member
+
+
+def family_of(piece: str) -> Family:
+    text, hs = [], []
+    for m in _TOKEN.finditer(piece):
+        if m["word"]:
+            text.append(r"\w+")
+            hs.append(_HS_WORD)
+        elif m["blank"] and m.end() < len(piece):
+            text.append(r"[ \t]+")
+            hs.append(rb"[ \t]+")
+        else:  # the blank that ends the prefix is exact: what follows it is the line's own indentation
+            literal = m.group()
+            text.append(regex.escape(literal))
+            hs.append(rb"[\x80-\xff]+" if not literal.isascii() else
+                      b"".join(b"\\x%02x" % byte for byte in literal.encode()))
+    return Family(regex.compile("".join(text)), b"".join(hs))
+
+
+class PrefixLearner:
+    """The prefix families learned so far in one input; `version` changes with every new one."""
+
+    def __init__(self) -> None:
+        self._families: list[Family] = []
+        self.version = 0
+
+    @property
+    def triggers(self) -> tuple[bytes, ...]:
+        return tuple(family.trigger for family in self._families)
+
+    def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
+        """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
+        exception = _EXCEPTION_START.match(text)
+        least = exception.end() + 1 if exception else 1  # a family never takes an exception's type
+        for index, family in enumerate(self._families):
+            if index not in used and (m := family.pattern.match(text)) is not None and m.end() >= least:
+                return index, m.end()
+        return None
+
+    def learn(self, piece: str) -> int:
+        """Remember the family of `piece` (if no known one holds it); returns its index."""
+        for index, family in enumerate(self._families):
+            if family.pattern.fullmatch(piece):
+                return index
+        if len(self._families) >= _MAX_FAMILIES:
+            del self._families[0]
+        self._families.append(family_of(piece))
+        self.version += 1
+        return len(self._families) - 1

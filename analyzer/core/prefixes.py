@@ -1,0 +1,125 @@
+"""The prefixes real server logs are known to put in front of lines, and what each one says.
+
+Two scopes matter (see shared/notes/log-formats.md):
+- per-line prefixes (container runtimes, journald, Ray/vLLM workers, torchrun `[rank3]:`) are on
+  every line a process prints, so they tell interleaved processes apart line by line: the channel;
+- per-message prefixes (SGLang `[time TP3] `, Python logging, vLLM's logger) start a log record. Some
+  formatters print them on the record's first line only, so the unprefixed lines after them continue
+  that record; others (vLLM's NewLineFormatter, collectors that split records) repeat them on every line.
+Prefixes nobody listed are learned instead: see `infer_prefix.py`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from datetime import datetime
+
+import regex
+
+__all__ = ["CONTAINER", "KNOWN", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
+
+
+class Scope(enum.Enum):
+    LINE = "line"  # on every line a process prints
+    MESSAGE = "message"  # starts a log record
+
+
+@dataclass(frozen=True, slots=True)
+class KnownPrefix:
+    name: str
+    pattern: regex.Pattern
+    scope: Scope
+
+
+# The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
+CONTAINER = KnownPrefix("container", regex.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"
+    r"(?: (?P<std>stdout|stderr) (?P<tag>[FP]))?(?: |$)"), Scope.LINE)
+SYSLOG = KnownPrefix("syslog", regex.compile(
+    r"^(?:(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) )?"
+    r"(?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
+# Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`.
+WORKER = KnownPrefix("worker", regex.compile(
+    r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
+    r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"), Scope.LINE)
+# torchrun's `[default0]:` has no space of its own and PyTorch's `[rank0]: ` has one: whose the space
+# after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`).
+TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
+SGLANG = KnownPrefix("sglang", regex.compile(
+    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
+LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+) - "
+    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) - "), Scope.MESSAGE)
+LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
+    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
+# vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0).
+VLLM = KnownPrefix("vllm", regex.compile(
+    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"(?:\[[\w./-]+:\d+\] |[\w./-]+\.py:\d+\] )?"), Scope.MESSAGE)
+
+# Outermost first, as they stack.
+KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
+
+
+def parse_timestamp(text: str | None) -> datetime | None:
+    """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds.
+
+    The wall clock is kept as printed and a UTC offset dropped: a container runtime's stamp
+    (`...Z`) and the server's own naive one on the same line must compare with each other.
+    """
+    if not text:
+        return None
+    text = text.replace(",", ".").replace("Z", "+00:00")
+    head, dot, rest = text.partition(".")
+    if dot:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        rest = rest[:min(digits, 6)] + rest[digits:]
+        text = f"{head}.{rest}"
+    try:
+        return datetime.fromisoformat(text).replace(tzinfo=None)
+    except ValueError:
+        return None
+
+
+@dataclass(slots=True)
+class PrefixMeta:
+    """What the prefixes of one line said, gathered while peeling them off."""
+
+    channel: tuple[str, ...] = ()  # the per-line parts of the stream key
+    tags: str | None = None  # per-message stream tag; None when the line has no such prefix
+    rank: str | None = None
+    host: str | None = None
+    timestamp: datetime | None = None
+    starts_message: bool = False
+    message_prefix: str = ""  # the per-message prefix text, to tell a repeated one from a new record
+    inferred: tuple[str, ...] = ()  # stream keys of the learned prefixes on the line
+    learned: str = ""  # the text of the first one
+
+
+def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
+    """Record what the prefix `kind`, matched as `m`, says about its line."""
+    groups = m.groupdict()
+    if groups.get("ts"):
+        meta.timestamp = parse_timestamp(groups["ts"]) or meta.timestamp
+    if kind is SYSLOG:
+        meta.host = groups["host"]
+        meta.channel += (f"{groups['host']} {groups['proc']}[{groups['pid']}]",)
+        meta.rank = meta.rank or f"pid={groups['pid']}"
+    elif kind is WORKER:
+        meta.host = groups["ip"] or meta.host
+        meta.channel += (f"pid={groups['pid']}@{groups['ip'] or ''}",)
+        meta.rank = (f"rank{groups['rank']}" if groups["rank"] else groups["tags"] or f"pid={groups['pid']}")
+    elif kind is TORCHRUN:
+        meta.channel += (f"rank{groups['rank']}",)
+        meta.rank = f"rank{groups['rank']}"
+    elif kind is SGLANG:
+        tags = groups["tags"].strip()
+        meta.tags = tags
+        meta.rank = tags or meta.rank
+        meta.starts_message = True
+        meta.message_prefix += m.group(0)
+    elif kind.scope is Scope.MESSAGE:
+        meta.tags = ""
+        meta.starts_message = True
+        meta.message_prefix += m.group(0)

@@ -1,0 +1,142 @@
+"""Faithful copies of the formatters that put prefixes on log lines, written from each format's
+definition, for tests: a real exception goes in (raised and formatted by `traceback`), the lines a
+server would have written come out.
+
+Each formatter takes the text a program wrote (one record or a stream of lines) and returns lines.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+__all__ = [
+    "cloud_export",
+    "compose",
+    "cri",
+    "fastchat_stderr",
+    "logging_each_line",
+    "ray_dedup",
+    "sglang_each_line",
+    "sglang_record",
+    "torch_glog",
+    "torchrun_tee",
+    "vllm_record",
+    "vllm_worker",
+]
+
+T0 = datetime(2026, 11, 28, 3, 12, 40, 123456)
+
+
+class _NewLineFormatter(logging.Formatter):
+    """vLLM's formatter: the whole record prefix again after every newline of the formatted record
+    (traceback included), behind a `\\r` (vllm/logging_utils/formatter.py)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        msg = super().format(record)
+        if record.message != "":
+            head = msg.split(record.message)[0]
+            msg = msg.replace("\n", "\r\n" + head)
+        return msg
+
+
+_VLLM_V1 = "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s"
+_VLLM_V0 = "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s"
+
+
+def _record(message: str, exc: BaseException | None, when: datetime, level: int = logging.ERROR,
+            pathname: str = "/srv/vllm/v1/engine/core.py", lineno: int = 396, name: str = "vllm") -> logging.LogRecord:
+    record = logging.LogRecord(name, level, pathname, lineno, message, None,
+                               (type(exc), exc, exc.__traceback__) if exc is not None else None)
+    record.created = when.timestamp()
+    record.msecs = when.microsecond // 1000
+    return record
+
+
+def vllm_record(message: str, exc: BaseException | None = None, when: datetime = T0, v0: bool = False,
+                file: str = "core.py", lineno: int = 396, level: int = logging.ERROR) -> list[str]:
+    """`logger.exception(message)` in vLLM: every line `ERROR 11-28 03:12:40 [core.py:396] ...` (V1) or
+    `ERROR 11-28 03:12:40 core.py:396] ...` (V0). The `\\r` of `\\r\\n` stays on the line, as in a file."""
+    formatter = _NewLineFormatter(_VLLM_V0 if v0 else _VLLM_V1, datefmt="%m-%d %H:%M:%S")
+    text = formatter.format(_record(message, exc, when, level, f"/srv/vllm/{file}", lineno))
+    return text.split("\n")
+
+
+def vllm_worker(lines: list[str], name: str = "VllmWorker", pid: int = 4321, rank: int | None = None,
+                tp: int | None = None) -> list[str]:
+    """vLLM's multiprocessing workers write stdout/stderr through a wrapper that starts each line with
+    `(VllmWorker rank=1 pid=4321) `, `(VllmWorker TP1 pid=4301) ` or `(VllmWorkerProcess pid=N) `."""
+    tag = f" rank={rank}" if rank is not None else f" TP{tp}" if tp is not None else ""
+    return [f"({name}{tag} pid={pid}) {line}" for line in lines]
+
+
+def sglang_record(message: str, lines: list[str], when: datetime = T0, tags: str = " TP1") -> list[str]:
+    """SGLang's `[%(asctime)s%(prefix)s] %(message)s`: the prefix on a record's first line only."""
+    return [f"[{when:%Y-%m-%d %H:%M:%S}{tags}] {message}{lines[0]}", *lines[1:]]
+
+
+def sglang_each_line(lines: list[str], when: datetime = T0, tags: str = " TP1") -> list[str]:
+    """The same records split into one record per line (a collector, `logger.exception` per line)."""
+    return [f"[{when:%Y-%m-%d %H:%M:%S}{tags}] {line}" for line in lines]
+
+
+def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
+    """docker compose: the service name padded to the widest one, then ` | `."""
+    return [f"{service.ljust(width)} | {line}" for line in lines]
+
+
+def _ticking(count: int, start: datetime, step: timedelta) -> list[datetime]:
+    return [start + step * i for i in range(count)]
+
+
+def fastchat_stderr(lines: list[str], start: datetime = T0, step: timedelta = timedelta(milliseconds=400)) -> list[str]:
+    """FastChat's StreamToLogger: each stderr line a record of the `stderr` logger at ERROR, formatted
+    `%(asctime)s | %(levelname)s | %(name)s | %(message)s` with `%Y-%m-%d %H:%M:%S`; the clock ticks."""
+    return [f"{when:%Y-%m-%d %H:%M:%S} | ERROR | stderr | {line}"
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def logging_each_line(lines: list[str], name: str = "sglang", level: str = "INFO", start: datetime = T0,
+                      step: timedelta = timedelta(0)) -> list[str]:
+    """Python logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s` on each line: a record
+    split by a collector (one time), or each line logged as a record of its own (`step` apart)."""
+    return [f"{when:%Y-%m-%d %H:%M:%S},{when.microsecond // 1000:03d} - {name} - {level} - {line}"
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def cloud_export(lines: list[str], start: datetime = T0, severity: str = "ERROR",
+                 step: timedelta = timedelta(microseconds=7)) -> list[str]:
+    """A cloud log export: severity and an RFC 3339 time with nanoseconds before every entry."""
+    return [f"{severity} {when:%Y-%m-%dT%H:%M:%S}.{when.microsecond:06d}{i % 1000:03d}Z {line}"
+            for i, (when, line) in enumerate(zip(_ticking(len(lines), start, step), lines))]
+
+
+def torch_glog(lines: list[str], rank: int | None = 4, pid: int = 2265, level: str = "ERROR",
+               where: str = "torch/_guards.py:283", trace: str = " [14/1]", when: datetime = T0) -> list[str]:
+    """torch._logging's formatter: `[rankN]:` + level letter + `MMDD hh:mm:ss.micros pid path:line]` +
+    trace id, then a space and the line, on each line of the record."""
+    rank_prefix = f"[rank{rank}]:" if rank is not None else ""
+    prefix = f"{rank_prefix}{level[0]}{when:%m%d %H:%M:%S}.{when.microsecond:06d} {pid} {where}]{trace}"
+    return [f"{prefix} {line}" for line in lines]
+
+
+def cri(lines: list[str], stream: str = "stderr", start: datetime = T0, max_record: int = 16384) -> list[str]:
+    """The CRI log format of Kubernetes' container runtimes: time, stream, F for a full line; a line
+    longer than `max_record` bytes is split into partial records (P) ended by a full one. A blank
+    record keeps its space before the (empty) text: tools that strip trailing blanks lose it."""
+    out = []
+    for i, line in enumerate(lines):
+        stamp = f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {stream}"
+        pieces = [line[at:at + max_record] for at in range(0, len(line), max_record)] or [""]
+        out += [f"{stamp} P {piece}" for piece in pieces[:-1]] + [f"{stamp} F {pieces[-1]}"]
+    return out
+
+
+def ray_dedup(lines: list[str], times: int = 7) -> list[str]:
+    """Ray's log deduplication: a line every worker printed is shown once, with a count appended."""
+    return [f"{line} [repeated {times}x across cluster]" if line.strip() else line for line in lines]
+
+
+def torchrun_tee(lines: list[str], local_rank: int = 0, role: str = "default") -> list[str]:
+    """torchrun's `--tee` log prefix `[default0]:`: no space of its own before the worker's text."""
+    return [f"[{role}{local_rank}]:{line}" for line in lines]

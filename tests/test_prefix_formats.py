@@ -1,0 +1,294 @@
+"""Tracebacks behind the prefixes of real formatters (tests/logformats.py), alone, stacked and with
+several processes interleaved, come out whole: prefixes nobody listed are learned from the lines."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from datetime import timedelta
+
+import pytest
+
+from analyzer.core.normalize import LineNormalizer
+from analyzer.core.records import EventKind
+from analyzer.core.scan import events_from_lines
+from tests import logformats as fmt
+from tests.support import NO_NOTICES
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+
+
+def _chained():
+    try:
+        {}["missing"]
+    except KeyError as err:
+        raise RuntimeError("could not load\nsecond line | of the [message]") from err
+
+
+def _pipes_and_brackets():
+    table = {"k": [1]}
+    return table["k"][0] | {}["absent"]  # a source line holding `] ` and ` | `
+
+
+def _caret():
+    values = {"a": [1, 2]}
+    return values["a"][5] + values["a"][0]
+
+
+def _group():
+    raise ExceptionGroup("two failed", [ValueError("v"), TypeError("t")])  # noqa: F821 - Python 3.11+
+
+
+ERRORS = [_chained, _pipes_and_brackets, _caret] + ([_group] if sys.version_info >= (3, 11) else [])
+
+
+def _tb(func) -> tuple[BaseException, list[str]]:
+    exc = capture(func)
+    return exc, text_of(exc).rstrip("\n").split("\n")
+
+
+def _events(lines: list[str]):
+    return list(events_from_lines(lines, "t.log", NO_NOTICES))
+
+
+def _only(lines: list[str], exc: BaseException):
+    events = [e for e in _events(lines) if e.kind is EventKind.TRACEBACK]
+    assert len(events) == 1, [(e.chain, e.span) for e in events]
+    assert actual_chain(events[0].chain) == expected_chain(exc)
+    assert not events[0].truncated
+    return events[0]
+
+
+def _odd_message():
+    raise ValueError("first\n[note] 3 | 4 ] x\nsvc  | ERROR - y")
+
+
+# name -> the log lines a server writes for (exception, its traceback's lines)
+FORMATS = {
+    "vllm_v1": lambda tb: fmt.vllm_record("EngineCore failed to start.", tb[0]),
+    "vllm_v0": lambda tb: fmt.vllm_record("Exception in worker", tb[0], v0=True, file="engine.py", lineno=158),
+    "vllm_worker_v1": lambda tb: fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), rank=1),
+    "vllm_worker_tp": lambda tb: fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), tp=1, pid=4301),
+    "vllm_workerprocess_v0": lambda tb: fmt.vllm_worker(
+        fmt.vllm_record("Exception in worker", tb[0], v0=True, file="multiproc_worker_utils.py", lineno=233),
+        name="VllmWorkerProcess", pid=214),
+    "vllm_enginecore": lambda tb: fmt.vllm_worker(fmt.vllm_record("EngineCore hit an exception:", tb[0]),
+                                                  name="EngineCore_DP0", pid=4300),
+    "sglang_each_line": lambda tb: fmt.sglang_each_line(tb[1]),
+    "sglang_compose": lambda tb: fmt.compose(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), "sglang"),
+    "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
+    "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
+    "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
+    "container_logging": lambda tb: fmt.cri(fmt.logging_each_line(tb[1]), stream="stdout"),
+    "cloud": lambda tb: fmt.cloud_export(tb[1]),
+    "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
+    "torch_glog_no_rank": lambda tb: fmt.torch_glog(tb[1], rank=None),
+    "stacked": lambda tb: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), rank=3),
+                                              "vllm-1")),
+    "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
+    "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
+}
+NOISE_BEFORE = "INFO 11-28 03:12:39 [engine.py:12] Starting engine"
+NOISE_AFTER = "INFO 11-28 03:12:41 [engine.py:80] Shutting down"
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+@pytest.mark.parametrize("func", ERRORS, ids=lambda f: f.__name__)
+def test_each_format_gives_one_whole_traceback(name, func):
+    exc, lines = _tb(func)
+    body = FORMATS[name]((exc, lines))
+    _only([NOISE_BEFORE, *body, NOISE_AFTER], exc)
+
+
+@pytest.mark.parametrize("name", sorted(FORMATS))
+def test_the_lines_come_back_exactly_as_python_printed_them(name):
+    exc, lines = _tb(_pipes_and_brackets)
+    event = _only(FORMATS[name]((exc, lines)), exc)
+    assert [t for t in event.lines[1:] if t.strip()] == [t for t in lines[1:] if t.strip()]
+    assert event.lines[0].endswith(lines[0])
+
+
+def test_the_prefix_metadata_of_learned_prefixes():
+    exc, lines = _tb(_chained)
+    event = _only(fmt.cloud_export(lines), exc)
+    assert event.timestamp is not None and event.timestamp.year == 2026
+    event = _only(fmt.torch_glog(lines, rank=4), exc)
+    assert event.rank == "rank4"
+    event = _only(fmt.compose(fmt.vllm_worker(fmt.vllm_record("failed", exc), tp=2, pid=7), "vllm"), exc)
+    assert event.rank == "TP2"
+
+
+def _interleave(streams: list[list[str]]) -> list[str]:
+    """Line by line, round robin: the worst case for telling processes apart."""
+    out = []
+    for i in range(max(map(len, streams))):
+        out += [s[i] for s in streams if i < len(s)]
+    return out
+
+
+INTERLEAVED = {
+    "vllm_workers": lambda r, exc, lines: fmt.vllm_worker(fmt.vllm_record("Worker failed", exc), rank=r, pid=4300 + r),
+    "vllm_workers_tp": lambda r, exc, lines: fmt.vllm_worker(fmt.vllm_record("Worker failed", exc), tp=r, pid=4300 + r),
+    "compose_services": lambda r, exc, lines: fmt.compose(lines, f"worker-{'abc'[r]}", width=8),
+    "compose_replicas": lambda r, exc, lines: fmt.compose(lines, f"worker-{r + 1}", width=8),
+    "torch_glog": lambda r, exc, lines: fmt.torch_glog(lines, rank=r, pid=2265 + r),
+    "glog_pids": lambda r, exc, lines: fmt.torch_glog(lines, rank=None, pid=2265 + r),
+    "stacked": lambda r, exc, lines: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("failed", exc), rank=r,
+                                                                         pid=10 + r), "vllm")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERLEAVED))
+def test_interleaved_processes_stay_apart(name):
+    errors = [capture(f) for f in (_chained, _pipes_and_brackets, _caret)]
+    streams = [INTERLEAVED[name](r, exc, text_of(exc).rstrip("\n").split("\n")) for r, exc in enumerate(errors)]
+    events = [e for e in _events(_interleave(streams)) if e.kind is EventKind.TRACEBACK]
+    assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == sorted(
+        map(repr, (expected_chain(exc) for exc in errors)))
+    assert not any(e.truncated for e in events)
+
+
+def test_sglang_records_repeated_on_each_line_interleave_record_by_record():
+    """One process writes each record whole, so ranks interleave a record at a time."""
+    errors = [capture(f) for f in (_chained, _pipes_and_brackets, _caret)]
+    log = []
+    for rank, exc in enumerate(errors):
+        lines = text_of(exc).rstrip("\n").split("\n")
+        log += fmt.sglang_each_line(["Scheduler hit an exception: " + lines[0], *lines[1:]], tags=f" TP{rank}")
+        log += fmt.sglang_each_line(["Decode batch. #running-req: 3"], tags=f" TP{(rank + 1) % 3}")
+    events = sorted(_events(log), key=lambda e: e.rank)
+    assert [e.rank for e in events] == ["TP0", "TP1", "TP2"]
+    assert [actual_chain(e.chain) for e in events] == [expected_chain(exc) for exc in errors]
+
+
+def test_a_prefix_whose_seconds_tick_over_still_matches():
+    """Each line a record of its own: a continuation of the message could as well be a new record, so
+    only the traceback's own lines are held to continue (here: a one-line message)."""
+    exc, lines = _tb(_caret)
+    _only(fmt.fastchat_stderr(lines, step=timedelta(seconds=1)), exc)
+    _only(fmt.logging_each_line(lines, step=timedelta(milliseconds=700)), exc)
+
+
+def test_a_message_line_of_the_exception_is_not_taken_for_a_prefix():
+    exc = capture(_odd_message)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    for wrapped in (fmt.compose(lines, "svc"), fmt.vllm_record("failed", exc), fmt.cloud_export(lines)):
+        event = _only(wrapped, exc)
+        assert event.final.message == "first\n[note] 3 | 4 ] x\nsvc  | ERROR - y"
+
+
+def test_a_new_record_after_the_traceback_ends_its_message():
+    exc = capture(_caret)
+    log = fmt.vllm_record("failed", exc) + fmt.vllm_record("Engine shut down", None, file="engine.py", lineno=9,
+                                                           level=logging.INFO)
+    event = _only(log, exc)
+    assert "shut down" not in event.final.message
+
+
+def test_introductions_before_a_header_stay_the_context():
+    exc, lines = _tb(_chained)
+    for intro in ("Scheduler hit an exception: ", "Worker 3 failed: ", "Initialization failed. warmup error: "):
+        event = _only([intro + lines[0], *lines[1:]], exc)
+        assert event.context == intro.strip()
+    event = _only(fmt.compose([f"Scheduler hit an exception: {lines[0]}", *lines[1:]], "sglang"), exc)
+    assert event.context == "Scheduler hit an exception:"
+
+
+def test_a_progress_bar_glued_to_the_header_is_not_a_prefix_of_the_frames():
+    exc, lines = _tb(_chained)
+    bar = "Processed prompts:   0%|          | 0/128 [00:00<?, ?it/s]"
+    _only([bar + lines[0], *lines[1:]], exc)
+
+
+def test_torchrun_tee_keeps_the_lines_own_first_space():
+    exc, lines = _tb(_caret)
+    event = _only(fmt.torchrun_tee(lines), exc)
+    assert list(event.lines) == lines
+
+
+def test_cri_partial_records_are_joined_and_a_stripped_blank_keeps_the_chain():
+    exc = capture(lambda: _long_message(40_000))
+    lines = text_of(exc).rstrip("\n").split("\n")
+    log = [line.rstrip() for line in fmt.cri(lines)]  # a tool stripped the blank record's last space
+    assert any(" stderr P " in line for line in log) and any(line.endswith("stderr F") for line in log)
+    event = _only(log, exc)
+    assert event.final.message == "x" * 40_000
+
+
+def _long_message(size: int):
+    try:
+        {}["k"]
+    except KeyError as err:
+        raise ValueError("x" * size) from err
+
+
+def test_rays_dedup_count_does_not_hide_a_header():
+    exc, lines = _tb(_chained)
+    event = _only(fmt.ray_dedup([f"(RayWorker pid=12, ip=10.0.0.2) {line}" for line in lines]), exc)
+    assert event.rank == "pid=12"
+
+
+def test_plain_unprefixed_traceback_is_untouched():
+    exc, lines = _tb(_pipes_and_brackets)
+    event = _only(lines, exc)
+    assert list(event.lines) == lines and event.stream == "#"
+
+
+def test_a_damaged_worker_prefix_still_names_its_process():
+    """A paste lost the first line's `(`: the learned prefix's pid puts it with its worker's lines. (vLLM V0
+    logs `Exception in worker %s while processing method %s: %s, %s` with the error and its traceback.)"""
+    exc = capture(_caret)
+    message = f"Exception in worker VllmWorkerProcess while processing method load: {exc}, {text_of(exc)}"
+    log = fmt.vllm_worker(fmt.vllm_record(message.rstrip("\n"), v0=True), name="VllmWorkerProcess", pid=214)
+    log[0] = log[0][1:]
+    event = _only(log, exc)
+    assert event.rank == "pid=214" and event.context.startswith("Exception in worker")
+
+
+def test_a_message_line_with_a_bar_before_an_embedded_traceback_is_no_prefix():
+    exc = capture(_chained)
+    message = f"Exception in worker VllmWorkerProcess while processing method load: {exc}, {text_of(exc)}"
+    event = _only(fmt.vllm_record(message.rstrip("\n"), v0=True), exc)
+    assert event.context == "second line | of the [message],"
+
+
+def test_a_prefix_that_reads_as_a_phrase_is_taught_by_the_frames():
+    """`my own app] ` before an introduction reads as a message; the frames show it is a prefix."""
+    exc, lines = _tb(_chained)
+    mine = [f"my own app] {line}" for line in ["Scheduler hit an exception: " + lines[0], *lines[1:]]]
+    event, = _events(mine)
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+    events = _events(_interleave([mine, [f"other] {line}" for line in lines]]))
+    assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == [repr(expected_chain(exc))] * 2
+    launcher = ["Loading safetensors checkpoint shards:  50% Completed | 1/2"] * (len(mine) - 2)
+    event, = _events(mine[:2] + _interleave([mine[2:], launcher]))  # the launcher's lines move aside
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+
+
+def test_a_learned_prefix_ends_where_a_known_one_begins():
+    """Text that cannot be a prefix on its own (`a `) does not end one: the learned prefix takes it in,
+    and stops before vLLM's logger prefix, which keeps its meaning (the next record ends the message)."""
+    exc = capture(_caret)
+    log = [f"a (w pid=0) c] {line}" for line in fmt.vllm_record("failed", exc)
+           + fmt.vllm_record("Avg prompt throughput: 0.0 tokens/s", None, file="metrics.py", level=logging.INFO)]
+    event = _only(log, exc)
+    assert "throughput" not in event.final.message
+
+
+def test_words_and_numbers_alone_are_never_learned():
+    """`a 0 ` in front of a known prefix would make a family that strips the first two words of any line."""
+    normalizer = LineNormalizer("t.log")
+    _, lines = _tb(_caret)
+    for number, line in enumerate(lines):
+        normalizer.normalize(f"a 0 (w pid=1) x] {line}", number)
+    (plain,) = normalizer.normalize("Setting OMP_NUM_THREADS to 1", 99)
+    assert plain.text == "Setting OMP_NUM_THREADS to 1"
+
+
+def test_text_glued_to_a_known_prefix_is_not_learned_alone():
+    """In `x:(w pid=0) y] ` the `x:` before the worker tag would be a family that takes `ValueError:`."""
+    first, second = capture(_caret), capture(_chained)
+    log = _interleave([[f"x:(w pid=0) y] {line}" for line in text_of(first).rstrip("\n").split("\n")],
+                       [f"z] {line}" for line in text_of(second).rstrip("\n").split("\n")]])
+    events = _events(log)
+    assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == sorted(
+        map(repr, (expected_chain(first), expected_chain(second))))
