@@ -177,6 +177,7 @@ class TriageApp(App):
 
     def on_data_table_header_selected(self, message: DataTable.HeaderSelected) -> None:
         key = message.column_key.value
+        assert key is not None  # every column is added with a key (IncidentTable.on_mount)
         reverse = not self.view.reverse if key == self.view.sort else False
         self._set_view(replace(self.view, sort=key, reverse=reverse))
 
@@ -244,7 +245,8 @@ class TriageApp(App):
         self.push_screen(PatternScreen(incident.diagnosis, self.live.matcher))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.BINDINGS))
+        # all of ours are Binding objects; Textual types BINDINGS to also allow tuples
+        self.push_screen(HelpScreen([b for b in self.BINDINGS if isinstance(b, Binding)]))
 
     def action_goto_root(self) -> None:
         """From a consequence to the root cause it followed (shown again if a filter hid it)."""

@@ -50,5 +50,5 @@ class StatusBar(Horizontal):
         parts.append(view)
         self.text.update(" · ".join(parts))
         self.bar.display = fraction is not None and fraction < 1.0
-        if self.bar.display:
+        if self.bar.display and fraction is not None:
             self.bar.update(total=1.0, progress=fraction)
