@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from textual import work
-from textual.app import App, SuspendNotSupported
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input
@@ -78,7 +78,7 @@ class TriageApp(App):
         names = ["stdin" if path == STDIN else os.path.basename(path) for path in live.files]
         self.sub_title = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         # Kept as attributes: queries go to the active screen, which may be a modal one.
         self.table = IncidentTable(id="incidents")
         self.detail = DetailPane(id="detail")

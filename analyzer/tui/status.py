@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label, ProgressBar
 
@@ -38,7 +39,7 @@ class StatusBar(Horizontal):
         self.text = Label(id="status-text")
         self.bar = ProgressBar(id="progress", show_eta=False)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.text
         yield self.bar
 
