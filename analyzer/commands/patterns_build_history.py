@@ -71,12 +71,12 @@ def run(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         exclude = (*DEFAULT_EXCLUDE, *args.exclude)
         release = cached_release(args.project, version, args.cache, exclude, args.include)
-        source = None if release else sources.get(version) or _wheel(args.project, version, wheels)
-        if release is None and source is None:
-            print(f"{version}: no wheel (skipped)", file=sys.stderr)
-            continue
-        release = release or extract_release(source, args.project, version, args.cache, args.jobs, exclude,
-                                             args.include)
+        if release is None:
+            source = sources.get(version) or _wheel(args.project, version, wheels)
+            if source is None:
+                print(f"{version}: no wheel (skipped)", file=sys.stderr)
+                continue
+            release = extract_release(source, args.project, version, args.cache, args.jobs, exclude, args.include)
         print(f"{version}: {len(release.entries)} signatures, {release.files} files "
               f"({release.cached_files} cached) in {time.perf_counter() - started:.1f}s", file=sys.stderr)
         releases.append(release)

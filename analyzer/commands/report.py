@@ -10,7 +10,7 @@ import sys
 from datetime import date
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from analyzer.commands.common import add_analysis_arguments, options_from, warn
 from analyzer.commands.exit_codes import Exit
@@ -176,7 +176,7 @@ class _ProgressBar:
     def __init__(self, wanted: bool) -> None:
         self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                              console=Console(stderr=True), transient=True) if wanted and sys.stderr.isatty() else None
-        self._task = None
+        self._task: TaskID | None = None
 
     def __enter__(self):
         if self._bar is not None:
@@ -186,6 +186,7 @@ class _ProgressBar:
 
     def __call__(self, done: int, total: int) -> None:
         if self._bar is not None:
+            assert self._task is not None  # added when the bar started (__enter__)
             self._bar.update(self._task, completed=done, total=total)
 
     def __exit__(self, *exc) -> None:

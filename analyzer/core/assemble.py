@@ -96,8 +96,8 @@ class TracebackAssembler:
         if line.starts_message:
             # A log record is written whole: a new one on this channel ends the records before it.
             for key in [k for k, b in self._open.items() if b.lines[0].channel == line.channel]:
-                block = self._open[key]
-                if key == line.stream or block.state in _COMPLETE:
+                earlier = self._open[key]
+                if key == line.stream or earlier.state in _COMPLETE:
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
         if block is not None:
@@ -356,6 +356,7 @@ class TracebackAssembler:
 
     def _event(self, block: _Block, notice: ErrorInfo | None = None) -> ErrorEvent:
         texts = [line.text for line in block.lines]
+        chain: tuple[ErrorInfo, ...]
         if block.kind is EventKind.ARGPARSE:
             error = g.ARGPARSE_ERROR.match(texts[-1])
             chain = (ErrorInfo("ArgumentError", error["message"], has_traceback=False),)

@@ -52,7 +52,7 @@ def apply_change(command: LaunchCommand, before: str, after: str) -> str | None:
         if attribute in new_flags and attribute not in seen:
             seen.add(attribute)
             spelled, value = new_flags[attribute]
-            flags.extend(_flag_words(name, value, inline=has_inline))
+            flags.extend(_flag_words(name, value, inline=bool(has_inline)))
             continue
         flags.append(word)
         if value_word is not None:
@@ -79,8 +79,8 @@ def _fragment(text: str, server: Server) -> tuple[dict[str, str] | None, dict[st
         return None, {}
     env: dict[str, str] = {}
     while words and _ENV.match(words[0]):
-        name, _, value = words.pop(0).partition("=")
-        env[name] = value
+        name, _, setting = words.pop(0).partition("=")
+        env[name] = setting
     command = parse_launch_command(" ".join(words)) if words else None
     if command is not None:
         words = list(command.words[command.flags_at:])
@@ -93,11 +93,10 @@ def _fragment(text: str, server: Server) -> tuple[dict[str, str] | None, dict[st
             continue
         if not _is_flag(word):
             return None, {}  # prose, or a program this fix does not know: not a change to apply
-        name, has_inline, value = word.partition("=")
-        if not has_inline:
-            value = None
-            if index < len(words) and not _is_flag(words[index]) and words[index] not in ("...", "…"):
-                value, index = words[index], index + 1
+        name, has_inline, written = word.partition("=")
+        value = written if has_inline else None
+        if not has_inline and index < len(words) and not _is_flag(words[index]) and words[index] not in ("...", "…"):
+            value, index = words[index], index + 1
         flags[attribute_of_flag(name, server)] = (name, value)
     return env, flags
 

@@ -137,6 +137,7 @@ class IncidentGrouper:
 
     def _joins(self, group: _Group, event: ErrorEvent) -> bool:
         """Another rank within the window, or the same stream again within the run."""
+        assert event.timestamp is not None and group.last_seen is not None  # the caller joins only stamped events
         gap = _seconds(event.timestamp, group.last_seen)
         return gap <= self.window_seconds or (event.stream in group.streams and gap <= self.run_gap_seconds)
 

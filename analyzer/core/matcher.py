@@ -182,9 +182,10 @@ class Matcher:
         short_type, message, frames, stack = key
         words = message_words(message)
         exact = self._exact(short_type, message, words, frames)
+        exact_pattern = exact.pattern if exact is not None else None
         framed = self._framed.match(short_type, message, stack) if stack else None
-        if framed is not None and (exact is None or len(self._entry(framed[0]).literal)
-                                   >= len(self._entry(exact.pattern).literal)):
+        if framed is not None and (exact_pattern is None or len(self._entry(framed[0]).literal)
+                                   >= len(self._entry(exact_pattern).literal)):
             return self._by_frame(*framed)  # the frames say more than a message another pattern shares
         if exact is not None and exact.match_kind is MatchKind.EXACT and (
                 not frames or Evidence.FUNCTION in exact.evidence):

@@ -78,8 +78,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     """The report's exception: type, message and (innermost last) frames."""
     first = lines[0]
     if fatal := _FATAL.match(first):
-        message = fatal["message"]
-        return ErrorInfo(_SIGNALS.get(message, "FatalPythonError"), message, _thread_frames(lines[1:]))
+        reason = fatal["message"]
+        return ErrorInfo(_SIGNALS.get(reason, "FatalPythonError"), reason, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
     if cuda := _CUDA.match(first):

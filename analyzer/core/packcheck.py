@@ -65,7 +65,7 @@ def _check_example(matcher: Matcher, pattern: Pattern, example: str) -> list[Sch
         return [SchemaProblem(pattern.origin, f"'{pattern.id}': example does not match its template: {example!r}")]
     other = found.pattern
     theirs = matcher.compiled(other.id) if other is not None else None
-    if theirs is not None and theirs.literal != own.literal and not (_generated(pattern) and _generated(other)):
+    if other is not None and theirs is not None and theirs.literal != own.literal and not (_generated(pattern) and _generated(other)):
         return [SchemaProblem(pattern.origin, f"'{pattern.id}': example is claimed by '{other.id}' "
                                               f"({other.origin}) first: {example!r}")]
     return []  # the same message raised at several sites: the raise site tells them apart

@@ -6,6 +6,7 @@ records or a list of problems, each naming file:line. Reading files lives in sou
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -191,7 +192,7 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
     return pattern, []
 
 
-def _check_fields(data: dict, spec: dict[str, type], what: str, problem) -> None:
+def _check_fields(data: dict, spec: Mapping[str, type], what: str, problem) -> None:
     for key, value in data.items():
         if key not in spec:
             problem(f"unknown field '{key}' in {what} (allowed: {', '.join(spec)})")

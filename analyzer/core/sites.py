@@ -66,6 +66,7 @@ class SiteIndex:
 
 def _at_site(pattern: Pattern, stack: StackKey) -> bool:
     site = pattern.site
+    assert site is not None  # only patterns with a site are indexed
     prefix = site.path or ""
     if site.code:
         path, function, code = stack[-1]

@@ -440,7 +440,7 @@ class TieredMatcher:
             return None
         history = self.histories[relpath.split("/", 1)[0]]
         code = " ".join((frame.code or "").split())
-        best: tuple[bool, int, str, Span] | None = None
+        best: tuple[bool, int, Pattern, Span] | None = None
         for sid in history.in_function(_module_of(relpath), _slug(frame.function)):
             pattern = self.fallback.pattern(sid)
             if pattern is None or pattern.short_exception != info.short_type or not self._fits(sid, pattern, info):
@@ -450,11 +450,10 @@ class TieredMatcher:
                 distance = abs(span.line - frame.lineno)
                 if (distance == 0 or (same_code and distance <= self.window)) and (
                         best is None or (same_code, -distance) > best[:2]):
-                    best = (same_code, -distance, sid, span)
+                    best = (same_code, -distance, pattern, span)
         if best is None:
             return None
-        same_code, nearness, sid, span = best
-        pattern = self.fallback.pattern(sid)
+        same_code, nearness, pattern, span = best
         moved = replace(pattern, source=replace(pattern.source, line=span.line, version=span.first))
         confidence = 0.6 + 0.1 * same_code + 0.2 * (1 + nearness / (self.window + 1))
         return Diagnosis(moved, MatchKind.RAISE_SITE, round(confidence, 3), {})

@@ -95,7 +95,7 @@ def percent_example(template: str) -> str:
         if typ == "%":
             return "%"
         if typ in "diouxX":
-            value = SAMPLE_INT
+            value: int | float | str = SAMPLE_INT
         elif typ in "eEfFgG":
             value = SAMPLE_FLOAT
         elif typ == "c":

@@ -247,14 +247,18 @@ def extract_tree(path: str | os.PathLike | None = None, *, package: str | None =
         raise ValueError("give exactly one of path or package")
     started = time.perf_counter()
     installed = package is not None
-    target = find_package(package) if installed else Path(path)
+    if package is not None:
+        target = find_package(package)
+    else:
+        assert path is not None  # exactly one of the two was given
+        target = Path(path)
     base, files = find_sources(target, exclude)
     if files:
         top = files[0][1].split("/")[0]
         top = top[:-3] if top.endswith(".py") else top
     else:
         top = Path(target).stem
-    if installed:
+    if package is not None:
         top = package.split(".")[0]
     if project is None:
         project = top

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import ast
 import io
+import sys
 import tokenize
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from analyzer.extract.message import Msg, percent_example, to_msg
 
@@ -79,7 +80,7 @@ def _receiver_name(node: ast.AST) -> str | None:
     return _last_name(node)
 
 
-def _looks_like_class(name: str | None) -> bool:
+def _looks_like_class(name: str | None) -> TypeGuard[str]:
     if not name:
         return False
     stripped = name.lstrip("_")
@@ -115,7 +116,7 @@ class _Walker:
         self.out: list[dict[str, Any]] = []
         self.lines = lines
 
-    def _src(self, node: ast.AST) -> str:
+    def _src(self, node: ast.expr) -> str:
         """Source text of a single-line expression; ``ast.unparse`` otherwise.
 
         Offsets from ``ast`` are UTF-8 byte offsets, hence the bytes lines.
@@ -264,7 +265,7 @@ class _Walker:
             msg = Msg(msg.template, "percent", percent_example(msg.template))
         self._emit(node, ctx, spec[0], msg, severity=spec[1])
 
-    def _assign(self, node: ast.stmt, ctx: _Ctx) -> None:
+    def _assign(self, node: ast.Assign | ast.AnnAssign | ast.AugAssign, ctx: _Ctx) -> None:
         env = ctx.env
         if isinstance(node, ast.Assign):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
@@ -298,26 +299,25 @@ class _Walker:
 
     def block(self, stmts: Iterable[ast.stmt], ctx: _Ctx) -> None:
         for node in stmts:
-            t = type(node)
-            if t is ast.Raise:
+            if isinstance(node, ast.Raise):
                 self._raise(node, ctx)
-            elif t is ast.Assert:
+            elif isinstance(node, ast.Assert):
                 self._assert(node, ctx)
-            elif t is ast.Expr:
-                if type(node.value) is ast.Call:
+            elif isinstance(node, ast.Expr):
+                if isinstance(node.value, ast.Call):
                     self._call(node.value, node, ctx)
-            elif t is ast.Assign or t is ast.AnnAssign or t is ast.AugAssign:
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 self._assign(node, ctx)
-            elif t is ast.If:
+            elif isinstance(node, ast.If):
                 self.block(node.body, ctx.under(node.test, False, dict(ctx.env)))
                 if node.orelse:
                     self.block(node.orelse, ctx.under(node.test, True, dict(ctx.env)))
                 body_exits, else_exits = _exits(node.body), bool(node.orelse) and _exits(node.orelse)
                 if body_exits != else_exits:  # an early return: what follows runs only on the other branch
                     ctx = ctx.under(node.test, body_exits)
-            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef or t is ast.ClassDef:
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 self.block(node.body, _Ctx(ctx.qual + (node.name,), (), {}))
-            elif t is ast.Try or t.__name__ == "TryStar":
+            elif isinstance(node, ast.Try) or (sys.version_info >= (3, 11) and isinstance(node, ast.TryStar)):
                 inner = _Ctx(ctx.qual, ctx.trigger, dict(ctx.env))
                 self.block(node.body, inner)
                 for handler in node.handlers:
@@ -326,14 +326,14 @@ class _Walker:
                     self.block(node.orelse, inner)
                 if node.finalbody:
                     self.block(node.finalbody, _Ctx(ctx.qual, ctx.trigger, dict(ctx.env)))
-            elif t is ast.For or t is ast.AsyncFor or t is ast.While:
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 self.block(node.body, _Ctx(ctx.qual, ctx.trigger, dict(ctx.env)))
                 if node.orelse:
                     self.block(node.orelse, _Ctx(ctx.qual, ctx.trigger, dict(ctx.env)))
-            elif t is ast.With or t is ast.AsyncWith:
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
                 # a with-block runs unconditionally: share the env
                 self.block(node.body, ctx)
-            elif t.__name__ == "Match":
+            elif isinstance(node, ast.Match):
                 for case in node.cases:
                     self.block(case.body, _Ctx(ctx.qual, ctx.trigger, dict(ctx.env)))
 

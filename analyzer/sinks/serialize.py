@@ -40,7 +40,7 @@ def _time(stamp: datetime | None) -> str | None:
 
 
 def _link(info: ErrorInfo) -> dict[str, Any]:
-    data = {"exception_type": info.exception_type, "message": info.message,
+    data: dict[str, Any] = {"exception_type": info.exception_type, "message": info.message,
             "raise_site": frame_dict(info.raise_site), "link": info.link.value}
     if info.sub_exceptions:
         data["sub_exceptions"] = [[_link(sub) for sub in chain] for chain in info.sub_exceptions]

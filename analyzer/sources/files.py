@@ -18,7 +18,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import zstandard
 
@@ -32,6 +32,16 @@ STDIN = "-"
 CHUNK = 1 << 20
 _MISSING, _UNREADABLE, _PARTIAL, _FOLLOW = (ProblemKind.MISSING, ProblemKind.UNREADABLE, ProblemKind.PARTIAL,
                                             ProblemKind.FOLLOW)
+
+
+class _ByteStream(Protocol):
+    """A log file read as bytes: plain, or decoded from gzip, bz2, xz or zstd."""
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> object: ...
 
 
 class _ZstdStream:
@@ -71,8 +81,8 @@ class _ZstdStream:
         self._raw.close()
 
 
-def _zstd_open(raw: BinaryIO, mode: str) -> BinaryIO:
-    return _ZstdStream(raw)  # type: ignore[return-value]
+def _zstd_open(raw: BinaryIO, mode: str) -> _ZstdStream:
+    return _ZstdStream(raw)
 
 
 _MAGIC = ((b"\x1f\x8b", gzip.open), (b"BZh", bz2.open), (b"\xfd7zXZ\x00", lzma.open),
@@ -149,7 +159,7 @@ def _readable(paths: Iterator[str], on_problem: OnProblem) -> Iterator[str]:
             on_problem(Problem(_UNREADABLE, path, "broken link or not a regular file, skipped"))
 
 
-def _chunks(stream: BinaryIO, path: str, on_problem: OnProblem,
+def _chunks(stream: _ByteStream, path: str, on_problem: OnProblem,
             consumed: Callable[[], None] | None = None) -> Iterator[bytes]:
     # read1: a compressed stream cut short raises on the read that meets the cut, and what that read
     # had decompressed is lost with it; read1 decompresses a little at a time, so little is lost.
@@ -164,7 +174,7 @@ def _chunks(stream: BinaryIO, path: str, on_problem: OnProblem,
         on_problem(Problem(_PARTIAL, path, f"read stopped early: {err}"))
 
 
-def _open(path: str) -> tuple[BinaryIO, BinaryIO]:
+def _open(path: str) -> tuple[_ByteStream, BinaryIO]:
     """The decoded stream, and the file on disk beneath it (its position is the progress)."""
     raw = open(path, "rb")  # noqa: SIM115 - closed by read_lines
     head = raw.read(6)
@@ -269,7 +279,7 @@ def follow_chunks(path: str, on_problem: OnProblem, idle: float = 0.1,
             except OSError:
                 current = None
         replaced = current is None or _identity(current) != identity
-        if not replaced and current.st_size >= stream.tell():
+        if not replaced and current is not None and current.st_size >= stream.tell():
             time.sleep(idle)
             continue
         if replaced:  # rotated or deleted: what the old file still holds comes first

@@ -81,7 +81,7 @@ class LineSplitter:
 
     def feed(self, chunk: bytes) -> list[str]:
         chunk = self._decoder.feed(chunk)
-        lines = []
+        lines: list[str] = []
         start = 0
         while True:
             end = chunk.find(b"\n", start)

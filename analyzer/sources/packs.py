@@ -290,8 +290,8 @@ def _load_file(name: str, data: bytes | OSError) -> tuple[list[Pattern], list[Sc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        return [], [SchemaProblem(f"{name}:{line}", f"not UTF-8 text (byte 0x{data[err.start]:02x})")]
+        bad_line = data.count(b"\n", 0, err.start) + 1
+        return [], [SchemaProblem(f"{name}:{bad_line}", f"not UTF-8 text (byte 0x{data[err.start]:02x})")]
     import yaml  # only when a pack is compiled: a run on compiled packs never parses YAML
 
     try:
@@ -299,7 +299,7 @@ def _load_file(name: str, data: bytes | OSError) -> tuple[list[Pattern], list[Sc
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         position = getattr(err, "position", None)  # a reader error (a control character) has only this
-        line = mark.line + 1 if mark else text.count("\n", 0, position) + 1 if position is not None else None
+        line: int | None = mark.line + 1 if mark else text.count("\n", 0, position) + 1 if position is not None else None
         where = f"{name}:{line}" if line else name
         reason = getattr(err, "problem", None) or str(err).partition("\n")[0]  # one line
         return [], [SchemaProblem(where, f"invalid YAML: {reason}")]

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from textual import work
-from textual.app import App, SuspendNotSupported
+from textual.app import App, ComposeResult, SuspendNotSupported
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input
@@ -78,7 +78,7 @@ class TriageApp(App):
         names = ["stdin" if path == STDIN else os.path.basename(path) for path in live.files]
         self.sub_title = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         # Kept as attributes: queries go to the active screen, which may be a modal one.
         self.table = IncidentTable(id="incidents")
         self.detail = DetailPane(id="detail")
@@ -177,6 +177,7 @@ class TriageApp(App):
 
     def on_data_table_header_selected(self, message: DataTable.HeaderSelected) -> None:
         key = message.column_key.value
+        assert key is not None  # every column is added with a key (IncidentTable.on_mount)
         reverse = not self.view.reverse if key == self.view.sort else False
         self._set_view(replace(self.view, sort=key, reverse=reverse))
 
@@ -244,7 +245,8 @@ class TriageApp(App):
         self.push_screen(PatternScreen(incident.diagnosis, self.live.matcher))
 
     def action_help(self) -> None:
-        self.push_screen(HelpScreen(self.BINDINGS))
+        # all of ours are Binding objects; Textual types BINDINGS to also allow tuples
+        self.push_screen(HelpScreen([b for b in self.BINDINGS if isinstance(b, Binding)]))
 
     def action_goto_root(self) -> None:
         """From a consequence to the root cause it followed (shown again if a filter hid it)."""

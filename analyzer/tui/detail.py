@@ -4,6 +4,7 @@ traceback and the chain of the selected incident."""
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
@@ -50,7 +51,7 @@ class DetailPane(VerticalScroll):
         self.parts = {name: _Fitted(build, id=name) if name in _FITTED else Static(id=name)
                       for name, build in _SECTIONS.items()}
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.parts["summary"]
         yield self.parts["diagnosis"]
         with Horizontal(id="where"):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
@@ -28,7 +29,7 @@ class HelpScreen(ModalScreen):
         super().__init__()
         self.bindings = bindings
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         merged: dict[str, list[str]] = {}  # bindings sharing a description share a row
         for binding in self.bindings:
             merged.setdefault(binding.description, []).extend(_key_name(k) for k in binding.key.split(","))

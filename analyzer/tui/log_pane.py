@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import work
+from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.message import Message
 from textual.widgets import Static
@@ -68,7 +69,7 @@ class LogPane(ScrollableContainer):
         self.wrap = False
         self.prefixes = True  # show each line's prefixes (timestamp, rank, container), as in the file
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.lines
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
@@ -21,8 +22,10 @@ class PatternScreen(ModalScreen):
         self.diagnosis = diagnosis
         self.matcher = matcher
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
+        pattern = self.diagnosis.pattern
+        assert pattern is not None  # the app opens this page only for a known diagnosis
         with VerticalScroll(id="page-box") as box:
-            box.border_title = f"explain {self.diagnosis.pattern.id}"
+            box.border_title = f"explain {pattern.id}"
             box.border_subtitle = "Esc to close"
             yield Static(page(self.diagnosis, self.matcher), id="page")

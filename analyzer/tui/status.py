@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label, ProgressBar
 
@@ -38,7 +39,7 @@ class StatusBar(Horizontal):
         self.text = Label(id="status-text")
         self.bar = ProgressBar(id="progress", show_eta=False)
 
-    def compose(self):
+    def compose(self) -> ComposeResult:
         yield self.text
         yield self.bar
 
@@ -50,5 +51,5 @@ class StatusBar(Horizontal):
         parts.append(view)
         self.text.update(" · ".join(parts))
         self.bar.display = fraction is not None and fraction < 1.0
-        if self.bar.display:
+        if self.bar.display and fraction is not None:
             self.bar.update(total=1.0, progress=fraction)

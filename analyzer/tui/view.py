@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from analyzer.core.incidents import Incident
 from analyzer.sinks.text import ordered_for_people
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsRichComparison
 
 __all__ = ["FILTERS", "SORTS", "ViewState", "visible", "search_text"]
 
@@ -31,7 +35,7 @@ def _severity(incident: Incident) -> int:
 
 # Each sort is a key over incidents already in log order (the engine's order), so ties stay in it.
 # "role" is the report's own order: the run's root cause, other roots, then consequences.
-SORTS: dict[str, Callable[[Incident], object] | None] = {
+SORTS: dict[str, Callable[[Incident], SupportsRichComparison] | None] = {
     "role": None,
     "severity": _severity,
     "count": lambda incident: -incident.count,
