@@ -12,6 +12,7 @@ traceback whose header alone had one).
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from datetime import datetime
 
 import regex
@@ -150,23 +151,23 @@ class LineNormalizer:
         if header is not None and not meta.inferred:
             _remember(self._header_context, meta.channel, header["context"])
         if meta.inferred:
-            key = " ".join(meta.inferred)
+            family = " ".join(meta.inferred)
             context = self._header_context.get(meta.channel)
             if context and header is None and context.startswith(meta.learned.rstrip()):
-                _remember(self._adopted, meta.channel, key)
+                _remember(self._adopted, meta.channel, family)
             if header is not None:
-                _remember(self._tentative, meta.channel, ((*meta.channel, key), False))
+                _remember(self._tentative, meta.channel, ((*meta.channel, family), False))
             else:
                 self._tentative.pop(meta.channel, None)
-            return meta.channel if self._adopted.get(meta.channel) == key else (*meta.channel, key)
+            return meta.channel if self._adopted.get(meta.channel) == family else (*meta.channel, family)
         tentative = self._tentative.get(meta.channel)
         if tentative is not None:
-            key, kept = tentative
+            stream, kept = tentative
             if not kept and g.FRAME.match(body):
-                self._tentative[meta.channel] = (key, True)
+                self._tentative[meta.channel] = (stream, True)
                 kept = True
             if kept or _reads_as_traceback(body):
-                return key
+                return stream
         return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
 
     def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
@@ -321,7 +322,7 @@ def _encodable(text: str) -> str:
     return text
 
 
-def _remember(table: dict, key: tuple[str, ...], value) -> None:
+def _remember(table: dict, key: Hashable, value) -> None:
     """Set `table[key]`, forgetting the channel seen first once there are too many."""
     if key not in table and len(table) >= _MAX_CHANNELS:
         del table[next(iter(table))]

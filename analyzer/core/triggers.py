@@ -26,7 +26,9 @@ from __future__ import annotations
 import contextlib
 import re
 from functools import lru_cache
+from typing import Any
 
+hyperscan: Any
 try:
     import hyperscan
 except ImportError:  # pragma: no cover - depends on the platform's wheels
@@ -91,7 +93,7 @@ class TriggerFinder:
         self._database = _database(tuple(sorted(set(keywords))))
         self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
-        self._extra_scratch = self._extra.scratch.clone() if extra else None
+        self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._setters = _setters_database()
         self._setters_scratch = self._setters.scratch.clone()
 

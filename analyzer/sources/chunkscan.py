@@ -92,6 +92,7 @@ class ChunkScanner:
     def _read_hits(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent]) -> tuple[int, bool]:
         """Read the lines the finder reports from `pos` on; stops early (True) after a line that taught
         a new prefix family, so that the buffer is looked at again for it."""
+        assert self._finder is not None  # only the fast path reads hits
         for hit in self._finder.scan(buffer):
             if hit < pos:
                 continue  # in a line already read
@@ -162,6 +163,7 @@ class ChunkScanner:
     def _floors(self, buffer: bytes) -> tuple[int, int]:
         """`TriggerFinder.first_setters` of the buffer, looked for once (it reads the whole buffer)."""
         if self._floors_of[0] is not buffer:
+            assert self._finder is not None  # only the fast path skips lines
             self._floors_of = (buffer, *self._finder.first_setters(buffer))
         return self._floors_of[1], self._floors_of[2]
 
