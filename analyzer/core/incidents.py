@@ -23,6 +23,7 @@ from datetime import datetime
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
 from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
+from analyzer.core.schema import Role
 
 __all__ = ["Incident", "IncidentGrouper", "blame_frame", "root_diagnosis"]
 
@@ -33,7 +34,7 @@ class Incident:
     event: ErrorEvent  # the first occurrence
     diagnosis: Diagnosis
     fingerprint: str
-    role: str  # "root" | "consequence"
+    role: Role
     ranks: tuple[str, ...]
     count: int
     first_seen: datetime | None
@@ -194,7 +195,7 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     """Mark each run's root cause and point the run's consequences at it."""
     marks: dict[str, dict] = {}
     for run in _runs(incidents, run_gap_seconds):
-        roots = sorted((i for i in run if i.role == "root"), key=lambda i: i.is_fragment)
+        roots = sorted((i for i in run if i.role is Role.ROOT), key=lambda i: i.is_fragment)
         if not roots:
             continue  # only echoes: the failure itself is in a log we were not given
         root = roots[0]
@@ -251,8 +252,8 @@ def _before(incident: Incident, root: Incident) -> bool:
     return span.file == root_span.file and span.line_start < root_span.line_start
 
 
-def _role(diagnosis: Diagnosis) -> str:
-    return diagnosis.pattern.role if diagnosis.pattern else "root"
+def _role(diagnosis: Diagnosis) -> Role:
+    return diagnosis.pattern.role if diagnosis.pattern else Role.ROOT
 
 
 def _naive(stamp: datetime) -> datetime:

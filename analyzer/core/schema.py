@@ -6,18 +6,49 @@ records or a list of problems, each naming file:line. Reading files lives in sou
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from analyzer.core.template import TemplateError, compile_template
 
-__all__ = ["Pattern", "PatternSource", "PatternSite", "Fix", "SERVERS", "SchemaProblem", "build_pattern", "ROLES", "SEVERITIES", "MATCH_KINDS"]
+__all__ = ["Pattern", "PatternSource", "PatternSite", "Fix", "SERVERS", "SchemaProblem", "build_pattern", "Role",
+           "Severity", "MatchTarget", "Style", "ROLES", "SEVERITIES", "MATCH_KINDS"]
 
-ROLES = ("root", "consequence")
-MATCH_KINDS = ("exception", "line")  # what a template is matched against: an exception message or a log line
-SEVERITIES = ("critical", "error", "warning", "info")
-_STYLES = ("auto", "fstring", "format", "percent", "plain")
+class Role(enum.StrEnum):
+    ROOT = "root"  # a failure of its own
+    CONSEQUENCE = "consequence"  # an echo of a failure elsewhere: NCCL timeouts, SIGQUIT notices, broken pipes
+
+
+class Severity(enum.StrEnum):
+    CRITICAL = "critical"
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class MatchTarget(enum.StrEnum):
+    """What a template is matched against."""
+
+    EXCEPTION = "exception"  # an exception's message
+    LINE = "line"  # a log line: a notice (core/notices.py)
+
+
+class Style(enum.StrEnum):
+    """How the source formats the message (core/template)."""
+
+    AUTO = "auto"
+    FSTRING = "fstring"
+    FORMAT = "format"
+    PERCENT = "percent"
+    PLAIN = "plain"  # constant text
+
+
+ROLES = tuple(Role)
+MATCH_KINDS = tuple(MatchTarget)
+SEVERITIES = tuple(Severity)
+_STYLES = tuple(Style)
 SERVERS = ("sglang", "vllm")  # a fix for one server's flags is only offered on that server's logs
 
 
@@ -58,18 +89,18 @@ class Pattern:
     exception: str
     template: str
     source: PatternSource = PatternSource()
-    style: str = "auto"
+    style: Style = Style.AUTO
     meaning: str = ""
     trigger: str = ""
     situations: str = ""
     fixes: tuple[Fix, ...] = ()
     related: tuple[str, ...] = ()
-    role: str = "root"
-    severity: str = "error"
+    role: Role = Role.ROOT
+    severity: Severity = Severity.ERROR
     tags: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     origin: str = field(default="", compare=False)  # file:line the pattern was read from
-    match: str = "exception"  # "line": a notice found in a log line (core/notices.py), not an exception
+    match: MatchTarget = MatchTarget.EXCEPTION  # LINE: a notice found in a log line, not an exception
     assert_expr: str = ""  # a bare assert's condition: the traceback shows `assert <it>` as the raise site's line
     site: PatternSite | None = None
 
@@ -172,18 +203,18 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
             version=_opt(source.get("version", defaults.get("version"))),
             commit=_opt(source.get("commit", defaults.get("commit"))),
         ),
-        style=data.get("style", "auto"),
+        style=Style(data.get("style", "auto")),
         meaning=_str(data.get("meaning")).strip(),
         trigger=_str(data.get("trigger")).strip(),
         situations=_str(data.get("situations")).strip(),
         fixes=tuple(fixes),
         related=tuple(data.get("related") or ()),
-        role=data.get("role", "root"),
-        severity=data.get("severity", "error"),
+        role=Role(data.get("role", "root")),
+        severity=Severity(data.get("severity", "error")),
         tags=tuple(data.get("tags") or ()),
         examples=tuple(data.get("examples") or ()),
         origin=where,
-        match=data.get("match", "exception"),
+        match=MatchTarget(data.get("match", "exception")),
         assert_expr=_str(data.get("assert_expr")).strip(),
         site=PatternSite(" ".join(site_data["code"].split()) if site_data.get("code") else None,
                          _opt(site_data.get("function")), _opt(site_data.get("path")),

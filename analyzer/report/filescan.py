@@ -16,7 +16,7 @@ from typing import Any
 from analyzer.core.incidents import Incident
 from analyzer.core.versions import detect_version
 from analyzer.engine import Engine, Options
-from analyzer.report.health import tail_state
+from analyzer.report.health import FileStatus, tail_state
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.files import read_chunks
 from analyzer.sources.lines import utf8_chunks
@@ -32,7 +32,7 @@ class FileResult:
     path: str
     size: int
     mtime_ns: int
-    status: str  # see analyzer.report.health
+    status: FileStatus
     detail: str | None = None  # why the status is not ok
     lines: int = 0
     started: str | None = None  # ISO time of the first prefixed line
@@ -47,6 +47,7 @@ class FileResult:
     def from_json(cls, text: str) -> FileResult:
         data = json.loads(text)
         data["incidents"] = tuple(data.get("incidents") or ())
+        data["status"] = FileStatus(data["status"])
         return cls(**data)
 
     def at(self, path: str) -> FileResult:
@@ -82,18 +83,18 @@ def scan_file(path: str, engine: Engine) -> FileResult:
         info = os.stat(path)
     except OSError as err:
         reason = "broken link" if os.path.islink(path) else (err.strerror or str(err))
-        return FileResult(path, 0, 0, "unreadable", reason)
+        return FileResult(path, 0, 0, FileStatus.UNREADABLE, reason)
     if not stat.S_ISREG(info.st_mode):
-        return FileResult(path, 0, info.st_mtime_ns, "unreadable", "not a regular file")
-    bare = FileResult(path, info.st_size, info.st_mtime_ns, "empty", "0 bytes")
+        return FileResult(path, 0, info.st_mtime_ns, FileStatus.UNREADABLE, "not a regular file")
+    bare = FileResult(path, info.st_size, info.st_mtime_ns, FileStatus.EMPTY, "0 bytes")
     if info.st_size == 0:
         return bare
     try:
         return _scan(bare, engine)
     except OSError as err:
-        return replace(bare, status="unreadable", detail=err.strerror or str(err))
+        return replace(bare, status=FileStatus.UNREADABLE, detail=err.strerror or str(err))
     except Exception as err:
-        return replace(bare, status="failed", detail=f"{type(err).__name__}: {err}")
+        return replace(bare, status=FileStatus.FAILED, detail=f"{type(err).__name__}: {err}")
 
 
 def _scan(bare: FileResult, engine: Engine) -> FileResult:
@@ -112,7 +113,7 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
         for event in chunks.feed(chunk):
             analysis.add(event)
     if sniffer.binary:
-        return replace(bare, status="binary", detail="not text")
+        return replace(bare, status=FileStatus.BINARY, detail="not text")
     if read_problems:  # a compressed stream cut short, a disk error mid-file
         half_written = read_problems[0].detail
     elif sniffer.blank:
@@ -121,7 +122,7 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
         analysis.add(event)
     started = chunks.scanner.first_timestamp
     return replace(
-        bare, status="partial" if half_written else "ok", detail=half_written, lines=chunks.lines,
+        bare, status=FileStatus.PARTIAL if half_written else FileStatus.OK, detail=half_written, lines=chunks.lines,
         started=started.isoformat() if started else None, host=chunks.scanner.host,
         version=detect_version(sniffer.head),
         incidents=tuple(incident_row(incident) for incident in analysis.incidents()))

@@ -11,13 +11,14 @@ from analyzer.engine import Options
 from analyzer.report.cache import ResultCache, default_cache_path, settings_key
 from analyzer.report.engines import run_engine
 from analyzer.report.filescan import FileResult
+from analyzer.report.health import FileStatus
 from analyzer.report.runs import LogFile, PathLayout, discover
 from analyzer.sources.problems import OnProblem, Problem
 
 __all__ = ["FleetOptions", "FleetScan", "scan_fleet"]
 
 _DEFAULTS = Options()
-_NOT_CACHED = frozenset({"unreadable", "failed"})  # may be fixed without the file changing
+_NOT_CACHED = frozenset({FileStatus.UNREADABLE, FileStatus.FAILED})  # may be fixed without the file changing
 
 
 @dataclass(frozen=True, slots=True)

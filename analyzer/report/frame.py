@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer.report.fleet import FleetOptions, FleetScan, scan_fleet
-from analyzer.report.health import BAD
+from analyzer.report.health import BAD, FileStatus
 from analyzer.report.runs import parse_day
 from analyzer.sources.problems import OnProblem, Problem
 
@@ -70,7 +70,7 @@ def incidents_frame(paths: Iterable[str] | str, *, on_problem: OnProblem | None 
     `fleet_tables(df).bad_files` with status `failed`); when every file failed, RuntimeError."""
     arguments = [paths] if isinstance(paths, str) else [str(p) for p in paths]
     scan = scan_fleet(arguments, FleetOptions(**options), on_problem, on_progress)
-    failed = [result for result in scan.results if result.status == "failed"]
+    failed = [result for result in scan.results if result.status is FileStatus.FAILED]
     if failed and len(failed) == len(scan.results):
         raise RuntimeError(f"none of the {len(failed)} file(s) could be scanned: {failed[0].detail}")
     if failed:

@@ -7,10 +7,22 @@ scan itself broke on it). Anything but `ok` makes its run a bad run, listed in t
 
 from __future__ import annotations
 
-__all__ = ["STATUSES", "BAD", "tail_state"]
+import enum
 
-STATUSES = ("ok", "partial", "empty", "binary", "unreadable", "failed")
-BAD = frozenset(STATUSES) - {"ok"}
+__all__ = ["FileStatus", "STATUSES", "BAD", "tail_state"]
+
+
+class FileStatus(enum.StrEnum):
+    OK = "ok"
+    PARTIAL = "partial"  # half-written or cut short: its errors still count
+    EMPTY = "empty"
+    BINARY = "binary"
+    UNREADABLE = "unreadable"
+    FAILED = "failed"  # the scan itself broke on it
+
+
+STATUSES = tuple(FileStatus)
+BAD = frozenset(STATUSES) - {FileStatus.OK}
 
 _COMPRESSED = (b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00")  # gzip, bzip2, xz: their ends say nothing
 _LINE_ENDS = {b"\xff\xfe": (b"\n\x00", b"\r\x00"), b"\xfe\xff": (b"\x00\n", b"\x00\r")}  # UTF-16 by its BOM

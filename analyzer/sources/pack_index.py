@@ -29,7 +29,17 @@ from urllib.parse import quote
 import zstandard
 
 from analyzer.core.matcher import index_keys
-from analyzer.core.schema import Fix, Pattern, PatternSite, PatternSource, SchemaProblem
+from analyzer.core.schema import (
+    Fix,
+    MatchTarget,
+    Pattern,
+    PatternSite,
+    PatternSource,
+    Role,
+    SchemaProblem,
+    Severity,
+    Style,
+)
 from analyzer.core.store import Site
 
 __all__ = ["IndexStore", "write_index", "FORMAT"]
@@ -58,6 +68,7 @@ _FIELDS = tuple(name for name in _DEFAULTS if name != "id")  # the id has its ow
 _SOURCE_FIELDS = tuple(f.name for f in fields(PatternSource))
 _FIX_FIELDS = tuple(f.name for f in fields(Fix))
 _SITE_FIELDS = tuple(f.name for f in fields(PatternSite))
+_ENUMS = {"role": Role, "severity": Severity, "match": MatchTarget, "style": Style}
 
 
 def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[SchemaProblem], digest: str) -> int:
@@ -194,4 +205,7 @@ def _pattern(pattern_id: str, blob: bytes) -> Pattern:
     for name in ("related", "tags", "examples"):
         if name in data:
             data[name] = tuple(data[name])
+    for name, kind in _ENUMS.items():
+        if name in data:
+            data[name] = kind(data[name])
     return Pattern(**data)

@@ -279,7 +279,8 @@ class TriageApp(App):
 
     def action_show_traceback(self) -> None:
         """The detail pane scrolled to the traceback, which sits below the diagnosis."""
-        self.detail.scroll_to_widget(self.detail.parts["traceback"], animate=False, top=True)
+        # after the next refresh: a detail just filled in has no final layout yet to scroll by
+        self.call_after_refresh(self.detail.scroll_to_widget, self.detail.parts["traceback"], animate=False, top=True)
 
     def action_toggle_wrap(self) -> None:
         self.log_pane.set_layout(wrap=not self.log_pane.wrap)

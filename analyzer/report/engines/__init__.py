@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from analyzer.engine import Options
 from analyzer.report.choices import ENGINES
 from analyzer.report.filescan import Batch, FileResult
+from analyzer.report.health import FileStatus
 
 __all__ = ["ENGINES", "run_engine", "split_batches", "lost_batch", "EngineError"]
 
@@ -38,4 +39,4 @@ def split_batches(paths: list[str], jobs: int, most: int = 32) -> list[list[str]
 def lost_batch(paths: list[str], err: BaseException) -> Batch:
     """A batch whose worker died: its files are reported as failed and are not cached."""
     reason = f"worker failed: {type(err).__name__}: {err}"
-    return Batch(tuple(FileResult(path, 0, 0, "failed", reason) for path in paths))
+    return Batch(tuple(FileResult(path, 0, 0, FileStatus.FAILED, reason) for path in paths))
