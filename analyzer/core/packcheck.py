@@ -63,7 +63,11 @@ def _check_example(matcher: Matcher, pattern: Pattern, example: str) -> list[Sch
         return []  # reported once as a template that does not compile
     if own.match(example) is None:
         return [SchemaProblem(pattern.origin, f"'{pattern.id}': example does not match its template: {example!r}")]
+    if found.match_kind is MatchKind.POSSIBLE:
+        return []  # a generic text only "possibly" fits without a traceback: at its own site this one wins
     other = found.pattern
+    if other is not None and other.curated and _generated(pattern):
+        return []  # a page written for the same message explains this extracted signature too
     theirs = matcher.compiled(other.id) if other is not None else None
     if other is not None and theirs is not None and theirs.literal != own.literal and not (_generated(pattern) and _generated(other)):
         return [SchemaProblem(pattern.origin, f"'{pattern.id}': example is claimed by '{other.id}' "
