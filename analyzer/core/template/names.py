@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import regex
 
 from analyzer.core.template.fields import skip_string
@@ -20,47 +22,38 @@ def _sanitize(s: str) -> str:
     return s or "value"
 
 
-def _close_index(e: str, i: int) -> int:
-    """Index of the bracket closing ``e[i]``, string-aware; -1 if none."""
+def _outside_strings(e: str, i: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, bracket depth after it) for each character of ``e[i:]`` outside string
+    literals; an unpaired quote is just a character."""
     depth = 0
     n = len(e)
     while i < n:
         c = e[i]
         if c in "'\"":
             j = skip_string(e, i)
-            i = j if j > 0 else i + 1  # an unpaired quote is just a character
+            i = j if j > 0 else i + 1
             continue
         if c in "([{":
             depth += 1
         elif c in ")]}":
             depth -= 1
-            if depth == 0:
-                return i
+        yield i, c, depth
         i += 1
-    return -1
+
+
+def _close_index(e: str, i: int) -> int:
+    """Index of the bracket closing ``e[i]``, string-aware; -1 if none."""
+    return next((k for k, c, depth in _outside_strings(e, i) if c in ")]}" and depth == 0), -1)
 
 
 def _split_top(e: str) -> list[str]:
     """Split call arguments on top-level commas."""
     parts: list[str] = []
-    depth = 0
     last = 0
-    i = 0
-    n = len(e)
-    while i < n:
-        c = e[i]
-        if c in "'\"":
-            j = skip_string(e, i)
-            i = j if j > 0 else i + 1  # an unpaired quote is just a character
-            continue
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
+    for i, c, depth in _outside_strings(e):
+        if c == "," and depth == 0:
             parts.append(e[last:i])
             last = i + 1
-        i += 1
     parts.append(e[last:])
     return [p.strip() for p in parts if p.strip()]
 
