@@ -10,8 +10,9 @@ and SGLang's own texts raised from vLLM files (the two projects share code and m
 alone, as `analyzer explain "<message>"` sees them, to show what a message without a traceback gets.
 
 Drift (benchmarks/drift.py): shipped SGLang signatures as released, moved, extended and reworded.
-A case is right when its own signature is found, a twin when a signature with the same text in the
-same function is (the traceback cannot tell them apart), wrong when another is, missed when none is.
+A case is right when its own signature is found, a twin when a signature with the same fixed text in
+a function of the same name in the same file is (the traceback cannot tell them apart), wrong when
+another is, missed when none is.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from analyzer.core.matcher import Diagnosis, Matcher, MatchKind  # noqa: E402
 from analyzer.core.notices import NoticeDetector  # noqa: E402
 from analyzer.core.scan import events_from_lines  # noqa: E402
 from analyzer.core.schema import Pattern  # noqa: E402
+from analyzer.core.template.fields import literal_text  # noqa: E402
 from analyzer.sources.packs import load_packs  # noqa: E402
 from benchmarks import drift, foreign  # noqa: E402
 
@@ -57,6 +59,13 @@ def score_foreign(matcher: Matcher, cases: list[foreign.Case], verbose: bool) ->
     return wrong, kinds
 
 
+def _as_printed(pattern: Pattern) -> tuple:
+    """What a traceback can tell of a signature: the fixed text of its message (field names never
+    show), the file, and the function's own name (a frame shows `update_and_read`, not its class)."""
+    function = (pattern.source.function or "").rsplit(".", 1)[-1]
+    return " ".join(literal_text(pattern.template, pattern.style).split()), pattern.source.path, function
+
+
 def score_drift(matcher: Matcher, cases: list[drift.DriftCase], verbose: bool) -> dict[str, Counter]:
     by_form: dict[str, Counter] = {form: Counter() for form in drift.FORMS}
     for case in cases:
@@ -67,8 +76,7 @@ def score_drift(matcher: Matcher, cases: list[drift.DriftCase], verbose: bool) -
             verdict = "missed"
         elif got.id == truth.id:
             verdict = "right"
-        elif (got.template, got.source.path, got.source.function) == (truth.template, truth.source.path,
-                                                                      truth.source.function):
+        elif _as_printed(got) == _as_printed(truth):
             verdict = "twin"
         else:
             verdict = "wrong"
