@@ -47,6 +47,7 @@ __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_ke
 
 _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
+_RETRY_TIMEOUT = 0.5  # seconds for the second try of a template that timed out (see Matcher._fit)
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
 
 
@@ -328,13 +329,18 @@ class Matcher:
 
     def _fit(self, entry: _Entry, message: str) -> dict[str, Any] | None:
         """The values `message` gives the entry's template, or None. A template that takes longer
-        than its time limit on a message (it backtracks catastrophically) is used no more: each
-        matching line would pay the limit again, so it costs at most one per run."""
+        than its time limit on a message, and again on a second try with ten times the limit (it
+        backtracks catastrophically), is used no more: each matching line would pay the limit
+        again, so it costs one such try per run."""
         compiled = self._compile(entry)
         if compiled is None or entry.broken:
             return None
         try:
             return compiled.match(message, raise_timeout=True)
+        except TimeoutError:
+            pass
+        try:  # the limit is wall-clock time: a busy machine may have stalled a sound template
+            return compiled.match(message, timeout=_RETRY_TIMEOUT, raise_timeout=True)
         except TimeoutError:
             entry.broken = True
             self.disabled.append((entry.pattern, f"its template took too long on a message of {len(message)} "
