@@ -11,7 +11,7 @@ each signature to that release's line and leaves out those the release does not 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -101,10 +101,7 @@ class History:
     @cached_property
     def _by_function(self) -> dict[str, list[str]]:
         """Ids by their `module.function` part: a reworded message keeps it and changes its hash."""
-        out: dict[str, list[str]] = {}
-        for sid in self.spans:
-            out.setdefault(_site_part(sid), []).append(sid)
-        return out
+        return _grouped(self.spans, _site_part)
 
     def release(self, version: str) -> str | None:
         """The newest release of the history at or before `version` (`0.4.6.post1` -> `0.4.6`)."""
@@ -133,17 +130,11 @@ class History:
     @cached_property
     def _by_message(self) -> dict[str, list[str]]:
         """Ids by their hash of exception and template: the same message raised from another place."""
-        out: dict[str, list[str]] = {}
-        for sid in self.spans:
-            out.setdefault(_message_part(sid), []).append(sid)
-        return out
+        return _grouped(self.spans, _message_part)
 
     @cached_property
     def _by_module(self) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
-        for sid in self.spans:
-            out.setdefault(sid.rsplit(".", 2)[0], []).append(sid)
-        return out
+        return _grouped(self.spans, lambda sid: sid.rsplit(".", 2)[0])
 
     def in_function(self, module: str, function_slug: str) -> list[str]:
         """Ids of `module` whose function slug is `function_slug` or a method of that name."""
@@ -226,6 +217,14 @@ class History:
         if version is not None and self.release(version) and self.line_in(sid, version) is None:
             parts.append(f"not raised by {version}")
         return "; ".join(parts)
+
+
+def _grouped(ids: Iterable[str], key: Callable[[str], str]) -> dict[str, list[str]]:
+    """Signature ids by a part of them, in their order."""
+    out: dict[str, list[str]] = {}
+    for sid in ids:
+        out.setdefault(key(sid), []).append(sid)
+    return out
 
 
 def _site_part(sid: str) -> str:
