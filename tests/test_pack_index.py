@@ -41,7 +41,7 @@ def _cached(cache: Path) -> list[Path]:
 
 
 def test_shipped_index_is_up_to_date_with_the_packs_and_the_code(capsys):
-    """Fails after a pack or the building code changed without `analyzer patterns build`."""
+    """The checkout's index, built by the install and brought up to date by conftest, is current."""
     assert main(["patterns", "build", "--check"]) == 0, capsys.readouterr().err
 
 
@@ -137,15 +137,29 @@ def test_a_later_pack_hides_an_earlier_pattern_with_its_id(tmp_path, monkeypatch
 
 
 @pytest.mark.slow
-def test_a_checkout_whose_packs_moved_on_compiles_them_once(tmp_path, monkeypatch):
-    """A pack edited (or code changed) without `analyzer patterns build`: right answers all the same,
-    from a compiled copy in the cache, which holds row for row what the shipped index holds (so a
-    rebuild gives the shipped content)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+def test_a_checkout_whose_packs_moved_on_compiles_its_index_again_once(tmp_path, monkeypatch, capsys):
+    """A pack edited (or code changed) since the index was built: the first run compiles it again
+    in place, saying so, and later runs use it; it holds row for row what the current one holds."""
+    index = tmp_path / "_data" / "patterns.sqlite"
+    monkeypatch.setattr(packs, "builtin_index_path", lambda: index)
     monkeypatch.setattr(packs, "_code_digest", lambda: b"template.py changed")
     first = load_packs(use_env=False)
-    assert isinstance(first.layers[0], MemoryStore)
+    assert "compiling the built-in patterns" in capsys.readouterr().err
     second = load_packs(use_env=False)
-    assert isinstance(second.layers[0], IndexStore)
+    assert "compiling" not in capsys.readouterr().err
+    assert isinstance(first.layers[0], IndexStore) and isinstance(second.layers[0], IndexStore)
     assert Matcher(second).match_message(f"ValueError: {SEED}").pattern.id == "sglang.deepseek-v4-cp-a2a-backend"
     assert second.layers[0].content_digest() == IndexStore(builtin_index_path()).content_digest()
+
+
+@pytest.mark.slow
+def test_a_package_folder_that_cannot_be_written_compiles_into_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "not-a-dir").write_text("")
+    monkeypatch.setattr(packs, "builtin_index_path", lambda: tmp_path / "not-a-dir" / "patterns.sqlite")
+    monkeypatch.setattr(packs, "_code_digest", lambda: b"template.py changed")
+    assert isinstance(load_packs(use_env=False).layers[0], MemoryStore)  # compiled, and cached
+    assert len(_cached(tmp_path / "cache")) == 1
+    again = load_packs(use_env=False)
+    assert isinstance(again.layers[0], IndexStore)
+    assert Matcher(again).match_message(f"ValueError: {SEED}").pattern.id == "sglang.deepseek-v4-cp-a2a-backend"

@@ -1,11 +1,13 @@
 """Pattern packs: YAML files under pack directories, compiled into indexes the Matcher queries.
 
-The built-in packs ship compiled (`analyzer/_data/patterns.sqlite`, written by `analyzer patterns
-build`), so a run reads only the candidates its messages need. In a checkout the index is used
-while it matches the YAML beside it and the code that builds it; otherwise, like user packs
-(`--patterns`, $ANALYZER_PATTERNS), the YAML is compiled on the fly and the result kept under the
-XDG cache dir, named by the hash of the pack's content and of that code, with a size bound. A
-cache dir that cannot be written costs only the parse of the pack itself.
+The built-in packs are compiled into `analyzer/_data/patterns.sqlite` when the package is built
+or installed (setup.py runs `compile_builtin`; `analyzer patterns build` does it by hand), so a run
+reads only the candidates its messages need. The index is a build product, not in git: in a
+checkout whose YAML or building code has moved on from it, the first run compiles it again in
+place (one process at a time, under a lock), or, where the package folder cannot be written, into
+the cache below. User packs (`--patterns`, $ANALYZER_PATTERNS) are compiled on the fly and kept
+under the XDG cache dir, named by the hash of the pack's content and of that code, with a size
+bound. A cache dir that cannot be written costs only the parse of the pack itself.
 
 A broken file or entry becomes a SchemaProblem naming file:line; the rest of the pack loads.
 Precedence: built-in packs, then $ANALYZER_PATTERNS, then --patterns DIR in order; a later
@@ -14,9 +16,11 @@ pattern replaces an earlier one with the same id.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
@@ -29,7 +33,7 @@ from analyzer.core.template.fields import literal_text
 from analyzer.sources.pack_index import IndexStore, write_index
 
 __all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "builtin_index_path", "pack_files",
-           "compile_builtin", "builtin_digest", "ENV_VAR", "CACHE_BOUND"]
+           "compile_builtin", "builtin_digest", "ensure_builtin_index", "ENV_VAR", "CACHE_BOUND"]
 
 ENV_VAR = "ANALYZER_PATTERNS"
 CACHE_BOUND = 256 << 20  # bytes of compiled packs kept in the cache dir; the least recently used go first
@@ -166,18 +170,51 @@ def compile_builtin(target: Path | None = None) -> tuple[int, list[SchemaProblem
     return write_index(target, patterns, problems, _digest(sources, curated_first=True)), problems
 
 
-def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
-    """The shipped index, unless a checkout's YAML or code has moved on from it."""
-    shipped = builtin_index_path()
-    if shipped.is_file() and _checkout_packs() is None:  # an installed copy: the index is the pack
-        store = IndexStore(shipped)
-        return store, list(store.problems)
+def ensure_builtin_index() -> IndexStore | None:
+    """A checkout's index, compiled again first when its YAML or code moved on; None where the
+    package folder cannot be written (then the caller compiles into the cache)."""
+    target = builtin_index_path()
     sources = _builtin_sources(builtin_pack_dir())
-    if shipped.is_file():
-        store = IndexStore(shipped)
-        if store.digest == _digest(sources, curated_first=True):
+    digest = _digest(sources, curated_first=True)
+    fresh = _index_if_current(target, digest)
+    if fresh is not None:
+        return fresh
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target.with_name(".patterns.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be compiling it right now
+            fresh = _index_if_current(target, digest)
+            if fresh is None:
+                print("analyzer: compiling the built-in patterns into "
+                      f"{target} (once per change of the packs, about half a minute)", file=sys.stderr)
+                patterns, problems = _parse(sources, curated_first=True)
+                write_index(target, patterns, problems, digest)
+                fresh = IndexStore(target)
+    except OSError:
+        return None
+    return fresh
+
+
+def _index_if_current(path: Path, digest: str) -> IndexStore | None:
+    try:
+        store = IndexStore(path)
+    except (OSError, sqlite3.Error, ValueError, KeyError):  # missing, half-written or foreign
+        return None
+    return store if store.digest == digest else None
+
+
+def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
+    """The installed index; in a checkout, its own index kept up to date with its YAML and code."""
+    shipped = builtin_index_path()
+    if _checkout_packs() is None:  # an installed copy: the index built with it is the pack
+        if shipped.is_file():
+            store = IndexStore(shipped)
             return store, list(store.problems)
-    return _compiled(sources, curated_first=True)  # stale: `analyzer patterns build` refreshes it
+        return _compiled(_builtin_sources(builtin_pack_dir()), curated_first=True)
+    store = ensure_builtin_index()
+    if store is not None:
+        return store, list(store.problems)
+    return _compiled(_builtin_sources(builtin_pack_dir()), curated_first=True)
 
 
 def _builtin_sources(root: Path) -> _Sources:
