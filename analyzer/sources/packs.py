@@ -211,9 +211,9 @@ def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
             store = IndexStore(shipped)
             return store, list(store.problems)
         return _compiled(_builtin_sources(builtin_pack_dir()), curated_first=True)
-    store = ensure_builtin_index()
-    if store is not None:
-        return store, list(store.problems)
+    current = ensure_builtin_index()
+    if current is not None:
+        return current, list(current.problems)
     return _compiled(_builtin_sources(builtin_pack_dir()), curated_first=True)
 
 
