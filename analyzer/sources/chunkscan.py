@@ -19,11 +19,10 @@ from analyzer.core.triggers import (
     HEAD_AT,
     HEADS,
     TriggerFinder,
+    available,
+    body_may_set_time,
     head_group,
     head_sets,
-    available,
-    body_may_set_stream,
-    body_may_set_time,
     may_set_stream,
     may_set_time,
 )
