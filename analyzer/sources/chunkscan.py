@@ -56,8 +56,8 @@ class ChunkScanner:
         self._dropped = 0  # bytes of that line dropped past max_line
         self._floors_of: tuple[bytes | None, tuple[int, ...]] = (None, ())  # the last buffer's first setters
         # Per channel head group (torchrun rank, worker pid and ip): the skipped lines whose state that
-        # channel's next read line inherits, by (head, what they set); handed over just before it.
-        self._pending: dict[tuple, dict[tuple[bytes, str], tuple[tuple[int, int], str]]] = {}
+        # channel's next read line inherits, by what they set; handed over just before it.
+        self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
         self._stretches = 0
 
     @property
