@@ -270,3 +270,17 @@ def test_failure_forms(seed, wrap):
         lines.extend(WRAPS[wrap](rng, line) for line in [*_record(rng), *form])
     events = assert_same("\n".join(lines).encode())
     assert len(events) > len(failure_forms())
+
+
+def test_first_characters_rule_out_only_prefixes_that_cannot_match():
+    from analyzer.core.normalize import _ruled_out
+    from analyzer.core.prefixes import KNOWN
+
+    rng = random.Random(3)
+    texts = [piece.decode("utf-8", "replace") for piece in PIECES]
+    texts += [WRAPS[wrap](rng, "x") for wrap in sorted(WRAPS) for _ in range(5)]
+    texts += ["٣2026-12-01T10:00:00Z x", "2026-12-01 10:00:00,1 - a - INFO - x", "DEBUG:x:y", "Dec  1 10:00:00 h p[1]: x"]
+    for text in filter(None, texts):
+        for kind in KNOWN:
+            if kind.pattern.match(text):
+                assert kind.name not in _ruled_out(text[0]), (kind.name, text)

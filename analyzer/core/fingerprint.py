@@ -9,6 +9,7 @@ directory, which differs between installs.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import regex
 
@@ -45,6 +46,7 @@ MASKS = (
 _SPACES = regex.compile(r"\s+")
 
 
+@lru_cache(maxsize=4096)  # ranks and retries repeat the same messages: masking is most of an error's cost
 def mask_message(message: str) -> str:
     for name, pattern in MASKS:
         message = pattern.sub(f"<{name}>", message)
@@ -56,7 +58,12 @@ def fingerprint(info: ErrorInfo) -> str:
     site = info.raise_site
     function = site.function if site and site.function else "-"
     file = site.path.replace("\\", "/").rsplit("/", 1)[-1] if site else "-"
-    masked = mask_message(info.message)
-    digest = hashlib.blake2b(f"{info.exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
-    name = info.short_type if info.short_type[:1].isupper() else info.exception_type  # log.error, not error
+    return _fingerprint(info.exception_type, info.short_type, file, function, info.message)
+
+
+@lru_cache(maxsize=4096)
+def _fingerprint(exception_type: str, short_type: str, file: str, function: str, message: str) -> str:
+    masked = mask_message(message)
+    digest = hashlib.blake2b(f"{exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
+    name = short_type if short_type[:1].isupper() else exception_type  # log.error, not error
     return f"{name or 'Truncated'}@{function}:{digest.hexdigest()}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Hashable
 from datetime import datetime
+from functools import lru_cache
 
 import regex
 
@@ -194,7 +195,10 @@ class LineNormalizer:
         return text
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
+        ruled_out = _ruled_out(text[0])
         for kind in kinds:
+            if kind.name in ruled_out:
+                continue
             m = kind.pattern.match(text)
             if m is not None:
                 read_known(kind, m, meta)
@@ -277,6 +281,21 @@ class LineNormalizer:
             line_meta = meta if i == 0 else PrefixMeta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
             lines.append(self._line(strip_ansi(part.rstrip("\r")), lineno, line_meta, prefix="{json} " if i == 0 else ""))
         return lines
+
+
+# The first characters each known prefix can start with (the fast path: most lines start with a letter
+# and most prefixes cannot); a kind not listed is always tried.
+_OPENS = {
+    "container": str.isdecimal, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
+}
+
+
+@lru_cache(maxsize=1024)
+def _ruled_out(first: str) -> frozenset[str]:
+    """The known prefixes that cannot begin with the character `first`."""
+    return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
 def _reads_as_traceback(body: str) -> bool:
