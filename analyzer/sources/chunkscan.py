@@ -59,6 +59,8 @@ class ChunkScanner:
         # channel's next read line inherits, by what they set; handed over just before it.
         self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
         self._stretches = 0
+        self._keys_of: tuple[bytes | None, dict[tuple, list[bytes]]] = (None, {})  # the last buffer's channel heads
+        self._key_order: dict[tuple, list[bytes]] = {}  # each head group's heads, the one seen last first
 
     @property
     def lines(self) -> int:
@@ -161,19 +163,18 @@ class ChunkScanner:
             if first is not None:
                 picked[first[0]] = first[1]
             need_time = first is not None
-        keys: set[bytes] = set()
+        keys: dict[tuple, list[bytes]] = {}
         if self._headed:
             self._stretches += 1
-            keys = set(HEADS.findall(buffer, max(start - 1, 0), end))
-            if start == 0 and (head := HEAD_AT.match(buffer, 0, end)) is not None:
-                keys.add(head.group())
-            now = bool(picked) or (self.scanner.host is None and any(b", ip=" in key for key in keys))
+            keys = self._keys(buffer)
+            now = bool(picked) or (self.scanner.host is None and any(group[2] for group in keys))
             if now:
                 self._flush()  # the lines picked now come after those waiting
-            groups: dict[tuple, list[bytes]] = {}
-            for key in keys:
-                groups.setdefault(head_group(key), []).append(key)
-            for group, members in groups.items():
+            if len(self._key_order) > _MAX_GROUPS:
+                self._key_order.clear()
+            for group, heads in keys.items():
+                members = self._key_order.setdefault(group, [])
+                members += [key for key in heads if key not in members]
                 for kind, (at, text) in self._group_setters(buffer, start, end, members, need_time).items():
                     if now:
                         picked[at] = text
@@ -211,7 +212,8 @@ class ChunkScanner:
         names no host, its first lines. Values: (where the line starts, its text)."""
         time_floor, stream_floor = self._floors(buffer)[2:]
         need_stream, last = True, True
-        spacing = {key.rstrip(b" ") for key in keys if key.startswith(b"[")}
+        spacing: set[bytes] = set()  # torchrun prefixes seen whose last line to tell the space is not found yet
+        seen: set[bytes] = set()
         found: dict[str, tuple[int, str]] = {}
         if self.scanner.host is None:
             for key in keys:
@@ -233,6 +235,9 @@ class ChunkScanner:
             body = head.end()
             kinds = ["last"] if last else []
             prefix = head.group().rstrip(b" ")
+            if prefix[:1] == b"[" and prefix not in seen:
+                seen.add(prefix)
+                spacing.add(prefix)
             if prefix in spacing and body < newline and buffer[body] not in _BLANKS:
                 kinds.append("spacing " + prefix.decode())
                 spacing.discard(prefix)
@@ -257,17 +262,31 @@ class ChunkScanner:
     def _last_line(buffer: bytes, start: int, stop: int, keys: list[bytes]) -> int | None:
         """Where the last line before `stop` in the stretch from `start` that begins with one of `keys`
         starts; each key is looked for only after the best found so far."""
-        best = -1
+        best, winner = -1, 0
         low = max(start - 1, 0)
-        for key in keys:
+        for i, key in enumerate(keys):
             at = buffer.rfind(b"\n" + key, max(low, best), stop)
             if at >= 0:
-                best = at
+                best, winner = at, i
+        if winner:  # the head seen last is looked for first next time: the others only after it
+            keys.insert(0, keys.pop(winner))
         if best >= 0:
             return best + 1
         if start == 0 < stop and any(buffer.startswith(key) for key in keys):
             return 0
         return None
+
+    def _keys(self, buffer: bytes) -> dict[tuple, list[bytes]]:
+        """The channel heads that begin lines of the buffer by their group, looked for once per buffer."""
+        if self._keys_of[0] is not buffer:
+            heads = set(HEADS.findall(buffer))
+            if (head := HEAD_AT.match(buffer, 0, buffer.find(b"\n"))) is not None:
+                heads.add(head.group())
+            groups: dict[tuple, list[bytes]] = {}
+            for key in heads:
+                groups.setdefault(head_group(key), []).append(key)
+            self._keys_of = (buffer, groups)
+        return self._keys_of[1]
 
     def _flush(self, groups: list[tuple] | None = None) -> None:
         """Hand the waiting lines of these head groups (all by default) to the scanner, in order."""
