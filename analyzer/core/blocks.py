@@ -24,7 +24,12 @@ def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
     """Lines of one traceback block -> its exceptions in printed order (root cause first).
     `depth` counts the boxes of exception groups the lines are drawn in. The same block echoed by
     several ranks is read once (the result is immutable)."""
-    return _parse_chain(lines, depth) if depth else _parse_block(tuple(lines))
+    if depth or sum(map(len, lines)) > _MAX_REMEMBERED:
+        return _parse_chain(lines, depth)
+    return _parse_block(tuple(lines))
+
+
+_MAX_REMEMBERED = 1 << 14  # characters of a block kept for the next rank that prints it; longer ones are rare
 
 
 @lru_cache(maxsize=256)

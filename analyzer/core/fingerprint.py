@@ -46,8 +46,17 @@ MASKS = (
 _SPACES = regex.compile(r"\s+")
 
 
-@lru_cache(maxsize=4096)  # ranks and retries repeat the same messages: masking is most of an error's cost
 def mask_message(message: str) -> str:
+    # Ranks and retries repeat the same messages, and masking is most of an error's cost: short ones
+    # are remembered (a long one, rare, is not kept).
+    return _mask(message) if len(message) <= _MAX_REMEMBERED else _mask.__wrapped__(message)
+
+
+_MAX_REMEMBERED = 4096
+
+
+@lru_cache(maxsize=1024)
+def _mask(message: str) -> str:
     for name, pattern in MASKS:
         message = pattern.sub(f"<{name}>", message)
     return _SPACES.sub(" ", message).strip()
@@ -58,10 +67,11 @@ def fingerprint(info: ErrorInfo) -> str:
     site = info.raise_site
     function = site.function if site and site.function else "-"
     file = site.path.replace("\\", "/").rsplit("/", 1)[-1] if site else "-"
-    return _fingerprint(info.exception_type, info.short_type, file, function, info.message)
+    key = (info.exception_type, info.short_type, file, function, info.message)
+    return _fingerprint(*key) if len(info.message) <= _MAX_REMEMBERED else _fingerprint.__wrapped__(*key)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _fingerprint(exception_type: str, short_type: str, file: str, function: str, message: str) -> str:
     masked = mask_message(message)
     digest = hashlib.blake2b(f"{exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
