@@ -78,7 +78,7 @@ _HEAD_END = rb"(?:\]: ?|\)[ \t\x0b\x0c])"  # how each ends
 _HEADED = (
     # one more after the head or no head (a body that starts like a head is not one: `[2026-` is a date)
     rb"^(?:" + HEAD + rb")?(?:[^\[(\n]|\[[0-9])[^\n]*(?:\]:|pid=)",
-    rb"^" + HEAD + rb"(?:\(|\[[^0-9\n])",  # a head followed by what may be another
+    rb"^" + HEAD + rb"(?:\(|\[[^0-9\n]|\{)",  # a head followed by what may be another, or a JSON record
     rb"\r[^\r\n]",  # a redrawn line: the text shown last decides
     # what the normaliser's Unicode classes take and the byte patterns above do not
     rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",

@@ -299,12 +299,12 @@ class ChunkScanner:
     def _flush_for(self, buffer: bytes, start: int, end: int) -> None:
         """Before the line `buffer[start:end]` is read: the waiting lines of its channel. A line behind
         one channel head and holding no other prefix state has that head's channel; any line that may
-        have another channel (or teach a prefix family) gets them all."""
+        have another channel (another head, a JSON record's fields) or teach a prefix family gets them all."""
         head = HEAD_AT.match(buffer, start, end)
         rest = head.end() if head else start
         stateful = any(buffer.find(mark, rest, end) >= 0 for mark in _CHANNEL_MARKS)
         opens = buffer[rest:rest + 2]
-        if head is not None and not stateful and opens[:1] != b"(" and not (opens[:1] == b"[" and not opens[1:].isdigit()):
+        if head is not None and not stateful and opens[:1] not in (b"(", b"{") and not (opens[:1] == b"[" and not opens[1:].isdigit()):
             self._flush([head_group(head.group())])
         elif head is not None or stateful or buffer.startswith((b"{", b"\xef\xbb\xbf"), start):
             self._flush()
