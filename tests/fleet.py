@@ -220,7 +220,10 @@ def _oom(rng: random.Random, when: datetime, version: str) -> Built:
     size = f"{rng.choice((1.25, 2.5, 3.75))} GiB"
     crash = when + timedelta(minutes=5)
     others = [r for r in range(tp) if r != gpu]
-    text = (_head(when, version, tp) + _serving(when + timedelta(minutes=1), 3) + _stamp(crash, f"TP{gpu}")
+    launch = (_stamp(when) + "$ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+              f"--tp {tp} --mem-fraction-static 0.88\n")  # the fixes are computed from the logged values
+    text = (launch + _head(when, version, tp, ", mem_fraction_static=0.88") + _serving(when + timedelta(minutes=1), 3)
+            + _stamp(crash, f"TP{gpu}")
             + "Scheduler hit an exception: " + _oom_traceback(gpu, size)
             + _nccl_timeouts(crash + timedelta(minutes=10), others))
     return Built({"server.log": text}, (Expected("server.log", *OOM, 1, {"gpu": gpu}),

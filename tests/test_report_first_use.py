@@ -132,7 +132,9 @@ def test_daily_failure_rates_are_runs_hit_over_runs_that_day(fleet):
         assert row["sglang.deepseek-v4-cp-a2a-backend"] == round(sum(r.run in hit for r in that_day) / len(that_day), 4)
 
 
-def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_path):
+def test_html_report_explains_each_signature_as_scan_does(capsys, fleet, tmp_path):
+    """One view (core/view.py) for the group's earliest incident, with its run's configuration: the
+    fix computed from the logged --mem-fraction-static 0.88, and the logged command with it applied."""
     from html import escape
 
     from analyzer.core.view import explanation
@@ -141,6 +143,14 @@ def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_pat
     target = tmp_path / "report.html"
     assert report(capsys, fleet, "-o", str(target))[0] == 0
     page = target.read_text(encoding="utf-8")
-    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), {})
+    example = summary(incidents_frame([str(fleet.root)], jobs=1, cache=False)).examples["torch.cuda-out-of-memory"]
+    row = example.row
+    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), row.params,
+                        row.match_kind.value, row.confidence, message=row.message, run=example.run)
     assert found.meaning and f'<div class="meaning">{escape(found.meaning)}</div>' in page
-    assert f'<div class="fixes">Fixes: {escape(found.fixes[0].title)}' in page
+    assert "&lt;gpu&gt;" not in page.split("torch.cuda-out-of-memory</code>")[1].split("</td>")[0]
+    lower = next(fix for fix in found.fixes if fix.command)
+    assert (lower.before, lower.after) == ("--mem-fraction-static 0.88", "--mem-fraction-static 0.83")
+    assert f"<code>{escape(lower.command)}</code>" in page and f"Raised in the log at</span> <code>{row.raise_site}" in page
+    main(["scan", example.file])  # the same incident, as `scan` words it
+    assert f"your command, fixed: {lower.command}" in " ".join(capsys.readouterr().out.split())

@@ -10,9 +10,9 @@ from pathlib import Path
 import pandas as pd
 
 from analyzer import __version__
-from analyzer.core.schema import Pattern
-from analyzer.core.view import explanation
-from analyzer.report.aggregate import Summary, per_day, root_cause_counts
+from analyzer.core.schema import Pattern, Role
+from analyzer.core.view import Explanation, explanation
+from analyzer.report.aggregate import Example, Summary, per_day, root_cause_counts
 from analyzer.report.charts import horizontal_bars, stacked_bars
 from analyzer.report.display import display_columns, display_rows, headline
 
@@ -28,9 +28,12 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border-bottom: 1px solid #e6e6e6; padding: 5px 8px; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; position: sticky; top: 0; }
 td.num { text-align: right; white-space: nowrap; } td .msg { color: #666; font-size: 12px; }
-.meaning, .fixes { font-size: 12px; color: #444; margin-top: 2px; } td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
+.meaning { font-size: 12px; color: #444; margin-top: 2px; } td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
 .new { color: #fff; background: #c00; font-weight: bold; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .rates td { text-align: right; white-space: nowrap; } .rates td.high { background: #fde2e2; }
+details.explain { font-size: 12px; color: #444; margin-top: 2px; } details.explain summary { cursor: pointer; }
+details.explain > div { margin: 4px 0 0 12px; } .label { font-weight: 600; } .hint { color: #a60; }
+.fix .before { color: #b00; } .fix .after { color: #070; } .fix .your { font-weight: 600; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
 """
 _NUMERIC = {"runs", "count", "root of", "signatures"}
@@ -48,8 +51,8 @@ def root_cause_chart(report: Summary) -> str:
 
 def render_html(report: Summary, title: str = "Fleet failure report",
                 patterns: Mapping[str, Pattern] | None = None) -> str:
-    """`patterns`, when given (id -> pattern), add each known signature's meaning and fixes, as
-    `analyzer explain` words them; the values differ run by run, so they stay placeholders."""
+    """`patterns`, when given (id -> pattern), add each known signature's explanation, as `scan`
+    words it for the group's earliest incident: its values, and fixes from its run's configuration."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
@@ -82,7 +85,8 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
     for row in display_rows(report, values=3):
         cells = []
         for name in columns:
-            text = _key_cell(row, report.key, patterns.get(row["pattern"])) if name == report.key else escape(row[name])
+            text = (_key_cell(row, report.key, patterns.get(row["pattern"]), report.examples.get(row[report.key]))
+                    if name == report.key else escape(row[name]))
             kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else ""
             cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
         out.append(f'<tr{" class=new" if row["new"] else ""}>' + "".join(cells) + "</tr>")
@@ -90,9 +94,9 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
     return "".join(out)
 
 
-def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None) -> str:
+def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None, example: Example | None) -> str:
     """The signature's name (linked to its page), NEW, an example message and log line, and what
-    the pattern says it means and how to fix it."""
+    the pattern says it means and how to fix it, with the example's values (core/view.py)."""
     if row["pattern"]:
         name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
     elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
@@ -107,13 +111,56 @@ def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None) -> str:
         path = row["example"].rpartition(":")[0]
         href = Path(path).resolve().as_uri() if path else ""
         name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
-    if pattern is not None:
-        found = explanation(pattern, {})
-        if found.meaning:
-            name += f'<div class="meaning">{escape(found.meaning)}</div>'
-        if found.fixes:
-            name += '<div class="fixes">Fixes: ' + "; ".join(escape(fix.title) for fix in found.fixes) + "</div>"
+    found = _explanation(pattern, example)
+    if found is not None and found.meaning:
+        name += f'<div class="meaning">{escape(found.meaning)}</div>'
+    details = _details(found, example)
+    if details:
+        fixes = found.fixes if found else ()
+        summary = (f"{len(fixes)} fix{'es' if len(fixes) != 1 else ''}: " + "; ".join(escape(f.title) for f in fixes)
+                   if fixes else "where it was raised")
+        name += f'<details class="explain"><summary>{summary}</summary>{details}</details>'
     return name
+
+
+def _explanation(pattern: Pattern | None, example: Example | None) -> Explanation | None:
+    """The pattern's explanation with the values of the group's earliest incident and of its run,
+    as `scan` and the TUI show it for that incident."""
+    if pattern is None:
+        return None
+    if example is None:
+        return explanation(pattern, {})
+    row = example.row
+    return explanation(pattern, row.params, row.match_kind.value, row.confidence, message=row.message,
+                       awaiting_root=row.role is Role.CONSEQUENCE and row.caused_by is None, run=example.run)
+
+
+def _details(found: Explanation | None, example: Example | None) -> str:
+    """Values, fixes and sites: the parts of the explanation a table cell folds away."""
+    parts = []
+    if found is not None and (found.values or found.hint):
+        values = ", ".join(f"<code>{escape(v.name)}={escape(v.shown)}</code>" for v in found.values)
+        hint = f' <b class="hint">{escape(found.hint)}</b>' if found.hint else ""
+        parts.append(f'<div><span class="label">Values (the example)</span> {values}{hint}</div>')
+    for number, fix in enumerate(found.fixes if found else (), 1):
+        lines = [f'<span class="label">Fix {number}</span> {escape(fix.title)}']
+        if fix.text:
+            lines.append(escape(fix.text))
+        for label, text in (("before", fix.before), ("after", fix.after), ("your command, fixed", fix.command)):
+            if text:
+                lines.append(f'<span class="{label.split()[0]}">{label}:</span> <code>{escape(text)}</code>')
+        parts.append('<div class="fix">' + "<br>".join(lines) + "</div>")
+    if found is not None and found.source.location:
+        src = found.source
+        where = escape(src.location) + (f" in <code>{escape(src.function)}</code>" if src.function else "")
+        pinned = f' <span class="fp">@ {escape(src.pinned)}</span>' if src.pinned else ""
+        parts.append(f'<div><span class="label">Pattern source</span> <code>{where}</code>{pinned}</div>')
+    if example is not None and example.row.raise_site:
+        row = example.row
+        function = f" in <code>{escape(row.raise_function)}</code>" if row.raise_function else ""
+        parts.append(f'<div><span class="label">Raised in the log at</span> <code>{escape(row.raise_site)}</code>'
+                     f"{function}</div>")
+    return "".join(parts)
 
 
 def _rates_table(rates: pd.DataFrame) -> str:
