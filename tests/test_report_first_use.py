@@ -104,9 +104,11 @@ def test_html_report_has_rates_labels_new_marks_and_links(capsys, fleet, tmp_pat
     # the same totals as the terminal
     _, out, _ = report(capsys, fleet)
     assert out.splitlines()[0].split(": ", 1)[1] in page
-    # dates and hosts never wrap; nothing breaks words apart
+    # dates and host names never break inside; nothing breaks words apart that fit
     assert "td.nowrap { white-space: nowrap; }" in page and "break-all" not in page
-    assert re.search(r'<td class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d</td>', page)
+    # a time folds between its date and its hour only, never inside the date
+    assert re.search(r'<td><span class="unbroken">\d{4}-\d\d-\d\d</span> <span class="unbroken">\d\d:\d\d</span></td>', page)
+    assert ".unbroken { white-space: nowrap; }" in page
     # every known signature links to its page and to one example log line
     df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
     for pattern_id in set(df["pattern_id"].dropna()):

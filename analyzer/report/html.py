@@ -31,13 +31,17 @@ td.num { text-align: right; white-space: nowrap; } td .msg { color: #666; font-s
 .meaning { font-size: 12px; color: #444; margin-top: 2px; } td.nowrap { white-space: nowrap; } .fp { color: #888; font-size: 11px; } .example { font-size: 11px; }
 .new { color: #fff; background: #c00; font-weight: bold; font-size: 10px; padding: 0 4px; border-radius: 3px; }
 .rates td { text-align: right; white-space: nowrap; } .rates td.high { background: #fde2e2; }
-details.explain { font-size: 12px; color: #444; margin-top: 2px; } details.explain summary { cursor: pointer; }
-details.explain > div { margin: 4px 0 0 12px; } .label { font-weight: 600; } .hint { color: #a60; }
+tr.explained td { border-bottom: 0; } tr.explain td { padding-top: 0; font-size: 12px; color: #444; }
+tr.explain summary { cursor: pointer; color: #555; } tr.explain details > div { margin: 4px 0 0 14px; }
+.fixes { display: flex; flex-wrap: wrap; gap: 6px 18px; } .fix { flex: 1 1 360px; border-left: 3px solid #ddd; padding-left: 8px; }
+.label { font-weight: 600; } .unbroken { white-space: nowrap; }
+td.values, td .msg, td .example, td .meaning, tr.explain { overflow-wrap: anywhere; }  /* long unbroken names would widen the table */
+td.values { min-width: 16em; } .hint { color: #a60; }
 .fix .before { color: #b00; } .fix .after { color: #070; } .fix .your { font-weight: 600; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
 """
 _NUMERIC = {"runs", "count", "root of", "signatures"}
-_NOWRAP = {"first seen", "last seen", "hosts", "role"}
+_NOWRAP = {"role"}  # a time may fold between its date and its hour
 KB_LINK = "kb/{}.html"  # each known signature's page, relative to the report (the static knowledge base)
 
 
@@ -82,21 +86,39 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
         return "<p>No errors in any run.</p>"
     columns = [c for c in display_columns(report) if c != "new"]
     out = ["<table><thead><tr>" + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr></thead><tbody>"]
+    per_signature = report.by in ("pattern", "fingerprint")
     for row in display_rows(report, values=3):
+        example = report.examples.get(row[report.key]) if per_signature else None
+        found = _explanation(patterns.get(row["pattern"]), example)
         cells = []
         for name in columns:
-            text = (_key_cell(row, report.key, patterns.get(row["pattern"]), report.examples.get(row[report.key]))
-                    if name == report.key else escape(row[name]))
-            kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else ""
+            text = (_key_cell(row, report.key, found) if name == report.key
+                    else _unbroken(row[name], ", ") if name == "hosts"
+                    else _unbroken(row[name], " ") if name in ("first seen", "last seen") else escape(row[name]))
+            kind = "num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else "values" if name == "values" else ""
             cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
-        out.append(f'<tr{" class=new" if row["new"] else ""}>' + "".join(cells) + "</tr>")
+        details = _details(found, example)
+        classes = " ".join(name for name, on in (("new", row["new"]), ("explained", details)) if on)
+        out.append(f'<tr class="{classes}">' if classes else "<tr>")
+        out.append("".join(cells) + "</tr>")
+        if details:  # the rest of the explanation, the width of the table, folded
+            fixes = found.fixes if found else ()
+            summary = (f"{len(fixes)} fix{'es' if len(fixes) != 1 else ''}: " + "; ".join(escape(f.title) for f in fixes)
+                       if fixes else "where it was raised")
+            out.append(f'<tr class="explain"><td colspan="{len(columns)}"><details><summary>{summary}</summary>'
+                       f"{details}</details></td></tr>")
     out.append("</tbody></table>")
     return "".join(out)
 
 
-def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None, example: Example | None) -> str:
+def _unbroken(text: str, between: str) -> str:
+    """A cell that may fold only `between` its parts: never inside `gpu-node-01` or `2026-08-25`."""
+    return between.join(f'<span class="unbroken">{escape(part)}</span>' for part in text.split(between))
+
+
+def _key_cell(row: dict[str, str], key: str, found: Explanation | None) -> str:
     """The signature's name (linked to its page), NEW, an example message and log line, and what
-    the pattern says it means and how to fix it, with the example's values (core/view.py)."""
+    the pattern says it means, with the example's values."""
     if row["pattern"]:
         name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
     elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
@@ -111,15 +133,8 @@ def _key_cell(row: dict[str, str], key: str, pattern: Pattern | None, example: E
         path = row["example"].rpartition(":")[0]
         href = Path(path).resolve().as_uri() if path else ""
         name += f'<div class="example">e.g. <a href="{escape(href)}">{escape(row["example"])}</a></div>'
-    found = _explanation(pattern, example)
     if found is not None and found.meaning:
         name += f'<div class="meaning">{escape(found.meaning)}</div>'
-    details = _details(found, example)
-    if details:
-        fixes = found.fixes if found else ()
-        summary = (f"{len(fixes)} fix{'es' if len(fixes) != 1 else ''}: " + "; ".join(escape(f.title) for f in fixes)
-                   if fixes else "where it was raised")
-        name += f'<details class="explain"><summary>{summary}</summary>{details}</details>'
     return name
 
 
@@ -136,8 +151,8 @@ def _explanation(pattern: Pattern | None, example: Example | None) -> Explanatio
 
 
 def _details(found: Explanation | None, example: Example | None) -> str:
-    """Values, fixes and sites: the parts of the explanation a table cell folds away."""
-    parts = []
+    """Values, fixes and sites: the parts of the explanation (core/view.py) a row folds away."""
+    parts, fixes = [], []
     if found is not None and (found.values or found.hint):
         values = ", ".join(f"<code>{escape(v.name)}={escape(v.shown)}</code>" for v in found.values)
         hint = f' <b class="hint">{escape(found.hint)}</b>' if found.hint else ""
@@ -149,7 +164,9 @@ def _details(found: Explanation | None, example: Example | None) -> str:
         for label, text in (("before", fix.before), ("after", fix.after), ("your command, fixed", fix.command)):
             if text:
                 lines.append(f'<span class="{label.split()[0]}">{label}:</span> <code>{escape(text)}</code>')
-        parts.append('<div class="fix">' + "<br>".join(lines) + "</div>")
+        fixes.append('<div class="fix">' + "<br>".join(lines) + "</div>")
+    if fixes:
+        parts.append('<div class="fixes">' + "".join(fixes) + "</div>")
     if found is not None and found.source.location:
         src = found.source
         where = escape(src.location) + (f" in <code>{escape(src.function)}</code>" if src.function else "")
