@@ -69,11 +69,11 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
     for run, key in zip(runs["run"], _run_keys(runs, by)):
         runs_by_key.setdefault(key, set()).add(run)
     groups = _gather(df, keys)
-    examples = {}
+    examples: dict[str, Example] = {}
     for key, group in groups.items():
-        where = group.earliest[3] if group.earliest else None
-        if tables is not None and where in tables.rows:
-            examples[key] = Example(where[0], tables.rows[where], tables.configs.get(where[0]))
+        if tables is not None and group.earliest is not None and group.earliest[3] in tables.rows:
+            file, incident = group.earliest[3]
+            examples[key] = Example(file, tables.rows[file, incident], tables.configs.get(file))
     rows = []
     for key, group in groups.items():
         of_runs = len(runs) if by in ("pattern", "fingerprint") else len(group.runs | runs_by_key.get(key, set()))

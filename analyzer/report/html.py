@@ -167,16 +167,15 @@ def _details(found: Explanation | None, example: Example | None) -> str:
         fixes.append('<div class="fix">' + "<br>".join(lines) + "</div>")
     if fixes:
         parts.append('<div class="fixes">' + "".join(fixes) + "</div>")
-    if found is not None and found.source.location:
+    if found is not None and (location := found.source.location):
         src = found.source
-        where = escape(src.location) + (f" in <code>{escape(src.function)}</code>" if src.function else "")
+        where = escape(location) + (f" in <code>{escape(src.function)}</code>" if src.function else "")
         pinned = f' <span class="fp">@ {escape(src.pinned)}</span>' if src.pinned else ""
         parts.append(f'<div><span class="label">Pattern source</span> <code>{where}</code>{pinned}</div>')
-    if example is not None and example.row.raise_site:
-        row = example.row
-        function = f" in <code>{escape(row.raise_function)}</code>" if row.raise_function else ""
-        parts.append(f'<div><span class="label">Raised in the log at</span> <code>{escape(row.raise_site)}</code>'
-                     f"{function}</div>")
+    if example is not None and (site := example.row.raise_site):
+        function = example.row.raise_function
+        named = f" in <code>{escape(function)}</code>" if function else ""
+        parts.append(f'<div><span class="label">Raised in the log at</span> <code>{escape(site)}</code>{named}</div>')
     return "".join(parts)
 
 

@@ -57,8 +57,9 @@ class LiveScan:
             # a file read to its end tells its configuration once its last event is out
             configs = {file: self.engine.run_config(file) for file in list(self._configs)}
             with self._lock:
-                self._configs.update(configs)
-                self.version += 1
+                if configs != self._configs:  # the UI looks again (version) only when something is new
+                    self._configs.update(configs)
+                    self.version += 1
             self.done = True
 
     @property

@@ -73,8 +73,8 @@ def _fixes(text: Text, found: Explanation, copy_keys: bool) -> None:
     for number, fix in enumerate(found.fixes, 1):
         text.append(f"\nFix {number}: ", "bold")
         text.append(fix.title)
-        what = "your command with it" if fix.command else "it"
-        text.append(f"  (press {number} to copy {what})" if copy_keys and number < 10 else "", "dim")
+        what = " your command with it" if fix.command else ""
+        text.append(f"  (press {number} to copy{what})" if copy_keys and number < 10 else "", "dim")
         if fix.text:
             text.append(f"\n  {fix.text}")
         if fix.before:
