@@ -132,4 +132,3 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
         started=started.isoformat() if started else None, host=chunks.scanner.host,
         version=detect_version(sniffer.head), incidents=tuple(IncidentRow.of(i) for i in analysis.incidents()),
         run=run if run.known else None)
-

@@ -10,7 +10,7 @@ values of the run an incident came from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,7 +52,7 @@ class IncidentRow:
     blame_function: str | None
     line_start: int
     line_end: int
-    params: Mapping[str, Any] = field(default_factory=dict)  # captured values, as JSON values
+    params: Mapping[str, Any] = field(default_factory=dict, hash=False)  # captured values, as JSON values
 
     @classmethod
     def of(cls, incident: Incident) -> IncidentRow:
@@ -79,7 +79,7 @@ class IncidentRow:
 
     def data(self) -> dict[str, Any]:
         """As JSON values (the report cache)."""
-        data = asdict(self)
+        data = {name: getattr(self, name) for name in _NAMES}
         data.update(match_kind=self.match_kind.value, role=self.role.value, ranks=list(self.ranks),
                     severity=self.severity.value if self.severity else None, params=dict(self.params))
         return data
@@ -106,7 +106,8 @@ class IncidentRow:
                 "rank_count": len(self.ranks)}
 
 
-_FIELDS = frozenset(f.name for f in fields(IncidentRow))
+_NAMES = tuple(f.name for f in fields(IncidentRow))
+_FIELDS = frozenset(_NAMES)
 
 
 def parse_time(text: str | None) -> datetime | None:
