@@ -36,7 +36,7 @@ tr.explain summary { cursor: pointer; color: #555; } tr.explain details > div { 
 .fixes { display: flex; flex-wrap: wrap; gap: 6px 18px; } .fix { flex: 1 1 360px; border-left: 3px solid #ddd; padding-left: 8px; }
 .label { font-weight: 600; } .unbroken { white-space: nowrap; }
 td, tr.explain { overflow-wrap: anywhere; }  /* a long unbroken name or value must not widen the table */
-td.key { min-width: 18em; } td.exception { min-width: 12em; } td.values { min-width: 16em; } .hint { color: #a60; }
+td.key { min-width: 18em; } td.exception { overflow-wrap: normal; } td.values { min-width: 16em; } .hint { color: #a60; }
 .fix .before { color: #b00; } .fix .after { color: #070; } .fix .your { font-weight: 600; }
 code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12px; }
 """
@@ -94,7 +94,9 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
         for name in columns:
             text = (_key_cell(row, report.key, found) if name == report.key
                     else _unbroken(row[name], ", ") if name == "hosts"
-                    else _unbroken(row[name], " ") if name in ("first seen", "last seen") else escape(row[name]))
+                    else _unbroken(row[name], " ") if name in ("first seen", "last seen")
+                    else escape(row[name]).replace(".", ".<wbr>") if name == "exception"  # folds after a module
+                    else escape(row[name]))
             kind = ("num" if name in _NUMERIC else "nowrap" if name in _NOWRAP else "key" if name == report.key
                     else name if name in ("exception", "values") else "")
             cells.append(f'<td class="{kind}">{text}</td>' if kind else f"<td>{text}</td>")
