@@ -6,17 +6,19 @@ import argparse
 import shutil
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from analyzer.commands.common import add_pack_arguments, engine_from
 from analyzer.commands.exit_codes import Exit
 from analyzer.core.schema import Pattern
-from analyzer.core.versions import version_note
+from analyzer.core.versions import History, version_note
 from analyzer.sinks.kb.site import build_site
 from analyzer.sinks.page import page_dict
 from analyzer.sources.histories import load_histories
 
-__all__ = ["register", "run_build"]
+__all__ = ["register", "run_build", "kb_page"]
 
 
 def register(subparsers) -> None:
@@ -38,6 +40,15 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), Exit.USAGE)[1])
 
 
+def kb_page(pattern: Pattern, histories: Mapping[str, History]) -> dict[str, Any]:
+    """A signature's page data: `explain --format json`'s, with the releases that raise it."""
+    data = page_dict(pattern)
+    note = version_note(pattern, histories, {})
+    if note and not data.get("releases"):
+        data["releases"] = note
+    return data
+
+
 def run_build(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.exists() and not out.is_dir():
@@ -53,18 +64,11 @@ def run_build(args: argparse.Namespace) -> int:
     patterns = [p for p in engine_from(args).matcher.patterns if not args.only or p.id.startswith(tuple(args.only))]
     histories = load_histories(args.patterns)
 
-    def page(pattern: Pattern) -> dict:
-        data = page_dict(pattern)
-        note = version_note(pattern, histories, {})
-        if note and not data.get("releases"):
-            data["releases"] = note
-        return data
-
     def progress(count: int) -> None:
         if sys.stderr.isatty():
             print(f"\r{count}/{len(patterns)} pages", end="", file=sys.stderr, flush=True)
 
-    stats = build_site(patterns, page, out, progress)
+    stats = build_site(patterns, lambda pattern: kb_page(pattern, histories), out, progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(f"analyzer: wrote {stats.pages} signature pages ({stats.files} files, {stats.bytes / 1e6:.1f} MB) to "

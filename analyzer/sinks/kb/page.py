@@ -45,8 +45,7 @@ def layout(title: str, page: str, body: str, search_box: bool = True) -> str:
 def render_signature(data: Mapping[str, Any], lookup: Lookup) -> str:
     """The page of one signature; `lookup` names the related errors that are loaded."""
     here = page_path(str(data["id"]))
-    derived = data.get("derived") if isinstance(data.get("derived"), Mapping) else {}
-    source = data.get("source") if isinstance(data.get("source"), Mapping) else {}
+    derived, source = _mapping(data.get("derived")), _mapping(data.get("source"))
     parts = [_header(data, source), _section("Error message", _pre(f"{data.get('exception')}: {data.get('template')}"))]
     if data.get("meaning"):
         parts.append(_section("What it means", _para(data["meaning"])))
@@ -192,6 +191,11 @@ def _more(data: Mapping[str, Any], derived: Mapping[str, Any]) -> str:
         return ""
     dumped = json.dumps(extra, ensure_ascii=False, indent=2, default=str)
     return _section("More data", f"<details><summary>{len(extra)} more field(s)</summary>{_pre(dumped)}</details>")
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    """A part of the page data that should be a mapping; anything else reads as empty."""
+    return value if isinstance(value, Mapping) else {}
 
 
 def _section(title: str, body: str) -> str:

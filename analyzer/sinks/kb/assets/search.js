@@ -54,7 +54,13 @@
     return projects.filter(function (p) { return new RegExp("(^|[^a-z0-9])" + p.replace(/[^a-z0-9]/g, "\\$&") + "[/.\\s]").test(low); });
   }
 
-  var KB = { Index: Index, words: words, named: named, index: new Index(), manifest: [] };
+  // A signature's page in the site: sinks/kb/paths.py page_path, which the tests hold this to.
+  function pagePath(id) {
+    var safe = function (s) { return s.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "_"; };
+    return "pages/" + safe(id.split(".")[0]) + "/" + safe(id) + ".html";
+  }
+
+  var KB = { Index: Index, words: words, named: named, index: new Index(), manifest: [], pagePath: pagePath };
   KB.data = function (project, rows) { KB.index.add(project, rows); if (KB.onload) KB.onload(project); };
   KB.projects = function (manifest) { KB.manifest = manifest; };
   root.KB = KB;
@@ -80,10 +86,6 @@
       if (i % 2) return '<span class="field">' + escapeHtml(part) + "</span>";
       return escapeHtml(part).replace(/[A-Za-z0-9_][A-Za-z0-9_-]{2,}/g, function (w) { return asked[w.toLowerCase()] ? "<mark>" + w + "</mark>" : w; });
     }).join("");
-  }
-  function pagePath(id) {
-    var safe = function (s) { return s.replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "_"; };
-    return "pages/" + safe(id.split(".")[0]) + "/" + safe(id) + ".html";
   }
 
   document.addEventListener("DOMContentLoaded", function () {
