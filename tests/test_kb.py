@@ -51,12 +51,17 @@ patterns:
     exception: RuntimeError
     template: "Tensor <{name}> & friends could not be moved to {device}"
     source: {project: demo, path: demo/layers/x.py, line: 7}
+  - id: demo.bare-assert
+    exception: AssertionError
+    template: ""
+    assert_expr: "cfg.page_size % 64 == 0"
+    source: {project: demo, path: demo/srt/server_args.py, line: 300, function: check_page_size}
   - id: other.kernel-image
     exception: RuntimeError
     template: "no kernel image is available for execution on the device"
     style: plain
 """
-IDS = ("demo.a2a-backend", "demo.tp-size", "demo.markup", "other.kernel-image")
+IDS = ("demo.a2a-backend", "demo.tp-size", "demo.markup", "demo.bare-assert", "other.kernel-image")
 DERIVED = {
     "snippet": {"start": 117, "raise_line": 119,
                 "lines": ["    supported = ('none', 'deepep')", "    if cfg.moe_a2a_backend not in supported:",
@@ -167,17 +172,27 @@ def test_the_derived_sections_render_and_unknown_keys_do_not_break_a_page():
 
 def test_the_search_data_is_split_by_project_and_holds_the_literal_words(site):
     manifest = _data_call((site / "search" / "index.js").read_text(encoding="utf-8"), "projects")[0]
-    assert [(m["name"], m["count"]) for m in manifest] == [("demo", 3), ("other", 1)]
+    assert [(m["name"], m["count"]) for m in manifest] == [("demo", 4), ("other", 1)]
     rows = {}
     for entry in manifest:
         name, data = _data_call((site / entry["file"]).read_text(encoding="utf-8"), "data")
         assert name == entry["name"] and len(data) == entry["count"]
         rows.update({row[0]: row for row in data})
     assert set(rows) == set(IDS)
-    exception, template, words = rows["demo.a2a-backend"][1:]
-    assert exception == "ValueError" and template.startswith("Prefill CP supports")
+    exception, template, words, curated = rows["demo.a2a-backend"][1:]
+    assert exception == "ValueError" and template.startswith("Prefill CP supports") and curated == 1
+    assert rows["demo.tp-size"][4] == 0
     # the template's own words, not the names of its fields
     assert set(words.split()) == {"prefill", "supports", "moe_a2a_backend", "got"}
+    # a bare assert has no message: it is named, and found, by its condition
+    assert rows["demo.bare-assert"][2:4] == ["assert cfg.page_size % 64 == 0", "assert cfg page_size"]
+
+
+def test_a_bare_assert_is_named_by_its_condition(site):
+    html = (site / page_path("demo.bare-assert")).read_text(encoding="utf-8")
+    assert "<h1>assert cfg.page_size % 64 == 0</h1>" in html and "A bare <code>assert" in html
+    listing = (site / file_page("demo", "demo/srt/server_args.py")).read_text(encoding="utf-8")
+    assert "AssertionError: assert cfg.page_size % 64 == 0</a>" in listing
 
 
 NODE_RUN = """
@@ -206,6 +221,10 @@ console.log(JSON.stringify({named, hits}));
      "a single machine (tp_size <= 8).", "demo.tp-size", ["demo"]),
     ("RuntimeError: CUDA error: no kernel image is available for execution on the device", "other.kernel-image", []),
     ("could not be moved to cuda:3", "demo.markup", []),
+    # a bare assert by the line the traceback shows; the other frames' lines do not count
+    ('Traceback (most recent call last):\n  File "/srv/app/run.py", line 3, in <module>\n    check(cfg)  # single '
+     'machine supports\n  File "/opt/demo/srt/server_args.py", line 300, in check_page_size\n'
+     "    assert cfg.page_size % 64 == 0\nAssertionError", "demo.bare-assert", ["demo"]),
 ])
 def test_the_search_finds_the_page_of_a_pasted_error(site, query, best, named):
     result = json.loads(subprocess.run(["node", "-e", NODE_RUN, str(site), query], capture_output=True,

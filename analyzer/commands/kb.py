@@ -41,11 +41,14 @@ def register(subparsers) -> None:
 
 
 def kb_page(pattern: Pattern, histories: Mapping[str, History]) -> dict[str, Any]:
-    """A signature's page data: `explain --format json`'s, with the releases that raise it."""
+    """A signature's page data: `explain --format json`'s, with the releases that raise it and a bare
+    assert's condition."""
     data = page_dict(pattern)
     note = version_note(pattern, histories, {})
     if note and not data.get("releases"):
         data["releases"] = note
+    if pattern.assert_expr and not data.get("assert_expr"):
+        data["assert_expr"] = pattern.assert_expr
     return data
 
 

@@ -14,12 +14,12 @@ from typing import Any
 
 from analyzer.sinks.kb.paths import page_path, relative
 
-__all__ = ["render_signature", "layout", "PAGE_KEYS"]
+__all__ = ["render_signature", "layout", "heading", "PAGE_KEYS"]
 
 # The keys laid out in their own sections; any other key lands in "More data".
 PAGE_KEYS = frozenset({"id", "exception", "template", "source", "meaning", "trigger", "situations", "fixes",
                        "related", "role", "severity", "tags", "examples", "match_kind", "confidence", "params",
-                       "derived", "releases"})
+                       "derived", "releases", "assert_expr"})
 _DERIVED_KEYS = frozenset({"snippet", "link", "condition", "related", "flags", "allowed_values", "before_after",
                            "env_vars", "hint"})
 _DERIVED = ' <span class="derived" title="worked out from the source code, not written by hand">derived</span>'
@@ -42,11 +42,21 @@ def layout(title: str, page: str, body: str, search_box: bool = True) -> str:
         f"<main>{body}</main>", "</body></html>"])
 
 
+def heading(template: str, assert_expr: str, exception: str, function: str | None) -> str:
+    """What names a signature in a heading or a list: its message template; a bare assert, which
+    has none, by its condition; else by where it is raised."""
+    if template.strip():
+        return template
+    if assert_expr:
+        return f"assert {assert_expr}"
+    return f"{exception} in {function}" if function else exception
+
+
 def render_signature(data: Mapping[str, Any], lookup: Lookup) -> str:
     """The page of one signature; `lookup` names the related errors that are loaded."""
     here = page_path(str(data["id"]))
     derived, source = _mapping(data.get("derived")), _mapping(data.get("source"))
-    parts = [_header(data, source), _section("Error message", _pre(f"{data.get('exception')}: {data.get('template')}"))]
+    parts = [_header(data, source), _section("Error message", _message(data))]
     if data.get("meaning"):
         parts.append(_section("What it means", _para(data["meaning"])))
     if derived.get("hint"):
@@ -66,7 +76,7 @@ def render_signature(data: Mapping[str, Any], lookup: Lookup) -> str:
     if data.get("tags"):
         parts.append(_section("Tags", " ".join(f'<span class="tag">{escape(str(t))}</span>' for t in data["tags"])))
     parts.append(_more(data, derived))
-    title = f"{data.get('exception')}: {str(data.get('template'))[:80]}"
+    title = f"{data.get('exception')}: {_heading(data, source)[:80]}"
     return layout(title, here, "".join(p for p in parts if p))
 
 
@@ -75,8 +85,20 @@ def _header(data: Mapping[str, Any], source: Mapping[str, Any]) -> str:
     badge = '<span class="curated">curated</span>' if curated else '<span class="extracted">extracted</span>'
     meta = " · ".join(escape(str(x)) for x in (source.get("project"), data.get("severity"), data.get("exception"),
                                                data.get("role")) if x)
-    return (f'<p class="meta">{meta} {badge}</p><h1>{escape(str(data.get("template")))}</h1>'
+    return (f'<p class="meta">{meta} {badge}</p><h1>{escape(_heading(data, source))}</h1>'
             f'<p class="id">{escape(str(data["id"]))}</p>')
+
+
+def _message(data: Mapping[str, Any]) -> str:
+    if data.get("template") or not data.get("assert_expr"):
+        return _pre(f"{data.get('exception')}: {data.get('template')}")
+    return (_pre(str(data.get("exception"))) + f"<p>A bare <code>assert {escape(str(data['assert_expr']))}</code> "
+            "with no message: the traceback shows that line as where the error was raised.</p>")
+
+
+def _heading(data: Mapping[str, Any], source: Mapping[str, Any]) -> str:
+    return heading(str(data.get("template") or ""), str(data.get("assert_expr") or ""), str(data.get("exception")),
+                   source.get("function"))
 
 
 def _source(source: Mapping[str, Any], derived: Mapping[str, Any]) -> str:
@@ -95,7 +117,8 @@ def _source(source: Mapping[str, Any], derived: Mapping[str, Any]) -> str:
     if isinstance(snippet, Mapping) and snippet.get("lines"):
         body += _snippet(snippet)
     if derived.get("link"):
-        body += f'<p><a class="pinned" href="{escape(str(derived["link"]))}">View the source on GitHub</a>{_DERIVED}</p>'
+        release = f" (pinned to {pinned})" if pinned else ""
+        body += f'<p><a class="pinned" href="{escape(str(derived["link"]))}">View the source{release}</a>{_DERIVED}</p>'
     return _section("Source", body)
 
 
@@ -112,7 +135,7 @@ def _snippet(snippet: Mapping[str, Any]) -> str:
 def _when(data: Mapping[str, Any], derived: Mapping[str, Any]) -> str:
     items = []
     if derived.get("condition"):
-        items.append(f"<p><b>Condition{_DERIVED}:</b> {escape(str(derived['condition']))}</p>")
+        items.append(f"<p><b>Condition:</b> {escape(str(derived['condition']))}{_DERIVED}</p>")
     if data.get("trigger"):
         items.append(f"<p><b>Trigger:</b> {escape(str(data['trigger']))}</p>")
     if data.get("situations"):

@@ -22,7 +22,7 @@ import regex
 
 from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
-from analyzer.sinks.kb.page import layout, render_signature
+from analyzer.sinks.kb.page import heading, layout, render_signature
 from analyzer.sinks.kb.paths import file_page, page_path, project_page, relative, type_page
 
 __all__ = ["build_site", "BuildStats", "Signature", "ASSETS", "SEARCH_WORD"]
@@ -44,6 +44,7 @@ class Signature:
     project: str  # the first part of the id: the page's folder and its search file
     exception: str
     template: str
+    title: str  # the template, or for a bare assert its `assert <condition>`
     path: str | None
     line: int | None
     curated: bool
@@ -51,8 +52,12 @@ class Signature:
 
     @classmethod
     def of(cls, pattern: Pattern) -> Signature:
-        _, words = literal_parts(pattern.template, SEARCH_WORD, pattern.style)
-        return cls(pattern.id, pattern.id.split(".", 1)[0], pattern.exception, pattern.template,
+        title = heading(pattern.template, pattern.assert_expr, pattern.exception, pattern.source.function)
+        if pattern.template.strip():
+            _, words = literal_parts(pattern.template, SEARCH_WORD, pattern.style)
+        else:  # a bare assert's traceback shows its condition as the raise site's line (search.js keeps it)
+            words = frozenset(SEARCH_WORD.findall(title.lower())) if pattern.assert_expr else frozenset()
+        return cls(pattern.id, pattern.id.split(".", 1)[0], pattern.exception, pattern.template, title,
                    pattern.source.path, pattern.source.line, pattern.curated, tuple(sorted(words)))
 
 
@@ -112,7 +117,8 @@ def _write_search_data(writer: _Writer, signatures: list[Signature]) -> None:
         groups[sig.project].append(sig)
     manifest = []
     for project, sigs in sorted(groups.items()):
-        rows = [[sig.id, sig.exception, sig.template[:_SHOWN_TEMPLATE], " ".join(sig.words)] for sig in sigs]
+        rows = [[sig.id, sig.exception, sig.title[:_SHOWN_TEMPLATE], " ".join(sig.words), int(sig.curated)]
+                for sig in sigs]
         name = f"search/{project}.js"
         writer.write(name, f"KB.data({json.dumps(project)}, {json.dumps(rows, ensure_ascii=False, separators=(',', ':'))});\n")
         manifest.append({"name": project, "count": len(sigs), "file": name})
@@ -218,7 +224,7 @@ def _signature_table(sigs: Iterable[Signature], page: str, where: str) -> str:
                  else f"{sig.path}:{sig.line}" if sig.path and sig.line else sig.path or "")
         badge = ' <span class="curated">curated</span>' if sig.curated else ""
         rows.append(f'<tr><td class="nowrap"><code>{escape(place)}</code></td><td><a href="'
-                    f'{relative(page_path(sig.id), page)}">{escape(sig.exception)}: {escape(sig.template[:200])}</a>'
+                    f'{relative(page_path(sig.id), page)}">{escape(sig.exception)}: {escape(sig.title[:200])}</a>'
                     f"{badge}</td></tr>")
     head = "line" if where == "line" else "raised at"
     return f"<table><thead><tr><th>{head}</th><th>signature</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -1,11 +1,30 @@
 // Search the knowledge base by message text, offline: the data files are scripts (search/<project>.js)
-// that call KB.data(project, rows), each row [id, exception, template, "its literal words"].
+// that call KB.data(project, rows), each row [id, exception, template, "its literal words", curated 1/0].
 // A pasted error ranks the signatures whose template words it contains, rare words counting most.
 (function (root) {
   "use strict";
   var WORD = /[a-z0-9_][a-z0-9_-]{2,}/g;  // the analyzer's literal words (sinks/kb/site.py SEARCH_WORD)
 
   function words(text) { return text.toLowerCase().match(WORD) || []; }
+
+  // A pasted traceback without its frames: the header, `File "...", line N, in f` and the source line
+  // under each would otherwise count as words of the message; but a bare `assert`, which has no
+  // message, is known by that line.
+  function message(text) {
+    var kept = [], lines = text.split(/\r?\n/);
+    for (var i = 0; i < lines.length; i++) {
+      if (/^\s*Traceback \(most recent call last\):\s*$/.test(lines[i])) continue;
+      if (/^\s*File "[^"]*", line \d+/.test(lines[i])) {
+        if (i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) && !/^\s*File "/.test(lines[i + 1])) {
+          i++;
+          if (/^\s*assert\b/.test(lines[i])) kept.push(lines[i]);
+        }
+        continue;
+      }
+      kept.push(lines[i]);
+    }
+    return kept.join("\n");
+  }
 
   function Index() { this.rows = []; this.postings = Object.create(null); this.loaded = Object.create(null); }
 
@@ -14,16 +33,19 @@
     this.loaded[project] = true;
     for (var i = 0; i < rows.length; i++) {
       var at = this.rows.length, own = rows[i][3] ? rows[i][3].split(" ") : [];
-      this.rows.push({ id: rows[i][0], exception: rows[i][1], template: rows[i][2], words: own, project: project });
+      this.rows.push({ id: rows[i][0], exception: rows[i][1], template: rows[i][2], words: own, curated: !!rows[i][4],
+                       project: project });
       for (var j = 0; j < own.length; j++) (this.postings[own[j]] = this.postings[own[j]] || []).push(at);
     }
   };
 
   // The best `limit` rows for `query`, within `projects` (all loaded ones when empty).
-  // Score: the share of a template's word weight the query covers, times the weight covered, so a
-  // template whose every word is in the message wins, and among those the most specific one.
+  // Score: the weight of the template's words the query holds, times the share of its weight that is,
+  // raised to a power: a message from a template shows every literal word of it, so one missing word
+  // costs more than a further word found; among complete matches the most specific template wins.
   Index.prototype.search = function (query, projects, limit) {
     var asked = Object.create(null), total = this.rows.length || 1, self = this;
+    query = message(query);
     words(query).forEach(function (w) { asked[w] = true; });
     var only = projects && projects.length ? projects : null;
     var weight = function (w) { var n = (self.postings[w] || []).length; return Math.log(1 + total / (1 + n)); };
@@ -40,11 +62,13 @@
       if (only && only.indexOf(row.project) < 0) return;
       var all = 0;
       for (var i = 0; i < row.words.length; i++) all += weight(row.words[i]);
-      var score = (covered[key] / all) * covered[key];
+      var share = covered[key] / all, score = share * share * share * share * covered[key];
       if (typed && typed[1].split(".").pop() === row.exception.split(".").pop()) score *= 1.2;
       hits.push({ row: row, score: score });
     });
-    hits.sort(function (a, b) { return b.score - a.score || (a.row.id < b.row.id ? -1 : 1); });
+    hits.sort(function (a, b) {
+      return b.score - a.score || (b.row.curated - a.row.curated) || (a.row.id < b.row.id ? -1 : 1);
+    });
     return hits.slice(0, limit || 20);
   };
 
@@ -60,7 +84,7 @@
     return "pages/" + safe(id.split(".")[0]) + "/" + safe(id) + ".html";
   }
 
-  var KB = { Index: Index, words: words, named: named, index: new Index(), manifest: [], pagePath: pagePath };
+  var KB = { Index: Index, words: words, message: message, named: named, index: new Index(), manifest: [], pagePath: pagePath };
   KB.data = function (project, rows) { KB.index.add(project, rows); if (KB.onload) KB.onload(project); };
   KB.projects = function (manifest) { KB.manifest = manifest; };
   root.KB = KB;
@@ -113,7 +137,7 @@
     }
     function show(query, projects) {
       if (query !== box.value) return;
-      var asked = Object.create(null); words(query).forEach(function (w) { asked[w] = true; });
+      var asked = Object.create(null); words(message(query)).forEach(function (w) { asked[w] = true; });
       var hits = KB.index.search(query, projects, 20);
       status.textContent = hits.length + " best of " + projects.join(", ");
       list.innerHTML = hits.map(function (h) {
