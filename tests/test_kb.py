@@ -165,7 +165,8 @@ def test_the_derived_sections_render_and_unknown_keys_do_not_break_a_page():
     # the derived parts are marked as such
     assert html.count('class="derived"') >= 8
     # and nothing breaks when the parts have another shape than expected
-    odd = data | {"derived": {"snippet": "?", "flags": ["--x"], "related": [3], "before_after": [None]},
+    odd = data | {"derived": {"snippet": {"start": "x", "lines": ["a"]}, "flags": ["--x"], "related": [3],
+                              "before_after": [None], "allowed_values": "one"},
                   "source": None, "fixes": [None]}
     assert "<h2>Error message</h2>" in render_signature(odd, known.get)
 

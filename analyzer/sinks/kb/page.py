@@ -123,7 +123,7 @@ def _source(source: Mapping[str, Any], derived: Mapping[str, Any]) -> str:
 
 
 def _snippet(snippet: Mapping[str, Any]) -> str:
-    start = int(snippet.get("start") or 1)
+    start = snippet["start"] if isinstance(snippet.get("start"), int) else 1
     marked = snippet.get("raise_line")
     rows = []
     for number, line in enumerate(snippet["lines"], start):
