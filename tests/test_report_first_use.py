@@ -11,6 +11,7 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.report import incidents_frame, summary
+from analyzer.sinks.kb.paths import kb_href
 from tests.fleet import FIRST_DAY, NEW_FROM, write_fleet
 
 
@@ -112,7 +113,7 @@ def test_html_report_has_rates_labels_new_marks_and_links(capsys, fleet, tmp_pat
     # every known signature links to its page and to one example log line
     df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
     for pattern_id in set(df["pattern_id"].dropna()):
-        assert f'<a href="kb/{pattern_id}.html"><code>{pattern_id}</code></a>' in page
+        assert f'<a href="{kb_href(pattern_id)}"><code>{pattern_id}</code></a>' in page
     examples = re.findall(r'e\.g\. <a href="file://([^"]+)">([^<]+):(\d+)</a>', page)
     assert examples and all(href == path and int(line) >= 1 for href, path, line in examples)
     assert '<span class="new">NEW</span>' in page

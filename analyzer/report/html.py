@@ -15,6 +15,7 @@ from analyzer.core.view import Explanation, explanation
 from analyzer.report.aggregate import Example, Summary, per_day, root_cause_counts
 from analyzer.report.charts import horizontal_bars, stacked_bars
 from analyzer.report.display import display_columns, display_rows, headline
+from analyzer.sinks.kb.paths import kb_href
 
 __all__ = ["render_html", "day_chart", "root_cause_chart"]
 
@@ -42,7 +43,7 @@ code { font-size: 12px; } footer { margin-top: 28px; color: #888; font-size: 12p
 """
 _NUMERIC = {"runs", "count", "root of", "signatures"}
 _NOWRAP = {"role"}  # a time may fold between its date and its hour
-KB_LINK = "kb/{}.html"  # each known signature's page, relative to the report (the static knowledge base)
+KB_BASE = "kb"  # where the report finds the knowledge base (`analyzer kb build`) by default: beside it
 
 
 def day_chart(report: Summary) -> str:
@@ -54,15 +55,16 @@ def root_cause_chart(report: Summary) -> str:
 
 
 def render_html(report: Summary, title: str = "Fleet failure report",
-                patterns: Mapping[str, Pattern] | None = None) -> str:
+                patterns: Mapping[str, Pattern] | None = None, kb: str = KB_BASE) -> str:
     """`patterns`, when given (id -> pattern), add each known signature's explanation, as `scan`
-    words it for the group's earliest incident: its values, and fixes from its run's configuration."""
+    words it for the group's earliest incident: its values, and fixes from its run's configuration.
+    `kb`: the knowledge base's folder relative to the report, or its URL; each signature links to its page."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>", f'<p class="lead">By {escape(report.by)} · {escape(headline(report))}</p>',
         f'<div class="charts">{day_chart(report)}{root_cause_chart(report)}</div>',
-        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}),
+        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}, kb),
     ]
     if report.daily_rates is not None:
         parts += ["<h2>Failure rate per day</h2>",
@@ -81,7 +83,7 @@ def render_html(report: Summary, title: str = "Fleet failure report",
     return "\n".join(parts)
 
 
-def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
+def _summary_table(report: Summary, patterns: Mapping[str, Pattern], kb: str) -> str:
     if report.table.empty:
         return "<p>No errors in any run.</p>"
     columns = [c for c in display_columns(report) if c != "new"]
@@ -92,7 +94,7 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern]) -> str:
         found = _explanation(patterns.get(row["pattern"]), example)
         cells = []
         for name in columns:
-            text = (_key_cell(row, report.key, found) if name == report.key
+            text = (_key_cell(row, report.key, found, kb) if name == report.key
                     else _unbroken(row[name], ", ") if name == "hosts"
                     else _unbroken(row[name], " ") if name in ("first seen", "last seen")
                     else escape(row[name]).replace(".", ".<wbr>") if name == "exception"  # folds after a module
@@ -119,11 +121,11 @@ def _unbroken(text: str, between: str) -> str:
     return between.join(f'<span class="unbroken">{escape(part)}</span>' for part in text.split(between))
 
 
-def _key_cell(row: dict[str, str], key: str, found: Explanation | None) -> str:
+def _key_cell(row: dict[str, str], key: str, found: Explanation | None, kb: str) -> str:
     """The signature's name (linked to its page), NEW, an example message and log line, and what
     the pattern says it means, with the example's values."""
     if row["pattern"]:
-        name = f'<a href="{escape(KB_LINK.format(row["pattern"]))}"><code>{escape(row["pattern"])}</code></a>'
+        name = f'<a href="{escape(kb_href(row["pattern"], kb))}"><code>{escape(row["pattern"])}</code></a>'
     elif row["label"] != row[key]:  # an unknown error: its type and function, the fingerprint after
         name = f'<b>{escape(row["label"])}</b> <code class="fp">{escape(row[key])}</code>'
     else:
