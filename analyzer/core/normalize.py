@@ -93,7 +93,7 @@ class LineNormalizer:
         held, self._partial = sorted(self._partial.values(), key=lambda h: h[0]), {}
         return [line for lineno, text, envelope in held
                 for line in (self._lines(text, lineno, PrefixMeta()) if envelope is None
-                             else self._unwrap(_replace_text(envelope, text), lineno))]
+                             else self._unwrap(dataclasses.replace(envelope, text=text, partial=False), lineno))]
 
     def _join_partial(self, text: str, lineno: int) -> tuple[str, int] | None:
         """Container runtimes split lines over 16 KiB into partial records (`stdout P`) ended by a full
@@ -115,7 +115,8 @@ class LineNormalizer:
         key = "json " + envelope.channel
         held = self._partial.pop(key, None)
         if held is not None:
-            lineno, envelope = held[0], _replace_text(held[2] or envelope, held[1] + envelope.text)
+            lineno, envelope = held[0], dataclasses.replace(held[2] or envelope, text=held[1] + envelope.text,
+                                                            partial=envelope.partial)
         if envelope.partial and len(envelope.text) < _MAX_PARTIAL:
             self._partial[key] = (lineno, envelope.text, envelope)
             return []
@@ -326,10 +327,6 @@ def _read_learned(piece: str, meta: PrefixMeta) -> None:
     meta.inferred += (infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp
-
-
-def _replace_text(envelope: jsonlog.Envelope, text: str) -> jsonlog.Envelope:
-    return dataclasses.replace(envelope, text=text, partial=False)
 
 
 def _remember(table: dict, key: Hashable, value) -> None:
