@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "cloud_export",
@@ -18,6 +18,7 @@ __all__ = [
     "docker_json_file",
     "fastchat_stderr",
     "journal_json",
+    "json_each_line",
     "json_logger",
     "kubectl_timestamps",
     "logging_each_line",
@@ -212,12 +213,20 @@ def json_logger(message: str, exc: BaseException | None = None, when: datetime =
     `rename_fields` does (`{"message": "msg", "levelname": "level"}`)."""
     record = _record(message, exc, when, level, name=name)
     formatter = logging.Formatter()
-    fields = {"asctime": when.replace(tzinfo=timezone.utc).isoformat(), "levelname": record.levelname,
+    fields = {"asctime": when.replace(tzinfo=UTC).isoformat(), "levelname": record.levelname,
               "name": record.name, "message": record.getMessage()}
     if record.exc_info:
         fields["exc_info"] = formatter.formatException(record.exc_info)
     renames = keys or {}
     return json.dumps({renames.get(key, key): value for key, value in fields.items()})
+
+
+def json_each_line(lines: list[str], start: datetime = T0, step: timedelta = timedelta(milliseconds=400),
+                   extra: str = "") -> list[str]:
+    """FastChat's StreamToLogger behind a JSON formatter: each stderr line a record of the `stderr`
+    logger at ERROR; the clock ticks. `extra` is more fields, as JSON text (`"rank": 3`)."""
+    return [json_logger(line, when=when, name="stderr")[:-1] + (f", {extra}}}" if extra else "}")
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:

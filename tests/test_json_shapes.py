@@ -92,6 +92,8 @@ SHAPES = {
                                             ["Worker failed", *tb]),
     "docker_json_logger": lambda exc, tb: (fmt.docker_json_file([("stderr", fmt.json_logger("Worker failed", exc))]),
                                            ["Worker failed", *tb]),
+    "json_each_line": lambda exc, tb: (fmt.json_each_line(tb), tb),
+    "cri_json_each_line": lambda exc, tb: (fmt.cri(fmt.json_each_line(tb)), tb),
     "journal_json_logger": lambda exc, tb: (fmt.journal_json([(4321, fmt.json_logger("Worker failed", exc))]),
                                             ["Worker failed", *tb]),
 }
@@ -121,6 +123,14 @@ def test_journal_processes_interleave_line_by_line():
     events = _tracebacks(fmt.journal_json(_interleave([(11, line) for line in tb1], [(12, line) for line in tb2])))
     assert {e.rank: actual_chain(e.chain) for e in events} == {"pid=11": expected_chain(first),
                                                                "pid=12": expected_chain(second)}
+
+
+def test_stderr_lines_logged_as_records_of_several_ranks_interleave():
+    (first, tb1), (second, tb2) = _lines(_chained), _lines(_noted)
+    events = _tracebacks(_interleave(fmt.json_each_line(tb1, extra='"rank": 0'),
+                                     fmt.json_each_line(tb2, extra='"rank": 1')))
+    assert {e.rank: actual_chain(e.chain) for e in events} == {"rank0": expected_chain(first),
+                                                               "rank1": expected_chain(second)}
 
 
 def test_a_journal_message_holding_several_lines_is_each_of_them():

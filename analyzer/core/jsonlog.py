@@ -8,7 +8,9 @@
   prefix: it names the process.
 - An app record is a whole log record a JSON formatter wrote (python-json-logger, structlog, ...):
   a message field and maybe a formatted exception field, which together are the text a plain
-  formatter would have printed over several lines.
+  formatter would have printed over several lines. A program that logs each line of its stderr as
+  a record of its own (FastChat's StreamToLogger behind a JSON formatter) writes records with the
+  same other fields, times aside: those are lines of one stream.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import datetime, timedelta
 
 import regex
 
+from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
 __all__ = ["AppRecord", "Envelope", "read"]
@@ -26,7 +29,6 @@ __all__ = ["AppRecord", "Envelope", "read"]
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
 _TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
-_LEVEL_KEYS = ("levelname", "level", "severity", "lvl")
 _MAX_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
 _SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _DOCKER_STREAMS = ("stdout", "stderr")
@@ -54,7 +56,7 @@ class AppRecord:
     rank: str | None
     host: str | None
     timestamp: datetime | None
-    level: str | None
+    fields: str  # the other fields, times masked: the same on each record one logger writes
 
 
 def read(text: str) -> Envelope | AppRecord | None:
@@ -104,8 +106,9 @@ def _app_record(value: dict) -> AppRecord | None:
     pid = _first_str(value, ("pid", "process"))
     rank = f"rank{rank}" if rank and rank.isdigit() else rank or (pid and f"pid={pid}")
     lines = _encodable(message).rstrip("\n").split("\n", _MAX_MESSAGE_LINES)[:_MAX_MESSAGE_LINES]
+    others = {key: item for key, item in value.items() if key not in _MESSAGE_KEYS and key not in _TRACE_KEYS}
     return AppRecord(tuple(lines), tuple(part for part in (host, rank) if part), rank, host,
-                     parse_timestamp(_first_str(value, _TIME_KEYS)), _first_str(value, _LEVEL_KEYS))
+                     parse_timestamp(_first_str(value, _TIME_KEYS)), stream_key(json.dumps(others, sort_keys=True)))
 
 
 def _microseconds(value: object) -> datetime | None:

@@ -283,12 +283,15 @@ class LineNormalizer:
         _read_learned(piece, meta)
 
     def _record_lines(self, record: jsonlog.AppRecord, lineno: int, meta: PrefixMeta, prefix: str) -> list[LogLine]:
-        """A JSON log record's lines: the first starts a message, the rest continue it."""
+        """A JSON log record's lines: the first starts a message, the rest continue it. Records of one
+        line each with the same other fields are one stream's lines (see `_continues`)."""
         meta.channel += record.channel
         meta.host = record.host or meta.host
         meta.rank = record.rank or meta.rank
         meta.timestamp = record.timestamp or meta.timestamp
         meta.starts_message, meta.tags = True, ""
+        if len(record.lines) == 1:
+            meta.message_prefix = "{json " + record.fields + "}"
         lines = [self._line(strip_ansi(record.lines[0].rstrip("\r")), lineno, meta, prefix + "{json} ")]
         rest = PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host, timestamp=meta.timestamp)
         lines += [self._line(strip_ansi(part.rstrip("\r")), lineno, rest, "") for part in record.lines[1:]]
