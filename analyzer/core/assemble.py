@@ -224,6 +224,8 @@ class TracebackAssembler:
                 return _Step.TAKE
             if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
                     or _opens_something(text)):
+                # a line the message would have taken had it been shorter: the message is cut
+                block.truncated |= block.message_lines >= self._max_message_lines and not self._starts_record(text)
                 return _Step.CLOSE
             block.message_lines += 1
             return _Step.TAKE
