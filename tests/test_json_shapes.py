@@ -13,6 +13,8 @@ import threading
 from datetime import datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analyzer.core import triggers
 from analyzer.core.records import EventKind
@@ -22,6 +24,7 @@ from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES, builtin_engine
 from tests.test_fastpath import assert_same
+from tests.test_properties import PROPERTY, _parsed, encoded, logs
 
 
 def _chained():
@@ -158,6 +161,15 @@ def test_records_of_several_ranks_keep_their_ranks():
     events = _tracebacks(fmt.cri(records))
     assert [(e.rank, actual_chain(e.chain)) for e in events] == [
         (f"rank{rank}", expected_chain(capture(func))) for rank, func in enumerate(ERRORS)]
+
+
+@PROPERTY
+@given(st.data())
+def test_exactly_the_tracebacks_written_come_out_of_docker_envelopes(data):
+    """The property of tests/test_properties.py, each line in an envelope: line path and fast path."""
+    lines, written = data.draw(logs())
+    chunks = data.draw(encoded(fmt.docker_json_file([("stderr", line) for line in lines])))
+    assert _parsed(chunks) == {w.line_start: w for w in written}
 
 
 def _mixed_log() -> bytes:

@@ -1,8 +1,8 @@
 """Property: a log that arrives through a pipe in random chunks, with pauses long enough for the
 engine to let out what looks complete (`tail -f server.log | analyzer scan -`), gives the incidents
 the same bytes give read from a file. The logs are those of tests/test_properties.py (real
-tracebacks behind every prefix format, processes interleaved), alone or in Docker's json-file
-envelopes.
+tracebacks behind every prefix format, processes interleaved), alone or in the JSON envelopes of
+Docker's json-file driver or `journalctl -o json`.
 
 CI runs a few derandomised examples (each pauses for real, about a second in all);
 ANALYZER_PROPERTY_EXAMPLES=200 explores more.
@@ -51,8 +51,11 @@ def _write(path: str, chunks: list[bytes], pauses: list[float]) -> None:
 @given(st.data())
 def test_random_pauses_on_a_pipe_give_the_incidents_of_the_file(tmp_path, data):
     lines, _ = data.draw(logs())
-    if data.draw(st.booleans()):
+    envelope = data.draw(st.sampled_from(("none", "docker", "journal")))
+    if envelope == "docker":
         lines = fmt.docker_json_file([("stderr", line) for line in lines])
+    elif envelope == "journal":
+        lines = fmt.journal_json([(4321, line) for line in lines])
     chunks = data.draw(encoded(lines))
     # Most cuts go on at once or after a moment; a few (the cost of the test) pause past the idle tick.
     long = set(data.draw(st.lists(st.integers(0, len(chunks) - 1), max_size=3)))
