@@ -173,11 +173,14 @@ def test_exactly_the_tracebacks_written_come_out_of_docker_envelopes(data):
 
 
 def _mixed_log() -> bytes:
+    """Every shape, each after a record the fast path skips but whose fields the next may repeat."""
     lines = []
+    noise = [fmt.json_each_line([NOISE])[0], fmt.cri(fmt.json_each_line([NOISE]))[0],
+             fmt.journal_json([(4321, NOISE)])[0], fmt.kubectl_timestamps([NOISE])[0]]
     for func in ERRORS:
         exc, tb = _lines(func)
-        for shape in SHAPES.values():
-            lines += shape(exc, tb)[0]
+        for i, shape in enumerate(SHAPES.values()):
+            lines += [noise[i % len(noise)], *shape(exc, tb)[0]]
     return ("\n".join(lines) + "\n").encode()
 
 

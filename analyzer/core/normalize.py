@@ -292,9 +292,11 @@ class LineNormalizer:
         meta.starts_message, meta.tags = True, ""
         if len(record.lines) == 1:
             meta.message_prefix = "{json " + record.fields + "}"
-        lines = [self._line(strip_ansi(record.lines[0].rstrip("\r")), lineno, meta, prefix + "{json} ")]
-        rest = PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host, timestamp=meta.timestamp)
-        lines += [self._line(strip_ansi(part.rstrip("\r")), lineno, rest, "") for part in record.lines[1:]]
+        first, *more = map(_shown, record.lines)  # each with prefixes of its own, maybe
+        lines = self._lines(first, lineno, meta, prefix + "{json} ")
+        for text in more:
+            lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
+                                                         timestamp=meta.timestamp))
         return lines
 
 
