@@ -151,6 +151,17 @@ def test_docker_pieces_of_a_long_line_are_joined_per_stream():
     _same_as_plain(pieces, tb, exc)
 
 
+def test_records_of_a_collector_that_drops_newlines_are_lines():
+    """Fluent Bit's CRI parser: `log` without its newline, `logtag` F or P. Without a logtag, only a
+    record that fills Docker's buffer is a piece of a longer line."""
+    exc, tb = _lines(_chained)
+    records = [line.replace('\\n","stream"', '","logtag":"F","stream"') for line in
+               fmt.docker_json_file([("stderr", line) for line in tb])]
+    assert '"logtag":"F"' in records[0]
+    _same_as_plain(records, tb, exc)
+    _same_as_plain([record.replace('"logtag":"F",', "") for record in records], tb, exc)  # nor a logtag
+
+
 def test_records_of_several_ranks_keep_their_ranks():
     """A JSON formatter's records interleave whole; each names its rank, behind a container's time."""
     records = []

@@ -32,6 +32,9 @@ _TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
 _SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _DOCKER_STREAMS = ("stdout", "stderr")
+# Docker's copier cuts a line that fills its 16 KiB buffer; a collector that drops the newline of every
+# line (Fluent Bit's CRI parser) says which records are partial in `logtag` instead.
+_DOCKER_PIECE = 16 * 1024
 _EPOCH = datetime(1970, 1, 1)
 
 
@@ -75,8 +78,10 @@ def _docker(value: dict) -> Envelope | None:
     if not isinstance(log, str) or stream not in _DOCKER_STREAMS or "time" not in value:
         return None
     time = value["time"]
+    partial = not log.endswith("\n") and (
+        value["logtag"] == "P" if "logtag" in value else len(log.encode("utf-8", "replace")) >= _DOCKER_PIECE)
     return Envelope(_encodable(log.removesuffix("\n")), stream, None, None,
-                    parse_timestamp(time) if isinstance(time, str) else None, partial=not log.endswith("\n"))
+                    parse_timestamp(time) if isinstance(time, str) else None, partial)
 
 
 def _journal(value: dict) -> Envelope | None:
