@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import traceback
 from datetime import UTC, datetime, timedelta
 
 __all__ = [
@@ -16,6 +17,7 @@ __all__ = [
     "compose",
     "cri",
     "docker_json_file",
+    "ecs_logger",
     "fastchat_stderr",
     "journal_json",
     "json_each_line",
@@ -227,6 +229,24 @@ def json_each_line(lines: list[str], start: datetime = T0, step: timedelta = tim
     logger at ERROR; the clock ticks. `extra` is more fields, as JSON text (`"rank": 3`)."""
     return [json_logger(line, when=when, name="stderr")[:-1] + (f", {extra}}}" if extra else "}")
             for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def ecs_logger(message: str, exc: BaseException, when: datetime = T0, name: str = "vllm.engine") -> str:
+    """Elastic's ECS formatter for `logging` (ecs-logging-python's StdlibFormatter): dotted fields
+    nested, keys sorted but `@timestamp`, `log.level` and `message` first, compact; the exception as
+    `error.type` (the class's `__name__`), `error.message` (`str()`) and `error.stack_trace`
+    (`traceback.format_tb`)."""
+    fields = {
+        "ecs": {"version": "1.6.0"},
+        "error": {"message": str(exc), "stack_trace": "".join(traceback.format_tb(exc.__traceback__)),
+                  "type": type(exc).__name__},
+        "log": {"logger": name, "origin": {"file": {"line": 396, "name": "core.py"}, "function": "run"},
+                "original": message},
+        "process": {"name": "MainProcess", "pid": 4321, "thread": {"id": 140245, "name": "MainThread"}},
+    }
+    head = {"@timestamp": f"{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond // 1000:03d}Z", "log.level": "error",
+            "message": message}
+    return json.dumps({**head, **dict(sorted(fields.items()))}, sort_keys=False, separators=(",", ":"))
 
 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:

@@ -10,6 +10,7 @@ import io
 import os
 import sys
 import threading
+import traceback
 from datetime import datetime
 
 import pytest
@@ -160,6 +161,19 @@ def test_records_of_a_collector_that_drops_newlines_are_lines():
     assert '"logtag":"F"' in records[0]
     _same_as_plain(records, tb, exc)
     _same_as_plain([record.replace('"logtag":"F",', "") for record in records], tb, exc)  # nor a logtag
+
+
+@pytest.mark.parametrize("func", [_caret, _noted], ids=lambda f: f.__name__.strip("_"))
+def test_ecs_records_give_the_traceback_they_keep(func):
+    """ECS keeps the frames, the type's name and the message apart (no chain, no notes): joined, they
+    are the traceback Python prints of the last exception, notes aside."""
+    exc = capture(func)
+    plain = ["EngineCore failed", "Traceback (most recent call last):",
+             *"".join(traceback.format_tb(exc.__traceback__)).rstrip("\n").split("\n"), f"{type(exc).__name__}: {exc}"]
+    got, expected = _tracebacks(fmt.cri([fmt.ecs_logger("EngineCore failed", exc)])), _tracebacks(plain)
+    assert [actual_chain(e.chain) for e in got] == [actual_chain(e.chain) for e in expected]
+    assert got[0].chain[-1].frames and got[0].chain[-1].message == str(exc)
+    assert got[0].timestamp == fmt.T0.replace(microsecond=123000)  # the record's own time, in ms
 
 
 def test_records_of_several_ranks_keep_their_ranks():

@@ -6,8 +6,8 @@
   `__REALTIME_TIMESTAMP`; a `MESSAGE` that is not printable UTF-8 comes as an array of its bytes).
   Its text is a log line like any other, with prefixes of its own, and the envelope is a per-line
   prefix: it names the process.
-- An app record is a whole log record a JSON formatter wrote (python-json-logger, structlog, ...):
-  a message field and maybe a formatted exception field, which together are the text a plain
+- An app record is a whole log record a JSON formatter wrote (python-json-logger, structlog, ECS,
+  ...): a message field and maybe a formatted exception field, which together are the text a plain
   formatter would have printed over several lines. A program that logs each line of its stderr as
   a record of its own (FastChat's StreamToLogger behind a JSON formatter) writes records with the
   same other fields, times aside: those are lines of one stream.
@@ -102,8 +102,7 @@ def _app_record(value: dict) -> AppRecord | None:
     message = next((value[k] for k in _MESSAGE_KEYS if isinstance(value.get(k), str)), None)
     if message is None:
         return None
-    for key in _TRACE_KEYS:
-        extra = value.get(key)
+    for extra in [value.get(key) for key in _TRACE_KEYS] + [_ecs_traceback(value.get("error"))]:
         if isinstance(extra, str) and extra.strip() and extra not in message:
             message = message.rstrip("\n") + "\n" + extra
     host = _first_str(value, ("host", "hostname", "node"))
@@ -114,6 +113,19 @@ def _app_record(value: dict) -> AppRecord | None:
     others = {key: item for key, item in value.items() if key not in _MESSAGE_KEYS and key not in _TRACE_KEYS}
     return AppRecord(tuple(lines), tuple(part for part in (host, rank) if part), rank, host,
                      parse_timestamp(_first_str(value, _TIME_KEYS)), stream_key(json.dumps(others, sort_keys=True)))
+
+
+def _ecs_traceback(error: object) -> str | None:
+    """Elastic's ECS formatters keep an exception as `error.type` (the class's name), `error.message`
+    and `error.stack_trace` (its frames as `traceback.format_tb` prints them): put back together, the
+    traceback Python would print (without the exceptions chained to it, which ECS drops)."""
+    if not isinstance(error, dict):
+        return None
+    kind, text, frames = error.get("type"), error.get("message"), error.get("stack_trace")
+    if not isinstance(kind, str) or not isinstance(frames, str) or not frames.startswith("  File "):
+        return None
+    line = f"{kind}: {text}" if isinstance(text, str) and text else kind
+    return "Traceback (most recent call last):\n" + frames.rstrip("\n") + "\n" + line
 
 
 def _microseconds(value: object) -> datetime | None:
