@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -59,7 +60,7 @@ class AppRecord:
     rank: str | None
     host: str | None
     timestamp: datetime | None
-    fields: str  # the other fields, times masked: the same on each record one logger writes
+    fields: str | None  # a digest of the other fields, times masked: the same on each record one logger writes
 
 
 def read(text: str) -> Envelope | AppRecord | None:
@@ -112,7 +113,16 @@ def _app_record(value: dict) -> AppRecord | None:
     lines = _encodable(message).rstrip("\n").split("\n", _MAX_MESSAGE_LINES)[:_MAX_MESSAGE_LINES]
     others = {key: item for key, item in value.items() if key not in _MESSAGE_KEYS and key not in _TRACE_KEYS}
     return AppRecord(tuple(lines), tuple(part for part in (host, rank) if part), rank, host,
-                     parse_timestamp(_first_str(value, _TIME_KEYS)), stream_key(json.dumps(others, sort_keys=True)))
+                     parse_timestamp(_first_str(value, _TIME_KEYS)), _digest(others))
+
+
+def _digest(fields: dict) -> str | None:
+    """Kept per channel, so small whatever the record holds."""
+    try:
+        text = stream_key(json.dumps(fields, sort_keys=True))
+    except (ValueError, RecursionError):  # nested as deep as the decoder went: no digest, no stream
+        return None
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
 
 
 def _ecs_traceback(error: object) -> str | None:

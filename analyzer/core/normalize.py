@@ -290,7 +290,7 @@ class LineNormalizer:
         meta.rank = record.rank or meta.rank
         meta.timestamp = record.timestamp or meta.timestamp
         meta.starts_message, meta.tags = True, ""
-        if len(record.lines) == 1:
+        if len(record.lines) == 1 and record.fields is not None:
             meta.message_prefix = "{json " + record.fields + "}"
         first, *more = map(_shown, record.lines)  # each with prefixes of its own, maybe
         lines = self._lines(first, lineno, meta, prefix + "{json} ")
