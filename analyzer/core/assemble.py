@@ -153,9 +153,11 @@ class TracebackAssembler:
         """A traceback too long to hold (deep recursion through several functions, which the interpreter
         does not fold): drop a run of frames from its middle, as whole frames, keeping its head and the
         frames that lead to its exception line. False where the middle holds no such run."""
+        if block.state is not _State.FRAMES:
+            return False
         lines = block.lines
         start = next((i for i in range(len(lines) // 2, len(lines)) if g.FRAME.match(lines[i].text)), None)
-        if block.state is not _State.FRAMES or start is None:
+        if start is None:
             return False
         for end in range(start + 1, len(lines)):
             if not lines[end].text[:1].isspace():  # not a frame's line: a message, a separator, a header

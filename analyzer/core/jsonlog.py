@@ -25,7 +25,7 @@ import regex
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
-__all__ = ["AppRecord", "Envelope", "read"]
+__all__ = ["AppRecord", "Envelope", "read", "split_lines"]
 
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
@@ -74,6 +74,11 @@ def read(text: str) -> Envelope | AppRecord | None:
     return _docker(value) or _journal(value) or _app_record(value)
 
 
+def split_lines(text: str) -> list[str]:
+    """A message's lines, at most as many as one traceback block holds (a crafted one may hold millions)."""
+    return text.split("\n", _MAX_MESSAGE_LINES)[:_MAX_MESSAGE_LINES]
+
+
 def _docker(value: dict) -> Envelope | None:
     log, stream = value.get("log"), value.get("stream")
     if not isinstance(log, str) or stream not in _DOCKER_STREAMS or "time" not in value:
@@ -110,7 +115,7 @@ def _app_record(value: dict) -> AppRecord | None:
     rank = _first_str(value, ("rank", "tp_rank", "worker"))
     pid = _first_str(value, ("pid", "process"))
     rank = f"rank{rank}" if rank and rank.isdigit() else rank or (pid and f"pid={pid}")
-    lines = _encodable(message).rstrip("\n").split("\n", _MAX_MESSAGE_LINES)[:_MAX_MESSAGE_LINES]
+    lines = split_lines(_encodable(message).rstrip("\n"))
     others = {key: item for key, item in value.items() if key not in _MESSAGE_KEYS and key not in _TRACE_KEYS}
     return AppRecord(tuple(lines), tuple(part for part in (host, rank) if part), rank, host,
                      parse_timestamp(_first_str(value, _TIME_KEYS)), _digest(others))

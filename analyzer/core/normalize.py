@@ -1,6 +1,7 @@
 """Line normalising: strip the prefixes real server logs put on lines, keep them as metadata.
 
-The prefixes the parser knows are in `prefixes.py`; those it learns on the way, in `infer_prefix.py`.
+The prefixes the parser knows are in `prefixes.py`; those it learns on the way, in `infer_prefix.py`;
+what JSON lines hold (a collector's envelope of one line, an app's whole record), in `jsonlog.py`.
 Peeling goes layer by layer, outermost first, known and learned ones in any order. A line whose body
 then holds a traceback header or frame behind more text teaches the parser that text's family.
 
@@ -122,7 +123,7 @@ class LineNormalizer:
             return []
         meta = PrefixMeta(channel=(envelope.channel,), rank=envelope.rank, host=envelope.host,
                           timestamp=envelope.timestamp)
-        first, *more = map(_shown, envelope.text.split("\n"))  # journald's message may hold several lines
+        first, *more = map(_shown, jsonlog.split_lines(envelope.text))  # journald's may hold several lines
         lines = self._lines(first, lineno, meta, "{json} ", enveloped=True)
         for text in more:
             lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
