@@ -7,6 +7,7 @@ inside the envelopes. Through the line path, the fast path and a pipe on stdin."
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import threading
@@ -18,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzer.core import triggers
+from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from analyzer.sources.files import STDIN
@@ -240,3 +242,14 @@ def test_stdin_gives_the_incidents_of_the_file(tmp_path, monkeypatch):
     got = _summary(engine.analyse([STDIN]).incidents)
     thread.join(30)
     assert got == expected and len(expected) >= len(ERRORS)
+
+
+def test_crafted_envelopes_stay_bounded():
+    """A line holding a hundred thousand lines, or pieces that never end, costs what a traceback block may."""
+    normalizer = LineNormalizer("t.log")
+    many = json.dumps({"MESSAGE": "x\n" * 100_000, "_PID": "1", "__REALTIME_TIMESTAMP": "1"})
+    assert len(normalizer.normalize(many, 1)) == 5000
+    piece = json.dumps({"log": "y" * 100_000, "stream": "stderr", "time": "2026-11-28T03:12:40Z"})
+    joined = [len(normalizer.normalize(piece, n)) for n in range(2, 60)]
+    assert joined.count(1) == 1 and joined.index(1) == 41  # out as one line once 4 MiB are held
+    assert normalizer.holding and len(normalizer.finish()) == 1
