@@ -222,6 +222,28 @@ def _summary(incidents) -> list[tuple]:
              i.event.span.line_end, i.event.rank, i.event.timestamp) for i in incidents]
 
 
+def _diagnosed(incidents) -> list[tuple]:
+    """What an incident says of its error, not where or when it was written."""
+    return [(i.role, i.fingerprint, i.is_run_root, i.count, i.info.exception_type, i.info.message,
+             i.diagnosis.pattern, actual_chain(i.event.chain), i.event.context) for i in incidents]
+
+
+@pytest.mark.parametrize("shape", ["docker_stdout_between", "journal_coloured", "cri_json_logger", "json_each_line"])
+def test_the_incidents_are_those_of_the_unwrapped_log(shape, tmp_path):
+    wrapped, plain = [], []
+    for func in ERRORS:
+        exc, tb = _lines(func)
+        lines, unwrapped = SHAPES[shape](exc, tb)
+        wrapped += lines
+        plain += [NOISE, *unwrapped]
+    (tmp_path / "wrapped.log").write_text("\n".join(wrapped) + "\n")
+    (tmp_path / "plain.log").write_text("\n".join(plain) + "\n")
+    engine = builtin_engine()
+    expected = _diagnosed(engine.analyse([str(tmp_path / "plain.log")]).incidents)
+    assert _diagnosed(engine.analyse([str(tmp_path / "wrapped.log")]).incidents) == expected
+    assert len(expected) == len(ERRORS)
+
+
 def test_stdin_gives_the_incidents_of_the_file(tmp_path, monkeypatch):
     data = _mixed_log()
     log = tmp_path / "containers.log"
