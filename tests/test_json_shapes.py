@@ -15,7 +15,7 @@ import traceback
 from datetime import datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer.core import triggers
@@ -190,7 +190,7 @@ def test_records_of_several_ranks_keep_their_ranks():
         (f"rank{rank}", expected_chain(capture(func))) for rank, func in enumerate(ERRORS)]
 
 
-@PROPERTY
+@settings(PROPERTY, max_examples=int(os.environ.get("ANALYZER_PROPERTY_EXAMPLES") or 40))
 @given(st.data())
 def test_exactly_the_tracebacks_written_come_out_of_docker_envelopes(data):
     """The property of tests/test_properties.py, each line in an envelope: line path and fast path."""
