@@ -25,6 +25,7 @@ _COMMANDS = {  # name: its summary in `analyzer --help`
     "patterns": "build, check, extract, update and suggest pattern packs",
     "tui": "triage the errors in logs interactively",
     "report": "fleet report: which failures hit how many runs, where, since when",
+    "kb": "build the knowledge base: a static site of every known error",
 }
 
 

@@ -137,7 +137,8 @@ class Engine:
         found = self._configs.get(file)
         if found is None or not found.known:  # another file of the same run may have shown it
             run = self._runs.get(file)
-            found = next((config for other, config in self._configs.items()
+            # a copy: reader threads of other inputs may add configurations while this looks
+            found = next((config for other, config in list(self._configs.items())
                           if config.known and self._runs.get(other) == run), found)
         return found
 

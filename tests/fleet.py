@@ -109,6 +109,12 @@ def _head(when: datetime, version: str, tp: int, extra: str = "") -> str:
     return "".join(lines)
 
 
+def _launch(when: datetime, tp: int) -> str:
+    """The command an OOM run was started with: its fixes are computed from the values it logs."""
+    return (_stamp(when) + "$ python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 "
+            f"--tp {tp} --mem-fraction-static 0.88\n")
+
+
 def _serving(when: datetime, minutes: int) -> str:
     lines = [_stamp(when) + "INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)\n"]
     for minute in range(1, minutes + 1):
@@ -220,7 +226,9 @@ def _oom(rng: random.Random, when: datetime, version: str) -> Built:
     size = f"{rng.choice((1.25, 2.5, 3.75))} GiB"
     crash = when + timedelta(minutes=5)
     others = [r for r in range(tp) if r != gpu]
-    text = (_head(when, version, tp) + _serving(when + timedelta(minutes=1), 3) + _stamp(crash, f"TP{gpu}")
+    text = (_launch(when, tp) + _head(when, version, tp, ", mem_fraction_static=0.88")
+            + _serving(when + timedelta(minutes=1), 3)
+            + _stamp(crash, f"TP{gpu}")
             + "Scheduler hit an exception: " + _oom_traceback(gpu, size)
             + _nccl_timeouts(crash + timedelta(minutes=10), others))
     return Built({"server.log": text}, (Expected("server.log", *OOM, 1, {"gpu": gpu}),
@@ -231,7 +239,8 @@ def _oom_two_nodes(rng: random.Random, when: datetime, version: str) -> Built:
     """Ranks 0-7 on one node, 8-15 on another: the timeouts reach both logs, the OOM one."""
     gpu = rng.randrange(8)
     crash = when + timedelta(minutes=4)
-    node0 = (_head(when, version, 8) + _stamp(crash, f"TP{gpu}") + "Scheduler hit an exception: "
+    node0 = (_launch(when, 8) + _head(when, version, 8, ", mem_fraction_static=0.88") + _stamp(crash, f"TP{gpu}")
+             + "Scheduler hit an exception: "
              + _oom_traceback(gpu, "2.5 GiB")
              + _nccl_timeouts(crash + timedelta(minutes=10), [r for r in range(8) if r != gpu]))
     node1 = _head(when, version, 0) + _nccl_timeouts(crash + timedelta(minutes=10), list(range(8, 16)))

@@ -7,14 +7,22 @@ Each formatter takes the text a program wrote (one record or a stream of lines) 
 
 from __future__ import annotations
 
+import json
 import logging
-from datetime import datetime, timedelta
+import traceback
+from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "cloud_export",
     "compose",
     "cri",
+    "docker_json_file",
+    "ecs_logger",
     "fastchat_stderr",
+    "journal_json",
+    "json_each_line",
+    "json_logger",
+    "kubectl_timestamps",
     "logging_each_line",
     "ray_dedup",
     "sglang_each_line",
@@ -140,3 +148,107 @@ def ray_dedup(lines: list[str], times: int = 7) -> list[str]:
 def torchrun_tee(lines: list[str], local_rank: int = 0, role: str = "default") -> list[str]:
     """torchrun's `--tee` log prefix `[default0]:`: no space of its own before the worker's text."""
     return [f"[{role}{local_rank}]:{line}" for line in lines]
+
+
+def _rfc3339_nano(when: datetime, nanos: int = 0) -> str:
+    """Go's time.RFC3339Nano in UTC: trailing zeros of the fraction dropped, and the dot with them."""
+    fraction = f"{when.microsecond:06d}{nanos:03d}".rstrip("0")
+    return f"{when:%Y-%m-%dT%H:%M:%S}{'.' + fraction if fraction else ''}Z"
+
+
+def _go_json(value: dict) -> str:
+    """encoding/json's output: compact, UTF-8 kept, and `<`, `>`, `&`, U+2028/9 escaped (HTML-safe)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    for char, escape in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                         ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(char, escape)
+    return text
+
+
+def docker_json_file(writes: list[tuple[str, str]], start: datetime = T0, max_record: int = 16384) -> list[str]:
+    """Docker's json-file log driver: one object per line a container wrote, `{"log": text + "\\n",
+    "stream": "stdout"|"stderr", "time": RFC 3339 with nanoseconds}`. A line longer than the copier's
+    16 KiB buffer is split into pieces whose `log` has no newline; the last piece has it. `writes` are
+    (stream, line) in the order the container wrote them, so streams interleave as they did."""
+    out = []
+    for i, (stream, line) in enumerate(writes):
+        stamp = _rfc3339_nano(start + timedelta(microseconds=i), i % 1000)
+        data = line.encode("utf-8")
+        pieces = [data[at:at + max_record] for at in range(0, len(data), max_record)] or [b""]
+        for n, piece in enumerate(pieces):
+            text = piece.decode("utf-8", errors="replace") + ("\n" if n == len(pieces) - 1 else "")
+            out.append(_go_json({"log": text, "stream": stream, "time": stamp}))
+    return out
+
+
+def journal_json(writes: list[tuple[int, str]], host: str = "gpu-node-3", ident: str = "python3",
+                 start: datetime = T0) -> list[str]:
+    """`journalctl -o json` of services writing to stdout: journald stores each line as an entry, and
+    journalctl prints every field as a string, except a value that is not printable UTF-8 (a colour
+    escape, say), which is an array of its bytes. `writes` are (pid, line) in the order written."""
+    out = []
+    epoch = datetime(1970, 1, 1)
+    for i, (pid, line) in enumerate(writes):
+        when = start + timedelta(microseconds=i)
+        usec = (when - epoch) // timedelta(microseconds=1)
+        printable = not any(ord(ch) < 32 and ch not in "\t\n" or 127 <= ord(ch) < 160 for ch in line)
+        out.append(json.dumps({
+            "__CURSOR": f"s=0f1e;i={i:x};b=3c2a;m={i:x};t={usec:x};x=77",
+            "__REALTIME_TIMESTAMP": str(usec),
+            "__MONOTONIC_TIMESTAMP": str(1_000_000 + i),
+            "_BOOT_ID": "3c2a9d8e1b7f4c6a8e0d2b4f6a8c0e1d",
+            "PRIORITY": "6",
+            "_TRANSPORT": "stdout",
+            "_PID": str(pid),
+            "_COMM": ident,
+            "SYSLOG_IDENTIFIER": ident,
+            "_HOSTNAME": host,
+            "MESSAGE": line if printable else list(line.encode("utf-8")),
+        }))
+    return out
+
+
+def json_logger(message: str, exc: BaseException | None = None, when: datetime = T0, level: int = logging.ERROR,
+                keys: dict[str, str] | None = None, name: str = "sglang.srt") -> str:
+    """A `logging` record through a JSON formatter of python-json-logger's shape: the fields the format
+    names, `message`, and the formatted exception under `exc_info`. `keys` renames fields as
+    `rename_fields` does (`{"message": "msg", "levelname": "level"}`)."""
+    record = _record(message, exc, when, level, name=name)
+    formatter = logging.Formatter()
+    fields = {"asctime": when.replace(tzinfo=UTC).isoformat(), "levelname": record.levelname,
+              "name": record.name, "message": record.getMessage()}
+    if record.exc_info:
+        fields["exc_info"] = formatter.formatException(record.exc_info)
+    renames = keys or {}
+    return json.dumps({renames.get(key, key): value for key, value in fields.items()})
+
+
+def json_each_line(lines: list[str], start: datetime = T0, step: timedelta = timedelta(milliseconds=400),
+                   extra: str = "") -> list[str]:
+    """FastChat's StreamToLogger behind a JSON formatter: each stderr line a record of the `stderr`
+    logger at ERROR; the clock ticks. `extra` is more fields, as JSON text (`"rank": 3`)."""
+    return [json_logger(line, when=when, name="stderr")[:-1] + (f", {extra}}}" if extra else "}")
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def ecs_logger(message: str, exc: BaseException, when: datetime = T0, name: str = "vllm.engine") -> str:
+    """Elastic's ECS formatter for `logging` (ecs-logging-python's StdlibFormatter): dotted fields
+    nested, keys sorted but `@timestamp`, `log.level` and `message` first, compact; the exception as
+    `error.type` (the class's `__name__`), `error.message` (`str()`) and `error.stack_trace`
+    (`traceback.format_tb`)."""
+    fields = {
+        "ecs": {"version": "1.6.0"},
+        "error": {"message": str(exc), "stack_trace": "".join(traceback.format_tb(exc.__traceback__)),
+                  "type": type(exc).__name__},
+        "log": {"logger": name, "origin": {"file": {"line": 396, "name": "core.py"}, "function": "run"},
+                "original": message},
+        "process": {"name": "MainProcess", "pid": 4321, "thread": {"id": 140245, "name": "MainThread"}},
+    }
+    head = {"@timestamp": f"{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond // 1000:03d}Z", "log.level": "error",
+            "message": message}
+    return json.dumps({**head, **dict(sorted(fields.items()))}, sort_keys=False, separators=(",", ":"))
+
+
+def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
+    """`kubectl logs --timestamps`: the runtime's RFC 3339 time (nanoseconds) and a space before each line."""
+    return [f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {line}" for i, line in enumerate(lines)]

@@ -47,6 +47,29 @@ def test_second_report_reuses_every_readable_file(fleet, tmp_path):
     assert fleet_tables(second).scanned == unreadable(fleet)
     pd.testing.assert_frame_equal(first, second)
     pd.testing.assert_frame_equal(fleet_tables(first).runs, fleet_tables(second).runs)
+    # the rows and run configurations behind the frame come back from the JSON as they were made
+    assert fleet_tables(first).rows == fleet_tables(second).rows and fleet_tables(first).rows
+    assert fleet_tables(first).configs == fleet_tables(second).configs and fleet_tables(first).configs
+
+
+def test_a_result_of_an_older_format_is_scanned_again_not_misread(fleet, tmp_path):
+    """Rows cached in the shape before IncidentRow (plain dicts, another key set) under today's
+    settings key: each such file is scanned again and the frame is a fresh scan's."""
+    cache = tmp_path / "c.sqlite"
+    fresh, _ = scan(fleet, cache)
+    db = sqlite3.connect(cache)
+    with db:
+        rows = db.execute("SELECT path, result FROM results").fetchall()
+        for path, text in rows:
+            data = json.loads(text)
+            data["incidents"] = [{"incident": row["incident"], "pattern_id": row["pattern_id"],
+                                  "message": row["message"]} for row in data["incidents"]]
+            data.pop("run")
+            db.execute("UPDATE results SET result = ? WHERE path = ?", (json.dumps(data), path))
+    db.close()
+    again, problems = scan(fleet, cache)
+    assert problems == [] and fleet_tables(again).cached == 0
+    pd.testing.assert_frame_equal(fresh, again)
 
 
 def test_a_changed_log_is_scanned_again(fleet, tmp_path_factory, tmp_path):

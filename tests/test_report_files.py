@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 import re
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -84,7 +86,7 @@ def test_a_readable_log_is_ok_with_its_incidents_version_and_start(tmp_path):
     result = scan_one(log)
     assert (result.status, result.detail, result.version) == ("ok", None, "sglang 0.5.23")
     assert result.started == "2026-08-28T09:00:00"
-    assert [(i["exception_type"], i["count"]) for i in result.incidents] == [("KeyError", 1)]
+    assert [(i.exception_type, i.count) for i in result.incidents] == [("KeyError", 1)]
     assert result.size == log.stat().st_size and result.mtime_ns == log.stat().st_mtime_ns
 
 
@@ -115,7 +117,7 @@ def test_utf16_and_ansi_coloured_logs_are_text(tmp_path):
     log = tmp_path / "utf16.log"
     log.write_bytes(text.encode("utf-16"))
     result = scan_one(log)
-    assert result.status == "ok" and [i["exception_type"] for i in result.incidents] == ["KeyError"]
+    assert result.status == "ok" and [i.exception_type for i in result.incidents] == ["KeyError"]
 
 
 def test_a_half_written_log_is_partial_and_its_errors_still_count(tmp_path):
@@ -123,7 +125,7 @@ def test_a_half_written_log_is_partial_and_its_errors_still_count(tmp_path):
     log.write_text(real_traceback() + "[2026-08-28 09:00:05] Shutting down the tok", encoding="utf-8")
     result = scan_one(log)
     assert result.status == "partial" and "ends mid-line" in result.detail
-    assert [i["exception_type"] for i in result.incidents] == ["KeyError"]
+    assert [i.exception_type for i in result.incidents] == ["KeyError"]
 
 
 def test_compressed_logs_whole_and_cut_short(tmp_path):
@@ -171,3 +173,46 @@ def test_each_files_rows_are_what_scan_reports_for_it():
         assert list(rows["count"]) == [i["count"] for i in scanned]
         assert list(rows["role"]) == [i["role"] for i in scanned]
         assert list(rows["ranks"]) == [i["ranks"] for i in scanned]  # a list, as in the JSON
+
+
+def test_each_row_agrees_field_by_field_with_scan_json(tmp_path, capsys):
+    """The report's IncidentRow against `analyzer scan --format json` for the same files."""
+    from analyzer.cli import main
+    from analyzer.report.rows import MAX_MESSAGE, IncidentRow
+
+    sites = {"raise_site": "raise_site", "blame_site": "blame_site"}
+    for log in sorted(LOGS.glob("*.log")):
+        assert main(["scan", "--format", "json", str(log)]) in (0, 1)
+        scanned = json.loads(capsys.readouterr().out)
+        (result,) = scan_batch([str(log)], Options()).results
+        assert len(result.incidents) == len(scanned), log.name
+        for row, data in zip(result.incidents, scanned):
+            assert isinstance(row, IncidentRow)
+            assert row.incident == data["id"] and row.ranks == tuple(data["ranks"])
+            for name in ("pattern_id", "confidence", "fingerprint", "exception_type", "role", "is_run_root",
+                         "caused_by", "severity", "count", "host", "first_seen", "last_seen", "truncated"):
+                assert getattr(row, name) == data[name], (log.name, name)
+            assert row.match_kind.value == data["match_kind"] and row.params == (data["params"] or {})
+            message = data["message"]
+            assert row.message == (message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + " …")
+            assert (row.line_start, row.line_end) == (data["source"]["line_start"], data["source"]["line_end"])
+            for field, key in sites.items():
+                frame = data[key]
+                assert getattr(row, field) == (f"{frame['relpath']}:{frame['line']}" if frame else None)
+                assert getattr(row, field.replace("site", "function")) == (frame["function"] if frame else None)
+
+
+def test_a_file_result_survives_its_json_and_carries_the_runs_configuration(tmp_path):
+    from analyzer.report.filescan import FileResult
+
+    log = tmp_path / "server.log"
+    log.write_text("$ python -m sglang.launch_server --model-path /m --tp 2 --mem-fraction-static 0.8\n"
+                   "[2026-08-28 09:00:00] server_args=ServerArgs(model_path='/m', tp_size=2, mem_fraction_static=0.8, "
+                   "cuda_graph_bs=[1, 2, 4], quantization=None)\n" + real_traceback(), encoding="utf-8")
+    result = scan_one(log)
+    assert result.run is not None and result.run.get("mem_fraction_static") == 0.8
+    assert result.run.command is not None and result.run.command.words[-1] == "0.8"
+    again = FileResult.from_json(result.to_json())
+    assert again.incidents == result.incidents and again.run.command == result.run.command
+    assert dict(again.run.settings) == {**dict(result.run.settings), "cuda_graph_bs": [1, 2, 4]}  # JSON lists
+    assert again == replace(result, run=again.run)

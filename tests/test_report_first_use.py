@@ -11,6 +11,7 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.report import incidents_frame, summary
+from analyzer.sinks.kb.paths import kb_href
 from tests.fleet import FIRST_DAY, NEW_FROM, write_fleet
 
 
@@ -104,13 +105,15 @@ def test_html_report_has_rates_labels_new_marks_and_links(capsys, fleet, tmp_pat
     # the same totals as the terminal
     _, out, _ = report(capsys, fleet)
     assert out.splitlines()[0].split(": ", 1)[1] in page
-    # dates and hosts never wrap; nothing breaks words apart
+    # dates and host names never break inside; nothing breaks words apart that fit
     assert "td.nowrap { white-space: nowrap; }" in page and "break-all" not in page
-    assert re.search(r'<td class="nowrap">\d{4}-\d\d-\d\d \d\d:\d\d</td>', page)
+    # a time folds between its date and its hour only, never inside the date
+    assert re.search(r'<td><span class="unbroken">\d{4}-\d\d-\d\d</span> <span class="unbroken">\d\d:\d\d</span></td>', page)
+    assert ".unbroken { white-space: nowrap; }" in page
     # every known signature links to its page and to one example log line
     df = incidents_frame([str(fleet.root)], jobs=1, cache=False)
     for pattern_id in set(df["pattern_id"].dropna()):
-        assert f'<a href="kb/{pattern_id}.html"><code>{pattern_id}</code></a>' in page
+        assert f'<a href="{kb_href(pattern_id)}"><code>{pattern_id}</code></a>' in page
     examples = re.findall(r'e\.g\. <a href="file://([^"]+)">([^<]+):(\d+)</a>', page)
     assert examples and all(href == path and int(line) >= 1 for href, path, line in examples)
     assert '<span class="new">NEW</span>' in page
@@ -132,7 +135,9 @@ def test_daily_failure_rates_are_runs_hit_over_runs_that_day(fleet):
         assert row["sglang.deepseek-v4-cp-a2a-backend"] == round(sum(r.run in hit for r in that_day) / len(that_day), 4)
 
 
-def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_path):
+def test_html_report_explains_each_signature_as_scan_does(capsys, fleet, tmp_path):
+    """One view (core/view.py) for the group's earliest incident, with its run's configuration: the
+    fix computed from the logged --mem-fraction-static 0.88, and the logged command with it applied."""
     from html import escape
 
     from analyzer.core.view import explanation
@@ -141,6 +146,14 @@ def test_html_report_says_what_each_known_signature_means(capsys, fleet, tmp_pat
     target = tmp_path / "report.html"
     assert report(capsys, fleet, "-o", str(target))[0] == 0
     page = target.read_text(encoding="utf-8")
-    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), {})
+    example = summary(incidents_frame([str(fleet.root)], jobs=1, cache=False)).examples["torch.cuda-out-of-memory"]
+    row = example.row
+    found = explanation(builtin_engine().matcher.pattern("torch.cuda-out-of-memory"), row.params,
+                        row.match_kind.value, row.confidence, message=row.message, run=example.run)
     assert found.meaning and f'<div class="meaning">{escape(found.meaning)}</div>' in page
-    assert f'<div class="fixes">Fixes: {escape(found.fixes[0].title)}' in page
+    assert "&lt;gpu&gt;" not in page.split("torch.cuda-out-of-memory</code>")[1].split("</td>")[0]
+    lower = next(fix for fix in found.fixes if fix.command)
+    assert (lower.before, lower.after) == ("--mem-fraction-static 0.88", "--mem-fraction-static 0.83")
+    assert f"<code>{escape(lower.command)}</code>" in page and f"Raised in the log at</span> <code>{row.raise_site}" in page
+    main(["scan", example.file])  # the same incident, as `scan` words it
+    assert f"your command, fixed: {lower.command}" in " ".join(capsys.readouterr().out.split())

@@ -270,13 +270,16 @@ def test_clicking_a_column_header_sorts_by_it_and_again_reverses(engine):
 
 
 def test_copy_a_fix_and_the_message_to_the_clipboard(engine):
+    """The log shows its launch command: a fix is copied as that command with the change applied."""
+    command = "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4 --tp 8 {} --port 30000"
+
     async def scenario(app, pilot):
         await pilot.press("1")
-        assert app.clipboard == "--enable-prefill-cp --moe-a2a-backend deepep"
+        assert app.clipboard == command.format("--enable-prefill-cp --moe-a2a-backend deepep")
         await pilot.press("3")
-        assert app.clipboard == "--moe-a2a-backend flashinfer_tkv"
+        assert app.clipboard == command.format("--moe-a2a-backend flashinfer_tkv")
         await pilot.press("c")
-        assert app.clipboard == "--enable-prefill-cp --moe-a2a-backend deepep"
+        assert app.clipboard == command.format("--enable-prefill-cp --moe-a2a-backend deepep")
         await pilot.press("m")
         assert app.clipboard.startswith("ValueError: DeepSeekV4 CP supports moe_a2a_backend in")
         await pilot.press("9")  # there is no fix 9: the clipboard keeps what it had
@@ -335,6 +338,8 @@ def test_follow_shows_new_incidents_as_the_file_grows(engine, tmp_path):
             out.write(deepseek)
         await until(pilot, lambda: len(rows(app)) == 1, "first incident")
         assert "deepseek-v4-cp-a2a-backend" in text(app, "#diagnosis")
+        # followed, the launch command the appended lines show is known as their incident comes out
+        assert "your command, fixed: python -m sglang.launch_server" in text(app, "#diagnosis")
         with log.open("a") as out:
             out.write(crash)
         await until(pilot, lambda: len(rows(app)) > 1 and live.lines_read == 1 + len(deepseek.splitlines())
@@ -375,3 +380,41 @@ def test_log_pane_says_when_the_file_is_gone(engine, tmp_path):
         assert "DeepSeekV4 CP supports moe_a2a_backend" in shown
 
     triage(live, scenario)
+
+
+def test_fixes_copy_and_explain_page_use_the_logs_own_configuration(engine, tmp_path, capsys):
+    """The log shows SGLang's server_args and its launch command: the detail pane, `e` and `c` fill
+    the fixes from them, with the values `analyzer scan` prints for the same log."""
+    from analyzer.cli import main
+    from tests.test_runconfig import SGLANG_ARGS, VLLM_ARGS, VLLM_ENGINE, _oom_log
+
+    command = "python -m sglang.launch_server --model-path /models/Llama-3.1-70B --tp 4 --mem-fraction-static 0.8"
+    fixed = command.replace("0.8", "0.75")
+    sglang = tmp_path / "sglang.log"
+    sglang.write_text("\n".join(_oom_log([f"$ {command}", SGLANG_ARGS])) + "\n")
+    main(["scan", str(sglang)])
+    assert f"your command, fixed: {fixed}" in " ".join(capsys.readouterr().out.split())
+
+    async def on_sglang(app, pilot):
+        diagnosis = text(app, "#diagnosis")
+        assert "before: --mem-fraction-static 0.8\n" in diagnosis and "after:  --mem-fraction-static 0.75" in diagnosis
+        assert f"your command, fixed: {fixed}" in diagnosis and "gpu-memory-utilization" not in diagnosis
+        assert "(press 1 to copy your command with it)" in diagnosis
+        await pilot.press("c")
+        assert app.clipboard == fixed
+        await pilot.press("e")
+        page = text(app, "#page")
+        assert "after:  --mem-fraction-static 0.75" in page and "after:  --chunked-prefill-size 4096" in page
+        assert f"your command, fixed: {fixed}" in page
+
+    triage(LiveScan(engine, [str(sglang)]), on_sglang)
+    vllm = tmp_path / "vllm.log"
+    vllm.write_text("\n".join(_oom_log([VLLM_ARGS, VLLM_ENGINE])) + "\n")
+
+    async def on_vllm(app, pilot):
+        diagnosis = text(app, "#diagnosis")
+        assert "after:  --gpu-memory-utilization 0.8" in diagnosis and "mem-fraction" not in diagnosis
+        await pilot.press("c")  # no launch command in this log: the fix's own after command
+        assert app.clipboard == "--gpu-memory-utilization 0.8"
+
+    triage(LiveScan(engine, [str(vllm)]), on_vllm)

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from datetime import date
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -62,6 +63,9 @@ def register(subparsers) -> None:
                        help="per-file results kept between reports (default: ~/.cache/analyzer/report.sqlite)")
     cache.add_argument("--no-cache", action="store_true", help="scan every file, keep nothing")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--kb", metavar="DIR_OR_URL",
+                        help="the knowledge base (`analyzer kb build`) the HTML report links each signature to: "
+                             "its folder or its URL (default: a 'kb' folder beside the report)")
     add_analysis_arguments(parser)
     parser.set_defaults(func=run)
 
@@ -146,9 +150,19 @@ def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
         elif fmt == "md":
             out.write(render_markdown(report) + "\n")
         elif fmt == "html":
-            out.write(render_html(report, patterns=_patterns(args)))
+            out.write(render_html(report, patterns=_patterns(args), kb=_kb_base(args)))
         else:
             render_text(report, output_console(file=out, soft_wrap=not args.output))
+
+
+def _kb_base(args: argparse.Namespace) -> str:
+    """The knowledge base as the report sees it: a URL as given, a folder relative to the report."""
+    if not args.kb:
+        return "kb"
+    if "://" in args.kb:
+        return args.kb
+    beside = Path(args.output).resolve().parent if args.output else Path.cwd()
+    return Path(os.path.relpath(Path(args.kb).resolve(), beside)).as_posix()
 
 
 def _patterns(args: argparse.Namespace) -> dict:

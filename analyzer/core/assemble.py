@@ -104,6 +104,8 @@ class TracebackAssembler:
             step = self._advance(block, line)
             if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
                 self._append(block, line)
+                if step is _Step.TAKE and len(block.lines) >= self._max_block_lines and self._elide_frames(block):
+                    return out
                 if step is _Step.TAKE_AND_CLOSE or len(block.lines) >= self._max_block_lines:
                     block.truncated |= step is _Step.TAKE
                     out.extend(self._close(line.stream))
@@ -146,6 +148,28 @@ class TracebackAssembler:
                else next(iter(self._open)))
         self._open[key].truncated = True
         return self._close(key)
+
+    def _elide_frames(self, block: _Block) -> bool:
+        """A traceback too long to hold (deep recursion through several functions, which the interpreter
+        does not fold): drop a run of frames from its middle, as whole frames, keeping its head and the
+        frames that lead to its exception line. False where the middle holds no such run."""
+        if block.state is not _State.FRAMES:
+            return False
+        lines = block.lines
+        start = next((i for i in range(len(lines) // 2, len(lines)) if g.FRAME.match(lines[i].text)), None)
+        if start is None:
+            return False
+        for end in range(start + 1, len(lines)):
+            if not lines[end].text[:1].isspace():  # not a frame's line: a message, a separator, a header
+                return False
+            if end >= start + len(lines) // 4 and g.FRAME.match(lines[end].text):
+                cost = sum(_cost(dropped) for dropped in lines[start:end])
+                del lines[start:end]
+                block.size -= cost
+                self._held -= cost
+                block.shown = min(block.shown, len(lines))
+                return True
+        return False
 
     def _append(self, block: _Block, line: LogLine) -> None:
         block.lines.append(line)
@@ -224,6 +248,8 @@ class TracebackAssembler:
                 return _Step.TAKE
             if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
                     or _opens_something(text)):
+                # a line the message would have taken had it been shorter: the message is cut
+                block.truncated |= block.message_lines >= self._max_message_lines and not self._starts_record(text)
                 return _Step.CLOSE
             block.message_lines += 1
             return _Step.TAKE

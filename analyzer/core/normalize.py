@@ -1,6 +1,7 @@
 """Line normalising: strip the prefixes real server logs put on lines, keep them as metadata.
 
-The prefixes the parser knows are in `prefixes.py`; those it learns on the way, in `infer_prefix.py`.
+The prefixes the parser knows are in `prefixes.py`; those it learns on the way, in `infer_prefix.py`;
+what JSON lines hold (a collector's envelope of one line, an app's whole record), in `jsonlog.py`.
 Peeling goes layer by layer, outermost first, known and learned ones in any order. A line whose body
 then holds a traceback header or frame behind more text teaches the parser that text's family.
 
@@ -11,7 +12,7 @@ traceback whose header alone had one).
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from collections.abc import Hashable
 from datetime import datetime
 from functools import lru_cache
@@ -20,6 +21,7 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
+from analyzer.core import jsonlog
 from analyzer.core.prefixes import (
     CONTAINER,
     KNOWN,
@@ -36,12 +38,7 @@ __all__ = ["LineNormalizer", "parse_timestamp", "strip_ansi"]
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 
-_JSON_MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
-_JSON_TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack")
-_JSON_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_JSON_LINE = 4 * 1024 * 1024
-_MAX_JSON_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
-_SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
 
@@ -69,7 +66,9 @@ class LineNormalizer:
         self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last header without a learned prefix
         self._adopted: dict[tuple[str, ...], str] = {}  # the learned prefix a header took for its message
         self._torchrun_spaced: dict[str, bool] = {}
-        self._partial: dict[str, tuple[int, str]] = {}  # a container's partial record per stream: line, text
+        # A container's partial record per stream: its first line, the text so far, and for Docker's
+        # json-file the envelope of its first piece.
+        self._partial: dict[str, tuple[int, str, jsonlog.Envelope | None]] = {}
 
     @property
     def holding(self) -> bool:
@@ -78,25 +77,25 @@ class LineNormalizer:
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, none (a partial record), or several (a multi-line JSON record)."""
-        text = strip_ansi(raw).rstrip("\r\n")  # colours first: a reset code may follow the \r of a CRLF
-        if "\r" in text:  # progress bars redraw with \r: keep what the terminal would show last
-            text = next((part for part in reversed(text.split("\r")) if part), "")
+        text = _shown(raw.rstrip("\n"))
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []
         text, lineno = joined
-        if text.endswith("]"):
-            text = _RAY_DEDUP.sub("", text)
         if text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
-            lines = self._from_json(text, lineno)
-            if lines is not None:
-                return lines
-        return [self._line(text, lineno, PrefixMeta())]
+            found = jsonlog.read(text)
+            if isinstance(found, jsonlog.Envelope):
+                return self._unwrap(found, lineno)
+            if found is not None:
+                return self._record_lines(found, lineno, PrefixMeta(), "")
+        return self._lines(text, lineno, PrefixMeta())
 
     def finish(self) -> list[LogLine]:
         """End of input: a partial record that never got its end is a line of its own."""
-        held, self._partial = sorted(self._partial.values()), {}
-        return [self._line(text, lineno, PrefixMeta()) for lineno, text in held]
+        held, self._partial = sorted(self._partial.values(), key=lambda h: h[0]), {}
+        return [line for lineno, text, envelope in held
+                for line in (self._lines(text, lineno, PrefixMeta()) if envelope is None
+                             else self._unwrap(dataclasses.replace(envelope, text=text, partial=False), lineno))]
 
     def _join_partial(self, text: str, lineno: int) -> tuple[str, int] | None:
         """Container runtimes split lines over 16 KiB into partial records (`stdout P`) ended by a full
@@ -108,13 +107,43 @@ class LineNormalizer:
         if held is not None:
             lineno, text = held[0], held[1] + text[m.end():]
         if m["tag"] == "P" and len(text) < _MAX_PARTIAL:
-            self._partial[m["std"]] = (lineno, text)
+            self._partial[m["std"]] = (lineno, text, None)
             return None
         return text, lineno
 
-    def _line(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "") -> LogLine:
-        body = self._peel(text, meta)
+    def _unwrap(self, envelope: jsonlog.Envelope, lineno: int) -> list[LogLine]:
+        """The line a collector's JSON envelope holds, its pieces joined (Docker splits lines over
+        16 KiB); the envelope is a per-line prefix naming the process."""
+        key = "json " + envelope.channel
+        held = self._partial.pop(key, None)
+        if held is not None:
+            lineno, envelope = held[0], dataclasses.replace(held[2] or envelope, text=held[1] + envelope.text,
+                                                            partial=envelope.partial)
+        if envelope.partial and len(envelope.text) < _MAX_PARTIAL:
+            self._partial[key] = (lineno, envelope.text, envelope)
+            return []
+        meta = PrefixMeta(channel=(envelope.channel,), rank=envelope.rank, host=envelope.host,
+                          timestamp=envelope.timestamp)
+        first, *more = map(_shown, jsonlog.split_lines(envelope.text))  # journald's may hold several lines
+        lines = self._lines(first, lineno, meta, "{json} ", enveloped=True)
+        for text in more:
+            lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
+                                                         timestamp=meta.timestamp), enveloped=True)
+        return lines
+
+    def _lines(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "",
+               enveloped: bool = False) -> list[LogLine]:
+        """The line without its prefixes; several when what is left is a JSON log record (behind
+        prefixes or in an envelope: a bare one was read already)."""
+        if text.endswith("]"):
+            text = _RAY_DEDUP.sub("", text)
+        body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
+        if record is not None:
+            return self._record_lines(record, lineno, meta, prefix)
+        return [self._line(body, lineno, meta, prefix)]
+
+    def _line(self, body: str, lineno: int, meta: PrefixMeta, prefix: str) -> LogLine:
         channel = self._learned_channel(meta, body)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
@@ -181,18 +210,23 @@ class LineNormalizer:
             return True
         return _reads_as_traceback(body) and infer.stream_key(last) == infer.stream_key(meta.message_prefix)
 
-    def _peel(self, text: str, meta: PrefixMeta) -> str:
+    def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
-        the prefix in front of a traceback landmark, if the line holds one. Returns the body."""
+        the prefix in front of a traceback landmark, if the line holds one. Returns the body, and the
+        JSON log record it is, if it is one (behind a container's or kubectl's time, say)."""
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest
+        if (enveloped or len(text) < start) and text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
+            record = jsonlog.read(text)
+            if isinstance(record, jsonlog.AppRecord):
+                return text, record
         found = infer.landmark_pretext(text, nested=len(text) < start)
         if found is not None:
             text = self._learn(text, len(found[0]), found[1], kinds, used, meta)
-        return text
+        return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
         ruled_out = _ruled_out(text[0])
@@ -253,33 +287,21 @@ class LineNormalizer:
         used.add(self.learner.learn(piece))
         _read_learned(piece, meta)
 
-    def _from_json(self, text: str, lineno: int) -> list[LogLine] | None:
-        try:
-            record = json.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
-            return None
-        if not isinstance(record, dict):
-            return None
-        message = next((record[k] for k in _JSON_MESSAGE_KEYS if isinstance(record.get(k), str)), None)
-        if message is None:
-            return None
-        for key in _JSON_TRACE_KEYS:
-            extra = record.get(key)
-            if isinstance(extra, str) and extra.strip() and extra not in message:
-                message = message.rstrip("\n") + "\n" + extra
-        message = _encodable(message)
-        meta = PrefixMeta(starts_message=True, tags="")
-        meta.host = _first_str(record, ("host", "hostname", "node"))
-        rank = _first_str(record, ("rank", "tp_rank", "worker"))
-        pid = _first_str(record, ("pid", "process"))
-        meta.rank = f"rank{rank}" if rank and rank.isdigit() else rank or (pid and f"pid={pid}")
-        meta.channel = tuple(part for part in (meta.host, meta.rank) if part)
-        meta.timestamp = parse_timestamp(_first_str(record, _JSON_TIME_KEYS))
-        lines = []
-        parts = message.rstrip("\n").split("\n", _MAX_JSON_MESSAGE_LINES)[:_MAX_JSON_MESSAGE_LINES]
-        for i, part in enumerate(parts):
-            line_meta = meta if i == 0 else PrefixMeta(channel=meta.channel, host=meta.host, timestamp=meta.timestamp)
-            lines.append(self._line(strip_ansi(part.rstrip("\r")), lineno, line_meta, prefix="{json} " if i == 0 else ""))
+    def _record_lines(self, record: jsonlog.AppRecord, lineno: int, meta: PrefixMeta, prefix: str) -> list[LogLine]:
+        """A JSON log record's lines: the first starts a message, the rest continue it. Records of one
+        line each with the same other fields are one stream's lines (see `_continues`)."""
+        meta.channel += record.channel
+        meta.host = record.host or meta.host
+        meta.rank = record.rank or meta.rank
+        meta.timestamp = record.timestamp or meta.timestamp
+        meta.starts_message, meta.tags = True, ""
+        if len(record.lines) == 1 and record.fields is not None:
+            meta.message_prefix = "{json " + record.fields + "}"
+        first, *more = map(_shown, record.lines)  # each with prefixes of its own, maybe
+        lines = self._lines(first, lineno, meta, prefix + "{json} ")
+        for text in more:
+            lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
+                                                         timestamp=meta.timestamp))
         return lines
 
 
@@ -296,6 +318,15 @@ _OPENS = {
 def _ruled_out(first: str) -> frozenset[str]:
     """The known prefixes that cannot begin with the character `first`."""
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
+
+
+def _shown(text: str) -> str:
+    """The line as a terminal shows it: colours stripped first (a reset code may follow the \r of a
+    CRLF), then of the redraws of a progress bar (`\r`) the last."""
+    text = strip_ansi(text).rstrip("\r")
+    if "\r" in text:
+        text = next((part for part in reversed(text.split("\r")) if part), "")
+    return text
 
 
 def _reads_as_traceback(body: str) -> bool:
@@ -321,24 +352,6 @@ def _read_learned(piece: str, meta: PrefixMeta) -> None:
     meta.inferred += (infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp
-
-
-def _first_str(record: dict, keys: tuple[str, ...]) -> str | None:
-    for key in keys:
-        value = record.get(key)
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
-            return _encodable(str(value))
-    return None
-
-
-def _encodable(text: str) -> str:
-    """JSON may escape half a surrogate pair (`"\\ud800"`); such a string cannot be printed or written
-    as UTF-8, so each one becomes U+FFFD."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
-    return text
 
 
 def _remember(table: dict, key: Hashable, value) -> None:

@@ -4,21 +4,34 @@ when, where, with which values; the runs without errors; the runs that could not
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 import pandas as pd
 
+from analyzer.core.runconfig import RunConfig
 from analyzer.report.choices import BY
 from analyzer.report.frame import BAD_FILE_COLUMNS, PARAM_PREFIX, fleet_tables
+from analyzer.report.rows import IncidentRow
 
-__all__ = ["summary", "Summary", "BY", "KEY_COLUMN", "UNKNOWN", "per_day", "root_cause_counts"]
+__all__ = ["summary", "Summary", "Example", "BY", "KEY_COLUMN", "UNKNOWN", "per_day", "root_cause_counts"]
 
 KEY_COLUMN = {"pattern": "signature", "fingerprint": "fingerprint", "host": "host", "day": "day",
               "version": "version"}
 UNKNOWN = "(unknown)"
 _RUN_KEY = {"host": "host", "version": "version", "day": "date"}  # the runs table's column for a key
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A group's earliest incident as the scan kept it, and the configuration of the run it came from:
+    what an explanation of the group fills its values and fixes with."""
+
+    file: str
+    row: IncidentRow
+    run: RunConfig | None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -35,6 +48,7 @@ class Summary:
     scanned: int = 0
     cached: int = 0
     daily_rates: pd.DataFrame | None = None  # day -> `runs` that day, and per signature the share of them it hit
+    examples: Mapping[str, Example] = field(default_factory=dict)  # group key -> its earliest incident, when known
 
     @property
     def key(self) -> str:
@@ -55,6 +69,11 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
     for run, key in zip(runs["run"], _run_keys(runs, by)):
         runs_by_key.setdefault(key, set()).add(run)
     groups = _gather(df, keys)
+    examples: dict[str, Example] = {}
+    for key, group in groups.items():
+        if tables is not None and group.earliest is not None and group.earliest[3] in tables.rows:
+            file, incident = group.earliest[3]
+            examples[key] = Example(file, tables.rows[file, incident], tables.configs.get(file))
     rows = []
     for key, group in groups.items():
         of_runs = len(runs) if by in ("pattern", "fingerprint") else len(group.runs | runs_by_key.get(key, set()))
@@ -96,7 +115,7 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
                    bad_files=bad_files.reset_index(drop=True), root_causes=roots[
                        ["run", "day", "signature", "exception_type"]].reset_index(drop=True),
                    since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0,
-                   daily_rates=rates)
+                   daily_rates=rates, examples=examples)
 
 
 def _daily_rates(table: pd.DataFrame, runs: pd.DataFrame, top: int = 8) -> pd.DataFrame | None:
@@ -125,7 +144,7 @@ class _Group:
     consequences: int = 0
     first: Any = None
     last: Any = None
-    earliest: tuple | None = None  # (order, message, file:line) of the earliest incident
+    earliest: tuple | None = None  # (order, message, file:line, (file, incident id)) of the earliest incident
     functions: Counter = field(default_factory=Counter)  # the raise sites' functions
     first_day: Any = None  # the earliest run date, for `new` when the logs carry no times
     runs: set = field(default_factory=set)
@@ -167,7 +186,7 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
     seen = df["timestamp"]
     columns = {name: df[name].tolist() for name in (
         "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start",
-        "raise_function")}
+        "raise_function", "incident")}
     seen_at, last_at = seen.tolist(), df["last_seen"].fillna(seen).tolist()
     run_days = df["run_date"].tolist()
     params = {c[len(PARAM_PREFIX):]: df[c].tolist() for c in df.columns if c.startswith(PARAM_PREFIX)}
@@ -196,7 +215,8 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
             group.last = until if group.last is None else max(group.last, until)
         order = (when is None, when or 0, row["file"] or "", row["line_start"] or 0)
         if row["message"] is not None and (group.earliest is None or order < group.earliest[0]):
-            group.earliest = (order, row["message"], f"{row['file']}:{row['line_start']}" if row["file"] else None)
+            group.earliest = (order, row["message"], f"{row['file']}:{row['line_start']}" if row["file"] else None,
+                              (row["file"], row["incident"]))
         if row["raise_function"] is not None:
             group.functions[row["raise_function"]] += 1
         for name, values in params.items():

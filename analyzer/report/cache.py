@@ -25,7 +25,7 @@ from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
 __all__ = ["ResultCache", "default_cache_path", "settings_key"]
 
-FORMAT = 1  # bump when FileResult's shape or meaning changes
+FORMAT = 2  # bump when FileResult's shape or meaning changes (2: IncidentRow, the run configuration)
 _LOOKUP_CHUNK = 500  # SQLite's limit on bound parameters is far above this
 
 _SCHEMA = """
@@ -156,5 +156,5 @@ class ResultCache:
 def _decode(text: str) -> FileResult | None:
     try:
         return FileResult.from_json(text)
-    except (ValueError, TypeError):
+    except (KeyError, ValueError, TypeError):
         return None  # a row from an older format: scan the file again

@@ -10,22 +10,19 @@ import json
 import os
 import stat
 import threading
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
 
-from analyzer.core.incidents import Incident
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.versions import detect_version
 from analyzer.engine import Engine, Options
 from analyzer.report.health import FileStatus, tail_state
-from analyzer.sinks.serialize import incident_dict
+from analyzer.report.rows import IncidentRow, run_config_data, run_config_from_data
 from analyzer.sources.files import read_chunks
 from analyzer.sources.lines import utf8_chunks
 from analyzer.sources.problems import Problem
 from analyzer.sources.sniff import TextSniffer
 
 __all__ = ["FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
-
-MAX_MESSAGE = 2000  # a report cell, not a log: longer messages are cut
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
@@ -38,20 +35,28 @@ class FileResult:
     started: str | None = None  # ISO time of the first prefixed line
     host: str | None = None  # first host named by the log's prefixes
     version: str | None = None  # e.g. "sglang 0.5.23", from the log's banner
-    incidents: tuple[dict[str, Any], ...] = field(default=())
+    incidents: tuple[IncidentRow, ...] = field(default=())
+    run: RunConfig | None = None  # the configuration the log showed (settings, launch command)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+        data = {name: getattr(self, name) for name in _SCALARS}
+        data.update(status=self.status.value, incidents=[row.data() for row in self.incidents],
+                    run=run_config_data(self.run) if self.run else None)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> FileResult:
+        """KeyError, TypeError or ValueError for text of another shape."""
         data = json.loads(text)
-        data["incidents"] = tuple(data.get("incidents") or ())
-        data["status"] = FileStatus(data["status"])
-        return cls(**data)
+        return cls(**{name: data[name] for name in _SCALARS}, status=FileStatus(data["status"]),
+                   incidents=tuple(IncidentRow.from_data(row) for row in data["incidents"]),
+                   run=run_config_from_data(data["run"]))
 
     def at(self, path: str) -> FileResult:
         return self if path == self.path else replace(self, path=path)
+
+
+_SCALARS = ("path", "size", "mtime_ns", "detail", "lines", "started", "host", "version")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,33 +126,9 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
     for event in chunks.finish():
         analysis.add(event)
     started = chunks.scanner.first_timestamp
+    run = chunks.scanner.run_config
     return replace(
         bare, status=FileStatus.PARTIAL if half_written else FileStatus.OK, detail=half_written, lines=chunks.lines,
         started=started.isoformat() if started else None, host=chunks.scanner.host,
-        version=detect_version(sniffer.head),
-        incidents=tuple(incident_row(incident) for incident in analysis.incidents()))
-
-
-def incident_row(incident: Incident) -> dict[str, Any]:
-    """The fields of the JSON shape a report needs, as plain JSON values (they are cached)."""
-    data = incident_dict(incident)
-    message = data["message"] or ""
-    return {
-        "incident": data["id"], "pattern_id": data["pattern_id"], "match_kind": data["match_kind"],
-        "confidence": data["confidence"], "fingerprint": data["fingerprint"],
-        "exception_type": data["exception_type"],
-        "message": message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + " …",
-        "role": data["role"], "is_run_root": data["is_run_root"], "caused_by": data["caused_by"],
-        "severity": data["severity"], "count": data["count"], "ranks": data["ranks"], "host": data["host"],
-        "first_seen": data["first_seen"], "last_seen": data["last_seen"], "truncated": data["truncated"],
-        "params": data["params"] or {},
-        "raise_site": _site(data["raise_site"]), "raise_function": (data["raise_site"] or {}).get("function"),
-        "blame_site": _site(data["blame_site"]), "blame_function": (data["blame_site"] or {}).get("function"),
-        "line_start": data["source"]["line_start"], "line_end": data["source"]["line_end"],
-    }
-
-
-def _site(frame: dict[str, Any] | None) -> str | None:
-    if not frame:
-        return None
-    return f"{frame['relpath']}:{frame['line']}" if frame.get("line") is not None else frame["relpath"]
+        version=detect_version(sniffer.head), incidents=tuple(IncidentRow.of(i) for i in analysis.incidents()),
+        run=run if run.known else None)

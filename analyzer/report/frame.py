@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
+from analyzer.core.runconfig import RunConfig
 from analyzer.report.fleet import FleetOptions, FleetScan, scan_fleet
 from analyzer.report.health import BAD, FileStatus
-from analyzer.report.runs import parse_day
+from analyzer.report.rows import IncidentRow, parse_time
 from analyzer.sources.problems import OnProblem, Problem
 
 __all__ = ["incidents_frame", "frame_from_scan", "FleetTables", "fleet_tables", "restrict",
@@ -54,6 +55,8 @@ class FleetTables:
     scanned: int = 0
     cached: int = 0
     problems: tuple[Problem, ...] = ()
+    rows: Mapping[tuple[str, str], IncidentRow] = field(default_factory=dict)  # (file, incident id) -> its row
+    configs: Mapping[str, RunConfig] = field(default_factory=dict)  # file -> the run configuration it showed
 
     def __deepcopy__(self, memo) -> FleetTables:
         return self
@@ -86,18 +89,22 @@ def fleet_tables(df: pd.DataFrame) -> FleetTables | None:
 
 def frame_from_scan(scan: FleetScan) -> pd.DataFrame:
     runs = _runs(scan)
-    rows: list[dict[str, Any]] = []
+    frame_rows: list[dict[str, Any]] = []
+    rows: dict[tuple[str, str], IncidentRow] = {}
+    configs: dict[str, RunConfig] = {}
     for file, result in zip(scan.files, scan.results):
-        run = runs[file.run]
-        for incident in result.incidents:
-            rows.append(_incident_row(incident, file.path, run, result.host))
-    df = _typed(rows, INCIDENT_COLUMNS)
-    for name, column in _param_columns(rows).items():
+        for row in result.incidents:
+            frame_rows.append(row.frame_row(file.path, runs[file.run], result.host))
+            rows[file.path, row.incident] = row
+        if result.run is not None:
+            configs[file.path] = result.run
+    df = _typed(frame_rows, INCIDENT_COLUMNS)
+    for name, column in _param_columns(list(rows.values())).items():
         df[PARAM_PREFIX + name] = column
     bad = [{"run": file.run, "file": file.path, "status": result.status, "detail": result.detail}
            for file, result in zip(scan.files, scan.results) if result.status in BAD]
     df.attrs["fleet"] = FleetTables(_typed(list(runs.values()), RUN_COLUMNS), _typed(bad, BAD_FILE_COLUMNS),
-                                    scan.scanned, scan.cached, scan.problems)
+                                    scan.scanned, scan.cached, scan.problems, rows, configs)
     return df
 
 
@@ -120,7 +127,7 @@ def restrict(df: pd.DataFrame, start: date | None = None, end: date | None = Non
     out = df[df["run"].isin(kept)].copy()
     bad = tables.bad_files[tables.bad_files["run"].isin(kept)]
     out.attrs["fleet"] = FleetTables(runs.reset_index(drop=True), bad.reset_index(drop=True),
-                                     tables.scanned, tables.cached, tables.problems)
+                                     tables.scanned, tables.cached, tables.problems, tables.rows, tables.configs)
     return out.reset_index(drop=True)
 
 
@@ -138,7 +145,7 @@ def _runs(scan: FleetScan) -> dict[str, dict[str, Any]]:
         run["lines"] += result.lines
         run["incidents"] += len(result.incidents)
         run["failed"] = run["failed"] or bool(result.incidents)
-        started = _timestamp(result.started)
+        started = parse_time(result.started)
         if started and (run["_started"] is None or started < run["_started"]):
             run["_started"] = started
         if result.status in BAD and not run["bad"]:
@@ -158,45 +165,17 @@ def _runs(scan: FleetScan) -> dict[str, dict[str, Any]]:
     return runs
 
 
-def _incident_row(incident: dict[str, Any], path: str, run: dict[str, Any], log_host: str | None) -> dict[str, Any]:
-    ranks = incident.get("ranks") or []
-    return {
-        "run": run["run"], "host": run["host"] or incident.get("host") or log_host, "version": run["version"],
-        "run_date": run["date"], "file": path, "incident": incident["incident"],
-        "timestamp": _timestamp(incident["first_seen"]), "last_seen": _timestamp(incident["last_seen"]),
-        "signature": incident["pattern_id"] or incident["fingerprint"],
-        **{key: incident[key] for key in (
-            "pattern_id", "fingerprint", "match_kind", "confidence", "exception_type", "message", "role",
-            "is_run_root", "caused_by", "severity", "count", "raise_site", "raise_function", "blame_site",
-            "blame_function", "truncated", "line_start", "line_end")},
-        "ranks": list(ranks), "rank_count": len(ranks),
-        "_params": incident.get("params") or {},
-    }
-
-
-def _timestamp(text: str | None) -> datetime | None:
-    """Log times as naive datetimes; those with a zone (container runtimes) in UTC."""
-    if not text:
-        return None
-    try:
-        stamp = datetime.fromisoformat(text)
-    except ValueError:
-        day = parse_day(text)
-        return datetime.combine(day, datetime.min.time()) if day else None
-    return stamp.astimezone(UTC).replace(tzinfo=None) if stamp.tzinfo else stamp
-
-
 def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series([row.get(name) for row in rows], dtype=dtype)
                          for name, dtype in columns.items()})
 
 
-def _param_columns(rows: list[dict[str, Any]]) -> dict[str, pd.Series]:
+def _param_columns(rows: list[IncidentRow]) -> dict[str, pd.Series]:
     """Captured values as typed columns: integers, numbers, flags, else text (lists as JSON)."""
-    names = sorted({name for row in rows for name in row["_params"]})
+    names = sorted({name for row in rows for name in row.params})
     columns = {}
     for name in names:
-        values = [row["_params"].get(name) for row in rows]
+        values = [row.params.get(name) for row in rows]
         present = [v for v in values if v is not None]
         if present and all(isinstance(v, bool) for v in present):
             dtype = "boolean"

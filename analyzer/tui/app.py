@@ -169,7 +169,7 @@ class TriageApp(App):
 
     def _select(self, incident_id: str | None) -> None:
         incident = next((i for i in self.incidents if i.id == incident_id), None)
-        self.detail.show(incident)
+        self.detail.show(incident, self.live.run_config(incident) if incident else None)
         self.log_pane.show(incident.event if incident else None)
 
     def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
@@ -226,8 +226,10 @@ class TriageApp(App):
             self.notify(f"No fix {number} for this incident.", severity="warning")
             return
         fix = fixes[number - 1]
-        self.copy_to_clipboard(fix.after or fix.text or fix.title)
-        self.notify(f"Copied fix {number}: {fix.title}")
+        # the log's own launch command with the change applied, when the log shows the command
+        self.copy_to_clipboard(fix.command or fix.after or fix.text or fix.title)
+        what = "your launch command with fix" if fix.command else "fix"
+        self.notify(f"Copied {what} {number}: {fix.title}")
 
     def action_copy_message(self) -> None:
         incident = self.selected
@@ -242,7 +244,7 @@ class TriageApp(App):
         if incident is None or not incident.diagnosis.known:
             self.notify("No known pattern for this incident: nothing to explain.", severity="warning")
             return
-        self.push_screen(PatternScreen(incident.diagnosis, self.live.matcher))
+        self.push_screen(PatternScreen(incident.diagnosis, self.live.matcher, self.live.run_config(incident)))
 
     def action_help(self) -> None:
         # all of ours are Binding objects; Textual types BINDINGS to also allow tuples

@@ -9,6 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from analyzer.core.incidents import Incident
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.view import IncidentView, incident_view
 from analyzer.tui import sections
 
@@ -47,6 +48,7 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.incident: Incident | None = None
+        self.run: RunConfig | None = None
         self.view: IncidentView | None = None  # built once per incident shown; every section reads it
         self.parts = {name: _Fitted(build, id=name) if name in _FITTED else Static(id=name)
                       for name, build in _SECTIONS.items()}
@@ -60,12 +62,13 @@ class DetailPane(VerticalScroll):
         yield self.parts["traceback"]
         yield self.parts["chain"]
 
-    def show(self, incident: Incident | None) -> None:
-        if incident == self.incident and incident is not None:
+    def show(self, incident: Incident | None, run: RunConfig | None = None) -> None:
+        """`run`: the configuration of the run the incident's log came from; it fills the fixes."""
+        if incident == self.incident and run == self.run and incident is not None:
             return
         moved = incident is None or self.incident is None or incident.id != self.incident.id
-        self.incident = incident
-        self.view = incident_view(incident) if incident else None
+        self.incident, self.run = incident, run
+        self.view = incident_view(incident, run) if incident else None
         self.border_title = f"incident {incident.id}" if incident else "incident"
         view = self.view
         for name, build in _SECTIONS.items():

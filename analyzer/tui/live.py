@@ -8,6 +8,7 @@ import threading
 
 from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
+from analyzer.core.runconfig import RunConfig
 from analyzer.engine import STDIN, Engine
 from analyzer.sources.problems import Problem, ProblemKind
 
@@ -32,6 +33,7 @@ class LiveScan:
         self._lines = dict.fromkeys(self.files, 0)
         self._offsets = dict.fromkeys(self.files, 0)
         self._total_bytes = sum(_size(path) for path in self.files if path != STDIN)
+        self._configs: dict[str, RunConfig | None] = {}  # a log -> its run's configuration, noted by the worker
 
     @property
     def streaming(self) -> bool:
@@ -43,13 +45,21 @@ class LiveScan:
         try:
             for event in self.engine.events(self.files, self.problems.append, self.follow, progress=self._progress,
                                             stopped=self._stop.is_set):
+                config = self.engine.run_config(event.span.file)
                 with self._lock:
                     self._analysis.add(event)
+                    self._configs[event.span.file] = config
                     self.version += 1
         except Exception as err:
             self.problems.append(Problem(ProblemKind.INTERNAL, "scan", f"stopped by an internal error: "
                                                                        f"{type(err).__name__}: {err}"))
         finally:
+            # a file read to its end tells its configuration once its last event is out
+            configs = {file: self.engine.run_config(file) for file in list(self._configs)}
+            with self._lock:
+                if configs != self._configs:  # the UI looks again (version) only when something is new
+                    self._configs.update(configs)
+                    self.version += 1
             self.done = True
 
     @property
@@ -58,6 +68,11 @@ class LiveScan:
 
     def stop(self) -> None:
         self._stop.set()
+
+    def run_config(self, incident: Incident) -> RunConfig | None:
+        """The configuration of the run the incident's log came from, as far as it was read."""
+        with self._lock:
+            return self._configs.get(incident.event.span.file)
 
     def incidents(self) -> list[Incident]:
         with self._lock:

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from analyzer.core.matcher import Diagnosis, Matcher
+from analyzer.core.runconfig import RunConfig
 from analyzer.tui.sections import page
 
 __all__ = ["PatternScreen"]
@@ -17,10 +18,11 @@ __all__ = ["PatternScreen"]
 class PatternScreen(ModalScreen):
     BINDINGS = [Binding("escape,q,e", "dismiss", "Close")]
 
-    def __init__(self, diagnosis: Diagnosis, matcher: Matcher) -> None:
+    def __init__(self, diagnosis: Diagnosis, matcher: Matcher, run: RunConfig | None = None) -> None:
         super().__init__()
         self.diagnosis = diagnosis
         self.matcher = matcher
+        self.run = run  # the configuration of the incident's run: the page's fixes use its values
 
     def compose(self) -> ComposeResult:
         pattern = self.diagnosis.pattern
@@ -28,4 +30,4 @@ class PatternScreen(ModalScreen):
         with VerticalScroll(id="page-box") as box:
             box.border_title = f"explain {pattern.id}"
             box.border_subtitle = "Esc to close"
-            yield Static(page(self.diagnosis, self.matcher), id="page")
+            yield Static(page(self.diagnosis, self.matcher, self.run), id="page")

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
+from analyzer.core.runconfig import RunConfig
 from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
@@ -72,7 +73,8 @@ def _fixes(text: Text, found: Explanation, copy_keys: bool) -> None:
     for number, fix in enumerate(found.fixes, 1):
         text.append(f"\nFix {number}: ", "bold")
         text.append(fix.title)
-        text.append(f"  (press {number} to copy)" if copy_keys and number < 10 else "", "dim")
+        what = " your command with it" if fix.command else ""
+        text.append(f"  (press {number} to copy{what})" if copy_keys and number < 10 else "", "dim")
         if fix.text:
             text.append(f"\n  {fix.text}")
         if fix.before:
@@ -81,6 +83,9 @@ def _fixes(text: Text, found: Explanation, copy_keys: bool) -> None:
         if fix.after:
             text.append("\n  after:  ", "green")
             text.append(fix.after)
+        if fix.command:
+            text.append("\n  your command, fixed: ", "bold")
+            text.append(fix.command)
 
 
 def fit_path(location: str, width: int | None) -> str:
@@ -184,12 +189,13 @@ def chain(view: IncidentView) -> Text:
 _HOW = {Link.FIRST: "", Link.CAUSE: "↳ caused ", Link.CONTEXT: "↳ while handling it, "}
 
 
-def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
-    """The matched pattern's page, as `analyzer explain` lays it out, from the same `Explanation`."""
+def page(diagnosis: Diagnosis, matcher: Matcher, run: RunConfig | None = None) -> Text:
+    """The matched pattern's page, as `analyzer explain` lays it out, from the same `Explanation`;
+    `run`'s configuration fills the fixes, as `analyzer explain --config-from LOG` does."""
     pattern = diagnosis.pattern
     if pattern is None:
         return Text("No known pattern for this incident.", "dim")
-    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence, run=run)
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),

@@ -1,0 +1,171 @@
+"""Log lines that are JSON objects: what they hold, in two shapes.
+
+- An envelope is a collector's record of one line a process wrote: Docker's json-file driver
+  (`{"log": "text\\n", "stream": "stderr", "time": "...Z"}`, a `log` without its newline being a
+  piece of a longer line) and `journalctl -o json` (`MESSAGE`, `_PID`, `_HOSTNAME`,
+  `__REALTIME_TIMESTAMP`; a `MESSAGE` that is not printable UTF-8 comes as an array of its bytes).
+  Its text is a log line like any other, with prefixes of its own, and the envelope is a per-line
+  prefix: it names the process.
+- An app record is a whole log record a JSON formatter wrote (python-json-logger, structlog, ECS,
+  ...): a message field and maybe a formatted exception field, which together are the text a plain
+  formatter would have printed over several lines. A program that logs each line of its stderr as
+  a record of its own (FastChat's StreamToLogger behind a JSON formatter) writes records with the
+  same other fields, times aside: those are lines of one stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+import regex
+
+from analyzer.core.infer_prefix import stream_key
+from analyzer.core.prefixes import parse_timestamp
+
+__all__ = ["AppRecord", "Envelope", "read", "split_lines"]
+
+_MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
+_TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
+_TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
+_MAX_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
+_SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
+_DOCKER_STREAMS = ("stdout", "stderr")
+# Docker's copier cuts a line that fills its 16 KiB buffer; a collector that drops the newline of every
+# line (Fluent Bit's CRI parser) says which records are partial in `logtag` instead.
+_DOCKER_PIECE = 16 * 1024
+_EPOCH = datetime(1970, 1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One line a process wrote, as a collector recorded it."""
+
+    text: str  # without its newline; journald's may hold several lines
+    channel: str  # the process (and stream) that wrote it
+    rank: str | None
+    host: str | None
+    timestamp: datetime | None
+    partial: bool = False  # a piece of a longer line: the next piece on the same channel goes on
+
+
+@dataclass(frozen=True, slots=True)
+class AppRecord:
+    """A log record: its message and formatted exception, as lines; who logged it and when."""
+
+    lines: tuple[str, ...]
+    channel: tuple[str, ...]
+    rank: str | None
+    host: str | None
+    timestamp: datetime | None
+    fields: str | None  # a digest of the other fields, times masked: the same on each record one logger writes
+
+
+def read(text: str) -> Envelope | AppRecord | None:
+    """What the JSON line `text` holds; None for a line that is no JSON object or neither shape."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
+        return None
+    if not isinstance(value, dict):
+        return None
+    return _docker(value) or _journal(value) or _app_record(value)
+
+
+def split_lines(text: str) -> list[str]:
+    """A message's lines, at most as many as one traceback block holds (a crafted one may hold millions)."""
+    return text.split("\n", _MAX_MESSAGE_LINES)[:_MAX_MESSAGE_LINES]
+
+
+def _docker(value: dict) -> Envelope | None:
+    log, stream = value.get("log"), value.get("stream")
+    if not isinstance(log, str) or stream not in _DOCKER_STREAMS or "time" not in value:
+        return None
+    time = value["time"]
+    partial = not log.endswith("\n") and (
+        value["logtag"] == "P" if "logtag" in value else len(log.encode("utf-8", "replace")) >= _DOCKER_PIECE)
+    return Envelope(_encodable(log.removesuffix("\n")), stream, None, None,
+                    parse_timestamp(time) if isinstance(time, str) else None, partial)
+
+
+def _journal(value: dict) -> Envelope | None:
+    message = value.get("MESSAGE")
+    if "__REALTIME_TIMESTAMP" not in value and "_PID" not in value:
+        return None
+    if isinstance(message, list) and all(isinstance(b, int) and 0 <= b < 256 for b in message):
+        message = bytes(message).decode("utf-8", errors="replace")
+    if not isinstance(message, str):  # journalctl prints null for a field over 4 KiB unless --all
+        return None
+    host, pid = _first_str(value, ("_HOSTNAME",)), _first_str(value, ("_PID",))
+    ident = _first_str(value, ("SYSLOG_IDENTIFIER", "_COMM")) or ""
+    return Envelope(_encodable(message.removesuffix("\n")), f"{host or ''} {ident}[{pid or ''}]",
+                    pid and f"pid={pid}", host, _microseconds(value.get("__REALTIME_TIMESTAMP")))
+
+
+def _app_record(value: dict) -> AppRecord | None:
+    message = next((value[k] for k in _MESSAGE_KEYS if isinstance(value.get(k), str)), None)
+    if message is None:
+        return None
+    for extra in [value.get(key) for key in _TRACE_KEYS] + [_ecs_traceback(value.get("error"))]:
+        if isinstance(extra, str) and extra.strip() and extra not in message:
+            message = message.rstrip("\n") + "\n" + extra
+    host = _first_str(value, ("host", "hostname", "node"))
+    rank = _first_str(value, ("rank", "tp_rank", "worker"))
+    pid = _first_str(value, ("pid", "process"))
+    rank = f"rank{rank}" if rank and rank.isdigit() else rank or (pid and f"pid={pid}")
+    lines = split_lines(_encodable(message).rstrip("\n"))
+    others = {key: item for key, item in value.items() if key not in _MESSAGE_KEYS and key not in _TRACE_KEYS}
+    return AppRecord(tuple(lines), tuple(part for part in (host, rank) if part), rank, host,
+                     parse_timestamp(_first_str(value, _TIME_KEYS)), _digest(others))
+
+
+def _digest(fields: dict) -> str | None:
+    """Kept per channel, so small whatever the record holds."""
+    try:
+        text = stream_key(json.dumps(fields, sort_keys=True))
+    except (ValueError, RecursionError):  # nested as deep as the decoder went: no digest, no stream
+        return None
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+def _ecs_traceback(error: object) -> str | None:
+    """Elastic's ECS formatters keep an exception as `error.type` (the class's name), `error.message`
+    and `error.stack_trace` (its frames as `traceback.format_tb` prints them): put back together, the
+    traceback Python would print (without the exceptions chained to it, which ECS drops)."""
+    if not isinstance(error, dict):
+        return None
+    kind, text, frames = error.get("type"), error.get("message"), error.get("stack_trace")
+    if not isinstance(kind, str) or not isinstance(frames, str) or not frames.startswith("  File "):
+        return None
+    line = f"{kind}: {text}" if isinstance(text, str) and text else kind
+    return "Traceback (most recent call last):\n" + frames.rstrip("\n") + "\n" + line
+
+
+def _microseconds(value: object) -> datetime | None:
+    """journald's times: microseconds since the epoch, as a string; the UTC wall clock."""
+    if not isinstance(value, str) or not value.isdigit() or len(value) > 18:
+        return None
+    try:
+        return _EPOCH + timedelta(microseconds=int(value))
+    except OverflowError:
+        return None
+
+
+def _first_str(record: dict, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = record.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            return _encodable(str(value))
+    return None
+
+
+def _encodable(text: str) -> str:
+    """JSON may escape half a surrogate pair (`"\\ud800"`); such a string cannot be printed or written
+    as UTF-8, so each one becomes U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", text)
+    return text

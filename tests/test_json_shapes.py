@@ -1,0 +1,277 @@
+"""Tracebacks inside JSON log lines come out as from the plain log: Docker's json-file lines (one
+line of the traceback per object, stdout and stderr interleaved, long lines in pieces), `journalctl
+-o json` (one entry per line, processes interleaved, coloured lines as byte arrays), and app records
+of a JSON formatter (message and exception fields), bare, behind a container's or kubectl's time and
+inside the envelopes. Through the line path, the fast path and a pipe on stdin."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import threading
+import traceback
+from datetime import datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analyzer.core import triggers
+from analyzer.core.normalize import LineNormalizer
+from analyzer.core.records import EventKind
+from analyzer.core.scan import events_from_lines
+from analyzer.sources.files import STDIN
+from tests import logformats as fmt
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import NO_NOTICES, builtin_engine
+from tests.test_fastpath import assert_same
+from tests.test_properties import PROPERTY, _parsed, encoded, logs
+
+
+def _chained():
+    try:
+        {}["weights"]
+    except KeyError as err:
+        raise RuntimeError("Failed to load <weights> & more\nsecond line of the message") from err
+
+
+def _noted():
+    err = ValueError("tensor parallel size 3 does not divide 64 attention heads")
+    err.add_note("while building layer 7")
+    raise err
+
+
+def _caret():
+    values = {"a": [1, 2]}
+    return values["a"][5] + values["a"][0]
+
+
+def _group():
+    raise ExceptionGroup("two ranks failed", [ValueError("rank 0"), KeyError("rank 1")])
+
+
+ERRORS = [_chained, _noted, _caret] + ([_group] if sys.version_info >= (3, 11) else [])
+NOISE = "INFO 12-01 10:00:00 [scheduler.py:1] Decode batch. #running-req: 3, gen throughput (token/s): 91.2"
+
+
+def _lines(func) -> tuple[BaseException, list[str]]:
+    exc = capture(func)
+    return exc, text_of(exc).rstrip("\n").split("\n")
+
+
+def _tracebacks(lines: list[str]):
+    events = list(events_from_lines(lines, "t.log", NO_NOTICES))
+    assert all(e.kind is EventKind.TRACEBACK and not e.truncated for e in events), events
+    return events
+
+
+def _same_as_plain(wrapped: list[str], plain: list[str], exc: BaseException):
+    """One traceback, as from the plain lines: chain, context and the time it has."""
+    got, expected = _tracebacks(wrapped), _tracebacks(plain)
+    assert len(got) == len(expected) == 1
+    assert actual_chain(got[0].chain) == expected_chain(exc)
+    assert got[0].context == expected[0].context
+    return got[0]
+
+
+def _interleave(first: list, second: list) -> list:
+    """Line by line, the second's lines running out or going on after the first's."""
+    return [item for pair in zip(first, second) for item in pair] + first[len(second):] + second[len(first):]
+
+
+# name -> the wrapped lines of (exception, its traceback's lines), and the plain lines they stand for
+SHAPES = {
+    "docker_json_file": lambda exc, tb: (fmt.docker_json_file([("stderr", line) for line in tb]), tb),
+    "docker_stdout_between": lambda exc, tb: (
+        fmt.docker_json_file(_interleave([("stderr", line) for line in tb], [("stdout", NOISE)] * 5)), tb),
+    "journal_json": lambda exc, tb: (fmt.journal_json([(4321, line) for line in tb]), tb),
+    "journal_coloured": lambda exc, tb: (fmt.journal_json([(4321, f"\x1b[31m{line}\x1b[0m") for line in tb]), tb),
+    "json_logger": lambda exc, tb: ([fmt.json_logger("Scheduler hit an exception:", exc)],
+                                    ["Scheduler hit an exception:", *tb]),
+    "json_logger_renamed": lambda exc, tb: (
+        [fmt.json_logger("Scheduler hit an exception:", exc, keys={"message": "msg", "levelname": "level"})],
+        ["Scheduler hit an exception:", *tb]),
+    "cri_json_logger": lambda exc, tb: (fmt.cri([fmt.json_logger("Worker failed", exc)]), ["Worker failed", *tb]),
+    "kubectl_json_logger": lambda exc, tb: (fmt.kubectl_timestamps([fmt.json_logger("Worker failed", exc)]),
+                                            ["Worker failed", *tb]),
+    "docker_json_logger": lambda exc, tb: (fmt.docker_json_file([("stderr", fmt.json_logger("Worker failed", exc))]),
+                                           ["Worker failed", *tb]),
+    "json_each_line": lambda exc, tb: (fmt.json_each_line(tb), tb),
+    "cri_json_each_line": lambda exc, tb: (fmt.cri(fmt.json_each_line(tb)), tb),
+    "journal_json_logger": lambda exc, tb: (fmt.journal_json([(4321, fmt.json_logger("Worker failed", exc))]),
+                                            ["Worker failed", *tb]),
+}
+
+
+@pytest.mark.parametrize("func", ERRORS, ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_shape_gives_the_traceback_of_the_plain_log(shape, func):
+    exc, tb = _lines(func)
+    wrapped, plain = SHAPES[shape](exc, tb)
+    event = _same_as_plain(wrapped, plain, exc)
+    assert event.timestamp == fmt.T0  # the envelope's or the record's time, the traceback's first
+    if shape.startswith("journal"):
+        assert (event.host, event.rank) == ("gpu-node-3", "pid=4321")
+
+
+def test_docker_streams_each_holding_a_traceback_interleave_line_by_line():
+    (first, tb1), (second, tb2) = _lines(_chained), _lines(_caret)
+    events = _tracebacks(fmt.docker_json_file(_interleave([("stderr", line) for line in tb1],
+                                                          [("stdout", line) for line in tb2])))
+    assert {e.stream.split("#")[0]: actual_chain(e.chain) for e in events} == {
+        "stderr": expected_chain(first), "stdout": expected_chain(second)}
+
+
+def test_journal_processes_interleave_line_by_line():
+    (first, tb1), (second, tb2) = _lines(_chained), _lines(_noted)
+    events = _tracebacks(fmt.journal_json(_interleave([(11, line) for line in tb1], [(12, line) for line in tb2])))
+    assert {e.rank: actual_chain(e.chain) for e in events} == {"pid=11": expected_chain(first),
+                                                               "pid=12": expected_chain(second)}
+
+
+def test_stderr_lines_logged_as_records_of_several_ranks_interleave():
+    (first, tb1), (second, tb2) = _lines(_chained), _lines(_noted)
+    events = _tracebacks(_interleave(fmt.json_each_line(tb1, extra='"rank": 0'),
+                                     fmt.json_each_line(tb2, extra='"rank": 1')))
+    assert {e.rank: actual_chain(e.chain) for e in events} == {"rank0": expected_chain(first),
+                                                               "rank1": expected_chain(second)}
+
+
+def test_a_journal_message_holding_several_lines_is_each_of_them():
+    exc, tb = _lines(_chained)
+    _same_as_plain(fmt.journal_json([(5, "\n".join(tb))]), tb, exc)
+
+
+def test_docker_pieces_of_a_long_line_are_joined_per_stream():
+    def tensor():
+        raise ValueError("bad logits " + "0.125, " * 5000 + "...")  # one line of 35 KB: three pieces
+
+    exc, tb = _lines(tensor)
+    pieces = fmt.docker_json_file(_interleave([("stderr", line) for line in tb], [("stdout", NOISE)] * 9))
+    assert len(pieces) > len(tb) + 9
+    _same_as_plain(pieces, tb, exc)
+
+
+def test_records_of_a_collector_that_drops_newlines_are_lines():
+    """Fluent Bit's CRI parser: `log` without its newline, `logtag` F or P. Without a logtag, only a
+    record that fills Docker's buffer is a piece of a longer line."""
+    exc, tb = _lines(_chained)
+    records = [line.replace('\\n","stream"', '","logtag":"F","stream"') for line in
+               fmt.docker_json_file([("stderr", line) for line in tb])]
+    assert '"logtag":"F"' in records[0]
+    _same_as_plain(records, tb, exc)
+    _same_as_plain([record.replace('"logtag":"F",', "") for record in records], tb, exc)  # nor a logtag
+
+
+@pytest.mark.parametrize("func", [_caret, _noted], ids=lambda f: f.__name__.strip("_"))
+def test_ecs_records_give_the_traceback_they_keep(func):
+    """ECS keeps the frames, the type's name and the message apart (no chain, no notes): joined, they
+    are the traceback Python prints of the last exception, notes aside."""
+    exc = capture(func)
+    plain = ["EngineCore failed", "Traceback (most recent call last):",
+             *"".join(traceback.format_tb(exc.__traceback__)).rstrip("\n").split("\n"), f"{type(exc).__name__}: {exc}"]
+    got, expected = _tracebacks(fmt.cri([fmt.ecs_logger("EngineCore failed", exc)])), _tracebacks(plain)
+    assert [actual_chain(e.chain) for e in got] == [actual_chain(e.chain) for e in expected]
+    assert got[0].chain[-1].frames and got[0].chain[-1].message == str(exc)
+    assert got[0].timestamp == fmt.T0.replace(microsecond=123000)  # the record's own time, in ms
+
+
+def test_records_of_several_ranks_keep_their_ranks():
+    """A JSON formatter's records interleave whole; each names its rank, behind a container's time."""
+    records = []
+    for rank, func in enumerate(ERRORS):
+        exc = capture(func)
+        record = fmt.json_logger(f"rank {rank} failed", exc, when=datetime(2026, 11, 28, 3, 12, 40 + rank))
+        records.append(record[:-1] + f', "rank": {rank}}}')
+    events = _tracebacks(fmt.cri(records))
+    assert [(e.rank, actual_chain(e.chain)) for e in events] == [
+        (f"rank{rank}", expected_chain(capture(func))) for rank, func in enumerate(ERRORS)]
+
+
+@settings(PROPERTY, max_examples=int(os.environ.get("ANALYZER_PROPERTY_EXAMPLES") or 40))
+@given(st.data())
+def test_exactly_the_tracebacks_written_come_out_of_docker_envelopes(data):
+    """The property of tests/test_properties.py, each line in an envelope: line path and fast path."""
+    lines, written = data.draw(logs())
+    chunks = data.draw(encoded(fmt.docker_json_file([("stderr", line) for line in lines])))
+    assert _parsed(chunks) == {w.line_start: w for w in written}
+
+
+def _mixed_log() -> bytes:
+    """Every shape, each after a record the fast path skips but whose fields the next may repeat."""
+    lines = []
+    noise = [fmt.json_each_line([NOISE])[0], fmt.cri(fmt.json_each_line([NOISE]))[0],
+             fmt.journal_json([(4321, NOISE)])[0], fmt.kubectl_timestamps([NOISE])[0]]
+    for func in ERRORS:
+        exc, tb = _lines(func)
+        for i, shape in enumerate(SHAPES.values()):
+            lines += [noise[i % len(noise)], *shape(exc, tb)[0]]
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.skipif(not triggers.available(), reason="hyperscan is not installed")
+def test_the_fast_path_reads_them_as_every_line_read():
+    events = assert_same(_mixed_log())
+    assert len(events) == len(ERRORS) * len(SHAPES)
+
+
+def _summary(incidents) -> list[tuple]:
+    return [(i.info.exception_type, i.info.message, len(i.event.chain), i.count, i.event.span.line_start,
+             i.event.span.line_end, i.event.rank, i.event.timestamp) for i in incidents]
+
+
+def _diagnosed(incidents) -> list[tuple]:
+    """What an incident says of its error, not where or when it was written."""
+    return [(i.role, i.fingerprint, i.is_run_root, i.count, i.info.exception_type, i.info.message,
+             i.diagnosis.pattern, actual_chain(i.event.chain), i.event.context) for i in incidents]
+
+
+@pytest.mark.parametrize("shape", ["docker_stdout_between", "journal_coloured", "cri_json_logger", "json_each_line"])
+def test_the_incidents_are_those_of_the_unwrapped_log(shape, tmp_path):
+    wrapped, plain = [], []
+    for func in ERRORS:
+        exc, tb = _lines(func)
+        lines, unwrapped = SHAPES[shape](exc, tb)
+        wrapped += lines
+        plain += [NOISE, *unwrapped]
+    (tmp_path / "wrapped.log").write_text("\n".join(wrapped) + "\n")
+    (tmp_path / "plain.log").write_text("\n".join(plain) + "\n")
+    engine = builtin_engine()
+    expected = _diagnosed(engine.analyse([str(tmp_path / "plain.log")]).incidents)
+    assert _diagnosed(engine.analyse([str(tmp_path / "wrapped.log")]).incidents) == expected
+    assert len(expected) == len(ERRORS)
+
+
+def test_stdin_gives_the_incidents_of_the_file(tmp_path, monkeypatch):
+    data = _mixed_log()
+    log = tmp_path / "containers.log"
+    log.write_bytes(data)
+    engine = builtin_engine()
+    expected = _summary(engine.analyse([str(log)]).incidents)
+    read, write = os.pipe()
+
+    def writer() -> None:
+        with os.fdopen(write, "wb") as pipe:
+            for at in range(0, len(data), 4096):
+                pipe.write(data[at:at + 4096])
+                pipe.flush()
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(os.fdopen(read, "rb")))
+    thread = threading.Thread(target=writer)
+    thread.start()
+    got = _summary(engine.analyse([STDIN]).incidents)
+    thread.join(30)
+    assert got == expected and len(expected) >= len(ERRORS)
+
+
+def test_crafted_envelopes_stay_bounded():
+    """A line holding a hundred thousand lines, or pieces that never end, costs what a traceback block may."""
+    normalizer = LineNormalizer("t.log")
+    many = json.dumps({"MESSAGE": "x\n" * 100_000, "_PID": "1", "__REALTIME_TIMESTAMP": "1"})
+    assert len(normalizer.normalize(many, 1)) == 5000
+    piece = json.dumps({"log": "y" * 100_000, "stream": "stderr", "time": "2026-11-28T03:12:40Z"})
+    joined = [len(normalizer.normalize(piece, n)) for n in range(2, 60)]
+    assert joined.count(1) == 1 and joined.index(1) == 41  # out as one line once 4 MiB are held
+    assert normalizer.holding and len(normalizer.finish()) == 1
