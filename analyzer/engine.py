@@ -113,15 +113,17 @@ class Engine:
     def matcher_for(self, file: str) -> TieredMatcher:
         """The matcher of the run `file` belongs to, as far as its lines have told its server and
         release: only that server's patterns, that release's lines first (core/versions.py)."""
-        config = self.run_config(file)
+        config = self._configs.get(file)
+        if (config is None or not config.known) and self._runs.get(file, file) != file:
+            config = self.run_config(file)  # another log of its run may have told it
         server = Project(config.server.value) if config is not None and config.server is not None else None
         version = config.version if config is not None and server is not None else None
         return self._run_matchers.for_run(server, {server.value: version} if server and version else {})
 
-    def releases(self, pattern: Pattern, version: str | None = None) -> str:
-        """The releases line of a pattern's page (`raised in 0.4.7–0.4.10; ...`), for `version` of its project."""
-        project = (pattern.source.project or "").lower()
-        return version_note(pattern, self._run_matchers.histories, {project: version} if version else {})
+    def releases(self, pattern: Pattern, run: RunConfig | None = None) -> str:
+        """The releases line of a pattern's page (`raised in 0.4.7–0.4.10; ...`), for `run`'s release."""
+        versions = {run.server.value: run.version} if run is not None and run.server and run.version else {}
+        return version_note(pattern, self._run_matchers.histories, versions)
 
     def expand(self, paths: Iterable[str], on_problem: OnProblem, follow: bool = False) -> list[str]:
         """The files to read: directories walked, each file once however often it was named. Each

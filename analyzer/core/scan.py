@@ -94,6 +94,7 @@ class Change(enum.Enum):
     AGAIN = "again"  # one more occurrence
     REVISED = "revised"  # a record shown before grew after a pause: its occurrence was replaced
     UNCHANGED = "unchanged"  # a record shown before ended as it was shown
+    REMATCHED = "rematched"  # matched again: the log told its run's server or release after it (`revised()`)
 
 
 class Diagnoser(Protocol):

@@ -106,6 +106,8 @@ def pattern_source(view: IncidentView, width: int | None = None) -> Text:
         text.append(f"\nin {src.function}")
     if src.pinned:
         text.append(f"\n@ {src.pinned}", "dim")
+    if view.explanation.releases:
+        text.append(f"\n{view.explanation.releases}", "yellow")
     return text
 
 
@@ -189,7 +191,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
     pattern = diagnosis.pattern
     if pattern is None:
         return Text("No known pattern for this incident.", "dim")
-    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence,
+                        releases=diagnosis.releases)
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
@@ -202,6 +205,9 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
         text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
         if src.pinned:
             text.append(f"  @ {src.pinned}", "dim")
+    if found.releases:
+        text.append("\n\nReleases\n", "bold")
+        text.append(f"  {found.releases}")
     for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
         if body:
             text.append(f"\n\n{title}\n", "bold")
