@@ -267,12 +267,16 @@ def _engine(packs: Path):
     return Engine(Options(pattern_dirs=(str(packs),), builtin=False))
 
 
-@pytest.mark.parametrize("version", ["1.0", "1.1"])
+@pytest.mark.parametrize(("version", "named_by"), [
+    ("1.0", _BANNER), ("1.1", _BANNER),
+    ("1.0", "$ docker run --gpus all vllm/vllm-openai:v{version} --model m"),
+    ("1.0", "$ pip install torch==2.5.1 vllm=={version} && vllm serve m --port 8000"),
+])
 def test_the_engine_matches_a_moved_signature_at_the_line_of_the_logs_release(
-        releases, history, vllm_packs, tmp_path, version):
+        releases, history, vllm_packs, tmp_path, version, named_by):
     text, raised_at = _raise_in(releases[0], version, "sub/loader.py", lambda m: m.load(None))
     log = tmp_path / "server.log"
-    log.write_text(_BANNER.format(version=version) + "\n" + text)
+    log.write_text(named_by.format(version=version) + "\n" + text)
     (incident,) = _engine(vllm_packs).analyse([str(log)]).incidents
     pattern = incident.diagnosis.pattern
     assert pattern.id == _id(history[0], "load")
