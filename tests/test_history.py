@@ -292,19 +292,27 @@ def test_a_removed_signature_says_which_release_removed_it_in_scan_text_and_json
 
     from rich.console import Console
 
+    from analyzer.core.runconfig import run_config_from_lines
+    from analyzer.core.view import incident_view
     from analyzer.sinks.serialize import incident_dict
     from analyzer.sinks.text import render_incident
+    from analyzer.tui.sections import pattern_source
 
     text, _ = _raise_in(releases[0], "1.0", "forms.py", lambda m: m.percent_raise(9, 2))
     log = tmp_path / "server.log"
     log.write_text(_BANNER.format(version="1.0") + "\n" + text)
-    (incident,) = _engine(vllm_packs).analyse([str(log)]).incidents
+    engine = _engine(vllm_packs)
+    (incident,) = engine.analyse([str(log)]).incidents
     releases_line = "raised in 1.0; removed in 1.1; upgrade to 1.1 fixes this"
     assert incident.diagnosis.releases == releases_line
     out = io.StringIO()
     render_incident(incident, Console(file=out, width=200, no_color=True))
     assert f"Releases: {releases_line}" in out.getvalue()
     assert json.loads(json.dumps(incident_dict(incident)))["releases"] == releases_line
+    assert releases_line in pattern_source(incident_view(incident)).plain  # the TUI's detail
+    assert engine.releases(incident.diagnosis.pattern) == releases_line  # `analyzer explain ID`
+    assert engine.releases(incident.diagnosis.pattern, run_config_from_lines([_BANNER.format(version="1.1")])) == (
+        "raised in 1.0; removed in 1.1; not raised by 1.1")
 
 
 def test_an_error_before_the_banner_is_matched_again_when_the_banner_comes(releases, history, vllm_packs, tmp_path):
