@@ -2,10 +2,12 @@
 
 A `History` says, per signature id, which releases raise it and at which line (spans of
 consecutive releases with one line each). `VersionSniffer` reads log lines and finds the LLM
-server (SGLang or vLLM) and its version from banners, install paths and stack frames. From both,
-`patterns_for_run` keeps the patterns of the run's own projects and, for a known release, moves
-each signature to that release's line and leaves out those the release does not raise;
-`TieredMatcher` matches against those first and against every release of the project after.
+server (SGLang or vLLM) and its version from banners, install paths and stack frames (the engine
+takes both from the run's configuration, core/runconfig.py). From both, `patterns_for_run` (and
+`RunStore`, the same over a lazily read store) keeps the patterns of the run's own server and, for a
+known release, moves each signature to that release's line and leaves out those the release does
+not raise; `TieredMatcher` matches against those first and against every release after, and puts
+the releases line (`version_note`) on each diagnosis. `RunMatchers` builds one per kind of run.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ __all__ = [
     "LifeKind",
     "Project",
     "RunMatchers",
+    "RunStore",
     "Span",
     "TieredMatcher",
     "VersionSniffer",
@@ -593,7 +596,9 @@ class RunMatchers:
         return self._built[key]
 
     def _matcher(self, store: RunStore) -> Matcher:
-        return Matcher(store, self.base.fuzzy_threshold, self.base.site_window)
+        matcher = Matcher(store, self.base.fuzzy_threshold, self.base.site_window)
+        matcher.broken, matcher.disabled = self.base.broken, self.base.disabled  # reported as the engine's
+        return matcher
 
 
 def version_note(pattern: Pattern, histories: Mapping[str, History], versions: Mapping[str, str]) -> str:
