@@ -351,3 +351,14 @@ def test_a_vllm_banner_picks_the_vllm_page_over_sglangs_for_a_shared_message(tmp
     log.write_text("[2025-01-02 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)\n" + text_of(capture(shared)))
     (incident,) = engine.analyse([str(log)]).incidents
     assert incident.diagnosis.pattern.id == "sglang.shared"
+
+
+def test_without_a_release_in_the_log_the_releases_whose_line_it_shows_are_named(releases, history, vllm_packs, tmp_path):
+    text, raised_at = _raise_in(releases[0], "1.0", "sub/loader.py", lambda m: m.load(None))
+    log = tmp_path / "server.log"
+    log.write_text(text)
+    (incident,) = _engine(vllm_packs).analyse([str(log)]).incidents
+    pattern = incident.diagnosis.pattern
+    assert pattern.id == _id(history[0], "load")
+    assert (pattern.source.line, pattern.source.version) == (raised_at, "1.0")
+    assert incident.diagnosis.releases == f"raised in 1.0–1.1; the log's line {raised_at} is that of 1.0"

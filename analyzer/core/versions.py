@@ -497,20 +497,40 @@ class TieredMatcher:
                 if site is not None:
                     found = replace(site, link=index)
                     break
-        return self._noted(found)
+        return self._noted(found, event.chain[found.link] if found.link < len(event.chain) else None)
 
     def match(self, info: ErrorInfo) -> Diagnosis:
         found = self._better(self.first.match(info), lambda: self.fallback.match(info))
         if _STRENGTH[found.match_kind] < _STRENGTH[MatchKind.RAISE_SITE]:
             found = self._history_site(info) or found
-        return self._noted(found)
+        return self._noted(found, info)
 
-    def _noted(self, found: Diagnosis) -> Diagnosis:
-        """The diagnosis with its releases line (empty for a pattern no history knows)."""
-        if found.pattern is None:
+    def _noted(self, found: Diagnosis, info: ErrorInfo | None) -> Diagnosis:
+        """The diagnosis with its releases line (empty for a pattern no history knows). Without the
+        run's release, the releases whose line is the one the log's frame shows are named, and the
+        pattern is put at the newest of them."""
+        pattern = found.pattern
+        if pattern is None:
             return found
-        note = version_note(found.pattern, self.histories, self.versions)
+        note = version_note(pattern, self.histories, self.versions)
+        fits = self._fitting(pattern, info) if note else ()
+        if fits:
+            pattern = replace(pattern, source=replace(pattern.source, line=fits[-1].line, version=fits[-1].last))
+            spans = ", ".join(s.first if s.first == s.last else f"{s.first}–{s.last}" for s in fits)
+            found = replace(found, pattern=pattern)
+            note += f"; the log's line {fits[-1].line} is that of {spans}"
         return replace(found, releases=note) if note else found
+
+    def _fitting(self, pattern: Pattern, info: ErrorInfo | None) -> tuple[Span, ...]:
+        """The spans of `pattern` at the raise line `info` shows, when the run's release is unknown
+        and the log's line differs from the pattern's."""
+        project = (pattern.source.project or "").lower()
+        frame = info.raise_site if info is not None else None
+        if project in self.versions or frame is None or not frame.lineno or frame.lineno == pattern.source.line:
+            return ()
+        if not pattern.source.path or not frame.path.replace("\\", "/").endswith("/" + pattern.source.path):
+            return ()
+        return tuple(span for span in self.histories[project].spans.get(pattern.id, ()) if span.line == frame.lineno)
 
     @staticmethod
     def _better(found: Diagnosis, other) -> Diagnosis:
