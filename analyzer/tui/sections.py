@@ -191,8 +191,7 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
     pattern = diagnosis.pattern
     if pattern is None:
         return Text("No known pattern for this incident.", "dim")
-    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence,
-                        releases=diagnosis.releases)
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
@@ -205,9 +204,9 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
         text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
         if src.pinned:
             text.append(f"  @ {src.pinned}", "dim")
-    if found.releases:
+    if diagnosis.releases:
         text.append("\n\nReleases\n", "bold")
-        text.append(f"  {found.releases}")
+        text.append(f"  {diagnosis.releases}")
     for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
         if body:
             text.append(f"\n\n{title}\n", "bold")
