@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
                 warned += 1
             if sink is not None:
                 sink.show(analysis.snapshot(incident_id), change, event.rank)
+                for revised in analysis.revised():
+                    sink.show(analysis.snapshot(revised), Change.REMATCHED, None)
     except KeyboardInterrupt:
         interrupted = True
     incidents = analysis.incidents()
@@ -110,6 +112,9 @@ class _StreamSink:
         elif change is not Change.AGAIN:
             if change is Change.REVISED:
                 self.console.print(f"[dim]  {incident.id} went on after a pause; as it stands now:[/]")
+            elif change is Change.REMATCHED:
+                self.console.print(f"[dim]  {incident.id} matched again, now that the log named its server "
+                                   "or release:[/]")
             render_incident(incident, self.console, run)
             self.console.print()
         else:

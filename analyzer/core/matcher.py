@@ -67,6 +67,7 @@ class Diagnosis:
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     link: int = 0  # index in the event's chain of the exception that matched
     evidence: Evidence = Evidence.NONE  # what agreed: message, text, package, file, function, line, assert
+    releases: str = ""  # which releases raise the pattern, for the run's own (core/versions.py)
 
     @property
     def known(self) -> bool:

@@ -96,6 +96,7 @@ class Explanation:
     hint: str | None  # `did you mean 'deepep'?` for a refused value close to an allowed one
     fixes: tuple[RenderedFix, ...]
     source: SourceView
+    releases: str = ""  # `raised in 0.4.7–0.4.10; upgrade to 0.5.1 fixes this`: empty without a history
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,7 @@ def incident_view(incident: Incident, run: RunConfig | None = None) -> IncidentV
     found = None
     if diagnosis.pattern is not None:
         found = explanation(diagnosis.pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence,
-                            message=info.message, awaiting_root=awaiting, run=run)
+                            message=info.message, awaiting_root=awaiting, run=run, releases=diagnosis.releases)
     site = info.raise_site
     function = site.function if site else None
     argparse = event.kind is EventKind.ARGPARSE
@@ -173,10 +174,11 @@ def incident_view(incident: Incident, run: RunConfig | None = None) -> IncidentV
 
 def explanation(pattern: Pattern, params: Mapping[str, Any], match_kind: str | None = None,
                 confidence: float | None = None, message: str = "", awaiting_root: bool = False,
-                run: RunConfig | None = None) -> Explanation:
+                run: RunConfig | None = None, releases: str = "") -> Explanation:
     """The pattern's prose with `params` filled in; `message` is the error's own text (values it
     already shows at length are left out); `awaiting_root` words away pointers to a ROOT CAUSE
-    printed above, while none has been; `run`'s configuration fills the fixes (core/render.py)."""
+    printed above, while none has been; `run`'s configuration fills the fixes (core/render.py);
+    `releases` is the releases line of the diagnosis (core/versions.py)."""
     values = dict(params)
     fixes = render_fixes(pattern.fixes, values, run)
     if awaiting_root:
@@ -188,7 +190,7 @@ def explanation(pattern: Pattern, params: Mapping[str, Any], match_kind: str | N
         match_kind=match_kind, confidence=confidence, meaning=fill(pattern.meaning, values, run) or None,
         values=tuple(Value(name, repr(value)) for name, value in values.items() if _informative(value, message)),
         hint=_hint(values), fixes=fixes,
-        source=SourceView(where, src.function, src.project, src.version, src.commit))
+        source=SourceView(where, src.function, src.project, src.version, src.commit), releases=releases)
 
 
 def _informative(value: Any, message: str) -> bool:

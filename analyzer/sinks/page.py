@@ -18,11 +18,12 @@ __all__ = ["render_page", "page_dict"]
 
 
 def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis: Diagnosis | None = None,
-                run: RunConfig | None = None) -> None:
-    """`run`, the configuration of the run the error came from, fills the fixes with its values."""
+                run: RunConfig | None = None, releases: str = "") -> None:
+    """`run`, the configuration of the run the error came from, fills the fixes with its values;
+    `releases` says which releases raise the error (core/versions.py)."""
     params = diagnosis.params if diagnosis else {}
     view = explanation(pattern, params, diagnosis.match_kind.value if diagnosis else None,
-                       diagnosis.confidence if diagnosis else None, run=run)
+                       diagnosis.confidence if diagnosis else None, run=run, releases=releases)
     src = view.source
     console.print(f"[bold]{escape(view.pattern_id)}[/]  [dim]{escape(src.project or '')} · {view.severity} · "
                   f"{escape(view.exception)} · {view.role}[/]")
@@ -38,6 +39,8 @@ def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis:
         pinned = " ".join(x for x in (src.version and f"version {src.version}", src.commit and f"commit {src.commit}") if x)
         text = (src.location or "") + (f" in {src.function}" if src.function else "") + (f" ({pinned})" if pinned else "")
         _section(console, "Source", text)
+    if view.releases:
+        _section(console, "Releases", view.releases)
     if pattern.trigger or pattern.situations:
         _section(console, "When it happens", "\n".join(
             x for x in (pattern.trigger and f"Trigger: {pattern.trigger}",
@@ -58,12 +61,13 @@ def render_page(pattern: Pattern, matcher: Matcher, console: Console, diagnosis:
         console.print(f"[dim]defined at {escape(pattern.origin)}[/]")
 
 
-def page_dict(pattern: Pattern, diagnosis: Diagnosis | None = None, run: RunConfig | None = None) -> dict[str, Any]:
+def page_dict(pattern: Pattern, diagnosis: Diagnosis | None = None, run: RunConfig | None = None,
+              releases: str = "") -> dict[str, Any]:
     params = diagnosis.params if diagnosis else {}
-    view = explanation(pattern, params, run=run)
+    view = explanation(pattern, params, run=run, releases=releases)
     return {
         "id": pattern.id, "exception": pattern.exception, "template": pattern.template,
-        "source": pattern_source(pattern), "meaning": view.meaning,
+        "source": pattern_source(pattern), "releases": view.releases or None, "meaning": view.meaning,
         "trigger": pattern.trigger or None, "situations": pattern.situations or None,
         "fixes": [fix_dict(fix) for fix in view.fixes],
         "related": list(pattern.related), "role": pattern.role, "severity": pattern.severity,

@@ -103,6 +103,8 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
         pinned = f" @ {src.pinned}" if src.pinned else ""
         console.print(f"  [dim]pattern source[/] {escape(src.location or '(no source location)')}"
                       + (f" in {escape(src.function)}" if src.function else "") + f"[dim]{escape(pinned)}[/]")
+        if found.releases:
+            console.print(f"  [bold]Releases:[/] {escape(found.releases)}", soft_wrap=True)
         if found.meaning:
             console.print(f"  [bold]What it means:[/] {escape(found.meaning)}", soft_wrap=True)
         if found.values or found.hint:

@@ -111,6 +111,8 @@ def pattern_source(view: IncidentView, width: int | None = None) -> Text:
         text.append(f"\nin {src.function}")
     if src.pinned:
         text.append(f"\n@ {src.pinned}", "dim")
+    if view.explanation.releases:
+        text.append(f"\n{view.explanation.releases}", "yellow")
     return text
 
 
@@ -208,6 +210,9 @@ def page(diagnosis: Diagnosis, matcher: Matcher, run: RunConfig | None = None) -
         text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
         if src.pinned:
             text.append(f"  @ {src.pinned}", "dim")
+    if diagnosis.releases:
+        text.append("\n\nReleases\n", "bold")
+        text.append(f"  {diagnosis.releases}")
     for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
         if body:
             text.append(f"\n\n{title}\n", "bold")
