@@ -71,6 +71,7 @@ class _Block:
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
+    detached: bool = False  # its last frame was left out: the source lines that follow go too
 
 
 def _cost(line: LogLine) -> int:
@@ -88,7 +89,10 @@ class TracebackAssembler:
                  max_held: int = 64 << 20) -> None:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
         self._by_channel: dict[str, dict[str, None]] = {}  # the streams of the open blocks, per channel
-        self._recent: dict[str, None] = {}  # the open blocks' streams, the one idle longest first
+        # The open blocks' streams, the one idle longest first: those that can give memory back, and
+        # those that are down to their header (what is left to give is the whole block).
+        self._recent: dict[str, None] = {}
+        self._shrunk: dict[str, None] = {}
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -118,8 +122,7 @@ class TracebackAssembler:
         block = self._open.get(line.stream)
         if block is not None:
             step = self._advance(block, line)
-            del self._recent[line.stream]
-            self._recent[line.stream] = None
+            self._touch(line.stream)
             if step is _Step.SKIP:
                 block.elided, block.skipped_to = block.elided + 1, line.lineno
                 return out
@@ -166,17 +169,26 @@ class TracebackAssembler:
 
     def _shed(self) -> list[ErrorEvent]:
         """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
-        is lost), else its stack's middle is left out, else it is closed cut off."""
-        key = next(iter(self._recent))
+        is lost), else its stack's middle is left out (down to its header). Only when every open block
+        is down to that is one closed cut off."""
+        key = next(iter(self._recent or self._shrunk))
         block = self._open[key]
         if block.state in _COMPLETE:
             return self._close(key)
-        if self._elide(block, block.frames_from + 1, 1):
-            del self._recent[key]
-            self._recent[key] = None
+        if key in self._recent:
+            if not (self._elide(block, block.frames_from + 1, 1) or self._elide(block, block.frames_from + 1, 0)):
+                del self._recent[key]  # nothing left to give but the whole block: that comes last
+                self._shrunk[key] = None
+            else:
+                self._touch(key)
             return []
         block.truncated = True
         return self._close(key)
+
+    def _touch(self, key: str) -> None:
+        self._recent.pop(key, None)
+        self._shrunk.pop(key, None)
+        self._recent[key] = None
 
     def _elide(self, block: _Block, head: int, tail: int) -> bool:
         """Leave out a stack's middle: keep `head` lines and the last `tail` ones, from a frame line on
@@ -184,12 +196,13 @@ class TracebackAssembler:
         if block.state is not _State.FRAMES or block.held:
             return False
         start = len(block.lines) - tail
-        while start > head and not g.FRAME.match(block.lines[start].text):
+        while head < start < len(block.lines) and not g.FRAME.match(block.lines[start].text):
             start -= 1
         if start <= head:
             return False
         cost = sum(_cost(line) for line in block.lines[head:start])
         block.elided += start - head
+        block.detached = start == len(block.lines)
         del block.lines[head:start]
         block.size -= cost
         self._held -= cost
@@ -197,7 +210,8 @@ class TracebackAssembler:
 
     def _forget(self, key: str) -> _Block:
         block = self._open.pop(key)
-        del self._recent[key]
+        self._recent.pop(key, None)
+        self._shrunk.pop(key, None)
         streams = self._by_channel[block.channel]
         del streams[key]
         if not streams:
@@ -250,6 +264,10 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is _State.FRAMES:
+            if block.detached:
+                block.detached = not g.FRAME.match(text)
+                if block.detached and stripped and (g.is_frame_detail(text) or text[:1] == " "):
+                    return _Step.SKIP  # the source line of a frame left out
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 block.held = 0
                 return _Step.TAKE
