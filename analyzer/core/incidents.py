@@ -150,12 +150,13 @@ class IncidentGrouper:
         self._groups: dict[str, _Group] = {}  # by id, in the order they were made
         self._open: dict[tuple[str, str, str], _Group] = {}
         self._made = 0  # incidents made so far: ids stay unique when a revision drops one
+        self._fingerprints: dict[ErrorInfo, str] = {}  # of recent errors: a repeated one is masked once
 
     def add(self, event: ErrorEvent, diagnosis: Diagnosis) -> tuple[str, bool]:
         """Returns the incident id and whether this event opened a new incident."""
         info = event.chain[diagnosis.link]
         run = self._run_of(event.span.file)
-        key = (run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(info))
+        key = (run, diagnosis.pattern.id if diagnosis.pattern else "", self._fingerprint(info))
         group = self._open.get(key)
         stamp = event.timestamp
         if group is not None and stamp and group.last_seen and not self._joins(group, event):
@@ -178,7 +179,8 @@ class IncidentGrouper:
         as an occurrence. Returns the incident it is in now: the same one unless what it is about
         changed (a chain link came), when it moves, and an incident left empty goes."""
         group = self._groups[incident_id]
-        key = (group.run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(new.chain[diagnosis.link]))
+        key = (group.run, diagnosis.pattern.id if diagnosis.pattern else "",
+               self._fingerprint(new.chain[diagnosis.link]))
         if key == (group.run, group.diagnosis.pattern.id if group.diagnosis.pattern else "", group.fingerprint):
             group.regrow(old.span, new.span)
             if group.event is old:
@@ -195,6 +197,14 @@ class IncidentGrouper:
             del self._groups[group.id]
             self._open = {k: g for k, g in self._open.items() if g is not group}
         return self.add(new, diagnosis)[0]
+
+    def _fingerprint(self, info: ErrorInfo) -> str:
+        known = self._fingerprints.get(info)
+        if known is None:
+            if len(self._fingerprints) >= 256:
+                self._fingerprints.clear()
+            known = self._fingerprints[info] = fingerprint(info)
+        return known
 
     def _joins(self, group: _Group, event: ErrorEvent) -> bool:
         """Another rank within the window, or the same stream again within the run."""

@@ -12,7 +12,7 @@ from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
-from analyzer.core.records import ErrorEvent, LogLine
+from analyzer.core.records import ErrorEvent, ErrorInfo, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
 
 __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change"]
@@ -85,6 +85,9 @@ def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDet
     yield from scanner.finish()
 
 
+_RECENT_CHAINS = 256
+
+
 class Change(enum.Enum):
     """What adding an event did to its incident."""
 
@@ -102,11 +105,18 @@ class Analysis:
         self.matcher = matcher
         self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
         self._shown: dict[tuple[str, str, int], tuple[ErrorEvent, str]] = {}  # provisional events, by record
+        self._diagnosed: dict[tuple[ErrorInfo, ...], Diagnosis] = {}  # recent chains: a repeated error is matched once
         self.events = 0
 
     def diagnose(self, event: ErrorEvent) -> Diagnosis:
         """What the event is about: the chain link its incident is keyed by, and that link's match."""
-        return root_diagnosis(event, self.matcher.match_event(event), self.matcher.match)
+        known = self._diagnosed.get(event.chain)
+        if known is None:
+            if len(self._diagnosed) >= _RECENT_CHAINS:
+                self._diagnosed.clear()
+            known = self._diagnosed[event.chain] = root_diagnosis(event, self.matcher.match_event(event),
+                                                                  self.matcher.match)
+        return known
 
     def add(self, event: ErrorEvent) -> tuple[str, Change]:
         """Returns the incident the event joined and what it changed there. An event of a record
