@@ -14,7 +14,7 @@ so a rank's traceback keeps its header, last frame and exception line however ma
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from analyzer.core import grammar as g
@@ -71,7 +71,6 @@ class _Block:
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
-    detached: bool = False  # its last frame was left out: the source lines that follow go too
 
 
 def _cost(line: LogLine) -> int:
@@ -86,7 +85,7 @@ class TracebackAssembler:
 
     def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200,
                  notices: Callable[[str], ErrorInfo | None] | None = None,
-                 max_held: int = 64 << 20) -> None:
+                 max_held: int = 32 << 20) -> None:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
         self._by_channel: dict[str, dict[str, None]] = {}  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
@@ -160,23 +159,22 @@ class TracebackAssembler:
                 out.append(replace(self._event(copy), provisional=True))
         return out
 
-    def finish(self) -> list[ErrorEvent]:
-        """End of input: emit everything, marking records cut off mid-way as truncated."""
-        out: list[ErrorEvent] = []
+    def finish(self) -> Iterator[ErrorEvent]:
+        """End of input: emit everything, marking records cut off mid-way as truncated. One by one:
+        a hundred thousand ranks may each have a record open."""
         while self._open:  # closing a block may give back lines that open another
-            out.extend(self._close(next(iter(self._open))))
-        return out
+            yield from self._close(next(iter(self._open)))
 
     def _shed(self) -> list[ErrorEvent]:
         """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
-        is lost), else its stack's middle is left out (down to its header). Only when every open block
-        is down to that is one closed cut off."""
+        is lost), else its stack's middle is left out (down to its header and last frame). Only when
+        every open block is down to that is one closed cut off."""
         key = next(iter(self._recent or self._shrunk))
         block = self._open[key]
         if block.state in _COMPLETE:
             return self._close(key)
         if key in self._recent:
-            if not (self._elide(block, block.frames_from + 1, 1) or self._elide(block, block.frames_from + 1, 0)):
+            if not self._elide(block, block.frames_from + 1, 1):
                 del self._recent[key]  # nothing left to give but the whole block: that comes last
                 self._shrunk[key] = None
             else:
@@ -196,13 +194,12 @@ class TracebackAssembler:
         if block.state is not _State.FRAMES or block.held:
             return False
         start = len(block.lines) - tail
-        while head < start < len(block.lines) and not g.FRAME.match(block.lines[start].text):
+        while start > head and not g.FRAME.match(block.lines[start].text):
             start -= 1
         if start <= head:
             return False
         cost = sum(_cost(line) for line in block.lines[head:start])
         block.elided += start - head
-        block.detached = start == len(block.lines)
         del block.lines[head:start]
         block.size -= cost
         self._held -= cost
@@ -264,10 +261,6 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is _State.FRAMES:
-            if block.detached:
-                block.detached = not g.FRAME.match(text)
-                if block.detached and stripped and (g.is_frame_detail(text) or text[:1] == " "):
-                    return _Step.SKIP  # the source line of a frame left out
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 block.held = 0
                 return _Step.TAKE

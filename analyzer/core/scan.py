@@ -72,9 +72,10 @@ class FileScanner:
     def idle(self) -> list[ErrorEvent]:
         return self._assembler.provisional()
 
-    def finish(self) -> list[ErrorEvent]:
-        events = [event for line in self._normalizer.finish() for event in self._assembler.feed(line)]
-        return events + self._assembler.finish()
+    def finish(self) -> Iterator[ErrorEvent]:
+        for line in self._normalizer.finish():
+            yield from self._assembler.feed(line)
+        yield from self._assembler.finish()
 
 
 def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:
