@@ -124,17 +124,20 @@ def _bounce(depth: int) -> None:
         raise RecursionError("maximum recursion depth exceeded while calling a Python object")
 
 
+def _deep_stack() -> str:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(10000)
+    try:
+        return text_of(capture(lambda: _recurse(3000)))
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def test_a_stack_of_thousands_of_frames_is_one_incident_with_its_head_and_tail():
     """Two functions calling each other 3,000 times (no repeated line CPython could fold): ~12,000
     lines, past the 5,000-line block limit. One record: the first frames, the innermost ones, the
     exception line, and how many lines were left out."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(10000)
-    try:
-        text = text_of(capture(lambda: _recurse(3000)))
-    finally:
-        sys.setrecursionlimit(old)
-    lines = text.splitlines()
+    lines = _deep_stack().splitlines()
     assert len(lines) > 10000
     (event,) = events_from_lines(lines, "deep.log", NO_NOTICES)
     assert event.final.exception_type == "RecursionError" and not event.truncated
@@ -159,3 +162,14 @@ def test_a_message_of_thousands_of_lines_keeps_its_head_and_says_so():
     message = event.final.message.splitlines()
     assert message[:3] == ["Tensors differ:", "tensor([", "        [0.0000, 0.5000],"] and len(message) == 201
     assert event.elided == len(lines) - len(event.lines) and event.span.line_end == len(lines)
+
+
+def test_what_was_left_out_is_said_in_json_and_in_text(tmp_path, capsys):
+    log = tmp_path / "deep.log"
+    log.write_text(_deep_stack())
+    assert main(["scan", "--format", "jsonl", str(log)]) == 0
+    (incident,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert incident["exception_type"] == "RecursionError" and incident["elided"] > 9000
+    assert not incident["truncated"]
+    assert main(["scan", str(log)]) == 0
+    assert f"{incident['elided']:,} line(s) of it left out" in capsys.readouterr().out
