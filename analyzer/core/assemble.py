@@ -7,9 +7,9 @@ The machine only finds where a printed error begins and ends; `blocks.parse_chai
 What it holds is bounded, and every line costs O(1) whatever the number of streams: open blocks are
 indexed by channel and kept in order of their last line. Over the budget, the block idle longest
 goes first: as it stands when it is complete, else with the middle of its stack left out (`elided`),
-so a rank's traceback keeps its header, last frame and exception line however many ranks interleave.
+keeping its header and last frame: thousands of ranks printing at once each keep their exception
+line and raise site. Only when every open block is down to that is one cut off.
 """
-
 
 from __future__ import annotations
 
