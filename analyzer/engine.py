@@ -348,4 +348,4 @@ class _StreamReader:
 
     def finish(self) -> list[ErrorEvent]:
         rest = self._decoder.finish()
-        return self._out((self._scanner.feed(rest) if rest else []) + self._scanner.finish())
+        return self._out((self._scanner.feed(rest) if rest else []) + list(self._scanner.finish()))

@@ -74,9 +74,10 @@ class FileScanner:
     def idle(self) -> list[ErrorEvent]:
         return self._assembler.provisional()
 
-    def finish(self) -> list[ErrorEvent]:
-        events = [event for line in self._normalizer.finish() for event in self._assembler.feed(line)]
-        return events + self._assembler.finish()
+    def finish(self) -> Iterator[ErrorEvent]:
+        for line in self._normalizer.finish():
+            yield from self._assembler.feed(line)
+        yield from self._assembler.finish()
 
 
 def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:
@@ -85,6 +86,9 @@ def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDet
     for raw in lines:
         yield from scanner.idle() if raw is None else scanner.feed(raw)
     yield from scanner.finish()
+
+
+_RECENT_CHAINS = 256
 
 
 class Change(enum.Enum):
@@ -130,12 +134,20 @@ class Analysis:
         self._shown: dict[tuple[str, str, int], tuple[ErrorEvent, str]] = {}  # provisional events, by record
         self._early: dict[str, dict[tuple[str, str, int], _Matched]] = {}  # each file's first events
         self._revised: list[str] = []
+        # recent chains, by the matcher that read them: a repeated error is matched once
+        self._diagnosed: dict[tuple[Diagnoser, tuple[ErrorInfo, ...]], Diagnosis] = {}
         self.events = 0
 
     def diagnose(self, event: ErrorEvent, matcher: Diagnoser | None = None) -> Diagnosis:
         """What the event is about: the chain link its incident is keyed by, and that link's match."""
         matcher = matcher or self._matcher(event.span.file)
-        return root_diagnosis(event, matcher.match_event(event), matcher.match)
+        key = (matcher, event.chain)
+        known = self._diagnosed.get(key)
+        if known is None:
+            if len(self._diagnosed) >= _RECENT_CHAINS:
+                self._diagnosed.clear()
+            known = self._diagnosed[key] = root_diagnosis(event, matcher.match_event(event), matcher.match)
+        return known
 
     def _matcher(self, file: str) -> Diagnoser:
         return self._matcher_for(file) if self._matcher_for is not None else self.matcher
