@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         run = run_config_from_lines(read_lines(args.config_from, lambda problem: print(
             f"analyzer: {problem}", file=sys.stderr)))
     if args.format == "json":
-        print(json.dumps(page_dict(pattern, diagnosis, run), ensure_ascii=False, indent=2))
+        print(json.dumps(page_dict(pattern, diagnosis, run, matcher.derived(pattern.id)), ensure_ascii=False, indent=2))
     else:
         render_page(pattern, matcher, output_console(), diagnosis, run)
     return Exit.OK

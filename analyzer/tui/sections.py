@@ -9,6 +9,7 @@ from rich.text import Text
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
+from analyzer.tui.derived_section import derived_text
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
@@ -189,7 +190,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
     pattern = diagnosis.pattern
     if pattern is None:
         return Text("No known pattern for this incident.", "dim")
-    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence)
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence,
+                        derived=matcher.derived(pattern.id))
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
@@ -202,6 +204,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher) -> Text:
         text.append(f"  {src.location or ''}" + (f" in {src.function}" if src.function else ""), "cyan")
         if src.pinned:
             text.append(f"  @ {src.pinned}", "dim")
+    if found.derived:
+        text.append_text(derived_text(found.derived))
     for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
         if body:
             text.append(f"\n\n{title}\n", "bold")
