@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from analyzer import __version__
 from analyzer.commands.exit_codes import Exit
-from analyzer.extract.derive import SIDECAR, derive_rows, write_sidecar
+from analyzer.extract.derive import PROJECTS, SIDECAR, derive_rows, write_sidecar
 from analyzer.extract.emit import load_pack
 
 __all__ = ["register", "run"]
@@ -41,6 +42,24 @@ def run(args: argparse.Namespace) -> int:
     header = {"project": args.project, "version": args.version, "schema": 1,
               "generated_by": f"analyzer patterns derive {args.project} --version {args.version} "
                               f"(analyzer {__version__})"}
-    count = write_sidecar(target, header, derive_rows(args.project, args.version, root, entries))
+    rows: list[dict] = []
+    count = write_sidecar(target, header, _kept(derive_rows(args.project, args.version, root, entries), rows))
     print(f"{count} of {len(entries)} signatures derived -> {target} ({target.stat().st_size:,} bytes)")
+    project = PROJECTS.get(args.project)
+    launch = [row for row in rows if project and project.is_launch(row["path"])]
+    for label, group in (("all signatures", rows), ("launch arguments", launch)):
+        if group:
+            shares = ", ".join(f"{part} {sum(part in row for row in group) / len(group):.0%}" for part in _PARTS)
+            print(f"  {label} ({len(group):,}): {shares}")
     return Exit.OK
+
+
+_PARTS = ("snippet", "link", "condition", "related", "hint", "flags", "allowed_values", "before_after", "env_vars")
+
+
+def _kept(items: Iterable[dict], rows: list[dict]) -> Iterator[dict]:
+    """`items`, passed on, with the signature rows also kept in `rows` (for the coverage line)."""
+    for item in items:
+        if "id" in item:
+            rows.append(item)
+        yield item

@@ -35,6 +35,7 @@ SIDECAR = "derived.jsonl.zst"  # the name analyzer.sources.derived looks for
 _BEFORE, _AFTER = 8, 6  # lines of context around the raise statement
 _RELATED = 4
 _HINT_LIMIT = 300
+_LONG_PHRASE = 100  # characters: a condition part longer than this is counted, not shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +61,7 @@ PROJECTS = {
     "vllm": Project("vllm-project/vllm", "v{version}", "", ("vllm/engine/arg_utils.py", "vllm/config/"),
                     ("engine_args", "args", "vllm_config", "parallel_config", "model_config", "cache_config",
                      "scheduler_config")),
-    "torch": Project("pytorch/pytorch", "v{version}", "", (), ()),
+    "torch": Project("pytorch/pytorch", "v{version}", "", ("torch/distributed/run.py",), ("args",)),
     "launchpkg": Project("example/launchpkg", "v{version}", "src/", ("launchpkg/",), ()),  # the test fixture
 }
 
@@ -154,6 +155,8 @@ def _value(node: ast.expr, context: _Context) -> str:
 
 def _phrase(term: _Term, context: _Context) -> str:
     test = term.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _phrase(_Term(test.operand, not term.negated), context)
     if isinstance(test, ast.Compare) and len(test.ops) == 2 and all(isinstance(o, (ast.Lt, ast.LtE)) for o in test.ops):
         low, high = test.left, test.comparators[1]
         between = f"between {_value(low, context)} and {_value(high, context)}"
@@ -165,12 +168,17 @@ def _phrase(term: _Term, context: _Context) -> str:
         right = test.comparators[0]
         if isinstance(right, ast.Constant) and right.value is None:
             return f"{context.name(test.left)} {'is not set' if op is ast.Is else 'is set'}"
-        return f"{context.name(test.left)} {_WORDS[op]} {_value(right, context)}"
+        words = _WORDS[op]
+        if op in (ast.In, ast.NotIn) and literal_values(right, context.names) is None:
+            words = "is in" if op is ast.In else "is not in"  # a container, not a list of values
+        return f"{context.name(test.left)} {words} {_value(right, context)}"
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
             and len(test.args) == 2:
         return f"{context.name(test.args[0])} {'is not' if term.negated else 'is'} a `{ast.unparse(test.args[1])}`"
     if isinstance(test, (ast.Attribute, ast.Name)):
         return f"{context.name(test)} {'is not set' if term.negated else 'is set'}"
+    if isinstance(test, ast.BoolOp):  # what _terms could not split: `a or b`, `not (a and b)` (De Morgan)
+        return "(" + " or ".join(_phrase(_Term(value, term.negated), context) for value in test.values) + ")"
     text = f"`{_short(ast.unparse(test))}`"
     return f"{text} is false" if term.negated else f"{text} is true"
 
@@ -179,8 +187,12 @@ def condition_words(terms: Sequence[_Term], context: _Context) -> str:
     if not terms:
         return ""
     phrases = [_phrase(term, context) for term in terms]
-    joined = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
-    return f"fires when {joined}"
+    # a long compound test (an early `return` of the function, mostly) is told as a count, not spelled out
+    kept = [phrase for phrase in phrases[:-1] if len(phrase) <= _LONG_PHRASE] + phrases[-1:]
+    joined = kept[0] if len(kept) == 1 else ", ".join(kept[:-1]) + " and " + kept[-1]
+    dropped = len(phrases) - len(kept)
+    return f"fires when {joined}" + (f" (past {dropped} more check{'s' if dropped > 1 else ''} on the way)"
+                                     if dropped else "")
 
 
 # --------------------------------------------------------------------------
@@ -238,7 +250,7 @@ def _context_option(term: _Term, context: _Context) -> str | None:
 def _change(term: _Term, flag: Flag, allowed: tuple[Any, ...]) -> tuple[str, str] | None:
     """(before, after) for the flag the last test names; None when the test does not say."""
     test = term.test
-    if isinstance(test, ast.Attribute) and not term.negated and flag.store_true:
+    if isinstance(test, ast.Attribute) and not term.negated and flag.store_true and flag.default is not True:
         return flag.flag, ""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
@@ -252,8 +264,10 @@ def _change(term: _Term, flag: Flag, allowed: tuple[Any, ...]) -> tuple[str, str
         if firing in edges:
             bad, good = edges[firing]
             return _option(flag, bad), _option(flag, good)
-    good_values = [v for v in allowed if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
-    preferred = [v for v in good_values if str(v).lower() not in _NULLISH] or good_values
+    # never a switch to a `none`/`null`/`auto` value: that turns a feature off (`--disaggregation-mode null`)
+    # rather than choosing what the check asks for
+    preferred = [v for v in allowed if isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                 and str(v).lower() not in _NULLISH]
     if firing in (ast.NotIn, ast.NotEq) and preferred:
         return _option(flag, "<value>"), _option(flag, preferred[0])
     if firing in (ast.Eq, ast.In) and preferred:
@@ -409,8 +423,9 @@ def _launch_parts(row: dict[str, Any], terms: Sequence[_Term], context: _Context
     target = context.flag_of(subject)
     allowed = _allowed(last, target, context) if isinstance(subject, (ast.Name, ast.Attribute)) else ()
     row["allowed_values"] = [v for v in allowed if isinstance(v, (str, int, float, bool))]
-    if target is None or _env_vars(ast.unparse(t.test) for t in terms):
-        return  # never a command line for a test the condition does not tie to a flag, nor under an env var
+    others = {f.attribute for term in terms[:-1] for node in ast.walk(term.test) if (f := context.flag_of(node))}
+    if target is None or target.attribute in others or _env_vars(ast.unparse(t.test) for t in terms):
+        return  # no command line for a test not tied to one flag, a flag tested twice, or under an env var
     change = _change(last, target, allowed)
     if change is None:
         return

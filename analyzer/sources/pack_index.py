@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from urllib.parse import quote
@@ -78,9 +78,10 @@ _ENUMS = {"role": Role, "severity": Severity, "match": MatchTarget, "style": Sty
 
 
 def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[SchemaProblem], digest: str,
-                derived: Iterable[Sidecar] = ()) -> int:
+                derived: Iterable[Sidecar] = (), covered: Mapping[str, str] | None = None) -> int:
     """Write `patterns` (ids unique, in pack order) and the `derived` pages of the built-in packs to
-    `path` atomically; returns how many patterns."""
+    `path` atomically; returns how many patterns. `covered`: extracted id -> the curated entry that
+    covers it, which shows its derived page."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     partial.unlink(missing_ok=True)
     try:
@@ -97,7 +98,7 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
             meta = {"format": FORMAT, "digest": digest, "count": str(len(rows)), "zdict": zdict,
                     "problems": json.dumps([[p.where, p.message] for p in problems], ensure_ascii=False)}
             for sidecar in derived:
-                _write_derived(db, sidecar, packer)
+                _write_derived(db, sidecar, packer, covered or {})
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.commit()
         finally:
@@ -108,7 +109,8 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
     return len(rows)
 
 
-def _write_derived(db: sqlite3.Connection, sidecar: Sidecar, packer: zstandard.ZstdCompressor) -> None:
+def _write_derived(db: sqlite3.Connection, sidecar: Sidecar, packer: zstandard.ZstdCompressor,
+                   covered: Mapping[str, str]) -> None:
     project = sidecar.header.get("project", "")
 
     def pack(value) -> bytes:
@@ -118,8 +120,10 @@ def _write_derived(db: sqlite3.Connection, sidecar: Sidecar, packer: zstandard.Z
                    ((f"{project}:{attribute}", pack(flag)) for attribute, flag in sidecar.flags.items()))
     db.executemany("INSERT OR REPLACE INTO derived_files VALUES (?, ?)",
                    ((f"{project}:{record['file']}", pack(record["segments"])) for record in sidecar.files))
-    db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)",
-                   ((row["id"], pack({**row, "project": project})) for row in sidecar.rows))
+    rows = [(row["id"], pack({**row, "project": project})) for row in sidecar.rows]
+    db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", rows)
+    db.executemany("INSERT OR IGNORE INTO derived VALUES (?, ?)",  # a curated page shows what it covers
+                   ((covered[pattern_id], data) for pattern_id, data in rows if pattern_id in covered))
 
 
 class IndexStore:

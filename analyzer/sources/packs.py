@@ -176,11 +176,12 @@ def compile_builtin(target: Path | None = None) -> tuple[int, list[SchemaProblem
     """`analyzer patterns build`: compile the built-in YAML packs into the shipped index."""
     root = builtin_pack_dir()
     sources = _builtin_sources(root)
-    patterns, problems = _parse(sources, curated_first=True)
+    covered: dict[str, str] = {}
+    patterns, problems = _parse(sources, curated_first=True, covered=covered)
     target = target or builtin_index_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     digest = _digest(sources + _sidecar_sources(root), curated_first=True)
-    return write_index(target, patterns, problems, digest, _sidecars(root)), problems
+    return write_index(target, patterns, problems, digest, _sidecars(root), covered), problems
 
 
 def ensure_builtin_index() -> IndexStore | None:
@@ -201,8 +202,9 @@ def ensure_builtin_index() -> IndexStore | None:
             if fresh is None:
                 print("analyzer: compiling the built-in patterns into "
                       f"{target} (once per change of the packs, about half a minute)", file=sys.stderr)
-                patterns, problems = _parse(sources, curated_first=True)
-                write_index(target, patterns, problems, digest, _sidecars(root))
+                covered: dict[str, str] = {}
+                patterns, problems = _parse(sources, curated_first=True, covered=covered)
+                write_index(target, patterns, problems, digest, _sidecars(root), covered)
                 fresh = IndexStore(target)
     except OSError:
         return None
@@ -297,7 +299,10 @@ def _compiled(sources: _Sources, curated_first: bool) -> tuple[PatternStore, lis
     return MemoryStore(patterns, index_keys), problems
 
 
-def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[SchemaProblem]]:
+def _parse(sources: _Sources, curated_first: bool,
+           covered: dict[str, str] | None = None) -> tuple[list[Pattern], list[SchemaProblem]]:
+    """`covered`, when given, receives the id of each extracted signature a curated entry covers
+    and that entry's id (its derived page is shown on the curated one)."""
     patterns: list[Pattern] = []
     problems: list[SchemaProblem] = []
     for name, data in sources:
@@ -305,17 +310,28 @@ def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[
         patterns.extend(found)
         problems.extend(bad)
     if curated_first:
-        patterns = _prefer_curated(patterns)
+        patterns = _prefer_curated(patterns, covered if covered is not None else {})
     by_id: dict[str, Pattern] = {}
     for pattern in patterns:
         by_id[pattern.id] = pattern  # a later file overrides by id
     return list(by_id.values()), problems
 
 
-def _prefer_curated(patterns: list[Pattern]) -> list[Pattern]:
-    """Within one pack, an extracted signature that a curated entry covers is left out."""
-    curated = {_signature(p) for p in patterns if p.curated}
-    return [p for p in patterns if p.curated or _signature(p) not in curated]
+def _prefer_curated(patterns: list[Pattern], covered: dict[str, str]) -> list[Pattern]:
+    """Within one pack, an extracted signature that a curated entry covers is left out (and
+    recorded in `covered`, by its id, with the curated entry's)."""
+    curated: dict[tuple[str, str, str | None], str] = {}
+    for pattern in patterns:
+        if pattern.curated:
+            curated.setdefault(_signature(pattern), pattern.id)
+    kept = []
+    for pattern in patterns:
+        owner = None if pattern.curated else curated.get(_signature(pattern))
+        if owner is None:
+            kept.append(pattern)
+        else:
+            covered.setdefault(pattern.id, owner)
+    return kept
 
 
 def _signature(pattern: Pattern) -> tuple[str, str, str | None]:
