@@ -97,8 +97,7 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
                            (keys + (packer.compress(data),) for keys, data in rows))
             meta = {"format": FORMAT, "digest": digest, "count": str(len(rows)), "zdict": zdict,
                     "problems": json.dumps([[p.where, p.message] for p in problems], ensure_ascii=False)}
-            for sidecar in derived:
-                _write_derived(db, sidecar, packer, covered or {})
+            meta["zdict_derived"] = _write_derived(db, list(derived), covered or {})
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.commit()
         finally:
@@ -109,21 +108,28 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
     return len(rows)
 
 
-def _write_derived(db: sqlite3.Connection, sidecar: Sidecar, packer: zstandard.ZstdCompressor,
-                   covered: Mapping[str, str]) -> None:
-    project = sidecar.header.get("project", "")
+def _write_derived(db: sqlite3.Connection, sidecars: list[Sidecar], covered: Mapping[str, str]) -> bytes:
+    """The derived tables, compressed with a dictionary of their own rows (a fifth smaller than with
+    the patterns' one); returns that dictionary."""
+    def encoded(value) -> bytes:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
-    def pack(value) -> bytes:
-        return packer.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
-
-    db.executemany("INSERT OR REPLACE INTO derived_flags VALUES (?, ?)",
-                   ((f"{project}:{attribute}", pack(flag)) for attribute, flag in sidecar.flags.items()))
-    db.executemany("INSERT OR REPLACE INTO derived_files VALUES (?, ?)",
-                   ((f"{project}:{record['file']}", pack(record["segments"])) for record in sidecar.files))
-    rows = [(row["id"], pack({**row, "project": project})) for row in sidecar.rows]
-    db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", rows)
+    rows = [(row["id"], encoded({**row, "project": car.header.get("project", "")})) for car in sidecars
+            for row in car.rows]
+    zdict = b"".join(data for _, data in rows[::max(1, len(rows) // 400)])[-2 * _ZDICT:]
+    packer = zstandard.ZstdCompressor(level=3, dict_data=_dictionary(zdict), write_checksum=False, write_dict_id=False)
+    for car in sidecars:
+        project = car.header.get("project", "")
+        db.executemany("INSERT OR REPLACE INTO derived_flags VALUES (?, ?)",
+                       ((f"{project}:{name}", packer.compress(encoded(flag))) for name, flag in car.flags.items()))
+        db.executemany("INSERT OR REPLACE INTO derived_files VALUES (?, ?)",
+                       ((f"{project}:{record['file']}", packer.compress(encoded(record["segments"])))
+                        for record in car.files))
+    packed = [(pattern_id, packer.compress(data)) for pattern_id, data in rows]
+    db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", packed)
     db.executemany("INSERT OR IGNORE INTO derived VALUES (?, ?)",  # a curated page shows what it covers
-                   ((covered[pattern_id], data) for pattern_id, data in rows if pattern_id in covered))
+                   ((covered[pattern_id], data) for pattern_id, data in packed if pattern_id in covered))
+    return zdict
 
 
 class IndexStore:
@@ -138,6 +144,7 @@ class IndexStore:
         if self._meta.get("format") != FORMAT:
             raise ValueError(f"{self.path}: not a pattern index of format {FORMAT}")
         self._unpacker = zstandard.ZstdDecompressor(dict_data=_dictionary(self._meta["zdict"]))
+        self._derived_unpacker = zstandard.ZstdDecompressor(dict_data=_dictionary(self._meta.get("zdict_derived", b"")))
 
     @property
     def digest(self) -> str:
@@ -205,7 +212,7 @@ class IndexStore:
 
     def _unpack(self, blob: bytes):
         with self._lock:
-            return json.loads(self._unpacker.decompress(blob))
+            return json.loads(self._derived_unpacker.decompress(blob))
 
     def content_digest(self) -> str:
         """A hash of every row: two builds from the same sources and code give the same."""
