@@ -49,7 +49,7 @@ def triage(live: LiveScan, scenario, size=(120, 36), before=None):
             before(app)
         async with app.run_test(size=size) as pilot:
             if not live.streaming:
-                await _until(pilot, lambda: live.done and len(app.incidents) == len(live.incidents()), "scan shown")
+                await _until(pilot, lambda: live.done and app.incidents == live.incidents(), "scan shown")
                 await _until(pilot, lambda: app.log_pane.settled, "log window read")
             return await scenario(app, pilot)
 

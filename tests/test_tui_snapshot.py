@@ -89,7 +89,7 @@ def triage_app() -> TriageApp:
 async def settled(pilot) -> None:
     app = pilot.app
     for _ in range(300):
-        if app.live.done and app.incidents and app.query_one(LogPane).settled:
+        if app.live.done and app.incidents and app.incidents == app.live.incidents() and app.query_one(LogPane).settled:
             break
         await pilot.pause(0.02)
     await pilot.pause(0.2)
