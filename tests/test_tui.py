@@ -135,7 +135,7 @@ def test_traceback_is_highlighted_and_marks_raise_site_and_blame(engine):
         assert any("#" in style for style in styled), "the frame's code is syntax-highlighted"
         assert plain.rstrip().endswith(incident.info.message.splitlines()[0])
 
-    triage(LiveScan(Engine(Options(app_packages=("sglang",)), patterns=engine.matcher.patterns), [DEEPSEEK]), scenario)
+    triage(LiveScan(Engine(Options(app_packages=("sglang",))), [DEEPSEEK]), scenario)
 
 
 def test_chain_and_traceback_show_every_link(engine):
