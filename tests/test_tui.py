@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,8 @@ def engine_incidents(engine, *paths):
 
 
 async def until(pilot, condition, what: str) -> None:
-    for _ in range(300):
+    deadline = time.monotonic() + 60  # a hang guard, not a measurement: a loaded machine is slow
+    while time.monotonic() < deadline:
         if condition():
             return
         await pilot.pause(0.02)
