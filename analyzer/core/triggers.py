@@ -132,6 +132,7 @@ def _setters_database():
     return database
 
 
+@lru_cache(maxsize=32)  # the same families are learned again in each file of a kind (and each test)
 def _extra_database(expressions: tuple[bytes, ...]):
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=list(expressions), ids=list(range(len(expressions))), elements=len(expressions),
