@@ -20,6 +20,7 @@ from analyzer.core.records import ErrorEvent
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Analysis
 from analyzer.core.schema import Pattern
+from analyzer.core.versions import Project, RunMatchers, TieredMatcher, version_note
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.files import (
     RESTART,
@@ -31,6 +32,7 @@ from analyzer.sources.files import (
     stream_chunks,
     walk_files,
 )
+from analyzer.sources.histories import Histories
 from analyzer.sources.lines import Utf8Decoder, utf8_chunks
 from analyzer.sources.packs import ENV_VAR, load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
@@ -97,6 +99,7 @@ class Engine:
             self.matcher, problems = Matcher(tuple(patterns)), []
         self.problems: tuple[Problem, ...] = tuple(problems)  # broken pack files and entries, skipped
         self.notices = NoticeDetector(self.matcher.line_patterns())
+        self._run_matchers = RunMatchers(self.matcher, Histories(options.pattern_dirs))  # histories read lazily
         self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
         self._configs: dict[str, RunConfig] = {}  # file -> its run's configuration, as its lines told it
 
@@ -105,7 +108,22 @@ class Engine:
         options = self.options
         runs = self._runs
         return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds,
-                        run_of=lambda file: runs.get(file, file))
+                        run_of=lambda file: runs.get(file, file), matcher_for=self.matcher_for)
+
+    def matcher_for(self, file: str) -> TieredMatcher:
+        """The matcher of the run `file` belongs to, as far as its lines have told its server and
+        release: only that server's patterns, that release's lines first (core/versions.py)."""
+        config = self._configs.get(file)
+        if (config is None or not config.known) and self._runs.get(file, file) != file:
+            config = self.run_config(file)  # another log of its run may have told it
+        server = Project(config.server.value) if config is not None and config.server is not None else None
+        version = config.version if config is not None and server is not None else None
+        return self._run_matchers.for_run(server, {server.value: version} if server and version else {})
+
+    def releases(self, pattern: Pattern, run: RunConfig | None = None) -> str:
+        """The releases line of a pattern's page (`raised in 0.4.7–0.4.10; ...`), for `run`'s release."""
+        versions = {run.server.value: run.version} if run is not None and run.server and run.version else {}
+        return version_note(pattern, self._run_matchers.histories, versions)
 
     def expand(self, paths: Iterable[str], on_problem: OnProblem, follow: bool = False) -> list[str]:
         """The files to read: directories walked, each file once however often it was named. Each
@@ -199,7 +217,7 @@ class Engine:
                 if sniffer.binary:
                     break
             for piece in held or (chunk,):
-                yield from scanner.feed(piece)
+                yield from self._configured(path, scanner, scanner.feed(piece))
             held = []
             if stopped():
                 return
@@ -207,11 +225,17 @@ class Engine:
             on_problem(Problem(ProblemKind.BINARY, path, "binary, not a log: skipped"))
             return
         for piece in held:
-            yield from scanner.feed(piece)
+            yield from self._configured(path, scanner, scanner.feed(piece))
         if held and progress is not None:
             progress(path, scanner.lines, reached[0])
         yield from scanner.finish()
         self._configs[path] = scanner.scanner.run_config
+
+    def _configured(self, path: str, scanner: ChunkScanner, events: list[ErrorEvent]) -> list[ErrorEvent]:
+        """`events`, after noting what the input showed of its run so far: their matcher depends on it."""
+        if events:
+            self._configs[path] = scanner.scanner.run_config
+        return events
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
                        stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
@@ -324,4 +348,4 @@ class _StreamReader:
 
     def finish(self) -> list[ErrorEvent]:
         rest = self._decoder.finish()
-        return self._out((self._scanner.feed(rest) if rest else []) + self._scanner.finish())
+        return self._out((self._scanner.feed(rest) if rest else []) + list(self._scanner.finish()))

@@ -3,7 +3,7 @@
     python benchmarks/projects.py ../shared/reallogs/github             # version-aware (the default)
     python benchmarks/projects.py ../shared/reallogs/github --plain     # every pattern, no version
 
-Per log: the server and version the log reveals, and each incident's pattern id with its project
+Each log goes through the engine as `analyzer scan` reads it. Per log: the server and version it reveals, and each incident's pattern id with its project
 (`*` marks the run's root cause).
 Last, per project, the incidents that got a pattern, and how many cases whose manifest raise site lies
 inside sglang/, vllm/ or torch/ have a root-cause pattern of that same project that the log's release
@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyzer.core.scan import Analysis, events_from_lines
-from analyzer.core.versions import SERVERS, RunMatchers, VersionSniffer
+from analyzer.core.scan import Analysis
+from analyzer.core.versions import SERVERS
 from analyzer.engine import Engine, Options
-from analyzer.sources.histories import load_histories
+from analyzer.sources.histories import Histories
 from benchmarks.reallogs import read_manifest
 
 _PROJECTS = ("sglang", "vllm", "torch")
@@ -37,26 +37,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="only the totals")
     args = parser.parse_args(argv)
     engine = Engine(Options.resolve())
-    everything = engine.matcher.patterns
-    histories = load_histories()
-    matchers = RunMatchers(everything, histories)
+    histories = Histories()
     per_project: Counter[str] = Counter()
     own, own_cases, foreign = 0, 0, 0
     for case in read_manifest(args.folder):
-        lines = (args.folder / case.file).read_text(encoding="utf-8", errors="replace").splitlines()
-        sniffer = VersionSniffer()
-        for line in lines:
-            sniffer.feed(line)
-        versions = sniffer.named_versions
-        if args.plain:
-            matcher = engine.matcher
-        else:
-            matcher = matchers.for_run(sniffer.server, versions)
-        analysis = Analysis(matcher, engine.options.window_seconds, engine.options.app_packages,
-                            engine.options.run_gap_seconds)
-        for event in events_from_lines(lines, case.file, engine.notices):
+        path = str(args.folder / case.file)
+        analysis = engine.analysis()
+        if args.plain:  # every pattern, whatever the run
+            analysis = Analysis(engine.matcher, engine.options.window_seconds, engine.options.app_packages,
+                                engine.options.run_gap_seconds)
+        for event in engine.events(engine.expand([path], lambda problem: None), lambda problem: None):
             analysis.add(event)
-        server = sniffer.server.value if sniffer.server else None
+        config = engine.run_config(path)
+        server = config.server.value if config is not None and config.server is not None else None
+        version = config.version if config is not None and server else None
+        versions = {server: version} if server and version else {}
         rows = []
         for incident in analysis.incidents():
             pattern = incident.diagnosis.pattern
@@ -74,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             found = ", ".join(f"{'*' if incident.is_run_root else ''}{p.id} [{project} {p.source.version or ''}]"
                               for incident, p, project in rows if p) or "-"
-            print(f"{case.file}: {server or '?'} {sniffer.version or ''} -> {found}")
+            print(f"{case.file}: {server or '?'} {version or ''} -> {found}")
     print("patterns per project: " + ", ".join(f"{p} {n}" for p, n in sorted(per_project.items())))
     print(f"other server's pattern: {foreign}")
     print(f"own project and release: {own}/{own_cases}")

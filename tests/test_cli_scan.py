@@ -16,8 +16,10 @@ from analyzer.cli import main
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 JSON_KEYS = {
     "id", "exception_type", "message", "raise_site", "chain", "kind", "context", "ranks", "count",
-    "first_seen", "last_seen", "host", "source", "occurrences", "truncated", "pattern_id", "match_kind",
-    "confidence", "evidence", "params", "meaning", "fixes", "pattern_source", "severity", "role", "is_run_root",
+    "first_seen", "last_seen", "host", "source", "occurrences", "occurrences_sampled",
+    "count_by_file", "count_by_rank", "truncated", "elided", "pattern_id", "match_kind",
+    "confidence", "evidence", "params", "meaning", "fixes", "pattern_source", "releases", "severity", "role",
+    "is_run_root",
     "caused_by", "fingerprint", "blame_site",
 }
 

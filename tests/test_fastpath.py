@@ -39,14 +39,14 @@ def notices() -> NoticeDetector:
 
 def line_path(data: bytes, max_line: int = MAX_LINE):
     scanner = FileScanner("t.log", notices())
-    events = [e for raw in split_lines([data], max_line) for e in scanner.feed(raw)] + scanner.finish()
+    events = [e for raw in split_lines([data], max_line) for e in scanner.feed(raw)] + list(scanner.finish())
     return events, scanner.lines, scanner.first_timestamp, scanner.host
 
 
 def fast_path(data: bytes, chunk: int, max_line: int = MAX_LINE, fast: bool = True):
     scanner = ChunkScanner("t.log", notices(), max_line, fast=fast)
     pieces = utf8_chunks(data[i:i + chunk] for i in range(0, len(data), chunk))
-    events = [e for piece in pieces for e in scanner.feed(piece)] + scanner.finish()
+    events = [e for piece in pieces for e in scanner.feed(piece)] + list(scanner.finish())
     return events, scanner.lines, scanner.scanner.first_timestamp, scanner.scanner.host
 
 

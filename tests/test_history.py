@@ -10,7 +10,7 @@ import pytest
 
 from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
-from analyzer.core.scan import Analysis, events_from_lines
+from analyzer.core.scan import Analysis, Change, events_from_lines
 from analyzer.core.versions import (
     LifeKind,
     Project,
@@ -226,3 +226,139 @@ def test_without_a_version_a_bare_assert_is_found_at_the_line_of_the_release_tha
     found = TieredMatcher(Matcher(patterns), Matcher(patterns), {"demo_pkg": hist}).match_event(event)
     assert found.pattern.trigger == "not (world_size >= tp)"  # an assert fires when its test is false
     assert (found.pattern.source.line, found.pattern.source.version) == (event.root.raise_site.lineno, "1.0")
+
+
+# ---------------------------------------------------------------------------------------------
+# through the engine, as `analyzer scan` runs: the run's server and release come from its log
+
+_BANNER = "INFO 01-02 03:04:05 [api_server.py:1] vLLM API server version {version}"
+
+
+@pytest.fixture(scope="module")
+def vllm_packs(history, tmp_path_factory):
+    """The demo package's pack and history as if they were vLLM's (the engine learns a release
+    from an LLM server's banner), in a pattern folder the engine is pointed at."""
+    from analyzer.core.versions import History
+    from analyzer.extract.emit import write_pack
+
+    hist, latest = history
+    root = tmp_path_factory.mktemp("packs")
+    entries = [{**entry, "source": {**entry["source"], "project": "vllm"}} for entry in latest.values()]
+    entries += [{**entry, "source": {**entry["source"], "project": "vllm"}} for entry in removed_entries(hist, latest)]
+    write_pack(root / "vllm" / "pack.yaml", "vllm", None, "test", entries)
+    (root / "vllm" / "history.tsv").write_text(format_history(History("vllm", hist.versions, hist.spans)))
+    return root
+
+
+def _raise_in(root: Path, version: str, module: str, call):
+    """A real traceback raised by the release `version` of the demo package, and its raise line."""
+    loaded = _load_module(root / version / "demo_pkg" / module, f"demo_{module[:-3].replace('/', '_')}_"
+                                                                  f"{version.replace('.', '_')}")
+    error = capture(lambda: call(loaded))
+    tb = error.__traceback__
+    while tb.tb_next:
+        tb = tb.tb_next
+    return text_of(error), tb.tb_lineno
+
+
+def _engine(packs: Path):
+    from analyzer.engine import Engine, Options
+
+    return Engine(Options(pattern_dirs=(str(packs),), builtin=False))
+
+
+@pytest.mark.parametrize(("version", "named_by"), [
+    ("1.0", _BANNER), ("1.1", _BANNER),
+    ("1.0", "$ docker run --gpus all vllm/vllm-openai:v{version} --model m"),
+    ("1.0", "$ pip install torch==2.5.1 vllm=={version} && vllm serve m --port 8000"),
+])
+def test_the_engine_matches_a_moved_signature_at_the_line_of_the_logs_release(
+        releases, history, vllm_packs, tmp_path, version, named_by):
+    text, raised_at = _raise_in(releases[0], version, "sub/loader.py", lambda m: m.load(None))
+    log = tmp_path / "server.log"
+    log.write_text(named_by.format(version=version) + "\n" + text)
+    (incident,) = _engine(vllm_packs).analyse([str(log)]).incidents
+    pattern = incident.diagnosis.pattern
+    assert pattern.id == _id(history[0], "load")
+    assert (pattern.source.line, pattern.source.version) == (raised_at, version)
+    assert incident.diagnosis.releases == "raised in 1.0–1.1"
+
+
+def test_a_removed_signature_says_which_release_removed_it_in_scan_text_and_json(
+        releases, vllm_packs, tmp_path):
+    import json
+
+    import io
+
+    from rich.console import Console
+
+    from analyzer.core.runconfig import run_config_from_lines
+    from analyzer.core.view import incident_view
+    from analyzer.sinks.serialize import incident_dict
+    from analyzer.sinks.text import render_incident
+    from analyzer.tui.sections import pattern_source
+
+    text, _ = _raise_in(releases[0], "1.0", "forms.py", lambda m: m.percent_raise(9, 2))
+    log = tmp_path / "server.log"
+    log.write_text(_BANNER.format(version="1.0") + "\n" + text)
+    engine = _engine(vllm_packs)
+    (incident,) = engine.analyse([str(log)]).incidents
+    releases_line = "raised in 1.0; removed in 1.1; upgrade to 1.1 fixes this"
+    assert incident.diagnosis.releases == releases_line
+    out = io.StringIO()
+    render_incident(incident, Console(file=out, width=200, no_color=True))
+    assert f"Releases: {releases_line}" in out.getvalue()
+    assert json.loads(json.dumps(incident_dict(incident)))["releases"] == releases_line
+    assert releases_line in pattern_source(incident_view(incident)).plain  # the TUI's detail
+    assert engine.releases(incident.diagnosis.pattern) == releases_line  # `analyzer explain ID`
+    assert engine.releases(incident.diagnosis.pattern, run_config_from_lines([_BANNER.format(version="1.1")])) == (
+        "raised in 1.0; removed in 1.1; not raised by 1.1")
+
+
+def test_an_error_before_the_banner_is_matched_again_when_the_banner_comes(releases, history, vllm_packs, tmp_path):
+    text, raised_at = _raise_in(releases[0], "1.0", "sub/loader.py", lambda m: m.load(None))
+    engine = _engine(vllm_packs)
+    analysis = engine.analysis()
+    log = tmp_path / "server.log"
+    def later():
+        raise RuntimeError("the engine restarted")
+
+    # the first error is complete (and shown) when the second begins, and the banner is in a later chunk
+    filler = "INFO 01-02 03:04:04 [engine.py:9] waiting for the workers\n" * 30_000  # more than a chunk
+    log.write_text(text + text_of(capture(later)) + filler + _BANNER.format(version="1.0") + "\n")
+    added = [analysis.add(event) for event in engine.events([str(log)], lambda problem: None)]
+    assert [change for _, change in added] == [Change.NEW, Change.NEW]
+    assert analysis.revised() == [added[0][0]]
+    incident = analysis.incidents()[0]
+    assert (incident.diagnosis.pattern.source.line, incident.diagnosis.pattern.source.version) == (raised_at, "1.0")
+
+
+def test_a_vllm_banner_picks_the_vllm_page_over_sglangs_for_a_shared_message(tmp_path):
+    from analyzer.core.schema import Pattern, PatternSource
+    from analyzer.engine import Engine, Options
+
+    pages = [Pattern(f"{project}.shared", "ValueError", "the block size {size} is not supported",
+                     PatternSource(project=project), meaning=f"{project}'s page") for project in ("sglang", "vllm")]
+    engine = Engine(Options(builtin=False), patterns=pages)
+
+    def shared():
+        raise ValueError("the block size 7 is not supported")
+
+    log = tmp_path / "server.log"
+    log.write_text(_BANNER.format(version="0.9.1") + "\n" + text_of(capture(shared)))
+    (incident,) = engine.analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == "vllm.shared"
+    log.write_text("[2025-01-02 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)\n" + text_of(capture(shared)))
+    (incident,) = engine.analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == "sglang.shared"
+
+
+def test_without_a_release_in_the_log_the_releases_whose_line_it_shows_are_named(releases, history, vllm_packs, tmp_path):
+    text, raised_at = _raise_in(releases[0], "1.0", "sub/loader.py", lambda m: m.load(None))
+    log = tmp_path / "server.log"
+    log.write_text(text)
+    (incident,) = _engine(vllm_packs).analyse([str(log)]).incidents
+    pattern = incident.diagnosis.pattern
+    assert pattern.id == _id(history[0], "load")
+    assert (pattern.source.line, pattern.source.version) == (raised_at, "1.0")
+    assert incident.diagnosis.releases == f"raised in 1.0–1.1; the log's line {raised_at} is that of 1.0"

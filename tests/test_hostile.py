@@ -24,7 +24,7 @@ import pytest
 
 from analyzer.cli import main
 from analyzer.core.assemble import TracebackAssembler
-from analyzer.core.records import LogLine
+from analyzer.core.records import LogLine, SourceSpan
 from analyzer.core.scan import events_from_lines
 from tests.support import NO_NOTICES
 from analyzer.core.template import CompiledTemplate, compile_template
@@ -124,35 +124,41 @@ def test_gigabyte_hole_of_nuls_then_a_traceback(tmp_path, capsys):
 
 
 def test_traceback_of_huge_lines_stays_within_the_assembler_budget():
-    """3000 frame lines of 64 KiB: the assembler lets go of a block at its budget (of all open blocks
-    together) and reports it cut off, instead of holding 192 MiB. A small budget keeps this quick."""
+    """3000 frame lines of 64 KiB: at its budget (of all open blocks together) the assembler leaves
+    out the middle of the stack instead of holding 192 MiB, and says how much it left out: one
+    record, its header and last frame kept. A small budget keeps this quick."""
     assembler = TracebackAssembler(max_held=8 * MIB)
-    cut = []
+    events = []
     tracemalloc.start()
     try:
         for number in range(3001):
             text = "Traceback (most recent call last):" if number == 0 else \
                 f'  File "/srv/{"d" * 65536}/x.py", line {number}, in f'
-            cut += [event.truncated for event in assembler.feed(LogLine(text, "wide.log", number + 1))]
-        cut += [event.truncated for event in assembler.finish()]
+            events += assembler.feed(LogLine(text, "wide.log", number + 1))
+        events += assembler.finish()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert len(cut) >= 20 and all(cut)
+    (event,) = events
+    assert event.truncated and event.span == SourceSpan("wide.log", 1, 3001)
+    assert event.lines[0] == "Traceback (most recent call last):" and event.lines[-1].endswith("line 3000, in f")
+    assert event.elided == 3001 - len(event.lines)
     assert peak < 40 * MIB  # the block at its budget, the event made of it, and the next block
 
 
-def test_a_new_stream_on_every_line_keeps_a_bounded_number_open():
-    """Frames without a header, each from another pid: every line opens a block."""
-    assembler = TracebackAssembler()
+def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():
+    """Frames without a header, each from another pid: every line opens a block, and each stays
+    open (its frames may go on) until the budget sheds the one idle longest, cut off."""
+    assembler = TracebackAssembler(max_held=2 * MIB)
     events = []
     for pid in range(20000):
         line = LogLine('  File "/srv/x.py", line 1, in f', "pids.log", pid + 1, stream=f"pid={pid}#",
                        channel=f"pid={pid}")
         events += assembler.feed(line)
-        assert assembler.pending <= 1024
+        assert assembler.pending <= 2 * MIB // 800
     events += assembler.finish()
-    assert len(events) == 20000 and all(event.truncated for event in events)
+    assert sorted(event.span.line_start for event in events) == list(range(1, 20001))
+    assert all(event.truncated for event in events)
 
 
 # ----------------------------------------------------------------------------- encodings and bytes

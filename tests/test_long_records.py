@@ -1,5 +1,5 @@
 """Records longer than the assembler holds. A message (a tensor's repr printed in the error) is cut,
-and the event says so; one that fits exactly, ended by the next record, is whole. A traceback of
+and the event says how many lines were left out; one that fits exactly, ended by the next record, is whole. A traceback of
 more lines than a block holds (recursion through two functions, which the interpreter does not
 fold, under a raised recursion limit) is one event: its head, the frames that lead to the
 exception, the exception line."""
@@ -25,9 +25,11 @@ def _events(rows: int):
     return list(events_from_lines([*lines, "INFO 12-01 10:00:00 [core.py:1] next step"], "t.log", NO_NOTICES))
 
 
-def test_a_message_over_the_limit_is_marked_cut():
+def test_a_message_over_the_limit_is_cut_and_says_how_much():
     [event] = _events(400)
-    assert event.chain[-1].exception_type == "RuntimeError" and event.truncated
+    kept = event.chain[-1].message.count("\n") + 1
+    assert event.chain[-1].exception_type == "RuntimeError" and event.elided > 0
+    assert kept + event.elided == 1 + 400  # its head kept, every other line counted
 
 
 def test_a_message_at_the_limit_is_whole():

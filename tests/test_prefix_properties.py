@@ -123,7 +123,7 @@ def test_tracebacks_behind_random_prefixes_come_out_exactly(log, cuts):
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)])]
     events = list(events_from_lines(split_lines(chunks), "prefixed.log", NO_NOTICES))
     fast = ChunkScanner("prefixed.log", NO_NOTICES)
-    assert [e for chunk in utf8_chunks(chunks) for e in fast.feed(chunk)] + fast.finish() == events
+    assert [e for chunk in utf8_chunks(chunks) for e in fast.feed(chunk)] + list(fast.finish()) == events
     found = {}
     for event in events:
         assert event.kind is EventKind.TRACEBACK and not event.truncated, event

@@ -336,7 +336,7 @@ def _parsed(chunks: list[bytes]) -> dict[int, Written]:
     find the same."""
     notices = builtin_engine().notices  # the notice path runs too: no line of these logs is one
     fast = ChunkScanner("prop.log", notices)
-    fast_events = [event for chunk in utf8_chunks(chunks) for event in fast.feed(chunk)] + fast.finish()
+    fast_events = [event for chunk in utf8_chunks(chunks) for event in fast.feed(chunk)] + list(fast.finish())
     events = list(events_from_lines(split_lines(chunks), "prop.log", notices))
     assert fast_events == events
     found = {}

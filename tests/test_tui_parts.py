@@ -77,7 +77,7 @@ def test_throughput_is_lines_per_second_over_recent_samples():
 
 def _event_of(path: Path):
     scanner = FileScanner(str(path), NO_NOTICES)
-    events = [e for raw in read_lines(str(path), print) for e in scanner.feed(raw)] + scanner.finish()
+    events = [e for raw in read_lines(str(path), print) for e in scanner.feed(raw)] + list(scanner.finish())
     return events[0]
 
 
@@ -111,7 +111,7 @@ def test_log_window_of_stdin_shows_the_assembled_lines_with_a_note():
     scanner = FileScanner("<stdin>", NO_NOTICES)
     lines = [INFO.format(1).rstrip("\n"), "Traceback (most recent call last):",
              '  File "/srv/app/main.py", line 3, in <module>', "    main()", "KeyError: 'x'"]
-    event = [e for line in lines for e in scanner.feed(line)] + scanner.finish()
+    event = [e for line in lines for e in scanner.feed(line)] + list(scanner.finish())
     window = read_window(event[0])
     assert "<stdin>: cannot be read again" in window.note
     assert [text for _, text in window.rows][-1] == "KeyError: 'x'"

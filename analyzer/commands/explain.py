@@ -31,7 +31,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    matcher = engine_from(args).matcher
+    engine = engine_from(args)
+    matcher = engine.matcher
     pattern = matcher.pattern(args.query.strip())
     diagnosis = None
     if pattern is None:
@@ -44,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
     if args.config_from:
         run = run_config_from_lines(read_lines(args.config_from, lambda problem: print(
             f"analyzer: {problem}", file=sys.stderr)))
+    releases = engine.releases(pattern, run)
     if args.format == "json":
-        print(json.dumps(page_dict(pattern, diagnosis, run), ensure_ascii=False, indent=2))
+        print(json.dumps(page_dict(pattern, diagnosis, run, releases, matcher.derived(pattern.id)), ensure_ascii=False,
+                         indent=2))
     else:
-        render_page(pattern, matcher, output_console(), diagnosis, run)
+        render_page(pattern, matcher, output_console(), diagnosis, run, releases)
     return Exit.OK

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn
 from analyzer.commands.exit_codes import Exit
+from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Change
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     engine = engine_from(args)
     analysis = engine.analysis()
     streaming = args.follow or STDIN in paths
-    sink = _StreamSink(args.format, engine.run_config) if streaming else None
+    sink = _StreamSink(args.format, engine.run_config, engine.matcher.derived) if streaming else None
     files = engine.expand(paths, on_problem, follow=args.follow)
     if not files:
         print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
@@ -75,12 +76,14 @@ def run(args: argparse.Namespace) -> int:
                 warned += 1
             if sink is not None:
                 sink.show(analysis.snapshot(incident_id), change, event.rank)
+                for revised in analysis.revised():
+                    sink.show(analysis.snapshot(revised), Change.REMATCHED, None)
     except KeyboardInterrupt:
         interrupted = True
     incidents = analysis.incidents()
     summary = f"{len(files)} file(s), {analysis.events} error event(s), {len(incidents)} incident(s)"
     if sink is None:
-        _print_batch(incidents, args, summary, engine.run_config)
+        _print_batch(incidents, args, summary, engine.run_config, engine.matcher.derived)
     elif args.format == "text":
         roots = [i for i in incidents if i.is_run_root]
         tail = f"; root cause {roots[0].id}" if roots else ""
@@ -95,10 +98,12 @@ def run(args: argparse.Namespace) -> int:
 class _StreamSink:
     """Follow/stdin output: each new incident at once, repeats as one short line."""
 
-    def __init__(self, fmt: str, run_of: Callable[[str], RunConfig | None]) -> None:
+    def __init__(self, fmt: str, run_of: Callable[[str], RunConfig | None],
+                 derived_of: Callable[[str], DerivedPage | None]) -> None:
         self.format = fmt
         self.console = output_console()
         self.run_of = run_of  # a log file's run configuration, for fixes with its values
+        self.derived_of = derived_of  # a pattern's page derived from the source
 
     def show(self, incident: Incident, change: Change, rank: str | None) -> None:
         """`rank`: where the event that was just added to the incident happened."""
@@ -110,7 +115,10 @@ class _StreamSink:
         elif change is not Change.AGAIN:
             if change is Change.REVISED:
                 self.console.print(f"[dim]  {incident.id} went on after a pause; as it stands now:[/]")
-            render_incident(incident, self.console, run)
+            elif change is Change.REMATCHED:
+                self.console.print(f"[dim]  {incident.id} matched again, now that the log named its server "
+                                   "or release:[/]")
+            render_incident(incident, self.console, run, self.derived_of)
             self.console.print()
         else:
             self.console.print(f"[dim]  {incident.id} again ({incident.count}×), latest on {escape(rank or '?')}[/]")
@@ -118,7 +126,7 @@ class _StreamSink:
 
 
 def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: str,
-                 run_of: Callable[[str], RunConfig | None]) -> None:
+                 run_of: Callable[[str], RunConfig | None], derived_of: Callable[[str], DerivedPage | None]) -> None:
     if args.format == "jsonl":
         for incident in incidents:
             sys.stdout.write(json.dumps(incident_dict(incident, run_of(incident.event.span.file)),
@@ -128,7 +136,8 @@ def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: s
                   indent=2)
         sys.stdout.write("\n")
     else:
-        render_report(incidents, output_console(), show_all=args.all, summary=summary, run_of=run_of)
+        render_report(incidents, output_console(), show_all=args.all, summary=summary, run_of=run_of,
+                      derived_of=derived_of)
     sys.stdout.flush()
 
 

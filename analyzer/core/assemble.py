@@ -3,12 +3,18 @@
 Feed lines as they arrive, get ErrorEvents out as soon as they are complete. Lines are assembled
 per stream (rank/process), so tracebacks printed at the same time by several ranks stay apart.
 The machine only finds where a printed error begins and ends; `blocks.parse_chain` reads it.
+
+What it holds is bounded, and every line costs O(1) whatever the number of streams: open blocks are
+indexed by channel and kept in order of their last line. Over the budget, the block idle longest
+goes first: as it stands when it is complete, else with the middle of its stack left out (`elided`),
+keeping its header and last frame: thousands of ranks printing at once each keep their exception
+line and raise site. Only when every open block is down to that is one cut off.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from analyzer.core import grammar as g
@@ -37,6 +43,7 @@ class _State(enum.Enum):
 class _Step(enum.Enum):
     TAKE = "take"  # the line belongs to the block
     TAKE_AND_CLOSE = "take_and_close"  # it does, and completes it
+    SKIP = "skip"  # it does, but is left out: a message past its line limit
     CLOSE = "close"  # the block is over; the line is looked at afresh
     DROP = "drop"  # the block was not an error after all; the line is looked at afresh
 
@@ -44,6 +51,7 @@ class _Step(enum.Enum):
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
+_KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
 
 
 @dataclass(slots=True)
@@ -59,10 +67,17 @@ class _Block:
     note_start: int = 0  # where a traceback that may be a note of the exception began
     size: int = 0  # what its lines cost to hold, see _cost
     shown: int = 0  # how many of its lines a provisional event already showed
+    channel: str = ""  # its first line's, where the channel index files it
+    frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
+    elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
+    skipped_to: int = 0  # the last line number left out at the end (of a message)
 
 
 def _cost(line: LogLine) -> int:
     return len(line.text) + 256  # the text, and the record around it
+
+
+_BLOCK_COST = 512  # a block's own record and its place in the indexes
 
 
 class TracebackAssembler:
@@ -70,15 +85,19 @@ class TracebackAssembler:
 
     def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200,
                  notices: Callable[[str], ErrorInfo | None] | None = None,
-                 max_held: int = 64 << 20, max_open: int = 1024) -> None:
-        self._open: dict[str, _Block] = {}
+                 max_held: int = 32 << 20) -> None:
+        self._open: dict[str, _Block] = {}  # by stream, in the order they opened
+        self._by_channel: dict[str, dict[str, None]] = {}  # the streams of the open blocks, per channel
+        # The open blocks' streams, the one idle longest first: those that can give memory back, and
+        # those that are down to their header (what is left to give is the whole block).
+        self._recent: dict[str, None] = {}
+        self._shrunk: dict[str, None] = {}
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
-        # Memory bounds over all streams together: crafted input can open a block on every line, each
+        # A memory bound over all streams together: crafted input can open a block on every line, each
         # on a stream of its own, or fill blocks with lines of a megabyte.
-        self._max_held = max_held  # total cost of the open blocks' lines
-        self._max_open = max_open
+        self._max_held = max_held  # total cost of the open blocks and their lines
         self._held = 0
 
     @property
@@ -87,7 +106,7 @@ class TracebackAssembler:
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
         out = self._feed(line)
-        while self._held > self._max_held or len(self._open) > self._max_open:
+        while self._held > self._max_held:
             out.extend(self._shed())
         return out
 
@@ -95,23 +114,28 @@ class TracebackAssembler:
         out: list[ErrorEvent] = []
         if line.starts_message:
             # A log record is written whole: a new one on this channel ends the records before it.
-            for key in [k for k, b in self._open.items() if b.lines[0].channel == line.channel]:
-                earlier = self._open[key]
-                if key == line.stream or earlier.state in _COMPLETE:
+            for key in list(self._by_channel.get(line.channel, ())):
+                earlier = self._open.get(key)  # (closing one may have closed another)
+                if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
         if block is not None:
             step = self._advance(block, line)
+            self._touch(line.stream)
+            if step is _Step.SKIP:
+                block.elided, block.skipped_to = block.elided + 1, line.lineno
+                return out
             if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
                 self._append(block, line)
-                if step is _Step.TAKE and len(block.lines) >= self._max_block_lines and self._elide_frames(block):
-                    return out
+                if step is _Step.TAKE and len(block.lines) >= self._max_block_lines and self._elide(
+                        block, block.frames_from + _KEPT_FRAME_LINES, _KEPT_FRAME_LINES):
+                    return out  # a stack deeper than the limit (RecursionError): its head and tail stay
                 if step is _Step.TAKE_AND_CLOSE or len(block.lines) >= self._max_block_lines:
                     block.truncated |= step is _Step.TAKE
                     out.extend(self._close(line.stream))
                 return out
             if step is _Step.DROP:
-                self._held -= self._open.pop(line.stream).size
+                self._forget(line.stream)
             else:
                 out.extend(self._close(line.stream))
                 if line.stream in self._open:  # a line held back by the closed block opened one
@@ -135,41 +159,62 @@ class TracebackAssembler:
                 out.append(replace(self._event(copy), provisional=True))
         return out
 
-    def finish(self) -> list[ErrorEvent]:
-        """End of input: emit everything, marking records cut off mid-way as truncated."""
-        out: list[ErrorEvent] = []
+    def finish(self) -> Iterator[ErrorEvent]:
+        """End of input: emit everything, marking records cut off mid-way as truncated. One by one:
+        a hundred thousand ranks may each have a record open."""
         while self._open:  # closing a block may give back lines that open another
-            out.extend(self._close(next(iter(self._open))))
-        return out
+            yield from self._close(next(iter(self._open)))
 
     def _shed(self) -> list[ErrorEvent]:
-        """Over a bound: close the biggest block (too much held) or the oldest (too many open), cut off."""
-        key = (max(self._open, key=lambda k: self._open[k].size) if self._held > self._max_held
-               else next(iter(self._open)))
-        self._open[key].truncated = True
+        """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
+        is lost), else its stack's middle is left out (down to its header and last frame). Only when
+        every open block is down to that is one closed cut off."""
+        key = next(iter(self._recent or self._shrunk))
+        block = self._open[key]
+        if block.state in _COMPLETE:
+            return self._close(key)
+        if key in self._recent:
+            if not self._elide(block, block.frames_from + 1, 1):
+                del self._recent[key]  # nothing left to give but the whole block: that comes last
+                self._shrunk[key] = None
+            else:
+                self._touch(key)
+            return []
+        block.truncated = True
         return self._close(key)
 
-    def _elide_frames(self, block: _Block) -> bool:
-        """A traceback too long to hold (deep recursion through several functions, which the interpreter
-        does not fold): drop a run of frames from its middle, as whole frames, keeping its head and the
-        frames that lead to its exception line. False where the middle holds no such run."""
-        if block.state is not _State.FRAMES:
+    def _touch(self, key: str) -> None:
+        self._recent.pop(key, None)
+        self._shrunk.pop(key, None)
+        self._recent[key] = None
+
+    def _elide(self, block: _Block, head: int, tail: int) -> bool:
+        """Leave out a stack's middle: keep `head` lines and the last `tail` ones, from a frame line on
+        (a source line stays with its frame). False when there is no such middle."""
+        if block.state is not _State.FRAMES or block.held:
             return False
-        lines = block.lines
-        start = next((i for i in range(len(lines) // 2, len(lines)) if g.FRAME.match(lines[i].text)), None)
-        if start is None:
+        start = len(block.lines) - tail
+        while start > head and not g.FRAME.match(block.lines[start].text):
+            start -= 1
+        if start <= head:
             return False
-        for end in range(start + 1, len(lines)):
-            if not lines[end].text[:1].isspace():  # not a frame's line: a message, a separator, a header
-                return False
-            if end >= start + len(lines) // 4 and g.FRAME.match(lines[end].text):
-                cost = sum(_cost(dropped) for dropped in lines[start:end])
-                del lines[start:end]
-                block.size -= cost
-                self._held -= cost
-                block.shown = min(block.shown, len(lines))
-                return True
-        return False
+        cost = sum(_cost(line) for line in block.lines[head:start])
+        block.elided += start - head
+        del block.lines[head:start]
+        block.size -= cost
+        self._held -= cost
+        return True
+
+    def _forget(self, key: str) -> _Block:
+        block = self._open.pop(key)
+        self._recent.pop(key, None)
+        self._shrunk.pop(key, None)
+        streams = self._by_channel[block.channel]
+        del streams[key]
+        if not streams:
+            del self._by_channel[block.channel]
+        self._held -= block.size
+        return block
 
     def _append(self, block: _Block, line: LogLine) -> None:
         block.lines.append(line)
@@ -181,8 +226,10 @@ class TracebackAssembler:
         out = self._begin(line)
         if line.stream in self._open:
             block = self._open[line.stream]
-            block.size = _cost(line)
+            block.size, block.channel = _BLOCK_COST + _cost(line), line.channel
             self._held += block.size
+            self._recent[line.stream] = None
+            self._by_channel.setdefault(line.channel, {})[line.stream] = None
         return out
 
     def _begin(self, line: LogLine) -> list[ErrorEvent]:
@@ -227,6 +274,7 @@ class TracebackAssembler:
             if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.lines[-1].text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
+                block.frames_from = len(block.lines)
                 return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
@@ -244,13 +292,12 @@ class TracebackAssembler:
                 block.state, block.note_start = _State.NOTE, len(block.lines)
                 return _Step.TAKE
             if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
-                block.state = _State.FRAMES  # Ray: the remote error's frames follow the wrapper's line
-                return _Step.TAKE
-            if (block.kind is not EventKind.TRACEBACK or block.message_lines >= self._max_message_lines
-                    or _opens_something(text)):
-                # a line the message would have taken had it been shorter: the message is cut
-                block.truncated |= block.message_lines >= self._max_message_lines and not self._starts_record(text)
+                block.state, block.frames_from = _State.FRAMES, len(block.lines) - 1  # Ray: the remote
+                return _Step.TAKE  # error's frames follow the wrapper's line
+            if block.kind is not EventKind.TRACEBACK or _opens_something(text):
                 return _Step.CLOSE
+            if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
+                return _Step.CLOSE if self._starts_record(text) else _Step.SKIP
             block.message_lines += 1
             return _Step.TAKE
         if state is _State.AFTER_BLANK:
@@ -268,7 +315,7 @@ class TracebackAssembler:
                 block.state, block.group_column = _State.GROUP, -1
                 return _Step.TAKE
             if g.HEADER.match(text):
-                block.state = _State.FRAMES
+                block.state, block.frames_from = _State.FRAMES, len(block.lines)
                 return _Step.TAKE
             if ipython.RULE.match(text) or ipython.HEADER.match(text):
                 block.state = _State.IPYTHON
@@ -281,6 +328,7 @@ class TracebackAssembler:
         if state is _State.BARE:
             if g.FRAME.match(text) and _wraps_remote(block.lines[0].text):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
+                block.frames_from = len(block.lines) - 1
                 return _Step.TAKE
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
@@ -348,8 +396,7 @@ class TracebackAssembler:
                     or (self._notices is not None and self._notices(text) is not None))
 
     def _close(self, key: str) -> list[ErrorEvent]:
-        block = self._open.pop(key)
-        self._held -= block.size
+        block = self._forget(key)
         held = self._trim(block)
         if held:
             out = [self._event(block)]
@@ -399,7 +446,7 @@ class TracebackAssembler:
         stamped = next((line for line in block.lines if line.timestamp is not None), first)
         return ErrorEvent(
             chain=chain,
-            span=SourceSpan(first.file, first.lineno, block.lines[-1].lineno),
+            span=SourceSpan(first.file, first.lineno, max(block.lines[-1].lineno, block.skipped_to)),
             kind=block.kind,
             stream=first.stream,
             rank=first.rank,
@@ -408,6 +455,7 @@ class TracebackAssembler:
             context=context,
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
+            elided=block.elided,
         )
 
 

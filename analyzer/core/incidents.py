@@ -12,6 +12,10 @@ outlast collective timeouts, which are 10 to 30 minutes). The earliest complete 
 its root cause (a traceback cut off before its exception line only when there is nothing else),
 and the run's consequences point to it with `caused_by`. Incidents without a timestamp take their
 place in the log's order: after the stamped incident before them in the same file.
+
+Memory does not grow with repetition: an incident counts its occurrences exactly, per file and per
+rank, but keeps only a sample of where they were (the first few, the first on a new file or rank
+while there is room, and the latest).
 """
 
 from __future__ import annotations
@@ -39,11 +43,18 @@ class Incident:
     count: int
     first_seen: datetime | None
     last_seen: datetime | None
-    occurrences: tuple[SourceSpan, ...]
+    occurrences: tuple[SourceSpan, ...]  # a sample when `count` is larger (see _Group.note)
     blame: Frame | None = None
     caused_by: str | None = None
     is_run_root: bool = False
     run: str = ""  # the run it belongs to (a file, or a run directory holding several)
+    count_by_file: tuple[tuple[str, int], ...] = ()  # exact, in order of first occurrence
+    count_by_rank: tuple[tuple[str, int], ...] = ()  # exact, in rank order
+
+    @property
+    def occurrences_sampled(self) -> bool:
+        """`occurrences` holds fewer than all of them."""
+        return len(self.occurrences) < self.count
 
     @property
     def info(self) -> ErrorInfo:
@@ -60,6 +71,10 @@ class Incident:
         return self.event.truncated and not self.info.exception_type
 
 
+_SAMPLE_FIRST = 4  # occurrences always kept: the first ones
+_SAMPLE_MAX = 16  # and the first on each new file or rank while the sample holds fewer than this
+
+
 @dataclass(slots=True)
 class _Group:
     id: str
@@ -69,10 +84,58 @@ class _Group:
     order: int
     run: str
     streams: set[str] = field(default_factory=set)
-    ranks: list[str] = field(default_factory=list)
-    spans: list[SourceSpan] = field(default_factory=list)
+    by_rank: dict[str, int] = field(default_factory=dict)  # occurrences per rank, exact
+    by_file: dict[str, int] = field(default_factory=dict)  # occurrences per file, exact
+    sample: list[SourceSpan] = field(default_factory=list)
+    latest: SourceSpan | None = None
+    count: int = 0
     first_seen: datetime | None = None
     last_seen: datetime | None = None
+
+    def note(self, span: SourceSpan, rank: str | None) -> None:
+        """One more occurrence: counted exactly, kept in the sample only while it is small."""
+        new_place = span.file not in self.by_file or (rank is not None and rank not in self.by_rank)
+        if len(self.sample) < _SAMPLE_FIRST or (new_place and len(self.sample) < _SAMPLE_MAX):
+            self.sample.append(span)
+        self.latest = span
+        self.count += 1
+        _tally(self.by_file, span.file, 1)
+        if rank:
+            _tally(self.by_rank, rank, 1)
+
+    def forget(self, span: SourceSpan, rank: str | None) -> None:
+        """An occurrence moved to another incident (its record grew into another error)."""
+        if span in self.sample:
+            self.sample.remove(span)
+        if self.latest == span:
+            self.latest = self.sample[-1] if self.sample else None
+        self.count -= 1
+        _tally(self.by_file, span.file, -1)
+        if rank:
+            _tally(self.by_rank, rank, -1)
+
+    def regrow(self, old: SourceSpan, new: SourceSpan) -> None:
+        """The same occurrence, grown after a pause: counts stay, the spans change."""
+        self.sample = [new if span == old else span for span in self.sample]
+        if self.latest == old:
+            self.latest = new
+
+    def occurrences(self) -> tuple[SourceSpan, ...]:
+        if self.latest is None or self.latest in self.sample:
+            return tuple(self.sample)
+        return (*self.sample, self.latest)
+
+
+def _tally(counts: dict[str, int], key: str, change: int) -> None:
+    left = counts.get(key, 0) + change
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
+
+
+def _rank_of(event: ErrorEvent) -> str | None:
+    return event.rank or (event.stream if event.stream.strip("|#") else None)
 
 
 class IncidentGrouper:
@@ -84,15 +147,16 @@ class IncidentGrouper:
         self.app_packages = app_packages
         self.run_gap_seconds = run_gap_seconds
         self._run_of = run_of or (lambda file: file)
-        self._groups: list[_Group] = []
+        self._groups: dict[str, _Group] = {}  # by id, in the order they were made
         self._open: dict[tuple[str, str, str], _Group] = {}
         self._made = 0  # incidents made so far: ids stay unique when a revision drops one
+        self._fingerprints: dict[ErrorInfo, str] = {}  # of recent errors: a repeated one is masked once
 
     def add(self, event: ErrorEvent, diagnosis: Diagnosis) -> tuple[str, bool]:
         """Returns the incident id and whether this event opened a new incident."""
         info = event.chain[diagnosis.link]
         run = self._run_of(event.span.file)
-        key = (run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(info))
+        key = (run, diagnosis.pattern.id if diagnosis.pattern else "", self._fingerprint(info))
         group = self._open.get(key)
         stamp = event.timestamp
         if group is not None and stamp and group.last_seen and not self._joins(group, event):
@@ -101,13 +165,10 @@ class IncidentGrouper:
         if group is None:
             self._made += 1
             group = _Group(f"I{self._made}", event, diagnosis, key[2], self._made, run, first_seen=stamp)
-            self._groups.append(group)
+            self._groups[group.id] = group
             self._open[key] = group
-        group.spans.append(event.span)
+        group.note(event.span, _rank_of(event))
         group.streams.add(event.stream)
-        rank = event.rank or (event.stream if event.stream.strip("|#") else None)
-        if rank and rank not in group.ranks:
-            group.ranks.append(rank)
         if stamp:
             group.first_seen = min(group.first_seen or stamp, stamp, key=_naive)
             group.last_seen = max(group.last_seen or stamp, stamp, key=_naive)
@@ -117,24 +178,33 @@ class IncidentGrouper:
         """`new` is `old`'s record as it stands now (it grew after a pause): it takes `old`'s place
         as an occurrence. Returns the incident it is in now: the same one unless what it is about
         changed (a chain link came), when it moves, and an incident left empty goes."""
-        group = next(g for g in self._groups if g.id == incident_id)
-        group.spans.remove(old.span)
-        key = (group.run, diagnosis.pattern.id if diagnosis.pattern else "", fingerprint(new.chain[diagnosis.link]))
+        group = self._groups[incident_id]
+        key = (group.run, diagnosis.pattern.id if diagnosis.pattern else "",
+               self._fingerprint(new.chain[diagnosis.link]))
         if key == (group.run, group.diagnosis.pattern.id if group.diagnosis.pattern else "", group.fingerprint):
-            group.spans.append(new.span)
+            group.regrow(old.span, new.span)
             if group.event is old:
                 group.event, group.diagnosis = new, diagnosis
             return group.id
-        if not group.spans and key not in self._open:  # it was this record alone: the incident becomes
+        group.forget(old.span, _rank_of(old))
+        if not group.count and key not in self._open:  # it was this record alone: the incident becomes
             self._open = {k: g for k, g in self._open.items() if g is not group}  # what the record is now
             group.event, group.diagnosis, group.fingerprint = new, diagnosis, key[2]
-            group.spans.append(new.span)
+            group.note(new.span, _rank_of(new))
             self._open[key] = group
             return group.id
-        if not group.spans:
-            self._groups.remove(group)
+        if not group.count:
+            del self._groups[group.id]
             self._open = {k: g for k, g in self._open.items() if g is not group}
         return self.add(new, diagnosis)[0]
+
+    def _fingerprint(self, info: ErrorInfo) -> str:
+        known = self._fingerprints.get(info)
+        if known is None:
+            if len(self._fingerprints) >= 256:
+                self._fingerprints.clear()
+            known = self._fingerprints[info] = fingerprint(info)
+        return known
 
     def _joins(self, group: _Group, event: ErrorEvent) -> bool:
         """Another rank within the window, or the same stream again within the run."""
@@ -144,21 +214,23 @@ class IncidentGrouper:
 
     def incidents(self) -> list[Incident]:
         """Incidents in log order (fragments last), with roles, causes and each run's root cause marked."""
-        frozen = [self._freeze(group) for group in sorted(self._groups, key=_log_order)]
+        frozen = [self._freeze(group) for group in sorted(self._groups.values(), key=_log_order)]
         return link_causes(sorted(frozen, key=lambda incident: incident.is_fragment), self.run_gap_seconds)
 
     def snapshot(self, incident_id: str) -> Incident:
         """One incident as it stands now (streaming output); roles across incidents come later."""
-        return next(self._freeze(g) for g in self._groups if g.id == incident_id)
+        return self._freeze(self._groups[incident_id])
 
     def _freeze(self, group: _Group) -> Incident:
         diagnosis = group.diagnosis
         info = group.event.chain[diagnosis.link]
+        by_rank = sorted(group.by_rank.items(), key=lambda pair: _rank_order(pair[0]))
         return Incident(
             id=group.id, event=group.event, diagnosis=diagnosis, fingerprint=group.fingerprint,
-            role=_role(diagnosis), ranks=tuple(sorted(group.ranks, key=_rank_order)), count=len(group.spans),
-            first_seen=group.first_seen, last_seen=group.last_seen, occurrences=tuple(group.spans),
+            role=_role(diagnosis), ranks=tuple(rank for rank, _ in by_rank), count=group.count,
+            first_seen=group.first_seen, last_seen=group.last_seen, occurrences=group.occurrences(),
             blame=blame_frame(info, self._apps(diagnosis, info)), run=group.run,
+            count_by_file=tuple(group.by_file.items()), count_by_rank=tuple(by_rank),
         )
 
     def _apps(self, diagnosis: Diagnosis, info: ErrorInfo) -> tuple[str, ...]:

@@ -101,6 +101,7 @@ class ErrorEvent:
     truncated: bool = False
     lines: tuple[str, ...] = field(default=(), repr=False)  # the normalised lines, for display
     provisional: bool = False  # shown while its record may still grow (stdin, follow): revised later
+    elided: int = 0  # lines of the record left out of `lines` (and of the chain): a huge stack's middle, a long message's end
 
     @property
     def root(self) -> ErrorInfo:

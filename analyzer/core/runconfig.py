@@ -55,6 +55,9 @@ _VLLM_ENGINE = re.compile(r"Initializing (?:a V1 LLM engine|an LLM engine) \(v(?
 _VLLM_NON_DEFAULT = re.compile(r"\bnon-default args: (?=\{)")
 _VLLM_VERSION = re.compile(r"\bvLLM API server version (?P<version>\d[\w.+-]*)")
 _PATH_VERSION = re.compile(r"/(?P<server>sglang|vllm)-(?P<version>\d+\.\d+\.\d+(?:\.post\d+)?)/")
+# An install pin or an image tag: `sglang[all]==0.4.6.post1`, `vllm==0.8.3`, `lmsysorg/sglang:v0.4.6-cu124`
+_PIN_VERSION = re.compile(r"(?<![\w-])(?P<server>sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)"
+                          r"(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?(?:post|rc)\d+)?)")
 # The program part of a launch command: what comes before its flags.
 _PROGRAM = re.compile(
     r"(?:^|(?<=[\s;&|$#>(]))(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*"
@@ -108,6 +111,8 @@ class RunConfigCollector:
         self._command: LaunchCommand | None = None
         self._continued: str | None = None  # a launch command whose last line ended in `\`
         self._hinted: Server | None = None
+        self._pins: dict[Server, str] = {}  # versions pinned or tagged by install and launch lines
+        self._image: Server | None = None  # the server whose image a launch line runs
 
     def feed(self, text: str) -> None:
         text = text.rstrip("\r\n")
@@ -136,14 +141,20 @@ class RunConfigCollector:
         if self._version is None and "/" in text and (found := _PATH_VERSION.search(text)):
             self._version = found["version"]
             self._server = self._server or Server(found["server"])
+        if ("==" in text or ":v" in text) and (found := _PIN_VERSION.search(text)):
+            # a pin names a release, not the server that runs: SGLang once installed a pinned vLLM
+            self._pins.setdefault(Server(found["server"]), found["version"])
+            if ":v" in found[0]:
+                self._image = self._image or Server(found["server"])
 
     @property
     def config(self) -> RunConfig:
-        server = self._server or (self._command.server if self._command else None) or self._hinted
+        server = self._server or (self._command.server if self._command else None) or self._hinted or self._image
         command = self._command if self._command and self._command.server is server else None  # another run's
         settings = {**(self._from_command if command else {}), **self._settings}
         model = settings.get(_MODEL_KEY[server]) if server else None
-        return RunConfig(server, self._version, str(model) if model is not None else None,
+        version = self._version or (self._pins.get(server) if server else None)
+        return RunConfig(server, version, str(model) if model is not None else None,
                          tuple(settings.items()), command)
 
     def _take(self, server: Server, pairs: list[tuple[str, Any]]) -> None:

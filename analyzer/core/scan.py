@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
@@ -12,7 +14,7 @@ from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
-from analyzer.core.records import ErrorEvent, LogLine
+from analyzer.core.records import ErrorEvent, ErrorInfo, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
 
 __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change"]
@@ -79,9 +81,10 @@ class FileScanner:
     def idle(self) -> list[ErrorEvent]:
         return self._assembler.provisional()
 
-    def finish(self) -> list[ErrorEvent]:
-        events = [event for line in self._normalizer.finish() for event in self._assembler.feed(line)]
-        return events + self._assembler.finish()
+    def finish(self) -> Iterator[ErrorEvent]:
+        for line in self._normalizer.finish():
+            yield from self._assembler.feed(line)
+        yield from self._assembler.finish()
 
 
 def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:
@@ -92,6 +95,9 @@ def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDet
     yield from scanner.finish()
 
 
+_RECENT_CHAINS = 256
+
+
 class Change(enum.Enum):
     """What adding an event did to its incident."""
 
@@ -99,29 +105,69 @@ class Change(enum.Enum):
     AGAIN = "again"  # one more occurrence
     REVISED = "revised"  # a record shown before grew after a pause: its occurrence was replaced
     UNCHANGED = "unchanged"  # a record shown before ended as it was shown
+    REMATCHED = "rematched"  # matched again: the log told its run's server or release after it (`revised()`)
+
+
+class Diagnoser(Protocol):
+    """What diagnoses an event: a `Matcher`, or a run's (core/versions.py `TieredMatcher`)."""
+
+    def match_event(self, event: ErrorEvent) -> Diagnosis: ...
+
+    def match(self, info: ErrorInfo) -> Diagnosis: ...
+
+
+_EARLY_EVENTS = 32  # a file's events kept to be matched again once its run is known: a log tells it early
+
+
+@dataclass(slots=True)
+class _Matched:
+    event: ErrorEvent
+    incident: str
+    matcher: Diagnoser
+    diagnosis: Diagnosis
 
 
 class Analysis:
     """Matches and groups events; `incidents()` is the report at any moment."""
 
     def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
-                 run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None) -> None:
+                 run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None,
+                 matcher_for: Callable[[str], Diagnoser] | None = None) -> None:
+        """`matcher_for(file)`: the matcher of the run a file belongs to, as far as its lines told
+        (its server and release); `matcher` for every file without it."""
         self.matcher = matcher
+        self._matcher_for = matcher_for
         self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
         self._shown: dict[tuple[str, str, int], tuple[ErrorEvent, str]] = {}  # provisional events, by record
+        self._early: dict[str, dict[tuple[str, str, int], _Matched]] = {}  # each file's first events
+        self._revised: list[str] = []
+        # recent chains, by the matcher that read them: a repeated error is matched once
+        self._diagnosed: dict[tuple[Diagnoser, tuple[ErrorInfo, ...]], Diagnosis] = {}
         self.events = 0
 
-    def diagnose(self, event: ErrorEvent) -> Diagnosis:
+    def diagnose(self, event: ErrorEvent, matcher: Diagnoser | None = None) -> Diagnosis:
         """What the event is about: the chain link its incident is keyed by, and that link's match."""
-        return root_diagnosis(event, self.matcher.match_event(event), self.matcher.match)
+        matcher = matcher or self._matcher(event.span.file)
+        key = (matcher, event.chain)
+        known = self._diagnosed.get(key)
+        if known is None:
+            if len(self._diagnosed) >= _RECENT_CHAINS:
+                self._diagnosed.clear()
+            known = self._diagnosed[key] = root_diagnosis(event, matcher.match_event(event), matcher.match)
+        return known
+
+    def _matcher(self, file: str) -> Diagnoser:
+        return self._matcher_for(file) if self._matcher_for is not None else self.matcher
 
     def add(self, event: ErrorEvent) -> tuple[str, Change]:
         """Returns the incident the event joined and what it changed there. An event of a record
         shown before (a `provisional` one: the input paused) replaces the one shown: one
         occurrence, never split into two."""
         key = (event.span.file, event.stream, event.span.line_start)
+        matcher = self._matcher(event.span.file)
+        self._rematch(event.span.file, matcher)
         shown = self._shown.pop(key, None)
-        diagnosis = self.diagnose(event)
+        diagnosis = self.diagnose(event, matcher)
         if shown is None:
             self.events += 1
             incident_id, is_new = self._grouper.add(event, diagnosis)
@@ -132,9 +178,35 @@ class Analysis:
             change = Change.REVISED if grew else Change.UNCHANGED
         if event.provisional:
             self._shown[key] = (event, incident_id)
+        early = self._early.setdefault(event.span.file, {})
+        if key in early or len(early) < _EARLY_EVENTS:
+            early[key] = _Matched(event, incident_id, matcher, diagnosis)
         return incident_id, change
 
+    def revised(self) -> list[str]:
+        """The incidents changed since the last call because the log told its run's server or
+        release after some of its errors: those are matched again with the run's own patterns."""
+        for file in self._early:
+            self._rematch(file, self._matcher(file))
+        found, self._revised = self._revised, []
+        return list(dict.fromkeys(found))
+
+    def _rematch(self, file: str, matcher: Diagnoser) -> None:
+        for key, matched in self._early.get(file, {}).items():
+            if matched.matcher is matcher:
+                continue
+            matched.matcher = matcher
+            diagnosis = self.diagnose(matched.event, matcher)
+            if diagnosis == matched.diagnosis:
+                continue
+            matched.diagnosis = diagnosis
+            matched.incident = self._grouper.revise(matched.incident, matched.event, matched.event, diagnosis)
+            if key in self._shown:
+                self._shown[key] = (matched.event, matched.incident)
+            self._revised.append(matched.incident)
+
     def incidents(self) -> list[Incident]:
+        self.revised()
         return self._grouper.incidents()
 
     def snapshot(self, incident_id: str) -> Incident:

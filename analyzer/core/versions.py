@@ -2,16 +2,18 @@
 
 A `History` says, per signature id, which releases raise it and at which line (spans of
 consecutive releases with one line each). `VersionSniffer` reads log lines and finds the LLM
-server (SGLang or vLLM) and its version from banners, install paths and stack frames. From both,
-`patterns_for_run` keeps the patterns of the run's own projects and, for a known release, moves
-each signature to that release's line and leaves out those the release does not raise;
-`TieredMatcher` matches against those first and against every release of the project after.
+server (SGLang or vLLM) and its version from banners, install paths and stack frames (the engine
+takes both from the run's configuration, core/runconfig.py). From both, `patterns_for_run` (and
+`RunStore`, the same over a lazily read store) keeps the patterns of the run's own server and, for a
+known release, moves each signature to that release's line and leaves out those the release does
+not raise; `TieredMatcher` matches against those first and against every release after, and puts
+the releases line (`version_note`) on each diagnosis. `RunMatchers` builds one per kind of run.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -20,6 +22,7 @@ import regex
 from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
 from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
 from analyzer.core.schema import Pattern
+from analyzer.core.store import PatternStore, Site
 
 __all__ = [
     "SERVERS",
@@ -28,6 +31,7 @@ __all__ = [
     "LifeKind",
     "Project",
     "RunMatchers",
+    "RunStore",
     "Span",
     "TieredMatcher",
     "VersionSniffer",
@@ -249,24 +253,49 @@ def format_history(history: History) -> str:
 def parse_history(text: str) -> History:
     project = ""
     versions: tuple[str, ...] = ()
-    spans: dict[str, tuple[Span, ...]] = {}
+    raw: dict[str, str] = {}
     for line in text.splitlines():
         if not line or line.startswith("#"):
             continue
         head, _, rest = line.partition("\t")
         if head == "project":
             project = rest.strip()
-            continue
-        if head == "versions":
+        elif head == "versions":
             versions = tuple(rest.split())
-            continue
-        runs = []
-        for item in rest.split():
-            releases, _, number = item.rpartition(":")
-            first, _, last = releases.partition("-")
-            runs.append(Span(first, last or first, int(number)))
-        spans[head] = tuple(runs)
-    return History(project, versions, spans)
+        else:
+            raw[head] = rest
+    return History(project, versions, _SpanTable(raw))
+
+
+class _SpanTable(Mapping[str, tuple[Span, ...]]):
+    """Spans by id, each id's text parsed when it is first asked for: a history of 40,000 ids
+    opens in a tenth of the time, and a run asks for a handful."""
+
+    def __init__(self, raw: dict[str, str]) -> None:
+        self._raw = raw
+        self._parsed: dict[str, tuple[Span, ...]] = {}
+
+    def __getitem__(self, sid: str) -> tuple[Span, ...]:
+        found = self._parsed.get(sid)
+        if found is None:
+            found = self._parsed[sid] = tuple(_span(item) for item in self._raw[sid].split())
+        return found
+
+    def __contains__(self, sid: object) -> bool:
+        return sid in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+def _span(item: str) -> Span:
+    """`0.4.3-0.4.10:412` or `0.5.2:97`."""
+    releases, _, number = item.rpartition(":")
+    first, _, last = releases.partition("-")
+    return Span(first, last or first, int(number))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,31 +391,79 @@ def _project_of(name: str) -> Project | None:
 
 def select_patterns(patterns: Iterable[Pattern], server: Project | None) -> tuple[Pattern, ...]:
     """A vLLM run never gets an SGLang pattern and the reverse; torch and generic ones stay."""
-    if server is None:
-        return tuple(patterns)
-    others = {p.value for p in SERVERS if p is not server}
-    return tuple(p for p in patterns if (p.source.project or "").lower() not in others)
+    return tuple(p for p in patterns if _of_server(p, server))
+
+
+def _of_server(pattern: Pattern, server: Project | None) -> bool:
+    project = (pattern.source.project or "").lower()
+    return server is None or project == server.value or project not in _SERVER_NAMES
+
+
+_SERVER_NAMES = frozenset(p.value for p in SERVERS)
 
 
 def patterns_for_run(patterns: Iterable[Pattern], histories: Mapping[str, History],
                      versions: Mapping[str, str]) -> tuple[Pattern, ...]:
     """Each signature with a history, moved to the line of the run's release of its project, and
     left out when that release does not raise it. Others (curated, no version known) stay as they are."""
-    out = []
-    for pattern in patterns:
-        project = (pattern.source.project or "").lower()
-        history = histories.get(project)
-        version = versions.get(project)
-        if history is None or version is None or pattern.id not in history.spans or not history.release(version):
-            out.append(pattern)
-            continue
-        line = history.line_in(pattern.id, version)
-        if line is not None:
-            out.append(replace(pattern, source=replace(pattern.source, line=line, version=history.release(version))))
-    return tuple(out)
+    return tuple(moved for p in patterns if (moved := _in_release(p, histories, versions)) is not None)
 
 
-_STRENGTH = {MatchKind.EXACT: 3, MatchKind.RAISE_SITE: 2, MatchKind.FUZZY: 1, MatchKind.UNKNOWN: 0}
+def _in_release(pattern: Pattern, histories: Mapping[str, History], versions: Mapping[str, str]) -> Pattern | None:
+    project = (pattern.source.project or "").lower()
+    version = versions.get(project)
+    history = histories.get(project) if version is not None else None
+    release = history.release(version) if history is not None and version is not None else None
+    if history is None or version is None or release is None or pattern.id not in history.spans:
+        return pattern
+    line = history.line_in(pattern.id, version)
+    return None if line is None else replace(pattern, source=replace(pattern.source, line=line, version=release))
+
+
+class RunStore:
+    """A pattern store as one run sees it, read lazily like the store under it: the other LLM
+    server's patterns left out and, for the releases in `versions`, each signature moved to its
+    line there (left out where that release does not raise it)."""
+
+    def __init__(self, base: PatternStore, server: Project | None, histories: Mapping[str, History],
+                 versions: Mapping[str, str]) -> None:
+        self.base, self.server, self.histories, self.versions = base, server, histories, versions
+        self._seen: dict[str, Pattern | None] = {}
+
+    def _view(self, pattern: Pattern) -> Pattern | None:
+        if pattern.id not in self._seen:
+            keep = _of_server(pattern, self.server)
+            self._seen[pattern.id] = _in_release(pattern, self.histories, self.versions) if keep else None
+        return self._seen[pattern.id]
+
+    def _all(self, patterns: Iterable[Pattern]) -> list[Pattern]:
+        return [seen for p in patterns if (seen := self._view(p)) is not None]
+
+    def get(self, pattern_id: str) -> Pattern | None:
+        found = self.base.get(pattern_id)
+        return self._view(found) if found is not None else None
+
+    def by_word(self, word: str, short_type: str | None) -> Sequence[Pattern]:
+        return self._all(self.base.by_word(word, short_type))
+
+    def by_site(self, site: Site) -> Sequence[Pattern]:
+        return self._all(self.base.by_site(site))
+
+    def line_patterns(self) -> Sequence[Pattern]:
+        return self._all(self.base.line_patterns())
+
+    def frame_patterns(self) -> Sequence[Pattern]:
+        return self._all(self.base.frame_patterns())
+
+    def ids(self) -> frozenset[str]:
+        return frozenset(p.id for p in self)
+
+    def __iter__(self) -> Iterator[Pattern]:
+        return iter(self._all(self.base))
+
+
+_STRENGTH = {MatchKind.EXACT: 4, MatchKind.RAISE_SITE: 3, MatchKind.FUZZY: 2, MatchKind.POSSIBLE: 1,
+             MatchKind.UNKNOWN: 0}
 
 
 class TieredMatcher:
@@ -398,30 +475,62 @@ class TieredMatcher:
     frame's code line within the raise-site window. The release that fits is put on the pattern."""
 
     def __init__(self, first: Matcher, fallback: Matcher, histories: Mapping[str, History] | None = None,
-                 window: int = 20) -> None:
+                 window: int = 20, versions: Mapping[str, str] | None = None) -> None:
+        """`versions`: the run's releases by project, for the releases line of each diagnosis."""
         self.first, self.fallback = first, fallback
         self.histories = histories or {}
         self.window = window
-        self.patterns = fallback.patterns
+        self.versions = versions or {}
+
+    @property
+    def patterns(self) -> tuple[Pattern, ...]:
+        return self.fallback.patterns
 
     def pattern(self, pattern_id: str) -> Pattern | None:
         return self.first.pattern(pattern_id) or self.fallback.pattern(pattern_id)
 
     def match_event(self, event: ErrorEvent) -> Diagnosis:
         found = self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
-        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
-            return found
-        for index, info in enumerate(event.chain):
-            site = self._history_site(info)
-            if site is not None:
-                return replace(site, link=index)
-        return found
+        if _STRENGTH[found.match_kind] < _STRENGTH[MatchKind.RAISE_SITE]:
+            for index, info in enumerate(event.chain):
+                site = self._history_site(info)
+                if site is not None:
+                    found = replace(site, link=index)
+                    break
+        return self._noted(found, event.chain[found.link] if found.link < len(event.chain) else None)
 
     def match(self, info: ErrorInfo) -> Diagnosis:
         found = self._better(self.first.match(info), lambda: self.fallback.match(info))
-        if _STRENGTH[found.match_kind] >= _STRENGTH[MatchKind.RAISE_SITE]:
+        if _STRENGTH[found.match_kind] < _STRENGTH[MatchKind.RAISE_SITE]:
+            found = self._history_site(info) or found
+        return self._noted(found, info)
+
+    def _noted(self, found: Diagnosis, info: ErrorInfo | None) -> Diagnosis:
+        """The diagnosis with its releases line (empty for a pattern no history knows). Without the
+        run's release, the releases whose line is the one the log's frame shows are named, and the
+        pattern is put at the newest of them."""
+        pattern = found.pattern
+        if pattern is None:
             return found
-        return self._history_site(info) or found
+        note = version_note(pattern, self.histories, self.versions)
+        fits = self._fitting(pattern, info) if note else ()
+        if fits:
+            pattern = replace(pattern, source=replace(pattern.source, line=fits[-1].line, version=fits[-1].last))
+            spans = ", ".join(s.first if s.first == s.last else f"{s.first}–{s.last}" for s in fits)
+            found = replace(found, pattern=pattern)
+            note += f"; the log's line {fits[-1].line} is that of {spans}"
+        return replace(found, releases=note) if note else found
+
+    def _fitting(self, pattern: Pattern, info: ErrorInfo | None) -> tuple[Span, ...]:
+        """The spans of `pattern` at the raise line `info` shows, when the run's release is unknown
+        and the log's line differs from the pattern's."""
+        project = (pattern.source.project or "").lower()
+        frame = info.raise_site if info is not None else None
+        if project in self.versions or frame is None or not frame.lineno or frame.lineno == pattern.source.line:
+            return ()
+        if not pattern.source.path or not frame.path.replace("\\", "/").endswith("/" + pattern.source.path):
+            return ()
+        return tuple(span for span in self.histories[project].spans.get(pattern.id, ()) if span.line == frame.lineno)
 
     @staticmethod
     def _better(found: Diagnosis, other) -> Diagnosis:
@@ -489,20 +598,27 @@ def _slug(function: str) -> str:
 
 
 class RunMatchers:
-    """The matcher for each kind of run, built once: its server's patterns, its releases tried first."""
+    """The matcher for each kind of run, built once and lazily over the store of `patterns`: its
+    server's patterns only, its releases tried first, every diagnosis with its releases line."""
 
-    def __init__(self, patterns: Iterable[Pattern], histories: Mapping[str, History]) -> None:
-        self.patterns = tuple(patterns)
+    def __init__(self, patterns: Matcher | Iterable[Pattern], histories: Mapping[str, History]) -> None:
+        self.base = patterns if isinstance(patterns, Matcher) else Matcher(tuple(patterns))
         self.histories = histories
         self._built: dict[tuple, TieredMatcher] = {}
 
     def for_run(self, server: Project | None, versions: Mapping[str, str]) -> TieredMatcher:
+        versions = {project: version for project, version in versions.items() if project in self.histories}
         key = (server, tuple(sorted(versions.items())))
         if key not in self._built:
-            selected = select_patterns(self.patterns, server)
-            self._built[key] = TieredMatcher(Matcher(patterns_for_run(selected, self.histories, versions)),
-                                             Matcher(selected), self.histories)
+            every = self.base if server is None else self._matcher(RunStore(self.base.store, server, {}, {}))
+            first = self._matcher(RunStore(self.base.store, server, self.histories, versions)) if versions else every
+            self._built[key] = TieredMatcher(first, every, self.histories, self.base.site_window, versions)
         return self._built[key]
+
+    def _matcher(self, store: RunStore) -> Matcher:
+        matcher = Matcher(store, self.base.fuzzy_threshold, self.base.site_window)
+        matcher.broken, matcher.disabled = self.base.broken, self.base.disabled  # reported as the engine's
+        return matcher
 
 
 def version_note(pattern: Pattern, histories: Mapping[str, History], versions: Mapping[str, str]) -> str:

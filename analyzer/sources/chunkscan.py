@@ -11,6 +11,8 @@ numbers and prefix state come out as if every line had been fed (tests/test_fast
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
@@ -87,13 +89,12 @@ class ChunkScanner:
         self._keep(chunk, end)
         return events
 
-    def finish(self) -> list[ErrorEvent]:
-        events: list[ErrorEvent] = []
+    def finish(self) -> Iterator[ErrorEvent]:
         if self._tail or self._dropped:  # the last line has no newline
             self._flush()
-            events += self.scanner.feed(self._text(self._tail, 0, len(self._tail), self._dropped))
+            yield from self.scanner.feed(self._text(self._tail, 0, len(self._tail), self._dropped))
             self._tail, self._dropped = b"", 0
-        return events + self.scanner.finish()
+        yield from self.scanner.finish()
 
     def _scan(self, buffer: bytes, start: int, end: int, events: list[ErrorEvent]) -> None:
         """The whole lines `buffer[start:end]`."""

@@ -1,0 +1,175 @@
+"""Memory and time that do not grow with repetition or with the number of ranks (issue 16): a
+bounded sample of occurrences with exact counts, thousands of ranks interleaved line by line, the
+budget shedding state without losing an error, stacks and messages longer than their limits."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from analyzer.cli import main
+from analyzer.core.assemble import TracebackAssembler
+from analyzer.core.matcher import Matcher
+from analyzer.core.records import LogLine
+from analyzer.core.scan import Analysis, events_from_lines
+from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
+
+
+def _missing_shard():
+    def read_index(number):
+        raise ValueError(f"shard {number} is missing from /ckpt/model-{number:05d}.safetensors")
+
+    def load_weights(number):
+        read_index(number)
+
+    load_weights(7)
+
+
+SHARD = text_of(capture(_missing_shard)).splitlines()
+
+
+def _interleaved(ranks: int) -> list[str]:
+    """Every rank prints the same traceback at once: line 1 of each rank, then line 2, ..."""
+    return [f"[rank{rank}]: {line}" for line in SHARD for rank in range(ranks)]
+
+
+def _one_after_another(ranks: int) -> list[str]:
+    return [f"[rank{rank}]: {line}" for rank in range(ranks) for line in SHARD]
+
+
+def _scan(lines: list[str], file: str = "ranks.log") -> list:
+    analysis = Analysis(Matcher([]))
+    for event in events_from_lines(lines, file, NO_NOTICES):
+        analysis.add(event)
+    return analysis.incidents()
+
+
+@pytest.mark.parametrize(("ranks", "arrange"), [(2000, _interleaved), (5000, _interleaved),
+                                                (3000, _one_after_another)])
+def test_thousands_of_ranks_one_incident_with_every_rank_and_no_phantom(ranks, arrange):
+    (incident,) = _scan(arrange(ranks))
+    assert (incident.info.exception_type, incident.count) == ("ValueError", ranks)
+    assert incident.ranks == tuple(f"rank{rank}" for rank in range(ranks))
+    assert set(dict(incident.count_by_rank).values()) == {1}
+    assert dict(incident.count_by_file) == {"ranks.log": ranks}
+    assert not incident.event.truncated and incident.event.elided == 0
+    assert incident.info.raise_site.function == "read_index"
+    assert len(incident.occurrences) <= 17 < ranks and incident.occurrences_sampled
+
+
+def test_over_the_budget_every_interleaved_rank_keeps_its_exception_line():
+    """A budget too small for 3,000 open tracebacks: the blocks idle longest lose the middle of
+    their stacks (said in `elided`), never their header or exception line; no rank's traceback is
+    split into a fragment and a phantom."""
+    ranks = 3000
+    assembler = TracebackAssembler(max_held=ranks * 1500)
+    events = []
+    for number, text in enumerate(_interleaved(ranks), 1):
+        prefix, body = text.split(": ", 1)
+        rank = prefix.strip("[]")
+        events += assembler.feed(LogLine(body, "ranks.log", number, stream=f"{rank}#", channel=rank, rank=rank))
+    events += assembler.finish()
+    assert sorted(event.rank for event in events) == sorted(f"rank{rank}" for rank in range(ranks))
+    assert {(event.final.exception_type, event.final.message) for event in events} == {
+        ("ValueError", "shard 7 is missing from /ckpt/model-00007.safetensors")}
+    assert not any(event.truncated for event in events)
+    shrunk = [event for event in events if event.elided]
+    assert shrunk and all(event.lines[0] == SHARD[0] for event in shrunk)
+    assert all(event.final.raise_site is None or event.final.raise_site.function == "read_index" for event in events)
+
+
+def test_a_repeated_traceback_is_counted_exactly_and_sampled(tmp_path, capsys):
+    """The same error 4,000 times in two files: exact counts per file, a JSON line of a few KB."""
+    block = ["INFO 12-01 10:00:00 [loader.py:12] loading", *SHARD]
+    (tmp_path / "run").mkdir()
+    first, second = tmp_path / "run" / "a.log", tmp_path / "run" / "b.log"
+    first.write_text("\n".join(block * 3000) + "\n")
+    second.write_text("\n".join(block * 1000) + "\n")
+    assert main(["scan", "--format", "jsonl", str(tmp_path)]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    incident = json.loads(line)
+    assert incident["count"] == 4000 and incident["occurrences_sampled"]
+    assert incident["count_by_file"] == {str(first): 3000, str(second): 1000}
+    assert incident["count_by_rank"] == {} and incident["elided"] == 0
+    spans = [(o["file"], o["line_start"]) for o in incident["occurrences"]]
+    last_start = 999 * len(block) + 2
+    assert spans[0] == (str(first), 2) and (str(second), 2) in spans and spans[-1] == (str(second), last_start)
+    assert len(spans) <= 17 and len(line) < 8000
+
+
+def test_an_occurrence_that_grows_into_another_error_leaves_exact_counts():
+    """A paused writer: rank2's error is shown as it stood (provisional), then its message goes on
+    and it becomes another error. The counts and ranks of the incident it left drop with it."""
+    analysis = Analysis(Matcher([]))
+    lines = [*_one_after_another(3), None, "[rank2]: the index names 8 shards"]
+    for event in events_from_lines(lines, "ranks.log", NO_NOTICES):
+        analysis.add(event)
+    first, moved = analysis.incidents()
+    assert (first.count, first.ranks, first.count_by_rank) == (2, ("rank0", "rank1"), (("rank0", 1), ("rank1", 1)))
+    assert (moved.count, moved.ranks, dict(moved.count_by_file)) == (1, ("rank2",), {"ranks.log": 1})
+    assert moved.info.message.endswith("the index names 8 shards") and moved.occurrences == (moved.event.span,)
+
+
+def _recurse(depth: int) -> None:
+    _bounce(depth)
+
+
+def _bounce(depth: int) -> None:
+    if depth:
+        _recurse(depth - 1)
+    else:
+        raise RecursionError("maximum recursion depth exceeded while calling a Python object")
+
+
+def _deep_stack() -> str:
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(10000)
+    try:
+        return text_of(capture(lambda: _recurse(3000)))
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def test_a_stack_of_thousands_of_frames_is_one_incident_with_its_head_and_tail():
+    """Two functions calling each other 3,000 times (no repeated line CPython could fold): ~12,000
+    lines, past the 5,000-line block limit. One record: the first frames, the innermost ones, the
+    exception line, and how many lines were left out."""
+    lines = _deep_stack().splitlines()
+    assert len(lines) > 10000
+    (event,) = events_from_lines(lines, "deep.log", NO_NOTICES)
+    assert event.final.exception_type == "RecursionError" and not event.truncated
+    assert event.span.line_start == 1 and event.span.line_end == len(lines)
+    assert event.elided == len(lines) - len(event.lines) > 9000
+    frames = event.final.frames
+    assert frames[0].function == "capture" and frames[1].function == "<lambda>"
+    assert frames[-1].function == "_bounce" and frames[-1].code.startswith("raise RecursionError")
+
+
+def test_a_message_of_thousands_of_lines_keeps_its_head_and_says_so():
+    """A tensor's repr in a message: its first 200 continuation lines are kept, the rest counted in
+    `elided`; a row that reads like an exception line starts no phantom."""
+    rows = "\n".join(f"        [{row}.0000, {row}.5000]," for row in range(3000))
+    rows = rows.replace("[2500.0000", "KeyError: 'not an error, a row'\n        [2500.0000")
+
+    def compare():
+        raise AssertionError(f"Tensors differ:\ntensor([\n{rows}\n])")
+
+    lines = text_of(capture(compare)).splitlines()
+    (event,) = events_from_lines([*lines, "", "INFO done"], "tensor.log", NO_NOTICES)
+    message = event.final.message.splitlines()
+    assert message[:3] == ["Tensors differ:", "tensor([", "        [0.0000, 0.5000],"] and len(message) == 201
+    assert event.elided == len(lines) - len(event.lines) and event.span.line_end == len(lines)
+
+
+def test_what_was_left_out_is_said_in_json_and_in_text(tmp_path, capsys):
+    log = tmp_path / "deep.log"
+    log.write_text(_deep_stack())
+    assert main(["scan", "--format", "jsonl", str(log)]) == 0
+    (incident,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert incident["exception_type"] == "RecursionError" and incident["elided"] > 9000
+    assert not incident["truncated"]
+    assert main(["scan", str(log)]) == 0
+    assert f"{incident['elided']:,} line(s) of it left out" in capsys.readouterr().out
