@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -36,7 +37,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the platform's wheels
     hyperscan = None
 
-__all__ = ["HEAD_AT", "HEADS", "TriggerFinder", "available", "body_may_set_stream", "body_may_set_time",
+__all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile_database", "body_may_set_stream", "body_may_set_time",
            "head_group", "head_sets", "may_set_stream", "may_set_time"]
 
 # Where the text of a line (after its prefixes) may begin: at a line start or after the end of a
@@ -149,12 +150,16 @@ class TriggerFinder:
     `extra` more Hyperscan patterns (the learned prefix families); `headed`: lines behind one channel
     head are left to the caller (see _HEADED)."""
 
-    def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = (), headed: bool = False) -> None:
-        self._database = _database(tuple(sorted(set(keywords))), headed)
+    def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = (), headed: bool = False,
+                 compile: Compile | None = None) -> None:
+        """`compile` builds the two fixed databases (a caller may keep them compiled between runs:
+        compiling is most of a small scan's start-up); the learned families are always compiled here."""
+        compile = compile or compile_database
+        self._database = _database(tuple(sorted(set(keywords))), headed, compile)
         self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
-        self._setters = _setters_database()
+        self._setters = _setters_database(compile)
         self._setters_scratch = self._setters.scratch.clone()
 
     def scan(self, buffer: bytes) -> list[int]:
@@ -184,31 +189,33 @@ class TriggerFinder:
         return found.get(0, len(buffer)), found.get(1, len(buffer)), found.get(2, len(buffer)), found.get(3, len(buffer))
 
 
-@lru_cache(maxsize=1)
-def _setters_database():
+# (expressions, flags) -> a block-mode database whose ids are the expressions' positions
+Compile = Callable[[tuple[bytes, ...], tuple[int, ...]], Any]
+
+
+def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> Any:
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    expressions = [rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
-                   _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START]  # a superset: cheaper
-    database.compile(expressions=expressions, ids=list(range(4)), elements=4,
-                     flags=[hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * 4)
+    database.compile(expressions=list(expressions), ids=list(range(len(expressions))), elements=len(expressions),
+                     flags=list(flags))
     return database
+
+
+@lru_cache(maxsize=2)
+def _setters_database(compile: Compile):
+    expressions = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
+                   _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # a superset: cheaper
+    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * 4)
 
 
 @lru_cache(maxsize=32)  # the same families are learned again in each file of a kind (and each test)
 def _extra_database(expressions: tuple[bytes, ...]):
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=list(expressions), ids=list(range(len(expressions))), elements=len(expressions),
-                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
-    return database
+    return compile_database(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
 
 
 @lru_cache(maxsize=8)
-def _database(keywords: tuple[str, ...], headed: bool):
-    expressions = [*_STARTS, *_STATE, *(_HEADED if headed else _CHANNELS), *(_literal(k) for k in keywords)]
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
-                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
-    return database
+def _database(keywords: tuple[str, ...], headed: bool, compile: Compile):
+    expressions = (*_STARTS, *_STATE, *(_HEADED if headed else _CHANNELS), *(_literal(k) for k in keywords))
+    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
 
 
 def _literal(text: str) -> bytes:

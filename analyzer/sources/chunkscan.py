@@ -28,6 +28,7 @@ from analyzer.core.triggers import (
     may_set_stream,
     may_set_time,
 )
+from analyzer.sources.hyperscan_cache import compile_cached
 from analyzer.sources.lines import MAX_LINE, cut_line
 
 __all__ = ["ChunkScanner"]
@@ -50,7 +51,8 @@ class ChunkScanner:
         self._file = file
         self._keywords = notices.keywords if notices else ()
         self._headed = max_line >= _HEADED_LINE
-        self._finder = TriggerFinder(self._keywords, headed=self._headed) if fast and available() else None
+        self._finder = (TriggerFinder(self._keywords, headed=self._headed, compile=compile_cached)
+                        if fast and available() else None)
         self._learned = 0  # the learner's version the finder knows
         self._rebuilds = 0
         self._max_line = max_line
@@ -131,7 +133,7 @@ class ChunkScanner:
         if self._finder is not None and version != self._learned:
             self._flush()  # lines skipped before a family was learned are read as they were
             self._rebuilds += 1
-            self._finder = (TriggerFinder(self._keywords, self.scanner.learner.triggers, self._headed)
+            self._finder = (TriggerFinder(self._keywords, self.scanner.learner.triggers, self._headed, compile_cached)
                             if self._rebuilds <= _MAX_REBUILDS else None)
             self._learned = version
         return self._finder is not None

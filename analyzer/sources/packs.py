@@ -32,6 +32,7 @@ from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template.fields import literal_text
+from analyzer.sources.cache import cache_root
 from analyzer.sources.derived import Sidecar, read_sidecar, sidecar_files
 from analyzer.sources.pack_index import IndexStore, write_index
 
@@ -341,8 +342,7 @@ def _signature(pattern: Pattern) -> tuple[str, str, str | None]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "analyzer" / "packs"
+    return cache_root() / "packs"
 
 
 def _evict(directory: Path, keep: Path) -> None:
