@@ -16,6 +16,7 @@ pattern replaces an earlier one with the same id.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -190,10 +191,16 @@ def ensure_builtin_index() -> IndexStore | None:
     package folder cannot be written (then the caller compiles into the cache)."""
     target = builtin_index_path()
     root = builtin_pack_dir()
+    stamp = _stamp(root)
+    known = _stamped_digest(target, stamp)
+    fresh = _index_if_current(target, known) if known else None
+    if fresh is not None:  # no file changed size or time since the digest was last read: not read again
+        return fresh
     sources = _builtin_sources(root)
     digest = _digest(sources + _sidecar_sources(root), curated_first=True)
     fresh = _index_if_current(target, digest)
     if fresh is not None:
+        _write_stamp(target, stamp, digest)
         return fresh
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -207,9 +214,43 @@ def ensure_builtin_index() -> IndexStore | None:
                 patterns, problems = _parse(sources, curated_first=True, covered=covered)
                 write_index(target, patterns, problems, digest, _sidecars(root), covered)
                 fresh = IndexStore(target)
+            _write_stamp(target, stamp, digest)
     except OSError:
         return None
     return fresh
+
+
+def _stamp(root: Path) -> str:
+    """The pack files as seen from outside (names, sizes, modification times) and the building code:
+    a checkout's every run compares this instead of hashing 40 MB of YAML."""
+    stamp = hashlib.sha256(_code_digest())
+    for path in [*pack_files(root), *sidecar_files(root)]:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamp.update(f"{path.relative_to(root).as_posix()}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return stamp.hexdigest()
+
+
+def _stamp_path(index: Path) -> Path:
+    return index.with_name(index.stem + ".stamp")
+
+
+def _stamped_digest(index: Path, stamp: str) -> str | None:
+    """The digest the files had when they last looked like `stamp`."""
+    try:
+        seen, digest = _stamp_path(index).read_text().split()
+    except (OSError, ValueError):
+        return None
+    return digest if seen == stamp else None
+
+
+def _write_stamp(index: Path, stamp: str, digest: str) -> None:
+    with contextlib.suppress(OSError):
+        partial = _stamp_path(index).with_name(f".{index.stem}.{os.getpid()}.stamp")
+        partial.write_text(f"{stamp} {digest}\n")
+        os.replace(partial, _stamp_path(index))
 
 
 def _index_if_current(path: Path, digest: str) -> IndexStore | None:
