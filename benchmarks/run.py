@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     r["python"] = python_iteration(log, args.repeat)
     say(f"python line iteration: {rate(size, r['python']['cpu'])}")
     r["scan"] = analyzer_scan(log, empty, args.repeat)
-    r["truth"] = check_truth(r["scan"].pop("incidents"), truth)
+    r["truth"] = check_truth(log, r["scan"].pop("incidents"), truth)
     say(f"analyzer scan: {rate(size, r['scan']['cpu'])} end to end; start-up {r['scan']['startup_cpu']:.2f} s CPU; "
         f"peak RSS {r['scan']['rss'] / MIB:.0f} MiB; ground truth {r['truth']}")
     r["core"] = core_paths(log, int(args.line_path_mb * MB), args.repeat)

@@ -87,7 +87,7 @@ def measure(size: str, repeat: int, styles: tuple[str, ...] = ()) -> list[dict]:
         grep = best(repeat, lambda: run_process(["grep", "-c", "Traceback", str(path)]))
         rg = best(repeat, lambda: run_process(["rg", "-c", "Traceback", str(path)])) if shutil.which("rg") else None
         cpu, wall, rss, incidents = scan(path, shape.stdin, repeat)
-        truth = check_truth(incidents, json.loads(generate.truth_path(path).read_text()))
+        truth = check_truth(path, incidents, json.loads(generate.truth_path(path).read_text()))
         share = grep[0] / cpu if cpu else 0.0
         rows.append({"shape": shape.name, "bytes": bytes_, "grep_cpu": grep[0], "rg_cpu": rg[0] if rg else None,
                      "cpu": cpu, "seconds": wall, "rss": rss, "share": share, "target": shape.target,
