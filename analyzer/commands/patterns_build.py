@@ -18,7 +18,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("build", help="compile the built-in packs into the shipped index",
                                    description="Compile the YAML packs under patterns/ into "
                                                "analyzer/_data/patterns.sqlite, which every run queries. "
-                                               "Run it after changing a pack; CI checks that it was.")
+                                               "Installing the package does it, and a checkout's next run after a pack "
+                                               "or its building code changed does it again; this does it by hand.")
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 when the index is out of date with the packs or the code")
     parser.add_argument("-o", "--output", metavar="FILE", type=Path, help="write the index here instead")
