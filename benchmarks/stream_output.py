@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from soak import DATA, ROOT, write_ranks  # noqa: E402
+from soak import DATA, ROOT, write_ranks
 
 
 def _feed(pipe, path: Path) -> None:
