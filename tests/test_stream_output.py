@@ -46,22 +46,23 @@ def _lines_of(stream, into: queue.Queue) -> None:
     into.put(None)
 
 
-def _stream(fmt: str, wanted: str) -> tuple[list[str], float]:
-    """`scan -` fed `_first()`, then, once a line with `wanted` was printed, `_fleet()`. Returns the
-    lines printed and the seconds the scan ran (for the bound on its ticks)."""
+def _stream(fmt: str, wanted: str, fifo: Path | None = None) -> tuple[list[str], float]:
+    """`scan -` (or `scan FIFO`) fed `_first()`, then, once a line with `wanted` was printed,
+    `_fleet()`. Returns the lines printed and the seconds the scan ran (for the bound on its ticks)."""
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "scan", "--format", fmt, "-"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
+    proc = subprocess.Popen([sys.executable, "-m", "analyzer", "scan", "--format", fmt, str(fifo or "-")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV)
     out: queue.Queue = queue.Queue()
     threading.Thread(target=_lines_of, args=(proc.stdout, out), daemon=True).start()
     printed: list[str] = []
-    proc.stdin.write(_first().encode())  # type: ignore[union-attr]
-    proc.stdin.flush()  # type: ignore[union-attr]
+    pipe = proc.stdin if fifo is None else open(fifo, "wb")  # noqa: SIM115 - closed by the writer
+    pipe.write(_first().encode())  # type: ignore[union-attr]
+    pipe.flush()  # type: ignore[union-attr]
     while wanted not in (printed[-1] if printed else ""):  # the new incident, before the writer goes on
         line = out.get(timeout=60)  # a hang guard, not a measurement
         assert line is not None, "the scan ended before the first incident was printed"
         printed.append(line)
-    writer = threading.Thread(target=_write_and_close, args=(proc.stdin, _fleet().encode()))
+    writer = threading.Thread(target=_write_and_close, args=(pipe, _fleet().encode()))
     writer.start()
     while (line := out.get(timeout=120)) is not None:
         printed.append(line)
@@ -104,3 +105,13 @@ def test_text_says_again_once_per_tick_with_the_ranks_that_joined():
     assert sum(int(line.split("; ")[1].split()[0]) if "more since" in line else 1 for line in again) == RANKS - 1
     assert any("more since the last line; " in line and " ranks), latest on rank" in line for line in again)
     assert printed[-1].startswith(f"-- 1 file(s), {RANKS + 1} error event(s), 2 incident(s)")
+
+
+def test_a_fifo_prints_as_it_comes_like_stdin(tmp_path):
+    """`analyzer scan <(command)`: the first incident is printed while the writer waits for it."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    printed, _ = _stream("jsonl", '"ValueError"', fifo)
+    latest = {o["id"]: o for o in map(json.loads, printed)}
+    assert [o["exception_type"] for o in latest.values()] == ["ValueError", "RuntimeError"]
+    assert latest["I2"]["count"] == RANKS

@@ -19,7 +19,7 @@ from analyzer.core.scan import Analysis, Change
 from analyzer.sinks.console import output_console
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sinks.text import render_incident, render_report
-from analyzer.sources.files import STDIN
+from analyzer.sources.files import STDIN, is_stream
 from analyzer.sources.problems import Problem
 
 __all__ = ["register", "run"]
@@ -58,12 +58,12 @@ def run(args: argparse.Namespace) -> int:
 
     engine = engine_from(args)
     analysis = engine.analysis()
-    streaming = args.follow or STDIN in paths
-    sink = _StreamSink(args.format, engine.run_config, analysis) if streaming else None
     files = engine.expand(paths, on_problem, follow=args.follow)
     if not files:
         print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
         return Exit.USAGE
+    streaming = args.follow or any(is_stream(path) for path in files)  # stdin, a FIFO, `<(command)`
+    sink = _StreamSink(args.format, engine.run_config, analysis) if streaming else None
     if STDIN in files and sys.stdin.isatty():
         print("analyzer: reading standard input (end it with Ctrl-D)", file=sys.stderr)
     interrupted, warned = False, 0
