@@ -4,6 +4,8 @@
     python benchmarks/run.py --write         # ... and writes benchmarks/RESULTS.md
     python benchmarks/run.py --size 1G       # the same on a 1 GB log
     python benchmarks/run.py --memory-1g     # also peak memory and speed on a 1 GB log
+    python benchmarks/run.py --check --size 100M   # only issue #20's targets on every log shape
+                                                   # (benchmarks/styles.py); exit 1 when one is missed
 
 Timings are the best of --repeat runs on files in the page cache, in CPU seconds (user + system)
 and wall seconds; speeds are per CPU second, which a busy machine disturbs least. Nothing here is
@@ -44,7 +46,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--line-path-mb", type=float, default=10, help="MB read by the line-by-line path")
     parser.add_argument("--skip", action="append", default=[], choices=("drain3", "matcher", "follow"))
     parser.add_argument("--write", action="store_true", help="write benchmarks/RESULTS.md")
+    parser.add_argument("--check", action="store_true",
+                        help="measure every log shape against issue #20's targets (styles.py) and exit 1 "
+                             "when one is missed; nothing else runs")
     args = parser.parse_args(argv)
+    if args.check:
+        from benchmarks import styles
+
+        return styles.main(["--size", args.size, "--repeat", str(args.repeat), "--check"])
 
     r: dict = {"machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M")}
     log = ensure_log(args.size, args.every)
@@ -61,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     r["python"] = python_iteration(log, args.repeat)
     say(f"python line iteration: {rate(size, r['python']['cpu'])}")
     r["scan"] = analyzer_scan(log, empty, args.repeat)
-    r["truth"] = check_truth(r["scan"].pop("incidents"), truth)
+    r["truth"] = check_truth(log, r["scan"].pop("incidents"), truth)
     say(f"analyzer scan: {rate(size, r['scan']['cpu'])} end to end; start-up {r['scan']['startup_cpu']:.2f} s CPU; "
         f"peak RSS {r['scan']['rss'] / MIB:.0f} MiB; ground truth {r['truth']}")
     r["core"] = core_paths(log, int(args.line_path_mb * MB), args.repeat)

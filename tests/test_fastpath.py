@@ -153,6 +153,14 @@ WRAPS = {
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
     "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
     "cri_partial": lambda rng, line: "\n".join(fmt.cri([line], max_record=rng.choice((7, 40, 16384)))),
+    # Per-line channel heads, interleaved: the fast path skips their lines and rebuilds each channel's state.
+    "torchrun_glued": lambda rng, line: f"[default{rng.randrange(3)}]:{line}",
+    "torchrun_spacing": lambda rng, line: f"[rank{rng.randrange(2)}]:{rng.choice(('', ' ', '  '))}{line}",
+    "vllm_workers": lambda rng, line: rng.choice(("(VllmWorker rank=1 pid=4321) ", "(VllmWorker TP0 pid=4301) ",
+                                                  "(EngineCore_DP0 pid=4301) ", "(pid=7, ip=10.0.0.2) ")) + line,
+    "heads_mixed": lambda rng, line: rng.choice(("", "[rank0]: ", "[rank1]:", "(VllmWorker rank=2 pid=9) ",
+                                                 "[rank0]:(VllmWorker TP1 pid=8) ", "[rank1]: INFO 12-01 10:00:01 ")) + line,
+    "heads_redrawn": lambda rng, line: (f"[rank{rng.randrange(2)}]: " + rng.choice(("", "10%\r", "x\r[rank1]: ", "\r")) + line),
 }
 
 
@@ -208,8 +216,25 @@ def test_without_hyperscan_every_line_is_read():
     assert fast_path(data, 97, fast=False) == line_path(data)
 
 
-def test_quiet_stretches_are_not_parsed(monkeypatch):
-    text, _ = build_log(200_000, every=1000, seed=4)
+@pytest.mark.parametrize("style", ["sglang-every", "torchrun", "container", "vllm-every"])
+def test_generated_logs_of_every_style(style):
+    text, truth = build_log(120_000, every=300, seed=5, style=style)
+    events = assert_same(text.encode(), chunks=(1 << 20, 4096))
+    assert len(events) == len(truth)
+
+
+def test_interleaved_channel_heads_cut_anywhere():
+    rng = random.Random(9)
+    lines = []
+    for _ in range(400):
+        head = rng.choice(("[rank0]:", "[rank1]: ", "[default2]:", "(VllmWorker rank=1 pid=4321) ", "(pid=7, ip=10.0.0.2) ", ""))
+        lines.extend(head + line for line in _record(rng))
+    assert_same("\n".join(lines).encode(), chunks=(1 << 20, 4096, 500, 61))
+
+
+@pytest.mark.parametrize("style", ["first", "torchrun", "vllm-every"])
+def test_quiet_stretches_are_not_parsed(monkeypatch, style):
+    text, _ = build_log(200_000, every=1000, seed=4, style=style)
     calls = []
     original = LineNormalizer.normalize
     monkeypatch.setattr(LineNormalizer, "normalize", lambda self, raw, n: calls.append(n) or original(self, raw, n))
@@ -245,3 +270,17 @@ def test_failure_forms(seed, wrap):
         lines.extend(WRAPS[wrap](rng, line) for line in [*_record(rng), *form])
     events = assert_same("\n".join(lines).encode())
     assert len(events) > len(failure_forms())
+
+
+def test_first_characters_rule_out_only_prefixes_that_cannot_match():
+    from analyzer.core.normalize import _ruled_out
+    from analyzer.core.prefixes import KNOWN
+
+    rng = random.Random(3)
+    texts = [piece.decode("utf-8", "replace") for piece in PIECES]
+    texts += [WRAPS[wrap](rng, "x") for wrap in sorted(WRAPS) for _ in range(5)]
+    texts += ["٣2026-12-01T10:00:00Z x", "2026-12-01 10:00:00,1 - a - INFO - x", "DEBUG:x:y", "Dec  1 10:00:00 h p[1]: x"]
+    for text in filter(None, texts):
+        for kind in KNOWN:
+            if kind.pattern.match(text):
+                assert kind.name not in _ruled_out(text[0]), (kind.name, text)

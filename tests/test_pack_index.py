@@ -163,3 +163,22 @@ def test_a_package_folder_that_cannot_be_written_compiles_into_the_cache(tmp_pat
     again = load_packs(use_env=False)
     assert isinstance(again.layers[0], IndexStore)
     assert Matcher(again).match_message(f"ValueError: {SEED}").pattern.id == "sglang.deepseek-v4-cp-a2a-backend"
+
+
+def test_an_unchanged_checkout_is_not_hashed_again_on_each_run(tmp_path, monkeypatch):
+    """The digest is read once per change of the files' sizes or times: a stamp beside the index
+    remembers it. A touched file is hashed again, and found current without a compile."""
+    index = tmp_path / "patterns.sqlite"
+    index.write_bytes(builtin_index_path().read_bytes())
+    monkeypatch.setattr(packs, "builtin_index_path", lambda: index)
+    assert packs.ensure_builtin_index() is not None  # hashes, finds it current, writes the stamp
+    assert (tmp_path / "patterns.stamp").is_file()
+
+    def no_reading(path):
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(packs, "_read", no_reading)
+    assert packs.ensure_builtin_index() is not None
+    monkeypatch.setattr(packs, "_stamp", lambda root: "touched")
+    with pytest.raises(AssertionError, match="read"):
+        packs.ensure_builtin_index()

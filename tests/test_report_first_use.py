@@ -157,3 +157,23 @@ def test_html_report_explains_each_signature_as_scan_does(capsys, fleet, tmp_pat
     assert f"<code>{escape(lower.command)}</code>" in page and f"Raised in the log at</span> <code>{row.raise_site}" in page
     main(["scan", example.file])  # the same incident, as `scan` words it
     assert f"your command, fixed: {lower.command}" in " ".join(capsys.readouterr().out.split())
+
+
+def test_html_report_says_when_a_signature_fires_from_its_derived_page(capsys, fleet, tmp_path):
+    """The page derived from the source (`patterns derive`) reaches the report too: for each known
+    signature that has one, the condition in words and the source linked at its release."""
+    from html import escape
+
+    from tests.support import builtin_engine
+
+    target = tmp_path / "report.html"
+    assert report(capsys, fleet, "-o", str(target))[0] == 0
+    page = target.read_text(encoding="utf-8")
+    matcher = builtin_engine().matcher
+    shown = set(re.findall(r'<code>([\w.-]+)</code></a>', page))
+    derived = {pattern_id: matcher.derived(pattern_id) for pattern_id in shown}
+    with_condition = {i: d for i, d in derived.items() if d is not None and d.condition}
+    assert with_condition, f"no signature of the fleet has a derived page: {sorted(shown)}"
+    for found in with_condition.values():
+        assert escape(found.fires_when) in page
+        assert not found.link or f'href="{escape(found.link)}"' in page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,8 @@ def engine_incidents(engine, *paths):
 
 
 async def until(pilot, condition, what: str) -> None:
-    for _ in range(300):
+    deadline = time.monotonic() + 60  # a hang guard, not a measurement: a loaded machine is slow
+    while time.monotonic() < deadline:
         if condition():
             return
         await pilot.pause(0.02)
@@ -54,8 +56,9 @@ def triage(live: LiveScan, scenario, size=(100, 32)):
         app = TriageApp(live)
         async with app.run_test(size=size) as pilot:
             if not live.streaming:
-                await until(pilot, lambda: live.done and app.incidents is not None
-                            and len(app.incidents) == len(live.incidents()), "scan shown")
+                # the same incidents, not just as many: a record that grew after a poll (a chain
+                # link came) is revised in place, and the table must show its final diagnosis
+                await until(pilot, lambda: live.done and app.incidents == live.incidents(), "scan shown")
                 await until(pilot, lambda: app.query_one(LogPane).settled or not app.incidents,
                             "log window read")
             return await scenario(app, pilot)
@@ -134,7 +137,7 @@ def test_traceback_is_highlighted_and_marks_raise_site_and_blame(engine):
         assert any("#" in style for style in styled), "the frame's code is syntax-highlighted"
         assert plain.rstrip().endswith(incident.info.message.splitlines()[0])
 
-    triage(LiveScan(Engine(Options(app_packages=("sglang",)), patterns=engine.matcher.patterns), [DEEPSEEK]), scenario)
+    triage(LiveScan(Engine(Options(app_packages=("sglang",))), [DEEPSEEK]), scenario)
 
 
 def test_chain_and_traceback_show_every_link(engine):
@@ -233,9 +236,8 @@ def test_slash_searches_messages_and_escape_clears(engine):
 
 
 def test_s_sorts_by_the_next_column_and_shift_s_reverses(engine):
-    expected = engine_incidents(engine, CHAINED, CRASH)
-
     async def scenario(app, pilot):
+        expected = app.incidents  # the order is judged on what the table shows, found by the app's own scan
         await pilot.press("s")
         assert "sort severity" in str(app.query_one("#status-text").content)
         rank = {"critical": 0, "error": 1, "warning": 2, "info": 3}
@@ -253,9 +255,8 @@ def test_s_sorts_by_the_next_column_and_shift_s_reverses(engine):
 
 
 def test_clicking_a_column_header_sorts_by_it_and_again_reverses(engine):
-    expected = engine_incidents(engine, CHAINED, CRASH)
-
     async def scenario(app, pilot):
+        expected = app.incidents
         table = app.query_one(IncidentTable)
         header = DataTable.HeaderSelected(table, ColumnKey("ranks"), 3, Text("Ranks"))
         table.post_message(header)

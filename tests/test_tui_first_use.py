@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,8 @@ def engine():
 
 
 async def _until(pilot, condition, what: str) -> None:
-    for _ in range(500):
+    deadline = time.monotonic() + 60  # a hang guard, not a measurement: a loaded machine is slow
+    while time.monotonic() < deadline:
         if condition():
             return
         await pilot.pause(0.02)
@@ -49,7 +51,7 @@ def triage(live: LiveScan, scenario, size=(120, 36), before=None):
             before(app)
         async with app.run_test(size=size) as pilot:
             if not live.streaming:
-                await _until(pilot, lambda: live.done and len(app.incidents) == len(live.incidents()), "scan shown")
+                await _until(pilot, lambda: live.done and app.incidents == live.incidents(), "scan shown")
                 await _until(pilot, lambda: app.log_pane.settled, "log window read")
             return await scenario(app, pilot)
 

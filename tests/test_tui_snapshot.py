@@ -10,6 +10,7 @@ After an intended change: `pytest tests/test_tui_snapshot.py --snapshot-update`,
 from __future__ import annotations
 
 import linecache
+import time
 import traceback
 
 import pytest
@@ -88,8 +89,9 @@ def triage_app() -> TriageApp:
 
 async def settled(pilot) -> None:
     app = pilot.app
-    for _ in range(300):
-        if app.live.done and app.incidents and app.query_one(LogPane).settled:
+    deadline = time.monotonic() + 60  # a hang guard: a loaded machine is slow
+    while time.monotonic() < deadline:
+        if app.live.done and app.incidents and app.incidents == app.live.incidents() and app.query_one(LogPane).settled:
             break
         await pilot.pause(0.02)
     await pilot.pause(0.2)

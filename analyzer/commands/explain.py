@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
             f"analyzer: {problem}", file=sys.stderr)))
     releases = engine.releases(pattern, run)
     if args.format == "json":
-        print(json.dumps(page_dict(pattern, diagnosis, run, releases), ensure_ascii=False, indent=2))
+        print(json.dumps(page_dict(pattern, diagnosis, run, releases, matcher.derived(pattern.id)), ensure_ascii=False,
+                         indent=2))
     else:
         render_page(pattern, matcher, output_console(), diagnosis, run, releases)
     return Exit.OK

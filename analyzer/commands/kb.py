@@ -12,6 +12,7 @@ from typing import Any
 
 from analyzer.commands.common import add_pack_arguments, engine_from
 from analyzer.commands.exit_codes import Exit
+from analyzer.core.derived import DerivedPage
 from analyzer.core.schema import Pattern
 from analyzer.core.versions import History, version_note
 from analyzer.sinks.kb.site import build_site
@@ -40,10 +41,10 @@ def register(subparsers) -> None:
     parser.set_defaults(func=lambda args: (parser.print_help(), Exit.USAGE)[1])
 
 
-def kb_page(pattern: Pattern, histories: Mapping[str, History]) -> dict[str, Any]:
-    """A signature's page data: `explain --format json`'s, with the releases that raise it and a bare
-    assert's condition."""
-    data = page_dict(pattern)
+def kb_page(pattern: Pattern, histories: Mapping[str, History], derived: DerivedPage | None = None) -> dict[str, Any]:
+    """A signature's page data: `explain --format json`'s (with the page derived from the source),
+    the releases that raise it and a bare assert's condition."""
+    data = page_dict(pattern, derived=derived)
     note = version_note(pattern, histories, {})
     if note and not data.get("releases"):
         data["releases"] = note
@@ -64,14 +65,16 @@ def run_build(args: argparse.Namespace) -> int:
             return Exit.USAGE
         shutil.rmtree(out)
     started = time.monotonic()
-    patterns = [p for p in engine_from(args).matcher.patterns if not args.only or p.id.startswith(tuple(args.only))]
+    matcher = engine_from(args).matcher
+    patterns = [p for p in matcher.patterns if not args.only or p.id.startswith(tuple(args.only))]
     histories = load_histories(args.patterns)
 
     def progress(count: int) -> None:
         if sys.stderr.isatty():
             print(f"\r{count}/{len(patterns)} pages", end="", file=sys.stderr, flush=True)
 
-    stats = build_site(patterns, lambda pattern: kb_page(pattern, histories), out, progress)
+    stats = build_site(patterns, lambda pattern: kb_page(pattern, histories, matcher.derived(pattern.id)),
+                       out, progress)
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(f"analyzer: wrote {stats.pages} signature pages ({stats.files} files, {stats.bytes / 1e6:.1f} MB) to "

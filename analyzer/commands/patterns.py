@@ -6,7 +6,7 @@ import importlib
 
 __all__ = ["register"]
 
-_SUBCOMMANDS = ("build", "check", "extract", "update", "suggest", "history", "build_history")
+_SUBCOMMANDS = ("build", "check", "extract", "update", "suggest", "history", "build_history", "derive")
 
 
 def register(subparsers) -> None:

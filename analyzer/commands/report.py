@@ -7,6 +7,7 @@ import importlib.util
 import json
 import os
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -150,7 +151,8 @@ def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
         elif fmt == "md":
             out.write(render_markdown(report) + "\n")
         elif fmt == "html":
-            out.write(render_html(report, patterns=_patterns(args), kb=_kb_base(args)))
+            patterns, derived = _patterns(args)
+            out.write(render_html(report, patterns=patterns, kb=_kb_base(args), derived=derived))
         else:
             render_text(report, output_console(file=out, soft_wrap=not args.output))
 
@@ -165,13 +167,13 @@ def _kb_base(args: argparse.Namespace) -> str:
     return Path(os.path.relpath(Path(args.kb).resolve(), beside)).as_posix()
 
 
-def _patterns(args: argparse.Namespace) -> dict:
-    """The loaded packs' patterns by id (for the HTML report's meanings and fixes); the scan's
-    workers already warned about broken pack entries."""
+def _patterns(args: argparse.Namespace) -> tuple[dict, Callable]:
+    """The loaded packs' patterns by id and their pages derived from the source (for the HTML
+    report's explanations); the scan's workers already warned about broken pack entries."""
     from analyzer.engine import Engine
 
-    engine = Engine(options_from(args))
-    return {pattern.id: pattern for pattern in engine.matcher.patterns}
+    matcher = Engine(options_from(args)).matcher
+    return {pattern.id: pattern for pattern in matcher.patterns}, matcher.derived
 
 
 class _Stdout:

@@ -13,6 +13,7 @@ from rich.markup import escape
 
 from analyzer.commands.common import add_analysis_arguments, engine_from, sample_log, warn
 from analyzer.commands.exit_codes import Exit
+from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Analysis, Change
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print("analyzer: error: nothing to read in " + ", ".join(paths), file=sys.stderr)
         return Exit.USAGE
     streaming = args.follow or any(is_stream(path) for path in files)  # stdin, a FIFO, `<(command)`
-    sink = _StreamSink(args.format, engine.run_config, analysis) if streaming else None
+    sink = _StreamSink(args.format, engine.run_config, engine.matcher.derived, analysis) if streaming else None
     if STDIN in files and sys.stdin.isatty():
         print("analyzer: reading standard input (end it with Ctrl-D)", file=sys.stderr)
     interrupted, warned = False, 0
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     incidents = analysis.incidents()
     summary = f"{len(files)} file(s), {analysis.events} error event(s), {len(incidents)} incident(s)"
     if sink is None:
-        _print_batch(incidents, args, summary, engine.run_config)
+        _print_batch(incidents, args, summary, engine.run_config, engine.matcher.derived)
     else:
         sink.close(incidents)
     if sink is not None and args.format == "text":
@@ -116,10 +117,12 @@ class _StreamSink:
     gathered and printed at the next tick (and at the end) as the incident then stands, so output
     grows with ticks, not with the ranks that repeat an error."""
 
-    def __init__(self, fmt: str, run_of: Callable[[str], RunConfig | None], analysis: Analysis) -> None:
+    def __init__(self, fmt: str, run_of: Callable[[str], RunConfig | None],
+                 derived_of: Callable[[str], DerivedPage | None], analysis: Analysis) -> None:
         self.format = fmt
         self.console = output_console()
         self.run_of = run_of  # a log file's run configuration, for fixes with its values
+        self.derived_of = derived_of  # a pattern's page derived from the source
         self.analysis = analysis
         self._unshown: dict[str, _Unshown] = {}
         self._printed: dict[str, tuple[int, float]] = {}  # JSON: id -> (hash of the last object, next print due)
@@ -171,7 +174,7 @@ class _StreamSink:
             elif unshown.change is Change.REMATCHED:
                 self.console.print(f"[dim]  {incident.id} matched again, now that the log named its server "
                                    "or release:[/]")
-            render_incident(incident, self.console, self.run_of(incident.event.span.file))
+            render_incident(incident, self.console, self.run_of(incident.event.span.file), self.derived_of)
             self.console.print()
         else:
             more = "" if unshown.again == 1 else f"; {unshown.again} more since the last line"
@@ -187,7 +190,7 @@ class _StreamSink:
 
 
 def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: str,
-                 run_of: Callable[[str], RunConfig | None]) -> None:
+                 run_of: Callable[[str], RunConfig | None], derived_of: Callable[[str], DerivedPage | None]) -> None:
     if args.format == "jsonl":
         for incident in incidents:
             sys.stdout.write(json.dumps(incident_dict(incident, run_of(incident.event.span.file)),
@@ -197,7 +200,8 @@ def _print_batch(incidents: list[Incident], args: argparse.Namespace, summary: s
                   indent=2)
         sys.stdout.write("\n")
     else:
-        render_report(incidents, output_console(), show_all=args.all, summary=summary, run_of=run_of)
+        render_report(incidents, output_console(), show_all=args.all, summary=summary, run_of=run_of,
+                      derived_of=derived_of)
     sys.stdout.flush()
 
 

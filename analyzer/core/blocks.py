@@ -6,6 +6,8 @@ with their source and caret lines, multi-line messages, and exception groups dra
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from analyzer.core import grammar as g
 from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
@@ -20,7 +22,22 @@ MAX_BOX_DEPTH = 24
 
 def parse_chain(lines: list[str], depth: int = 0) -> tuple[ErrorInfo, ...]:
     """Lines of one traceback block -> its exceptions in printed order (root cause first).
-    `depth` counts the boxes of exception groups the lines are drawn in."""
+    `depth` counts the boxes of exception groups the lines are drawn in. The same block echoed by
+    several ranks is read once (the result is immutable)."""
+    if depth or sum(map(len, lines)) > _MAX_REMEMBERED:
+        return _parse_chain(lines, depth)
+    return _parse_block(tuple(lines))
+
+
+_MAX_REMEMBERED = 1 << 14  # characters of a block kept for the next rank that prints it; longer ones are rare
+
+
+@lru_cache(maxsize=256)
+def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
+    return _parse_chain(list(lines), 0)
+
+
+def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
         lines = _join_wrapped_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
     links: list[ErrorInfo] = []

@@ -9,6 +9,7 @@ directory, which differs between installs.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 import regex
 
@@ -46,6 +47,16 @@ _SPACES = regex.compile(r"\s+")
 
 
 def mask_message(message: str) -> str:
+    # Ranks and retries repeat the same messages, and masking is most of an error's cost: short ones
+    # are remembered (a long one, rare, is not kept).
+    return _mask(message) if len(message) <= _MAX_REMEMBERED else _mask.__wrapped__(message)
+
+
+_MAX_REMEMBERED = 4096
+
+
+@lru_cache(maxsize=1024)
+def _mask(message: str) -> str:
     for name, pattern in MASKS:
         message = pattern.sub(f"<{name}>", message)
     return _SPACES.sub(" ", message).strip()
@@ -56,7 +67,13 @@ def fingerprint(info: ErrorInfo) -> str:
     site = info.raise_site
     function = site.function if site and site.function else "-"
     file = site.path.replace("\\", "/").rsplit("/", 1)[-1] if site else "-"
-    masked = mask_message(info.message)
-    digest = hashlib.blake2b(f"{info.exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
-    name = info.short_type if info.short_type[:1].isupper() else info.exception_type  # log.error, not error
+    key = (info.exception_type, info.short_type, file, function, info.message)
+    return _fingerprint(*key) if len(info.message) <= _MAX_REMEMBERED else _fingerprint.__wrapped__(*key)
+
+
+@lru_cache(maxsize=1024)
+def _fingerprint(exception_type: str, short_type: str, file: str, function: str, message: str) -> str:
+    masked = mask_message(message)
+    digest = hashlib.blake2b(f"{exception_type}\0{file}\0{function}\0{masked}".encode(), digest_size=6)
+    name = short_type if short_type[:1].isupper() else exception_type  # log.error, not error
     return f"{name or 'Truncated'}@{function}:{digest.hexdigest()}"

@@ -20,6 +20,7 @@ import regex
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
+from analyzer.core.derived import DerivedPage
 from analyzer.core.evidence import (
     Evidence,
     SiteFrame,
@@ -141,6 +142,12 @@ class Matcher:
 
     def pattern(self, pattern_id: str) -> Pattern | None:
         return self.store.get(pattern_id)
+
+    def derived(self, pattern_id: str) -> DerivedPage | None:
+        """The page derived from the source for an extracted signature, where the store keeps one."""
+        lookup = getattr(self.store, "derived", None)
+        found = lookup(pattern_id) if lookup is not None else None
+        return DerivedPage.from_dict(found) if found else None
 
     def compiled(self, pattern_id: str) -> CompiledTemplate | None:
         pattern = self.store.get(pattern_id)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Hashable
 from datetime import datetime
+from functools import lru_cache
 
 import regex
 
@@ -228,7 +229,10 @@ class LineNormalizer:
         return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
+        ruled_out = _ruled_out(text[0])
         for kind in kinds:
+            if kind.name in ruled_out:
+                continue
             m = kind.pattern.match(text)
             if m is not None:
                 read_known(kind, m, meta)
@@ -299,6 +303,21 @@ class LineNormalizer:
             lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
                                                          timestamp=meta.timestamp))
         return lines
+
+
+# The first characters each known prefix can start with (the fast path: most lines start with a letter
+# and most prefixes cannot); a kind not listed is always tried.
+_OPENS = {
+    "container": str.isdecimal, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
+}
+
+
+@lru_cache(maxsize=1024)
+def _ruled_out(first: str) -> frozenset[str]:
+    """The known prefixes that cannot begin with the character `first`."""
+    return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
 def _shown(text: str) -> str:

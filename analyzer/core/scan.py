@@ -57,6 +57,13 @@ class FileScanner:
             self._normalize(raw)
         self.lines += count
 
+    def inherit(self, setters: Iterable[str]) -> None:
+        """Lines skipped earlier whose prefix state the lines of their channel inherit, handed over late
+        (the fast path defers them to the next line that may be of their channel). The run's
+        configuration does not see them: they are not in the order its collector needs."""
+        for raw in setters:
+            self._normalizer.normalize(raw, self.lines)
+
     @property
     def run_config(self) -> RunConfig:
         """What the lines read so far say of the run's configuration (fixes use its values)."""

@@ -25,8 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
+
+from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
 try:
@@ -34,7 +37,8 @@ try:
 except ImportError:  # pragma: no cover - depends on the platform's wheels
     hyperscan = None
 
-__all__ = ["TriggerFinder", "available", "may_set_stream", "may_set_time"]
+__all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile_database", "body_may_set_stream", "body_may_set_time",
+           "head_group", "head_sets", "may_set_stream", "may_set_time"]
 
 # Where the text of a line (after its prefixes) may begin: at a line start or after the end of a
 # prefix, so not after a name character, nor after a letter and a space as in prose
@@ -57,9 +61,29 @@ _STARTS = (
     rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
     rb"\\\r?$", rb"^[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
-# Prefix state that is not rebuilt from the lines around: per-line channels (torchrun `[rank3]:`,
-# syslog `proc[12]: `, workers `(... pid=12)`), JSON records and a container's partial records.
-_STATE = (rb"\]:", rb"pid=", rb"(?:^|\r)\{", rb"std(?:out|err) P")
+# Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
+_STATE = (rb"(?:^|\r)\{", rb"std(?:out|err) P")
+# Per-line channels: torchrun `[rank3]:`, syslog `proc[12]: `, workers `(... pid=12)`. Without `headed`
+# every line that may hold one is read.
+_CHANNELS = (rb"\]:", rb"pid=")
+# With `headed`, a line that begins with one channel head (torchrun's or a worker's, the normaliser's
+# TORCHRUN and WORKER in bytes) and holds no other is skipped like any other line: the lines
+# of one head are one channel, and the state each head's skipped lines leave is rebuilt from its last
+# lines (`ChunkScanner._head_setters`). Every other line that may hold a channel prefix is read:
+# (A head longer than the line cut, `_HEADED_LINE` bytes, would be read as a head here and not there.)
+_TORCHRUN_HEAD = rb"\[(?:rank|default)[0-9]+\]: ?"
+_WORKER_HEAD = (rb"\((?:[\w.:-]+(?: rank=[0-9]+| [A-Z]{2}[0-9]+(?: [A-Z]{2}[0-9]+)*)? )?"
+                rb"pid=[0-9]+(?:, ip=[^)\s\x80-\xff]+)?\)[ \t\x0b\x0c]")
+HEAD = rb"(?:" + _TORCHRUN_HEAD + rb"|" + _WORKER_HEAD + rb")"
+_HEAD_END = rb"(?:\]: ?|\)[ \t\x0b\x0c])"  # how each ends
+_HEADED = (
+    # one more after the head or no head (a body that starts like a head is not one: `[2026-` is a date)
+    rb"^(?:" + HEAD + rb")?(?:[^\[(\n]|\[[0-9])[^\n]*(?:\]:|pid=)",
+    rb"^" + HEAD + rb"(?:\(|\[[^0-9\n]|\{)",  # a head followed by what may be another, or a JSON record
+    rb"\r[^\r\n]",  # a redrawn line: the text shown last decides
+    # what the normaliser's Unicode classes take and the byte patterns above do not
+    rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
+)
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
@@ -69,6 +93,15 @@ _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
 _TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _TIME_START)
 _STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _STREAM_START)
+# The same after a channel head: its body (`HEAD_AT` tells where it begins).
+HEAD_AT = re.compile(HEAD)
+HEADS = re.compile(rb"\n(" + HEAD + rb")")  # the heads of the lines after the first
+_GROUP = re.compile(rb"\[(?:rank|default)([0-9]+)\]|pid=([0-9]+)(?:, ip=([^)]+))?")
+# Per-message prefixes after a head that surely set the stream (and SGLang's the time, if it reads as one).
+_SGLANG_BODY = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?: [A-Za-z_]*[A-Za-z]\d+)*\] ")
+_VLLM_BODY = re.compile(rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
+_BODY_TIME = re.compile(rb" ?" + _TIME_START)
+_BODY_STREAM = re.compile(rb" ?" + _STREAM_START)
 
 
 def available() -> bool:
@@ -85,16 +118,48 @@ def may_set_time(buffer: bytes, start: int, end: int) -> bool:
     return _TIME_LINE.match(buffer, start, end) is not None
 
 
+def body_may_set_stream(buffer: bytes, start: int, end: int) -> bool:
+    """The same for a line whose channel head ends at `start`."""
+    return _BODY_STREAM.match(buffer, start, end) is not None
+
+
+def body_may_set_time(buffer: bytes, start: int, end: int) -> bool:
+    return _BODY_TIME.match(buffer, start, end) is not None
+
+
+def head_group(head: bytes) -> tuple[bytes | None, ...]:
+    """The channel a head names: torchrun's rank (`[rank0]:`, `[rank0]: ` and `[default0]:` alike), or
+    a worker's pid and ip."""
+    m = _GROUP.search(head)
+    assert m is not None  # every head holds one
+    return m.groups()
+
+
+def head_sets(buffer: bytes, start: int, end: int) -> tuple[bool | None, bool | None]:
+    """Whether the line whose body (after its head) is `buffer[start:end]`, if no pattern reported it,
+    sets its stream and its time; None where only the normaliser can tell."""
+    m = _SGLANG_BODY.match(buffer, start, end)
+    if m is not None:
+        return True, True if parse_timestamp(m[1].decode()) else None
+    stream = True if _VLLM_BODY.match(buffer, start, end) else None if body_may_set_stream(buffer, start, end) else False
+    return stream, None if body_may_set_time(buffer, start, end) else False
+
+
 class TriggerFinder:
     """Scans buffers of whole lines; `keywords` are the notice keywords (`NoticeDetector.keywords`),
-    `extra` more Hyperscan patterns (the learned prefix families)."""
+    `extra` more Hyperscan patterns (the learned prefix families); `headed`: lines behind one channel
+    head are left to the caller (see _HEADED)."""
 
-    def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = ()) -> None:
-        self._database = _database(tuple(sorted(set(keywords))))
+    def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = (), headed: bool = False,
+                 compile: Compile | None = None) -> None:
+        """`compile` builds the two fixed databases (a caller may keep them compiled between runs:
+        compiling is most of a small scan's start-up); the learned families are always compiled here."""
+        compile = compile or compile_database
+        self._database = _database(tuple(sorted(set(keywords))), headed, compile)
         self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
-        self._setters = _setters_database()
+        self._setters = _setters_database(compile)
         self._setters_scratch = self._setters.scratch.clone()
 
     def scan(self, buffer: bytes) -> list[int]:
@@ -110,42 +175,47 @@ class TriggerFinder:
             hits.sort()
         return hits
 
-    def first_setters(self, buffer: bytes) -> tuple[int, int]:
-        """Where the first lines that may set the time and the stream start; len(buffer) if none.
-        (Before them no line needs a second look.)"""
+    def first_setters(self, buffer: bytes) -> tuple[int, int, int, int]:
+        """Where the first lines that may set the time and the stream start, those without a channel
+        head and those behind one; len(buffer) if none. (Before them no line needs a second look.)"""
         found: dict[int, int] = {}
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
             found.setdefault(pattern, buffer.rfind(b"\n", 0, end) + 1)
-            return len(found) == 2  # both known: stop
+            return len(found) == 4  # all known: stop
 
         with contextlib.suppress(hyperscan.ScanTerminated):
             self._setters.scan(buffer, match_event_handler=on_match, scratch=self._setters_scratch)
-        return found.get(0, len(buffer)), found.get(1, len(buffer))
+        return found.get(0, len(buffer)), found.get(1, len(buffer)), found.get(2, len(buffer)), found.get(3, len(buffer))
 
 
-@lru_cache(maxsize=1)
-def _setters_database():
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=[rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START], ids=[0, 1], elements=2,
-                     flags=[hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH] * 2)
-    return database
+# (expressions, flags) -> a block-mode database whose ids are the expressions' positions
+Compile = Callable[[tuple[bytes, ...], tuple[int, ...]], Any]
 
 
-def _extra_database(expressions: tuple[bytes, ...]):
+def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> Any:
     database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     database.compile(expressions=list(expressions), ids=list(range(len(expressions))), elements=len(expressions),
-                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
+                     flags=list(flags))
     return database
+
+
+@lru_cache(maxsize=2)
+def _setters_database(compile: Compile):
+    expressions = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
+                   _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # a superset: cheaper
+    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * 4)
+
+
+@lru_cache(maxsize=32)  # the same families are learned again in each file of a kind (and each test)
+def _extra_database(expressions: tuple[bytes, ...]):
+    return compile_database(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
 
 
 @lru_cache(maxsize=8)
-def _database(keywords: tuple[str, ...]):
-    expressions = [*_STARTS, *_STATE, *(_literal(k) for k in keywords)]
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=expressions, ids=list(range(len(expressions))), elements=len(expressions),
-                     flags=[hyperscan.HS_FLAG_MULTILINE] * len(expressions))
-    return database
+def _database(keywords: tuple[str, ...], headed: bool, compile: Compile):
+    expressions = (*_STARTS, *_STATE, *(_HEADED if headed else _CHANNELS), *(_literal(k) for k in keywords))
+    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
 
 
 def _literal(text: str) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any
 import regex
 
 from analyzer.core.closest import closest
+from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.records import ErrorInfo, EventKind, Frame, Link, SourceSpan
 from analyzer.core.render import RenderedFix, fill, render_fixes
@@ -97,6 +98,7 @@ class Explanation:
     fixes: tuple[RenderedFix, ...]
     source: SourceView
     releases: str = ""  # `raised in 0.4.7–0.4.10; upgrade to 0.5.1 fixes this`: empty without a history
+    derived: DerivedPage | None = None  # read off the source by `patterns derive` (extracted signatures)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,14 +150,16 @@ def unknown_label(exception_type: str | None, function: str | None) -> str:
     return f"{short} in {function}" if function and function != "<module>" else short
 
 
-def incident_view(incident: Incident, run: RunConfig | None = None) -> IncidentView:
-    """`run`: the configuration of the run the incident came from, for fixes with its values."""
+def incident_view(incident: Incident, run: RunConfig | None = None, derived: DerivedPage | None = None) -> IncidentView:
+    """`run`: the configuration of the run the incident came from, for fixes with its values;
+    `derived`: the page derived from the source for its pattern."""
     info, event, diagnosis = incident.info, incident.event, incident.diagnosis
     awaiting = incident.role == "consequence" and incident.caused_by is None
     found = None
     if diagnosis.pattern is not None:
         found = explanation(diagnosis.pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence,
-                            message=info.message, awaiting_root=awaiting, run=run, releases=diagnosis.releases)
+                            message=info.message, awaiting_root=awaiting, run=run, releases=diagnosis.releases,
+                            derived=derived)
     site = info.raise_site
     function = site.function if site else None
     argparse = event.kind is EventKind.ARGPARSE
@@ -174,7 +178,7 @@ def incident_view(incident: Incident, run: RunConfig | None = None) -> IncidentV
 
 def explanation(pattern: Pattern, params: Mapping[str, Any], match_kind: str | None = None,
                 confidence: float | None = None, message: str = "", awaiting_root: bool = False,
-                run: RunConfig | None = None, releases: str = "") -> Explanation:
+                run: RunConfig | None = None, releases: str = "", derived: DerivedPage | None = None) -> Explanation:
     """The pattern's prose with `params` filled in; `message` is the error's own text (values it
     already shows at length are left out); `awaiting_root` words away pointers to a ROOT CAUSE
     printed above, while none has been; `run`'s configuration fills the fixes (core/render.py);
@@ -190,7 +194,8 @@ def explanation(pattern: Pattern, params: Mapping[str, Any], match_kind: str | N
         match_kind=match_kind, confidence=confidence, meaning=fill(pattern.meaning, values, run) or None,
         values=tuple(Value(name, repr(value)) for name, value in values.items() if _informative(value, message)),
         hint=_hint(values), fixes=fixes,
-        source=SourceView(where, src.function, src.project, src.version, src.commit), releases=releases)
+        source=SourceView(where, src.function, src.project, src.version, src.commit), releases=releases,
+        derived=derived)
 
 
 def _informative(value: Any, message: str) -> bool:

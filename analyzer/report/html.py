@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from analyzer import __version__
+from analyzer.core.derived import DerivedPage
 from analyzer.core.schema import Pattern, Role
 from analyzer.core.view import Explanation, explanation
 from analyzer.report.aggregate import Example, Summary, per_day, root_cause_counts
@@ -55,16 +56,18 @@ def root_cause_chart(report: Summary) -> str:
 
 
 def render_html(report: Summary, title: str = "Fleet failure report",
-                patterns: Mapping[str, Pattern] | None = None, kb: str = KB_BASE) -> str:
+                patterns: Mapping[str, Pattern] | None = None, kb: str = KB_BASE,
+                derived: Callable[[str], DerivedPage | None] = lambda pattern_id: None) -> str:
     """`patterns`, when given (id -> pattern), add each known signature's explanation, as `scan`
-    words it for the group's earliest incident: its values, and fixes from its run's configuration.
+    words it for the group's earliest incident: its values, and fixes from its run's configuration;
+    `derived(id)`, its page derived from the source (`Matcher.derived`): when it fires, the pinned code.
     `kb`: the knowledge base's folder relative to the report, or its URL; each signature links to its page."""
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
         f"<h1>{escape(title)}</h1>", f'<p class="lead">By {escape(report.by)} · {escape(headline(report))}</p>',
         f'<div class="charts">{day_chart(report)}{root_cause_chart(report)}</div>',
-        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}, kb),
+        f"<h2>By {escape(report.by)}</h2>", _summary_table(report, patterns or {}, kb, derived),
     ]
     if report.daily_rates is not None:
         parts += ["<h2>Failure rate per day</h2>",
@@ -83,7 +86,8 @@ def render_html(report: Summary, title: str = "Fleet failure report",
     return "\n".join(parts)
 
 
-def _summary_table(report: Summary, patterns: Mapping[str, Pattern], kb: str) -> str:
+def _summary_table(report: Summary, patterns: Mapping[str, Pattern], kb: str,
+                   derived: Callable[[str], DerivedPage | None]) -> str:
     if report.table.empty:
         return "<p>No errors in any run.</p>"
     columns = [c for c in display_columns(report) if c != "new"]
@@ -91,7 +95,7 @@ def _summary_table(report: Summary, patterns: Mapping[str, Pattern], kb: str) ->
     per_signature = report.by in ("pattern", "fingerprint")
     for row in display_rows(report, values=3):
         example = report.examples.get(row[report.key]) if per_signature else None
-        found = _explanation(patterns.get(row["pattern"]), example)
+        found = _explanation(patterns.get(row["pattern"]), example, derived)
         cells = []
         for name in columns:
             text = (_key_cell(row, report.key, found, kb) if name == report.key
@@ -143,16 +147,18 @@ def _key_cell(row: dict[str, str], key: str, found: Explanation | None, kb: str)
     return name
 
 
-def _explanation(pattern: Pattern | None, example: Example | None) -> Explanation | None:
+def _explanation(pattern: Pattern | None, example: Example | None,
+                 derived: Callable[[str], DerivedPage | None]) -> Explanation | None:
     """The pattern's explanation with the values of the group's earliest incident and of its run,
     as `scan` and the TUI show it for that incident."""
     if pattern is None:
         return None
     if example is None:
-        return explanation(pattern, {})
+        return explanation(pattern, {}, derived=derived(pattern.id))
     row = example.row
     return explanation(pattern, row.params, row.match_kind.value, row.confidence, message=row.message,
-                       awaiting_root=row.role is Role.CONSEQUENCE and row.caused_by is None, run=example.run)
+                       awaiting_root=row.role is Role.CONSEQUENCE and row.caused_by is None, run=example.run,
+                       derived=derived(pattern.id))
 
 
 def _details(found: Explanation | None, example: Example | None) -> str:
@@ -172,10 +178,15 @@ def _details(found: Explanation | None, example: Example | None) -> str:
         fixes.append('<div class="fix">' + "<br>".join(lines) + "</div>")
     if fixes:
         parts.append('<div class="fixes">' + "".join(fixes) + "</div>")
+    if found is not None and found.derived and found.derived.condition:
+        parts.append(f'<div><span class="label">When it fires</span> {escape(found.derived.fires_when)} '
+                     '<span class="fp">(derived from the source)</span></div>')
     if found is not None and (location := found.source.location):
         src = found.source
         where = escape(location) + (f" in <code>{escape(src.function)}</code>" if src.function else "")
         pinned = f' <span class="fp">@ {escape(src.pinned)}</span>' if src.pinned else ""
+        if found.derived and found.derived.link:
+            where = f'<a href="{escape(found.derived.link)}">{where}</a>'
         parts.append(f'<div><span class="label">Pattern source</span> <code>{where}</code>{pinned}</div>')
     if example is not None and (site := example.row.raise_site):
         function = example.row.raise_function

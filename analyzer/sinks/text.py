@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.markup import escape
 
+from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.render import RenderedFix
 from analyzer.core.runconfig import RunConfig
@@ -23,9 +24,11 @@ def ordered_for_people(incidents: list[Incident]) -> list[Incident]:
 
 
 def render_report(incidents: list[Incident], console: Console, show_all: bool = False,
-                  summary: str | None = None, run_of: Callable[[str], RunConfig | None] = lambda file: None) -> None:
+                  summary: str | None = None, run_of: Callable[[str], RunConfig | None] = lambda file: None,
+                  derived_of: Callable[[str], DerivedPage | None] = lambda pattern_id: None) -> None:
     """`run_of(file)` is the configuration of the run a log file belongs to, as its lines told it:
-    fixes then use its values and its server's flags."""
+    fixes then use its values and its server's flags. `derived_of(pattern id)`: the page derived
+    from the source (`Matcher.derived`), for a one-line condition under an extracted signature."""
     if not incidents:
         console.print("[green]No errors found.[/]" + (f" ({escape(summary)})" if summary else ""))
         return
@@ -39,7 +42,7 @@ def render_report(incidents: list[Incident], console: Console, show_all: bool = 
     for incident in ordered_for_people(incidents):
         if incident.caused_by and not show_all:
             continue
-        render_incident(incident, console, run_of(incident.event.span.file))
+        render_incident(incident, console, run_of(incident.event.span.file), derived_of)
         folded = followers.get(incident.id, [])
         if folded and not show_all:
             console.print(f"  [dim]followed by {len(folded)} consequence incident(s):[/]")
@@ -69,9 +72,11 @@ def _render_unknown_fingerprints(incidents: list[Incident], console: Console) ->
     console.print()
 
 
-def render_incident(incident: Incident, console: Console, run: RunConfig | None = None) -> None:
+def render_incident(incident: Incident, console: Console, run: RunConfig | None = None,
+                    derived_of: Callable[[str], DerivedPage | None] = lambda pattern_id: None) -> None:
     """`run`: the configuration of the run the incident came from, for fixes with its values."""
-    view = incident_view(incident, run)
+    pattern = incident.diagnosis.pattern
+    view = incident_view(incident, run, derived_of(pattern.id) if pattern is not None else None)
     when = f" first {view.first_seen:%Y-%m-%d %H:%M:%S}" if view.first_seen else ""
     console.print(f"[{_ROLE_STYLE.get(view.role, 'bold')}]● {view.role_label}[/] [bold]{view.id}[/] "
                   f"[bold]{escape(view.exception_type)}[/] ×{view.count}{_ranks(incident)}[dim]{when}[/]")
@@ -110,6 +115,9 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
             console.print(f"  [bold]Releases:[/] {escape(found.releases)}", soft_wrap=True)
         if found.meaning:
             console.print(f"  [bold]What it means:[/] {escape(found.meaning)}", soft_wrap=True)
+        if found.derived and found.derived.condition:
+            console.print(f"  [bold]{escape(found.derived.fires_when)}[/] [dim](derived from the source)[/]",
+                          soft_wrap=True)
         if found.values or found.hint:
             values = ", ".join(f"{value.name}={value.shown}" for value in found.values)
             hint = f"{'; ' if values else ''}[bold yellow]{escape(found.hint)}[/]" if found.hint else ""

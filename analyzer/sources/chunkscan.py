@@ -18,17 +18,28 @@ from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
 from analyzer.core.triggers import (
+    HEAD_AT,
+    HEADS,
     TriggerFinder,
     available,
+    body_may_set_time,
+    head_group,
+    head_sets,
     may_set_stream,
     may_set_time,
 )
+from analyzer.sources.hyperscan_cache import compile_cached
 from analyzer.sources.lines import MAX_LINE, cut_line
 
 __all__ = ["ChunkScanner"]
 
 _LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap when they are near)
 _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches more is read line by line
+_HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
+_BLANKS = frozenset(b" \t\r\x0b\x0c")
+_MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
+# What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
+_CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
 
 
 class ChunkScanner:
@@ -39,13 +50,21 @@ class ChunkScanner:
         self.scanner = FileScanner(file, notices)
         self._file = file
         self._keywords = notices.keywords if notices else ()
-        self._finder = TriggerFinder(self._keywords) if fast and available() else None
+        self._headed = max_line >= _HEADED_LINE
+        self._finder = (TriggerFinder(self._keywords, headed=self._headed, compile=compile_cached)
+                        if fast and available() else None)
         self._learned = 0  # the learner's version the finder knows
         self._rebuilds = 0
         self._max_line = max_line
         self._tail = b""  # the unfinished last line, at most max_line bytes of it
         self._dropped = 0  # bytes of that line dropped past max_line
-        self._floors_of: tuple[bytes | None, int, int] = (None, 0, 0)  # the last buffer's first setters
+        self._floors_of: tuple[bytes | None, tuple[int, ...]] = (None, ())  # the last buffer's first setters
+        # Per channel head group (torchrun rank, worker pid and ip): the skipped lines whose state that
+        # channel's next read line inherits, by what they set; handed over just before it.
+        self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
+        self._stretches = 0
+        self._keys_of: tuple[bytes | None, dict[tuple, list[bytes]]] = (None, {})  # the last buffer's channel heads
+        self._key_order: dict[tuple, list[bytes]] = {}  # each head group's heads, the one seen last first
 
     @property
     def lines(self) -> int:
@@ -62,6 +81,7 @@ class ChunkScanner:
             start = chunk.find(b"\n") + 1  # so that the chunk itself is not copied
             line = self._tail + chunk[:start]
             if self._dropped:
+                self._flush()
                 events += self.scanner.feed(self._text(line, 0, len(line) - 1, self._dropped))
                 self._dropped = 0
             else:
@@ -73,6 +93,7 @@ class ChunkScanner:
 
     def finish(self) -> Iterator[ErrorEvent]:
         if self._tail or self._dropped:  # the last line has no newline
+            self._flush()
             yield from self.scanner.feed(self._text(self._tail, 0, len(self._tail), self._dropped))
             self._tail, self._dropped = b"", 0
         yield from self.scanner.finish()
@@ -110,8 +131,9 @@ class ChunkScanner:
         """Rebuild the finder if prefixes were learned since it was built; False once it is given up."""
         version = self.scanner.learner.version
         if self._finder is not None and version != self._learned:
+            self._flush()  # lines skipped before a family was learned are read as they were
             self._rebuilds += 1
-            self._finder = (TriggerFinder(self._keywords, self.scanner.learner.triggers)
+            self._finder = (TriggerFinder(self._keywords, self.scanner.learner.triggers, self._headed, compile_cached)
                             if self._rebuilds <= _MAX_REBUILDS else None)
             self._learned = version
         return self._finder is not None
@@ -120,6 +142,8 @@ class ChunkScanner:
         """Feed lines from `pos` on, until no record is open; returns where the next line starts."""
         while pos < end:
             newline = buffer.find(b"\n", pos)
+            if self._pending:
+                self._flush_for(buffer, pos, newline)
             events += self.scanner.feed(self._text(buffer, pos, newline))
             pos = newline + 1
             if until_quiet and self.scanner.quiet:
@@ -131,20 +155,42 @@ class ChunkScanner:
             self.scanner.skip(_newlines(buffer, start, end), self._setters(buffer, start, end))
 
     def _setters(self, buffer: bytes, start: int, end: int) -> list[str]:
-        """The lines of `buffer[start:end]` whose prefix state outlives them, in order."""
+        """The lines of `buffer[start:end]` whose prefix state outlives them and must be read now, in
+        order. Those of channel heads wait in `_pending` unless the input's first timestamp or host
+        is among them."""
         picked: dict[int, str] = {}
         need_time = True
         if self.scanner.first_timestamp is None:  # the input's first timestamp may be in here
-            first = self._first_time_setter(buffer, max(start, self._floors(buffer)[0]), end)
+            floors = self._floors(buffer)
+            first = self._first_time_setter(buffer, max(start, min(floors[0], floors[2])), end)
             if first is not None:
                 picked[first[0]] = first[1]
             need_time = first is not None
+        keys: dict[tuple, list[bytes]] = {}
+        if self._headed:
+            self._stretches += 1
+            keys = self._keys(buffer)
+            now = bool(picked) or (self.scanner.host is None and any(group[2] for group in keys))
+            if now:
+                self._flush()  # the lines picked now come after those waiting
+            if len(self._key_order) > _MAX_GROUPS:
+                self._key_order.clear()
+            for group, heads in keys.items():
+                members = self._key_order.setdefault(group, [])
+                members += [key for key in heads if key not in members]
+                for kind, (at, text) in self._group_setters(buffer, start, end, members, need_time).items():
+                    if now:
+                        picked[at] = text
+                    else:
+                        self._pending.setdefault(group, {})[kind] = ((self._stretches, at), text)
+            if len(self._pending) > _MAX_GROUPS:
+                self._flush()
         need_stream = True
-        stop, looked = end, 0
+        stop, looked = end, _LONG_WAY_BACK - 1 if keys else 0  # the floors are known then
         while stop > start and (need_stream or need_time):
             looked += 1
             if looked == _LONG_WAY_BACK:  # where can such lines be in this buffer at all?
-                time_floor, stream_floor = self._floors(buffer)
+                time_floor, stream_floor = self._floors(buffer)[:2]
                 start, need_time = max(start, stream_floor), need_time and time_floor < stop
                 if stop <= start or not (need_stream or need_time):
                     break
@@ -161,18 +207,124 @@ class ChunkScanner:
             stop = line_start
         return [picked[at] for at in sorted(picked)]
 
-    def _floors(self, buffer: bytes) -> tuple[int, int]:
+    def _group_setters(self, buffer: bytes, start: int, end: int, keys: list[bytes],
+                       need_time: bool) -> dict[str, tuple[int, str]]:
+        """The lines of one channel, those behind the heads `keys` in `buffer[start:end]`, whose state
+        outlives them, by what they set: its last line (the channel's last message prefix), the last to
+        set the stream, the time and (torchrun) whose the space after the colon is, and, while the input
+        names no host, its first lines. Values: (where the line starts, its text)."""
+        time_floor, stream_floor = self._floors(buffer)[2:]
+        need_stream, last = True, True
+        spacing: set[bytes] = set()  # torchrun prefixes seen whose last line to tell the space is not found yet
+        seen: set[bytes] = set()
+        found: dict[str, tuple[int, str]] = {}
+        if self.scanner.host is None:
+            for key in keys:
+                if b", ip=" in key:
+                    at = buffer.find(b"\n" + key, max(start - 1, 0), end) + 1
+                    first = at if at else start if buffer.startswith(key, start) else None
+                    if first is not None:
+                        found["host " + key.decode()] = (first, self._text(buffer, first, buffer.find(b"\n", first)))
+        stop = end
+        while last or spacing or (need_stream and stop > stream_floor) or (need_time and stop > time_floor):
+            line_start = self._last_line(buffer, start, stop, keys)
+            if line_start is None:
+                break
+            stop = line_start
+            newline = buffer.find(b"\n", line_start)
+            head = HEAD_AT.match(buffer, line_start, newline)
+            if head is None or head.group() not in keys:
+                continue  # another head that begins the same (torchrun's with its space)
+            body = head.end()
+            kinds = ["last"] if last else []
+            prefix = head.group().rstrip(b" ")
+            if prefix[:1] == b"[" and prefix not in seen:
+                seen.add(prefix)
+                spacing.add(prefix)
+            if prefix in spacing and body < newline and buffer[body] not in _BLANKS:
+                kinds.append("spacing " + prefix.decode())
+                spacing.discard(prefix)
+            if need_stream or need_time:
+                sets_stream, sets_time = head_sets(buffer, body, newline)
+                if (need_stream and sets_stream is None) or (need_time and sets_time is None):
+                    line = self._probe(self._text(buffer, line_start, newline))
+                    sets_stream, sets_time = line.starts_message, line.timestamp is not None
+                if need_stream and sets_stream:
+                    kinds.append("stream")
+                    need_stream = False
+                if need_time and sets_time:
+                    kinds.append("time")
+                    need_time = False
+            if kinds:
+                text = self._text(buffer, line_start, newline)
+                found.update((kind, (line_start, text)) for kind in kinds)
+            last = False
+        return found
+
+    @staticmethod
+    def _last_line(buffer: bytes, start: int, stop: int, keys: list[bytes]) -> int | None:
+        """Where the last line before `stop` in the stretch from `start` that begins with one of `keys`
+        starts; each key is looked for only after the best found so far."""
+        best, winner = -1, 0
+        low = max(start - 1, 0)
+        for i, key in enumerate(keys):
+            at = buffer.rfind(b"\n" + key, max(low, best), stop)
+            if at >= 0:
+                best, winner = at, i
+        if winner:  # the head seen last is looked for first next time: the others only after it
+            keys.insert(0, keys.pop(winner))
+        if best >= 0:
+            return best + 1
+        if start == 0 < stop and any(buffer.startswith(key) for key in keys):
+            return 0
+        return None
+
+    def _keys(self, buffer: bytes) -> dict[tuple, list[bytes]]:
+        """The channel heads that begin lines of the buffer by their group, looked for once per buffer."""
+        if self._keys_of[0] is not buffer:
+            heads = set(HEADS.findall(buffer))
+            if (head := HEAD_AT.match(buffer, 0, buffer.find(b"\n"))) is not None:
+                heads.add(head.group())
+            groups: dict[tuple, list[bytes]] = {}
+            for key in heads:
+                groups.setdefault(head_group(key), []).append(key)
+            self._keys_of = (buffer, groups)
+        return self._keys_of[1]
+
+    def _flush(self, groups: list[tuple] | None = None) -> None:
+        """Hand the waiting lines of these head groups (all by default) to the scanner, in order."""
+        if groups is None:
+            groups = list(self._pending)
+        waiting = {at: text for group in groups for at, text in self._pending.pop(group, {}).values()}
+        if waiting:
+            self.scanner.inherit(waiting[at] for at in sorted(waiting))
+
+    def _flush_for(self, buffer: bytes, start: int, end: int) -> None:
+        """Before the line `buffer[start:end]` is read: the waiting lines of its channel. A line behind
+        one channel head and holding no other prefix state has that head's channel; any line that may
+        have another channel (another head, a JSON record's fields) or teach a prefix family gets them all."""
+        head = HEAD_AT.match(buffer, start, end)
+        rest = head.end() if head else start
+        stateful = any(buffer.find(mark, rest, end) >= 0 for mark in _CHANNEL_MARKS)
+        opens = buffer[rest:rest + 2]
+        if head is not None and not stateful and opens[:1] not in (b"(", b"{") and not (opens[:1] == b"[" and not opens[1:].isdigit()):
+            self._flush([head_group(head.group())])
+        elif head is not None or stateful or buffer.startswith((b"{", b"\xef\xbb\xbf"), start):
+            self._flush()
+
+    def _floors(self, buffer: bytes) -> tuple[int, ...]:
         """`TriggerFinder.first_setters` of the buffer, looked for once (it reads the whole buffer)."""
         if self._floors_of[0] is not buffer:
             assert self._finder is not None  # only the fast path skips lines
-            self._floors_of = (buffer, *self._finder.first_setters(buffer))
-        return self._floors_of[1], self._floors_of[2]
+            self._floors_of = (buffer, self._finder.first_setters(buffer))
+        return self._floors_of[1]
 
     def _first_time_setter(self, buffer: bytes, start: int, end: int) -> tuple[int, str] | None:
         pos = start
         while pos < end:
             newline = buffer.find(b"\n", pos)
-            if may_set_time(buffer, pos, newline):
+            head = HEAD_AT.match(buffer, pos, newline) if self._headed else None
+            if may_set_time(buffer, pos, newline) or (head is not None and body_may_set_time(buffer, head.end(), newline)):
                 text = self._text(buffer, pos, newline)
                 if self._probe(text).timestamp is not None:
                     return pos, text

@@ -230,7 +230,7 @@ def stream_chunks(path: str, on_problem: OnProblem, idle: float = 0.1) -> Iterat
                 yield None
                 continue
             try:
-                chunk = os.read(fd, CHUNK)
+                chunk = _gather(fd)
             except OSError as err:
                 on_problem(Problem(_PARTIAL, where, str(err.strerror or err)))
                 break
@@ -240,6 +240,19 @@ def stream_chunks(path: str, on_problem: OnProblem, idle: float = 0.1) -> Iterat
     finally:
         if path != STDIN:
             os.close(fd)
+
+
+def _gather(fd: int) -> bytes:
+    """What the pipe holds now, up to CHUNK bytes: a pipe hands over 64 KiB a read, and the fast path
+    pays per chunk. Stops at the first read that would wait, so a quiet writer is not waited for."""
+    chunk = os.read(fd, CHUNK)
+    pieces = [chunk]
+    size = len(chunk)
+    while chunk and size < CHUNK and select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, CHUNK - size)
+        pieces.append(chunk)
+        size += len(chunk)
+    return b"".join(pieces)
 
 
 def follow_chunks(path: str, on_problem: OnProblem, idle: float = 0.1,

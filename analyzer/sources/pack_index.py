@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from urllib.parse import quote
@@ -41,10 +41,11 @@ from analyzer.core.schema import (
     Style,
 )
 from analyzer.core.store import Site
+from analyzer.sources.derived import Sidecar
 
 __all__ = ["IndexStore", "write_index", "FORMAT"]
 
-FORMAT = "2"  # the layout of the file; the digest below covers the code that fills it
+FORMAT = "3"  # the layout of the file; the digest below covers the code that fills it
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value NOT NULL);
 CREATE TABLE patterns (
@@ -60,6 +61,11 @@ CREATE INDEX by_word ON patterns (word, short_type);
 CREATE INDEX by_site ON patterns (site);
 CREATE UNIQUE INDEX by_id ON patterns (id);
 CREATE INDEX by_kind ON patterns (kind) WHERE kind != 0;
+-- pages derived from the source (`patterns derive`): one row per signature, the snippet lines of its
+-- file and the launch flags it names kept once; JSON, zstd with the dictionary in meta
+CREATE TABLE derived (id TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE derived_files (path TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE derived_flags (key TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
 """
 _LINE, _FRAMED = 1, 2  # the kind column
 _ZDICT = 32768  # bytes of sample rows in the dictionary
@@ -71,8 +77,11 @@ _SITE_FIELDS = tuple(f.name for f in fields(PatternSite))
 _ENUMS = {"role": Role, "severity": Severity, "match": MatchTarget, "style": Style}
 
 
-def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[SchemaProblem], digest: str) -> int:
-    """Write `patterns` (ids unique, in pack order) to `path` atomically; returns how many."""
+def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[SchemaProblem], digest: str,
+                derived: Iterable[Sidecar] = (), covered: Mapping[str, str] | None = None) -> int:
+    """Write `patterns` (ids unique, in pack order) and the `derived` pages of the built-in packs to
+    `path` atomically; returns how many patterns. `covered`: extracted id -> the curated entry that
+    covers it, which shows its derived page."""
     partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     partial.unlink(missing_ok=True)
     try:
@@ -88,6 +97,7 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
                            (keys + (packer.compress(data),) for keys, data in rows))
             meta = {"format": FORMAT, "digest": digest, "count": str(len(rows)), "zdict": zdict,
                     "problems": json.dumps([[p.where, p.message] for p in problems], ensure_ascii=False)}
+            meta["zdict_derived"] = _write_derived(db, list(derived), covered or {})
             db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             db.commit()
         finally:
@@ -96,6 +106,30 @@ def write_index(path: Path, patterns: Iterable[Pattern], problems: Iterable[Sche
     finally:
         partial.unlink(missing_ok=True)
     return len(rows)
+
+
+def _write_derived(db: sqlite3.Connection, sidecars: list[Sidecar], covered: Mapping[str, str]) -> bytes:
+    """The derived tables, compressed with a dictionary of their own rows (a fifth smaller than with
+    the patterns' one); returns that dictionary."""
+    def encoded(value) -> bytes:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
+
+    rows = [(row["id"], encoded({**row, "project": car.header.get("project", "")})) for car in sidecars
+            for row in car.rows]
+    zdict = b"".join(data for _, data in rows[::max(1, len(rows) // 400)])[-2 * _ZDICT:]
+    packer = zstandard.ZstdCompressor(level=3, dict_data=_dictionary(zdict), write_checksum=False, write_dict_id=False)
+    for car in sidecars:
+        project = car.header.get("project", "")
+        db.executemany("INSERT OR REPLACE INTO derived_flags VALUES (?, ?)",
+                       ((f"{project}:{name}", packer.compress(encoded(flag))) for name, flag in car.flags.items()))
+        db.executemany("INSERT OR REPLACE INTO derived_files VALUES (?, ?)",
+                       ((f"{project}:{record['file']}", packer.compress(encoded(record["segments"])))
+                        for record in car.files))
+    packed = [(pattern_id, packer.compress(data)) for pattern_id, data in rows]
+    db.executemany("INSERT OR REPLACE INTO derived VALUES (?, ?)", packed)
+    db.executemany("INSERT OR IGNORE INTO derived VALUES (?, ?)",  # a curated page shows what it covers
+                   ((covered[pattern_id], data) for pattern_id, data in packed if pattern_id in covered))
+    return zdict
 
 
 class IndexStore:
@@ -110,6 +144,7 @@ class IndexStore:
         if self._meta.get("format") != FORMAT:
             raise ValueError(f"{self.path}: not a pattern index of format {FORMAT}")
         self._unpacker = zstandard.ZstdDecompressor(dict_data=_dictionary(self._meta["zdict"]))
+        self._derived_unpacker = zstandard.ZstdDecompressor(dict_data=_dictionary(self._meta.get("zdict_derived", b"")))
 
     @property
     def digest(self) -> str:
@@ -143,6 +178,42 @@ class IndexStore:
     def ids(self) -> frozenset[str]:
         return frozenset(row[0] for row in self._query("SELECT id FROM patterns"))
 
+    def derived(self, pattern_id: str) -> dict | None:
+        """The page derived from the source for `pattern_id` (`patterns derive`), snippet lines and
+        flags filled in; None when its pack has none."""
+        found = self._query("SELECT data FROM derived WHERE id = ?", (pattern_id,))
+        if not found:
+            return None
+        row = self._unpack(found[0][0])
+        project = row.pop("project", "")
+        snippet = row.get("snippet")
+        if snippet:
+            segments = self._query("SELECT data FROM derived_files WHERE path = ?", (f"{project}:{row['path']}",))
+            runs = self._unpack(segments[0][0]) if segments else []
+            first, lines = next(((f, t) for f, t in runs if f <= snippet["start"] < f + len(t)), (0, []))
+            snippet["lines"] = lines[snippet["start"] - first:snippet.pop("end") - first + 1] if first else []
+        if row.get("flags"):
+            keys = [f"{project}:{attribute}" for attribute in row["flags"]]
+            flags = dict(self._query(f"SELECT key, data FROM derived_flags WHERE key IN ({','.join('?' * len(keys))})",
+                                     tuple(keys)))
+            row["flags"] = [self._unpack(flags[key]) for key in keys if key in flags]
+        related = []
+        for other in row.get("related", ()):
+            pattern = self.get(other["id"])  # None: a curated page covers it, under its own id
+            if pattern is not None:
+                message = pattern.template or (f"assert {pattern.assert_expr}" if pattern.assert_expr else "")
+                related.append({"id": pattern.id, "message": _cut(message or pattern.exception),
+                                "line": pattern.source.line, "why": other["why"]})
+        if related:
+            row["related"] = related
+        else:
+            row.pop("related", None)
+        return row
+
+    def _unpack(self, blob: bytes):
+        with self._lock:
+            return json.loads(self._derived_unpacker.decompress(blob))
+
     def content_digest(self) -> str:
         """A hash of every row: two builds from the same sources and code give the same."""
         digest = hashlib.sha256()
@@ -166,6 +237,11 @@ class IndexStore:
                 self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
                 self._pid = os.getpid()
             return self._db.execute(sql, args).fetchall()
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _keys(pattern: Pattern) -> tuple:

@@ -16,6 +16,7 @@ pattern replaces an earlier one with the same id.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -25,11 +26,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
+import zstandard
+
 from analyzer import __version__
 from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template.fields import literal_text
+from analyzer.sources.cache import cache_root
+from analyzer.sources.derived import Sidecar, read_sidecar, sidecar_files
 from analyzer.sources.pack_index import IndexStore, write_index
 
 __all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "builtin_index_path", "pack_files",
@@ -43,7 +48,7 @@ _Sources = list[tuple[str, bytes | OSError]]  # a pack level's files: the name t
 # The code that decides what an index holds: a change to any of it makes every compiled pack stale.
 _BUILDERS = ("core/schema.py", "core/template/__init__.py", "core/template/fields.py", "core/template/build.py",
              "core/template/names.py", "core/template/values.py", "core/evidence.py", "core/matcher.py",
-             "core/store.py", "core/sites.py", "sources/packs.py", "sources/pack_index.py")
+             "core/store.py", "core/sites.py", "sources/packs.py", "sources/pack_index.py", "sources/derived.py")
 
 
 class PackSet:
@@ -82,6 +87,13 @@ class PackSet:
 
     def ids(self) -> frozenset[str]:
         return frozenset().union(*(layer.ids() for layer in self.layers))
+
+    def derived(self, pattern_id: str) -> dict | None:
+        """The page derived from the source for a built-in signature (`patterns derive`), or None."""
+        for layer in reversed(self.layers):
+            if isinstance(layer, IndexStore) and (found := layer.derived(pattern_id)) is not None:
+                return found
+        return None
 
     def __iter__(self) -> Iterator[Pattern]:
         return iter(self._merged(iter))
@@ -158,26 +170,37 @@ def load_packs(extra_dirs: Iterable[str] = (), builtin: bool = True, use_env: bo
 
 def builtin_digest() -> str:
     """The hash an up-to-date built-in index records: of the YAML sources and the building code."""
-    return _digest(_builtin_sources(builtin_pack_dir()), curated_first=True)
+    root = builtin_pack_dir()
+    return _digest(_builtin_sources(root) + _sidecar_sources(root), curated_first=True)
 
 
 def compile_builtin(target: Path | None = None) -> tuple[int, list[SchemaProblem]]:
     """`analyzer patterns build`: compile the built-in YAML packs into the shipped index."""
-    sources = _builtin_sources(builtin_pack_dir())
-    patterns, problems = _parse(sources, curated_first=True)
+    root = builtin_pack_dir()
+    sources = _builtin_sources(root)
+    covered: dict[str, str] = {}
+    patterns, problems = _parse(sources, curated_first=True, covered=covered)
     target = target or builtin_index_path()
     target.parent.mkdir(parents=True, exist_ok=True)
-    return write_index(target, patterns, problems, _digest(sources, curated_first=True)), problems
+    digest = _digest(sources + _sidecar_sources(root), curated_first=True)
+    return write_index(target, patterns, problems, digest, _sidecars(root), covered), problems
 
 
 def ensure_builtin_index() -> IndexStore | None:
     """A checkout's index, compiled again first when its YAML or code moved on; None where the
     package folder cannot be written (then the caller compiles into the cache)."""
     target = builtin_index_path()
-    sources = _builtin_sources(builtin_pack_dir())
-    digest = _digest(sources, curated_first=True)
+    root = builtin_pack_dir()
+    stamp = _stamp(root)
+    known = _stamped_digest(target, stamp)
+    fresh = _index_if_current(target, known) if known else None
+    if fresh is not None:  # no file changed size or time since the digest was last read: not read again
+        return fresh
+    sources = _builtin_sources(root)
+    digest = _digest(sources + _sidecar_sources(root), curated_first=True)
     fresh = _index_if_current(target, digest)
     if fresh is not None:
+        _write_stamp(target, stamp, digest)
         return fresh
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -187,12 +210,47 @@ def ensure_builtin_index() -> IndexStore | None:
             if fresh is None:
                 print("analyzer: compiling the built-in patterns into "
                       f"{target} (once per change of the packs, about half a minute)", file=sys.stderr)
-                patterns, problems = _parse(sources, curated_first=True)
-                write_index(target, patterns, problems, digest)
+                covered: dict[str, str] = {}
+                patterns, problems = _parse(sources, curated_first=True, covered=covered)
+                write_index(target, patterns, problems, digest, _sidecars(root), covered)
                 fresh = IndexStore(target)
+            _write_stamp(target, stamp, digest)
     except OSError:
         return None
     return fresh
+
+
+def _stamp(root: Path) -> str:
+    """The pack files as seen from outside (names, sizes, modification times) and the building code:
+    a checkout's every run compares this instead of hashing 40 MB of YAML."""
+    stamp = hashlib.sha256(_code_digest())
+    for path in [*pack_files(root), *sidecar_files(root)]:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        stamp.update(f"{path.relative_to(root).as_posix()}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return stamp.hexdigest()
+
+
+def _stamp_path(index: Path) -> Path:
+    return index.with_name(index.stem + ".stamp")
+
+
+def _stamped_digest(index: Path, stamp: str) -> str | None:
+    """The digest the files had when they last looked like `stamp`."""
+    try:
+        seen, digest = _stamp_path(index).read_text().split()
+    except (OSError, ValueError):
+        return None
+    return digest if seen == stamp else None
+
+
+def _write_stamp(index: Path, stamp: str, digest: str) -> None:
+    with contextlib.suppress(OSError):
+        partial = _stamp_path(index).with_name(f".{index.stem}.{os.getpid()}.stamp")
+        partial.write_text(f"{stamp} {digest}\n")
+        os.replace(partial, _stamp_path(index))
 
 
 def _index_if_current(path: Path, digest: str) -> IndexStore | None:
@@ -220,6 +278,19 @@ def _builtin() -> tuple[PatternStore, list[SchemaProblem]]:
 def _builtin_sources(root: Path) -> _Sources:
     """The built-in files named as `patterns/<relative path>`, wherever the pack lies."""
     return [(f"patterns/{path.relative_to(root).as_posix()}", _read(path)) for path in pack_files(root)]
+
+
+def _sidecar_sources(root: Path) -> _Sources:
+    """The derived-page sidecars, for the digest: a new one compiles the index again."""
+    return [(f"patterns/{path.relative_to(root).as_posix()}", _read(path)) for path in sidecar_files(root)]
+
+
+def _sidecars(root: Path) -> Iterator[Sidecar]:
+    for path in sidecar_files(root):
+        try:
+            yield read_sidecar(path)
+        except (OSError, ValueError, zstandard.ZstdError) as err:  # a broken sidecar costs its pages only
+            print(f"analyzer: {path}: derived pages left out ({err})", file=sys.stderr)
 
 
 def _read(path: Path) -> bytes | OSError:
@@ -270,7 +341,10 @@ def _compiled(sources: _Sources, curated_first: bool) -> tuple[PatternStore, lis
     return MemoryStore(patterns, index_keys), problems
 
 
-def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[SchemaProblem]]:
+def _parse(sources: _Sources, curated_first: bool,
+           covered: dict[str, str] | None = None) -> tuple[list[Pattern], list[SchemaProblem]]:
+    """`covered`, when given, receives the id of each extracted signature a curated entry covers
+    and that entry's id (its derived page is shown on the curated one)."""
     patterns: list[Pattern] = []
     problems: list[SchemaProblem] = []
     for name, data in sources:
@@ -278,17 +352,28 @@ def _parse(sources: _Sources, curated_first: bool) -> tuple[list[Pattern], list[
         patterns.extend(found)
         problems.extend(bad)
     if curated_first:
-        patterns = _prefer_curated(patterns)
+        patterns = _prefer_curated(patterns, covered if covered is not None else {})
     by_id: dict[str, Pattern] = {}
     for pattern in patterns:
         by_id[pattern.id] = pattern  # a later file overrides by id
     return list(by_id.values()), problems
 
 
-def _prefer_curated(patterns: list[Pattern]) -> list[Pattern]:
-    """Within one pack, an extracted signature that a curated entry covers is left out."""
-    curated = {_signature(p) for p in patterns if p.curated}
-    return [p for p in patterns if p.curated or _signature(p) not in curated]
+def _prefer_curated(patterns: list[Pattern], covered: dict[str, str]) -> list[Pattern]:
+    """Within one pack, an extracted signature that a curated entry covers is left out (and
+    recorded in `covered`, by its id, with the curated entry's)."""
+    curated: dict[tuple[str, str, str | None], str] = {}
+    for pattern in patterns:
+        if pattern.curated:
+            curated.setdefault(_signature(pattern), pattern.id)
+    kept = []
+    for pattern in patterns:
+        owner = None if pattern.curated else curated.get(_signature(pattern))
+        if owner is None:
+            kept.append(pattern)
+        else:
+            covered.setdefault(pattern.id, owner)
+    return kept
 
 
 def _signature(pattern: Pattern) -> tuple[str, str, str | None]:
@@ -298,8 +383,7 @@ def _signature(pattern: Pattern) -> tuple[str, str, str | None]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "analyzer" / "packs"
+    return cache_root() / "packs"
 
 
 def _evict(directory: Path, keep: Path) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["TextSniffer"]
 
-_TEXT_CONTROLS = frozenset("\t\n\r\f\v\x1b")  # tabs, form feeds and ANSI escapes occur in logs
+# Replacement characters and control characters other than those logs hold (tabs, line and form
+# feeds, ANSI escapes), counted in one pass.
+_ODD = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
 _BLANK = b" \t\r\n\f\v\x00"
 
 
@@ -40,7 +44,7 @@ class TextSniffer:
         text = piece.decode("utf-8", "replace").replace("\x00", "")
         self.head += text
         self.chars += len(text)
-        self.odd += sum(1 for ch in text if ch == "\ufffd" or (ch < " " and ch not in _TEXT_CONTROLS))
+        self.odd += len(_ODD.findall(text))
 
     @property
     def binary(self) -> bool:

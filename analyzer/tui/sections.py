@@ -10,6 +10,7 @@ from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
+from analyzer.tui.derived_section import derived_text
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
@@ -197,7 +198,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher, run: RunConfig | None = None) -
     pattern = diagnosis.pattern
     if pattern is None:
         return Text("No known pattern for this incident.", "dim")
-    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence, run=run)
+    found = explanation(pattern, diagnosis.params, diagnosis.match_kind.value, diagnosis.confidence, run=run,
+                        derived=matcher.derived(pattern.id))
     src = found.source
     text = Text.assemble((found.pattern_id, "bold"),
                          (f"  {src.project or ''} · {found.severity} · {found.exception} · {found.role}", "dim"),
@@ -213,6 +215,8 @@ def page(diagnosis: Diagnosis, matcher: Matcher, run: RunConfig | None = None) -
     if diagnosis.releases:
         text.append("\n\nReleases\n", "bold")
         text.append(f"  {diagnosis.releases}")
+    if found.derived:
+        text.append_text(derived_text(found.derived))
     for title, body in (("Trigger", pattern.trigger), ("Common situations", pattern.situations)):
         if body:
             text.append(f"\n\n{title}\n", "bold")
