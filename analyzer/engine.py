@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ __all__ = ["Options", "Engine", "Result", "Progress", "STDIN", "run_of"]
 
 Progress = Callable[[str, int, "int | None"], None]  # (input, lines read, byte position or None)
 _WATCH_SECONDS = 1.0  # how often a followed directory is looked at for new files
+_TICK_SECONDS = 0.1  # a stream quiet this long lets out what looks complete; output is coalesced per tick
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,13 +167,16 @@ class Engine:
         return ChunkScanner(path, self.notices)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
-               progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False) -> Iterator[ErrorEvent]:
+               progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False,
+               on_tick: Callable[[], None] | None = None) -> Iterator[ErrorEvent]:
         """Events from every input. Plain files are read one after another; followed files, stdin
         and pipes are read by threads and interleave as their chunks arrive. All go through the
         fast path.
 
         `progress(path, lines, offset)` reports the lines read from an input and, for a file read
-        once to its end, the byte position reached (None otherwise); `stopped` ends the scan early.
+        once to its end, the byte position reached (None otherwise); `stopped` ends the scan early;
+        `on_tick()` is called on streams when they are quiet and at least every tick while they are
+        busy, after the events before it were taken (an output coalesced per tick prints then).
         """
         if not follow and not any(is_stream(path) for path in files):
             for path in files:
@@ -179,7 +184,7 @@ class Engine:
                 if stopped():
                     return
             return
-        yield from self._stream_events(files, on_problem, follow, progress, stopped)
+        yield from self._stream_events(files, on_problem, follow, progress, stopped, on_tick or (lambda: None))
 
     def analyse(self, paths: Iterable[str], on_problem: OnProblem | None = None, follow: bool = False) -> Result:
         """Scan `paths` to their end (or Ctrl-C, which the caller sees after the result is kept)."""
@@ -238,7 +243,7 @@ class Engine:
         return events
 
     def _stream_events(self, files: list[str], on_problem: OnProblem, follow: bool, progress: Progress | None,
-                       stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
+                       stopped: Callable[[], bool], on_tick: Callable[[], None]) -> Iterator[ErrorEvent]:
         """Inputs read by one thread each, their chunks through the fast path as they arrive; when
         all are quiet for a moment, the records that are complete are let out (for latency)."""
         chunks: queue.Queue = queue.Queue(maxsize=64)
@@ -285,13 +290,19 @@ class Engine:
         for path in files:
             threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
         running, closed = len(files), False
+        ticked = time.monotonic()
         try:
             while running and not stopped():
+                if time.monotonic() - ticked >= _TICK_SECONDS:  # busy: the tick comes all the same
+                    on_tick()
+                    ticked = time.monotonic()
                 try:
-                    path, chunk = chunks.get(timeout=0.1)
+                    path, chunk = chunks.get(timeout=_TICK_SECONDS)
                 except queue.Empty:
                     for reader in readers.values():
                         yield from reader.idle()
+                    on_tick()
+                    ticked = time.monotonic()
                     continue
                 if chunk is started:
                     running += 1
