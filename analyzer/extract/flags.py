@@ -19,6 +19,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.extract.walker import last_name
+
 __all__ = ["Flag", "FlagTable", "read_flags", "literal_values"]
 
 _HELP_LIMIT = 400  # characters of help text kept
@@ -76,7 +78,7 @@ def literal_values(node: ast.AST | None, names: dict[str, tuple[Any, ...]]) -> t
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.BitOr)):
         left, right = literal_values(node.left, names), literal_values(node.right, names)
         return left + tuple(v for v in right if v not in left) if left is not None and right is not None else None
-    if isinstance(node, ast.Subscript) and _name_of(node.value) == "Literal":
+    if isinstance(node, ast.Subscript) and last_name(node.value) == "Literal":
         inner = node.slice
         elements = inner.elts if isinstance(inner, ast.Tuple) else [inner]
         if all(isinstance(e, ast.Constant) for e in elements):
@@ -122,14 +124,6 @@ def _assignment(node: ast.stmt) -> tuple[str | None, ast.expr | None]:
     if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
         return node.target.id, node.value
     return None, None
-
-
-def _name_of(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def _text(node: ast.AST | None) -> str:
@@ -211,10 +205,10 @@ def _default(node: ast.expr | None) -> Any:
 def _annotation(node: ast.expr) -> tuple[ast.expr | None, ast.expr | None]:
     """(the value type, with Optional removed; the CLI metadata of `A[...]`/`Annotated[...]`, if any)."""
     meta = None
-    if isinstance(node, ast.Subscript) and _name_of(node.value) in ("A", "Annotated") and isinstance(node.slice, ast.Tuple):
+    if isinstance(node, ast.Subscript) and last_name(node.value) in ("A", "Annotated") and isinstance(node.slice, ast.Tuple):
         elements = node.slice.elts
         node, meta = elements[0], elements[1] if len(elements) > 1 else None
-    if isinstance(node, ast.Subscript) and _name_of(node.value) == "Optional":
+    if isinstance(node, ast.Subscript) and last_name(node.value) == "Optional":
         node = node.slice
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # `X | None`
         node = node.left if isinstance(node.right, ast.Constant) else node

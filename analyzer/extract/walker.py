@@ -38,7 +38,7 @@ from typing import Any, TypeGuard
 
 from analyzer.extract.message import Msg, percent_example, to_msg
 
-__all__ = ["extract_source", "extract_file", "ParseFailure"]
+__all__ = ["extract_source", "extract_file", "last_name", "ParseFailure"]
 
 _LOG_METHODS = {
     "error": ("log.error", "error"),
@@ -63,7 +63,7 @@ class ParseFailure(Exception):
         self.reason = reason
 
 
-def _last_name(node: ast.AST) -> str | None:
+def last_name(node: ast.AST) -> str | None:
     """``a.b.C`` -> ``C``; ``C`` -> ``C``; anything else -> None."""
     if isinstance(node, ast.Name):
         return node.id
@@ -76,8 +76,8 @@ def _receiver_name(node: ast.AST) -> str | None:
     """Name of the object a method is called on: ``self.logger`` -> logger,
     ``logging.getLogger(__name__)`` -> getLogger."""
     if isinstance(node, ast.Call):
-        return _last_name(node.func)
-    return _last_name(node)
+        return last_name(node.func)
+    return last_name(node)
 
 
 def _looks_like_class(name: str | None) -> TypeGuard[str]:
@@ -188,7 +188,7 @@ class _Walker:
         if exc is None:  # bare re-raise
             return
         if isinstance(exc, ast.Call):
-            name = _last_name(exc.func)
+            name = last_name(exc.func)
             if not _looks_like_class(name):
                 return  # factory call / variable: type unknown
             arg = None
@@ -213,7 +213,7 @@ class _Walker:
             else:
                 self._emit(node, ctx, name, msg)
             return
-        name = _last_name(exc)
+        name = last_name(exc)
         if _looks_like_class(name):
             self._emit(node, ctx, name, None, kind="no-args")
         # lower-case names are re-raised instances (``raise e``): skip
