@@ -52,7 +52,7 @@ _STARTS = (
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it or goes on after a colon.
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
-    rb"\[Errno -?\d", rb": [A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ",  # notices.logged_error
+    rb"\[Errno -?\d",  # notices.logged_error; its other form: _LOGGED_ERROR
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|CUDA error: ",  # native.starts
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
@@ -63,6 +63,11 @@ _STARTS = (
 )
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
 _STATE = (rb"(?:^|\r)\{", rb"std(?:out|err) P")
+# notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
+# every colon (half the time of the whole database); it looks for the type and its colon instead, and
+# `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
+_LOGGED_ERROR = re.compile(rb": [A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ")
+_LOGGED_ERROR_LOOSE = rb"[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: "
 # Per-line channels: torchrun `[rank3]:`, syslog `proc[12]: `, workers `(... pid=12)`. Without `headed`
 # every line that may hold one is read.
 _CHANNELS = (rb"\]:", rb"pid=")
@@ -81,9 +86,10 @@ _HEADED = (
     rb"^(?:" + HEAD + rb")?(?:[^\[(\n]|\[[0-9])[^\n]*(?:\]:|pid=)",
     rb"^" + HEAD + rb"(?:\(|\[[^0-9\n]|\{)",  # a head followed by what may be another, or a JSON record
     rb"\r[^\r\n]",  # a redrawn line: the text shown last decides
-    # what the normaliser's Unicode classes take and the byte patterns above do not
-    rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
 )
+# What the normaliser's Unicode classes take and the byte patterns above do not; scanned for only in a
+# buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
+_NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]")
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
@@ -152,28 +158,58 @@ class TriggerFinder:
 
     def __init__(self, keywords: tuple[str, ...] = (), extra: tuple[bytes, ...] = (), headed: bool = False,
                  compile: Compile | None = None) -> None:
-        """`compile` builds the two fixed databases (a caller may keep them compiled between runs:
+        """`compile` builds the fixed databases (a caller may keep them compiled between runs:
         compiling is most of a small scan's start-up); the learned families are always compiled here."""
         compile = compile or compile_database
         self._database = _database(tuple(sorted(set(keywords))), headed, compile)
         self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
+        self._non_ascii = _non_ascii_database(compile) if headed else None
+        self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._setters = _setters_database(compile)
         self._setters_scratch = self._setters.scratch.clone()
+        self._headless: bytes | None = None  # the last buffer scanned, if no line of it begins with a head
 
     def scan(self, buffer: bytes) -> list[int]:
         """Offsets inside the lines to read, in order (a line may be reported more than once)."""
         hits: list[int] = []
+        loose: list[int] = []
+        headless = True
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
-            hits.append(end - 1)
+            nonlocal headless
+            if pattern == _HEAD_ID:
+                headless = False
+            else:
+                (loose if pattern == _LOOSE_ID else hits).append(end - 1)
 
         self._database.scan(buffer, match_event_handler=on_match, scratch=self._scratch)
+        self._headless = buffer if headless else None
+        merged = False
+        if self._non_ascii is not None and not buffer.isascii():
+            self._non_ascii.scan(buffer, match_event_handler=on_match, scratch=self._non_ascii_scratch)
+            merged = True
         if self._extra is not None:
             self._extra.scan(buffer, match_event_handler=on_match, scratch=self._extra_scratch)
+            merged = True
+        for hit in loose:
+            end = buffer.find(b"\n", hit)
+            if _LOGGED_ERROR.search(buffer, buffer.rfind(b"\n", 0, hit) + 1, len(buffer) if end < 0 else end):
+                hits.append(hit)
+                merged = True
+        if merged:
             hits.sort()
         return hits
+
+    def heads(self, buffer: bytes) -> list[bytes]:
+        """The channel heads that begin lines of the buffer (none, without a look, in one `scan` found none in)."""
+        if buffer is self._headless:
+            return []
+        heads = HEADS.findall(buffer)
+        if (head := HEAD_AT.match(buffer, 0, buffer.find(b"\n"))) is not None:
+            heads.append(head.group())
+        return heads
 
     def first_setters(self, buffer: bytes) -> tuple[int, int, int, int]:
         """Where the first lines that may set the time and the stream start, those without a channel
@@ -214,8 +250,20 @@ def _extra_database(expressions: tuple[bytes, ...]):
 
 @lru_cache(maxsize=8)
 def _database(keywords: tuple[str, ...], headed: bool, compile: Compile):
-    expressions = (*_STARTS, *_STATE, *(_HEADED if headed else _CHANNELS), *(_literal(k) for k in keywords))
-    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
+    expressions = (*_STARTS, _LOGGED_ERROR_LOOSE, rb"^" + HEAD, *_STATE, *(_HEADED if headed else _CHANNELS),
+                   *(_literal(k) for k in keywords))
+    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
+    flags[_HEAD_ID] |= hyperscan.HS_FLAG_SINGLEMATCH  # whether a buffer has heads at all: see `heads`
+    return compile(expressions, tuple(flags))
+
+
+_LOOSE_ID = len(_STARTS)  # its hits are confirmed by _LOGGED_ERROR
+_HEAD_ID = _LOOSE_ID + 1
+
+
+@lru_cache(maxsize=2)
+def _non_ascii_database(compile: Compile):
+    return compile(_NON_ASCII, (hyperscan.HS_FLAG_MULTILINE,) * len(_NON_ASCII))
 
 
 def _literal(text: str) -> bytes:

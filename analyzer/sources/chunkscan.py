@@ -19,7 +19,6 @@ from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
 from analyzer.core.triggers import (
     HEAD_AT,
-    HEADS,
     TriggerFinder,
     available,
     body_may_set_time,
@@ -282,11 +281,9 @@ class ChunkScanner:
     def _keys(self, buffer: bytes) -> dict[tuple, list[bytes]]:
         """The channel heads that begin lines of the buffer by their group, looked for once per buffer."""
         if self._keys_of[0] is not buffer:
-            heads = set(HEADS.findall(buffer))
-            if (head := HEAD_AT.match(buffer, 0, buffer.find(b"\n"))) is not None:
-                heads.add(head.group())
+            assert self._finder is not None  # only the fast path skips lines
             groups: dict[tuple, list[bytes]] = {}
-            for key in heads:
+            for key in set(self._finder.heads(buffer)):
                 groups.setdefault(head_group(key), []).append(key)
             self._keys_of = (buffer, groups)
         return self._keys_of[1]
