@@ -167,31 +167,33 @@ class TriggerFinder:
         self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
-        self._setters = _setters_database(compile)
-        self._setters_scratch = self._setters.scratch.clone()
-        self._headless: bytes | None = None  # the last buffer scanned, if no line of it begins with a head
+        self._heads = _heads_database(compile)
+        self._heads_scratch = self._heads.scratch.clone()
+        self._scanned: tuple[bytes | None, dict[int, int]] = (None, {})  # the last buffer, its first setters
 
     def scan(self, buffer: bytes) -> list[int]:
         """Offsets inside the lines to read, in order (a line may be reported more than once)."""
         hits: list[int] = []
         loose: list[int] = []
-        headless = True
+        setters: dict[int, int] = {}
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
-            nonlocal headless
-            if pattern == _HEAD_ID:
-                headless = False
-            else:
+            if pattern >= len(_SETTERS):
                 (loose if pattern == _LOOSE_ID else hits).append(end - 1)
+            else:  # reported once each
+                setters[pattern] = buffer.rfind(b"\n", 0, end) + 1
+
+        def on_hit(pattern: int, start: int, end: int, flags: int, context: object) -> None:
+            hits.append(end - 1)
 
         self._database.scan(buffer, match_event_handler=on_match, scratch=self._scratch)
-        self._headless = buffer if headless else None
+        self._scanned = (buffer, setters)
         merged = False
         if self._non_ascii is not None and not buffer.isascii():
-            self._non_ascii.scan(buffer, match_event_handler=on_match, scratch=self._non_ascii_scratch)
+            self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
             merged = True
         if self._extra is not None:
-            self._extra.scan(buffer, match_event_handler=on_match, scratch=self._extra_scratch)
+            self._extra.scan(buffer, match_event_handler=on_hit, scratch=self._extra_scratch)
             merged = True
         for hit in loose:
             end = buffer.find(b"\n", hit)
@@ -202,27 +204,32 @@ class TriggerFinder:
             hits.sort()
         return hits
 
+    def first_setters(self, buffer: bytes) -> tuple[int, int, int, int]:
+        """Where the first lines that may set the time and the stream start, those without a channel
+        head and those behind one; len(buffer) if none. (Before them no line needs a second look.)
+        Found by `scan`, which the buffer has been through."""
+        if self._scanned[0] is not buffer:
+            self.scan(buffer)
+        found = self._scanned[1]
+        return found.get(0, len(buffer)), found.get(1, len(buffer)), found.get(2, len(buffer)), found.get(3, len(buffer))
+
     def heads(self, buffer: bytes) -> list[bytes]:
-        """The channel heads that begin lines of the buffer (none, without a look, in one `scan` found none in)."""
-        if buffer is self._headless:
+        """The channel heads that begin lines of the buffer."""
+        found = False
+
+        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
+            nonlocal found
+            found = True
+            return True  # one is enough: stop
+
+        with contextlib.suppress(hyperscan.ScanTerminated):
+            self._heads.scan(buffer, match_event_handler=on_match, scratch=self._heads_scratch)
+        if not found:  # much faster to tell than to find them all
             return []
         heads = HEADS.findall(buffer)
         if (head := HEAD_AT.match(buffer, 0, buffer.find(b"\n"))) is not None:
             heads.append(head.group())
         return heads
-
-    def first_setters(self, buffer: bytes) -> tuple[int, int, int, int]:
-        """Where the first lines that may set the time and the stream start, those without a channel
-        head and those behind one; len(buffer) if none. (Before them no line needs a second look.)"""
-        found: dict[int, int] = {}
-
-        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
-            found.setdefault(pattern, buffer.rfind(b"\n", 0, end) + 1)
-            return len(found) == 4  # all known: stop
-
-        with contextlib.suppress(hyperscan.ScanTerminated):
-            self._setters.scan(buffer, match_event_handler=on_match, scratch=self._setters_scratch)
-        return found.get(0, len(buffer)), found.get(1, len(buffer)), found.get(2, len(buffer)), found.get(3, len(buffer))
 
 
 # (expressions, flags) -> a block-mode database whose ids are the expressions' positions
@@ -236,11 +243,14 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
     return database
 
 
+# Where the first lines that may set the time and the stream are (`first_setters`): one match each.
+_SETTERS = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
+            _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # a superset: cheaper
+
+
 @lru_cache(maxsize=2)
-def _setters_database(compile: Compile):
-    expressions = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
-                   _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # a superset: cheaper
-    return compile(expressions, (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * 4)
+def _heads_database(compile: Compile):
+    return compile((rb"^" + HEAD,), (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,))
 
 
 @lru_cache(maxsize=32)  # the same families are learned again in each file of a kind (and each test)
@@ -250,15 +260,14 @@ def _extra_database(expressions: tuple[bytes, ...]):
 
 @lru_cache(maxsize=8)
 def _database(keywords: tuple[str, ...], headed: bool, compile: Compile):
-    expressions = (*_STARTS, _LOGGED_ERROR_LOOSE, rb"^" + HEAD, *_STATE, *(_HEADED if headed else _CHANNELS),
+    """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the keywords."""
+    expressions = (*_STARTS, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
-    flags = [hyperscan.HS_FLAG_MULTILINE] * len(expressions)
-    flags[_HEAD_ID] |= hyperscan.HS_FLAG_SINGLEMATCH  # whether a buffer has heads at all: see `heads`
-    return compile(expressions, tuple(flags))
+    flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(_SETTERS) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
+    return compile((*_SETTERS, *expressions), flags)
 
 
-_LOOSE_ID = len(_STARTS)  # its hits are confirmed by _LOGGED_ERROR
-_HEAD_ID = _LOOSE_ID + 1
+_LOOSE_ID = len(_SETTERS) + len(_STARTS)  # its hits are confirmed by _LOGGED_ERROR
 
 
 @lru_cache(maxsize=2)
