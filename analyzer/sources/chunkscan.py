@@ -36,6 +36,7 @@ _LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap
 _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches more is read line by line
 _HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
 _BLANKS = frozenset(b" \t\r\x0b\x0c")
+_NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
 _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
@@ -62,6 +63,7 @@ class ChunkScanner:
         # channel's next read line inherits, by what they set; handed over just before it.
         self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
         self._stretches = 0
+        self._skipped = 0  # bytes
         self._keys_of: tuple[bytes | None, dict[tuple, list[bytes]]] = (None, {})  # the last buffer's channel heads
         self._key_order: dict[tuple, list[bytes]] = {}  # each head group's heads, the one seen last first
 
@@ -151,7 +153,9 @@ class ChunkScanner:
 
     def _skip(self, buffer: bytes, start: int, end: int) -> None:
         if start < end:
-            self.scanner.skip(_newlines(buffer, start, end), self._setters(buffer, start, end))
+            self._skipped += end - start
+            count = _newlines(buffer, start, end) if self._skipped > _NUMPY_AFTER else buffer.count(b"\n", start, end)
+            self.scanner.skip(count, self._setters(buffer, start, end))
 
     def _setters(self, buffer: bytes, start: int, end: int) -> list[str]:
         """The lines of `buffer[start:end]` whose prefix state outlives them and must be read now, in
@@ -349,7 +353,7 @@ class ChunkScanner:
 
 def _newlines(buffer: bytes, start: int, end: int) -> int:
     """How many lines end in `buffer[start:end]`. On long stretches numpy's vectorised compare is
-    several times faster than `bytes.count`; numpy comes with pandas, and is imported only then."""
+    several times faster than `bytes.count`; numpy comes with pandas."""
     if end - start < 1 << 16:
         return buffer.count(b"\n", start, end)
     import numpy
