@@ -146,9 +146,14 @@ def head_sets(buffer: bytes, start: int, end: int) -> tuple[bool | None, bool | 
     sets its stream and its time; None where only the normaliser can tell."""
     m = _SGLANG_BODY.match(buffer, start, end)
     if m is not None:
-        return True, True if parse_timestamp(m[1].decode()) else None
+        return True, True if _reads_as_time(m[1]) else None
     stream = True if _VLLM_BODY.match(buffer, start, end) else None if body_may_set_stream(buffer, start, end) else False
     return stream, None if body_may_set_time(buffer, start, end) else False
+
+
+@lru_cache(maxsize=1024)  # a log's lines share each second's stamp
+def _reads_as_time(stamp: bytes) -> bool:
+    return parse_timestamp(stamp.decode()) is not None
 
 
 class TriggerFinder:

@@ -11,7 +11,8 @@ numbers and prefix state come out as if every line had been fed (tests/test_fast
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
@@ -37,9 +38,24 @@ _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches mor
 _HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
 _BLANKS = frozenset(b" \t\r\x0b\x0c")
 _NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
-_MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
+_MAX_GROUPS = 4096
+_MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)  # head groups with lines waiting; past that they are all handed over
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
+
+
+@dataclass(frozen=True, slots=True)
+class _Stretch:
+    """Lines skipped between two read ones, and what the scan knew then."""
+
+    number: int
+    buffer: bytes
+    start: int
+    end: int
+    need_time: bool
+    floors: tuple[int, ...]  # where lines behind a head that may set the time and the stream begin
+    host_unknown: bool
+    groups: dict[tuple, list[bytes]]  # the buffer's head groups
 
 
 class ChunkScanner:
@@ -62,6 +78,8 @@ class ChunkScanner:
         # Per channel head group (torchrun rank, worker pid and ip): the skipped lines whose state that
         # channel's next read line inherits, by what they set; handed over just before it.
         self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
+        self._unsettled: list[_Stretch] = []  # skipped stretches not looked at for them yet (see _settle)
+        self._settled: dict[tuple, int] = {}  # per head group, the last of those it was looked for in
         self._stretches = 0
         self._skipped = 0  # bytes
         self._keys_of: tuple[bytes | None, dict[tuple, list[bytes]]] = (None, {})  # the last buffer's channel heads
@@ -143,7 +161,7 @@ class ChunkScanner:
         """Feed lines from `pos` on, until no record is open; returns where the next line starts."""
         while pos < end:
             newline = buffer.find(b"\n", pos)
-            if self._pending:
+            if self._pending or self._unsettled:
                 self._flush_for(buffer, pos, newline)
             events += self.scanner.feed(self._text(buffer, pos, newline))
             pos = newline + 1
@@ -177,15 +195,19 @@ class ChunkScanner:
             if now:
                 self._flush()  # the lines picked now come after those waiting
             if len(self._key_order) > _MAX_GROUPS:
+                self._settle()  # with the heads known now
                 self._key_order.clear()
+            floors, host_unknown = self._floors(buffer)[2:], self.scanner.host is None
             for group, heads in keys.items():
                 members = self._key_order.setdefault(group, [])
                 members += [key for key in heads if key not in members]
-                for kind, (at, text) in self._group_setters(buffer, start, end, members, need_time).items():
-                    if now:
+                if now:
+                    for at, text in self._group_setters(buffer, start, end, members, need_time, floors, host_unknown).values():
                         picked[at] = text
-                    else:
-                        self._pending.setdefault(group, {})[kind] = ((self._stretches, at), text)
+            if not now:  # each channel's lines are looked for when it is read next: most stretches never are
+                self._unsettled.append(_Stretch(self._stretches, buffer, start, end, need_time, floors, host_unknown, keys))
+                if len(self._unsettled) >= _MAX_UNSETTLED or len(keys) > _MAX_GROUPS:
+                    self._settle()
             if len(self._pending) > _MAX_GROUPS:
                 self._flush()
         need_stream = True
@@ -210,18 +232,47 @@ class ChunkScanner:
             stop = line_start
         return [picked[at] for at in sorted(picked)]
 
-    def _group_setters(self, buffer: bytes, start: int, end: int, keys: list[bytes],
-                       need_time: bool) -> dict[str, tuple[int, str]]:
+    def _settle(self, groups: Iterable[tuple] | None = None) -> None:
+        """Find the waiting lines of these head groups (all by default) in the stretches skipped since
+        they were last looked for, as if each stretch had been looked at when it was skipped: the last
+        stretch that has a line of a kind gives it, so they are looked at from the last back."""
+        if not self._unsettled:
+            return
+        everything = groups is None
+        for group in {group for stretch in self._unsettled for group in stretch.groups} if groups is None else groups:
+            members = self._key_order.get(group, [])
+            wanted = {"last", "stream", "time", *("spacing " + key.rstrip(b" ").decode() for key in members if key[:1] == b"[")}
+            hosts = any(b", ip=" in key for key in members) and self._unsettled[0].host_unknown
+            found: dict[str, tuple[tuple[int, int], str]] = {}
+            for stretch in reversed(self._unsettled):
+                if stretch.number <= self._settled.get(group, 0):
+                    break
+                if group in stretch.groups:
+                    for kind, (at, text) in self._group_setters(stretch.buffer, stretch.start, stretch.end, members,
+                                                                stretch.need_time, stretch.floors,
+                                                                stretch.host_unknown).items():
+                        found.setdefault(kind, ((stretch.number, at), text))
+                    if not hosts and wanted <= found.keys():
+                        break  # an older stretch has nothing that is not found already
+            if found:
+                self._pending.setdefault(group, {}).update(found)
+            self._settled[group] = self._unsettled[-1].number
+        if everything or len(self._settled) > _MAX_GROUPS:
+            self._unsettled.clear()
+            self._settled.clear()
+
+    def _group_setters(self, buffer: bytes, start: int, end: int, keys: list[bytes], need_time: bool,
+                       floors: tuple[int, ...], host_unknown: bool) -> dict[str, tuple[int, str]]:
         """The lines of one channel, those behind the heads `keys` in `buffer[start:end]`, whose state
         outlives them, by what they set: its last line (the channel's last message prefix), the last to
         set the stream, the time and (torchrun) whose the space after the colon is, and, while the input
         names no host, its first lines. Values: (where the line starts, its text)."""
-        time_floor, stream_floor = self._floors(buffer)[2:]
+        time_floor, stream_floor = floors
         need_stream, last = True, True
         spacing: set[bytes] = set()  # torchrun prefixes seen whose last line to tell the space is not found yet
         seen: set[bytes] = set()
         found: dict[str, tuple[int, str]] = {}
-        if self.scanner.host is None:
+        if host_unknown:
             for key in keys:
                 if b", ip=" in key:
                     at = buffer.find(b"\n" + key, max(start - 1, 0), end) + 1
@@ -294,6 +345,7 @@ class ChunkScanner:
 
     def _flush(self, groups: list[tuple] | None = None) -> None:
         """Hand the waiting lines of these head groups (all by default) to the scanner, in order."""
+        self._settle(groups)
         if groups is None:
             groups = list(self._pending)
         waiting = {at: text for group in groups for at, text in self._pending.pop(group, {}).values()}
