@@ -6,11 +6,12 @@ usage, a notice keyword) or carries prefix state that the normaliser cannot rebu
 starts of lines alone (a per-line channel, a JSON record). `TriggerFinder.scan` reports such
 lines in a buffer of whole lines, so that the stretches in between can be counted instead of
 parsed. Of the lines skipped, later lines may inherit the stream and time of the last prefixed
-ones: `first_setters` tells where in a buffer such lines begin, and `may_set_stream` and
-`may_set_time` which lines may be such.
+ones: `first_setters` tells where in a buffer such lines begin (found in the same pass), and
+`may_set_stream` and `may_set_time` which lines may be such.
 
 Every pattern is a superset of what it stands for: a line reported needlessly costs a little
-time, a line missed would change the result. Keep them in step with `grammar.py`, `prefixes.py`,
+time, a line missed would change the result. (One, the logged error, is confirmed in Python: its
+exact form would slow the whole pass down.) Keep them in step with `grammar.py`, `prefixes.py`,
 `normalize.py`, `assemble.py` and `notices.py`; tests/test_fastpath.py compares both paths.
 Digits in prefixes are taken to be ASCII.
 

@@ -239,9 +239,10 @@ class ChunkScanner:
         if not self._unsettled:
             return
         everything = groups is None
+        timed = any(stretch.need_time for stretch in self._unsettled)
         for group in {group for stretch in self._unsettled for group in stretch.groups} if groups is None else groups:
             members = self._key_order.get(group, [])
-            wanted = {"last", "stream", "time", *("spacing " + key.rstrip(b" ").decode() for key in members if key[:1] == b"[")}
+            wanted = {"last", "stream", *(["time"] if timed else []), *("spacing " + key.rstrip(b" ").decode() for key in members if key[:1] == b"[")}
             hosts = any(b", ip=" in key for key in members) and self._unsettled[0].host_unknown
             found: dict[str, tuple[tuple[int, int], str]] = {}
             for stretch in reversed(self._unsettled):
