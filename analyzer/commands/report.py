@@ -10,16 +10,16 @@ import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from analyzer.commands.common import add_analysis_arguments, options_from, warn
 from analyzer.commands.exit_codes import Exit
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
-from analyzer.sinks.console import output_console
 from analyzer.sources.problems import Problem, ProblemKind
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 __all__ = ["register", "run"]
 
@@ -162,6 +162,7 @@ def _write(fmt: str, args: argparse.Namespace, report, fleet) -> None:
             out.write(render_html(report, patterns=patterns, kb=_kb_base(args), derived=derived))
         else:
             from analyzer.report.text import render_text
+            from analyzer.sinks.console import output_console
 
             render_text(report, output_console(file=out, soft_wrap=not args.output))
 
@@ -199,8 +200,13 @@ class _ProgressBar:
     """A progress bar on stderr when it is a terminal; a callable the scan reports to."""
 
     def __init__(self, wanted: bool) -> None:
-        self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                             console=Console(stderr=True), transient=True) if wanted and sys.stderr.isatty() else None
+        self._bar = None
+        if wanted and sys.stderr.isatty():  # Rich's progress only then: importing it costs a warm report 60 ms
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                 console=Console(stderr=True), transient=True)
         self._task: TaskID | None = None
 
     def __enter__(self):

@@ -4,7 +4,7 @@ when, where, with which values; the runs without errors; the runs that could not
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from types import ModuleType
@@ -99,15 +99,16 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
 
     tables = fleet_tables(df)
     incidents = frame_records(df)
+    param_types = {c[len(PARAM_PREFIX):]: str(df[c].dtype) for c in df.columns if c.startswith(PARAM_PREFIX)}
     if tables is None:  # a frame from elsewhere: the runs are those with incidents
         runs: dict[str, dict[str, Any]] = {}
         for row in incidents:
             runs.setdefault(row["run"], {"run": row["run"], "host": row["host"], "version": row["version"],
                                          "date": row["run_date"], "failed": True, "bad": False})
-        fleet = FleetRows(tuple(incidents), tuple(runs.values()), ())
+        fleet = FleetRows(tuple(incidents), tuple(runs.values()), (), param_types)
     else:
         fleet = FleetRows(tuple(incidents), tuple(frame_records(tables.runs)), tuple(frame_records(tables.bad_files)),
-                          scanned=tables.scanned, cached=tables.cached, problems=tables.problems,
+                          param_types, scanned=tables.scanned, cached=tables.cached, problems=tables.problems,
                           rows=tables.rows, configs=tables.configs)
     return summarise(fleet, by, since, top)
 
@@ -123,7 +124,7 @@ def summarise(fleet: FleetRows, by: str = "pattern", since: date | None = None, 
     runs_by_key: dict[str, set[str]] = {}
     for run in runs:
         runs_by_key.setdefault(_run_key(run, by), set()).add(run["run"])
-    groups = _gather(incidents, keys)
+    groups = _gather(incidents, keys, fleet.param_types)
     examples: dict[str, Example] = {}
     for key, group in groups.items():
         if group.earliest is not None and group.earliest[3] in fleet.rows:
@@ -228,8 +229,9 @@ def _most_common_root(runs: set[str], root_of_run: dict[str, str], itself: str) 
     return min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else None
 
 
-def _gather(incidents: tuple[dict[str, Any], ...], keys: list[str]) -> dict[str, _Group]:
+def _gather(incidents: tuple[dict[str, Any], ...], keys: list[str], names: Iterable[str]) -> dict[str, _Group]:
     # First and last seen come from the logs' own times: a run dated only by its path has none.
+    params = [(PARAM_PREFIX + name, name) for name in names]
     groups: dict[str, _Group] = {}
     for row, key in zip(incidents, keys):
         group = groups.get(key) or groups.setdefault(key, _Group())
@@ -259,9 +261,10 @@ def _gather(incidents: tuple[dict[str, Any], ...], keys: list[str]) -> dict[str,
                               (row["file"], row["incident"]))
         if row["raise_function"] is not None:
             group.functions[row["raise_function"]] += 1
-        for name, value in row.items():
-            if value is not None and name.startswith(PARAM_PREFIX):
-                group.params.setdefault(name[len(PARAM_PREFIX):], Counter())[value] += 1
+        for column, name in params:
+            value = row.get(column)
+            if value is not None:
+                group.params.setdefault(name, Counter())[value] += 1
     return groups
 
 
