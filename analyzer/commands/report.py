@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     # a second, which other commands and a summary in JSON or text should not pay.
     from analyzer.report.aggregate import summarise
     from analyzer.report.engines import EngineError
-    from analyzer.report.fleet import FleetOptions, scan_fleet
+    from analyzer.report.fleet import FleetOptions, collector_paused, scan_fleet
     from analyzer.report.fleetrows import fleet_rows, restrict_rows
 
     suffix = os.path.splitext(args.output or "")[1].lower()
@@ -115,15 +115,16 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, EngineError) as err:
         print(f"analyzer: error: {err}", file=sys.stderr)
         return Exit.USAGE
-    fleet = restrict_rows(fleet_rows(scan), args.start, args.end)
-    report = summarise(fleet, by=args.by, since=args.new_since, top=args.top)
-    try:
-        _write(fmt, args, report, fleet)
-    except OSError as err:
-        if not args.output:
-            raise  # stdout: a closed pipe is the command line's to handle
-        print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
-        return Exit.USAGE
+    with collector_paused():
+        fleet = restrict_rows(fleet_rows(scan), args.start, args.end)
+        report = summarise(fleet, by=args.by, since=args.new_since, top=args.top)
+        try:
+            _write(fmt, args, report, fleet)
+        except OSError as err:
+            if not args.output:
+                raise  # stdout: a closed pipe is the command line's to handle
+            print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
+            return Exit.USAGE
     if args.output:
         what = "the summary" if args.rows == "summary" or fmt in ("table", "md", "html") else f"the {args.rows} rows"
         print(f"analyzer: wrote {what} ({fmt}) to {args.output}", file=sys.stderr)
