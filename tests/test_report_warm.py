@@ -16,6 +16,7 @@ import pytest
 from analyzer.cli import main
 from analyzer.report import summary
 from analyzer.report.aggregate import summarise
+from analyzer.report.engines.local import IN_PROCESS_BELOW
 from analyzer.report.fleet import FleetOptions, scan_fleet
 from analyzer.report.fleetrows import fleet_rows, restrict_rows
 from analyzer.report.frame import frame_from_scan, restrict
@@ -82,6 +83,21 @@ def test_a_warm_report_reads_every_file_from_the_cache_and_opens_no_log(fleet, t
     assert len(opened) <= unreadable
     assert warm["files"]["scanned"] == unreadable and warm["files"]["from_cache"] == cold["files"]["scanned"] - unreadable
     assert {k: v for k, v in warm.items() if k != "files"} == {k: v for k, v in cold.items() if k != "files"}
+
+
+def test_a_parallel_cold_report_and_the_warm_one_after_it_equal_a_serial_scan(fleet, tmp_path, capsys):
+    """Workers' results stream into the cache in completion order; the report is in file order."""
+    assert sum(len(run.files) for run in fleet.runs) >= IN_PROCESS_BELOW  # enough files for the pool to start
+    args = ["report", str(fleet.root), "--path-regex", PATH_REGEX, "--no-progress", "--format", "json"]
+    outputs = []
+    for extra in (["-j", "1", "--no-cache"], ["-j", "2", "--cache", str(tmp_path / "c.sqlite")],
+                  ["-j", "2", "--cache", str(tmp_path / "c.sqlite")]):
+        main([*args, *extra])
+        report = json.loads(capsys.readouterr().out)
+        outputs.append((report.pop("files"), report))
+    (serial_files, serial), (cold_files, cold), (warm_files, warm) = outputs
+    assert serial == cold == warm
+    assert serial_files == cold_files and warm_files["from_cache"] > 0
 
 
 def test_a_summary_in_json_or_text_does_not_import_pandas(fleet, tmp_path):
