@@ -7,7 +7,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from analyzer.core.runconfig import RunConfig
@@ -62,34 +61,42 @@ class Summary:
     def key(self) -> str:
         return KEY_COLUMN[self.by]
 
+    # The frames import pandas (through report/frame.py) when first asked for, and are kept.
     @property
     def table(self) -> pd.DataFrame:
-        return self._frame("table", lambda frame: frame.plain_frame(self.groups, _table_columns(self.by)))
+        from analyzer.report.frame import plain_frame
+
+        return self._kept("table", lambda: plain_frame(self.groups, _table_columns(self.by)))
 
     @property
     def clean_runs(self) -> pd.DataFrame:
-        return self._frame("clean_runs", lambda frame: frame.typed_frame(self.clean, RUN_COLUMNS))
+        from analyzer.report.frame import typed_frame
+
+        return self._kept("clean_runs", lambda: typed_frame(self.clean, RUN_COLUMNS))
 
     @property
     def bad_files(self) -> pd.DataFrame:
-        return self._frame("bad_files", lambda frame: frame.typed_frame(self.bad, BAD_FILE_COLUMNS))
+        from analyzer.report.frame import typed_frame
+
+        return self._kept("bad_files", lambda: typed_frame(self.bad, BAD_FILE_COLUMNS))
 
     @property
     def root_causes(self) -> pd.DataFrame:
-        return self._frame("root_causes", lambda frame: frame.plain_frame(self.roots, _ROOT_COLUMNS))
+        from analyzer.report.frame import plain_frame
+
+        return self._kept("root_causes", lambda: plain_frame(self.roots, _ROOT_COLUMNS))
 
     @property
     def daily_rates(self) -> pd.DataFrame | None:
         """day -> `runs` that day, and per signature the share of them it hit."""
+        from analyzer.report.frame import rates_frame
+
         rates = self.rates
-        return None if rates is None else self._frame("daily_rates", lambda frame: frame.rates_frame(*rates))
+        return None if rates is None else self._kept("daily_rates", lambda: rates_frame(*rates))
 
-    def _frame(self, name: str, build: Callable[[ModuleType], Any]) -> Any:
-        """A pandas view, built once: pandas is imported only when one is asked for."""
+    def _kept(self, name: str, build: Callable[[], Any]) -> Any:
         if name not in self._frames:
-            from analyzer.report import frame
-
-            self._frames[name] = build(frame)
+            self._frames[name] = build()
         return self._frames[name]
 
 
@@ -324,7 +331,7 @@ def _root_causes(incidents: tuple[dict[str, Any], ...]) -> list[int]:
     incident; in that order, missing times, files and lines last."""
     def order(i: int) -> tuple:
         row = incidents[i]
-        return (not row["is_run_root"], *((value is None, value or 0) for value in (
+        return (not row["is_run_root"], *((value is None, value) for value in (
             row["timestamp"], row["file"], row["line_start"])))
 
     picked: dict[str, int] = {}
