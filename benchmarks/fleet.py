@@ -64,7 +64,8 @@ def measure(root: Path, repeat: int) -> dict:
 
         cold_run = best(repeat, cold)
         warm_run = best(repeat, lambda: run_process(command))
-    return {"grep_wall": grep[1], "grep_all_wall": grep_all[1], "cold_wall": cold_run[1], "cold_cpu": cold_run[0], "cold_rss": cold_run[2],
+    return {"grep_wall": grep[1], "grep_all_wall": grep_all[1],
+            "cold_wall": cold_run[1], "cold_cpu": cold_run[0], "cold_rss": cold_run[2],
             "warm_wall": warm_run[1], "warm_cpu": warm_run[0]}
 
 

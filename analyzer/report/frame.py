@@ -32,6 +32,7 @@ from analyzer.sources.problems import OnProblem, Problem
 __all__ = ["incidents_frame", "frame_from_scan", "frame_from_rows", "FleetTables", "fleet_tables", "restrict",
            "INCIDENT_COLUMNS", "PARAM_PREFIX", "typed_frame", "plain_frame", "frame_records", "rates_frame"]
 
+
 @dataclass(frozen=True, slots=True, eq=False)
 class FleetTables:
     """Every run (with or without errors), the files that could not be reported on, and how the
@@ -79,11 +80,12 @@ def frame_from_scan(scan: FleetScan) -> pd.DataFrame:
 
 
 def frame_from_rows(fleet: FleetRows) -> pd.DataFrame:
+    """The incidents as typed columns, a `param.<name>` column per captured value, the rest in attrs."""
     df = typed_frame(fleet.incidents, INCIDENT_COLUMNS)
     for name, dtype in fleet.param_types.items():
         df[PARAM_PREFIX + name] = pd.Series([row.get(PARAM_PREFIX + name) for row in fleet.incidents], dtype=dtype)
-    df.attrs["fleet"] = FleetTables(typed_frame(fleet.runs, RUN_COLUMNS), typed_frame(fleet.bad_files, BAD_FILE_COLUMNS),
-                                    fleet.scanned, fleet.cached, fleet.problems, fleet.rows, fleet.configs)
+    runs, bad = typed_frame(fleet.runs, RUN_COLUMNS), typed_frame(fleet.bad_files, BAD_FILE_COLUMNS)
+    df.attrs["fleet"] = FleetTables(runs, bad, fleet.scanned, fleet.cached, fleet.problems, fleet.rows, fleet.configs)
     return df
 
 
