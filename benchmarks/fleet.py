@@ -7,7 +7,8 @@
 Each run is a folder holding one ~1 MB SGLang log with errors (benchmarks/generate.py; a few distinct
 logs, copied round the fleet). Cold: a new, empty report cache; warm: the same command again, every
 file already in the cache. Targets (issue #20): cold within 3x of `grep -l -r Traceback`'s wall time
-on the same folder, warm under 1 s. Wall times, best of --repeat runs, page cache warm.
+on the same folder, warm under 1 s. Wall times of the run with the least CPU time of --repeat runs,
+page cache warm; `grep -c -r` (which reads every byte, as a report must) is shown beside.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +33,7 @@ COLD_SHARE, WARM_SECONDS = 3.0, 1.0
 
 def ensure_fleet(runs: int, size: int) -> Path:
     root = HERE / "data" / f"fleet_{runs}"
-    marker = root / ".complete"
+    marker = root.with_name(root.name + ".complete")  # beside the fleet: inside, it would be a run of its own
     if marker.exists():
         return root
     shutil.rmtree(root, ignore_errors=True)
@@ -46,7 +48,11 @@ def ensure_fleet(runs: int, size: int) -> Path:
 
 
 def measure(root: Path, repeat: int) -> dict:
+    # As an installed copy runs: its modules compiled once (this environment may not write bytecode).
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "analyzer")], check=True)
     grep = best(repeat, lambda: run_process(["grep", "-l", "-r", "Traceback", str(root)]))
+    # grep -l stops at a file's first match; -c reads every byte, as a report must
+    grep_all = best(repeat, lambda: run_process(["grep", "-c", "-r", "Traceback", str(root)]))
     with tempfile.TemporaryDirectory() as tmp:
         cache, out = Path(tmp) / "cache.sqlite", Path(tmp) / "report.json"
         command = [*ANALYZER, "report", str(root), "--no-progress", "--cache", str(cache),
@@ -58,7 +64,8 @@ def measure(root: Path, repeat: int) -> dict:
 
         cold_run = best(repeat, cold)
         warm_run = best(repeat, lambda: run_process(command))
-    return {"grep_wall": grep[1], "cold_wall": cold_run[1], "cold_cpu": cold_run[0], "cold_rss": cold_run[2],
+    return {"grep_wall": grep[1], "grep_all_wall": grep_all[1],
+            "cold_wall": cold_run[1], "cold_cpu": cold_run[0], "cold_rss": cold_run[2],
             "warm_wall": warm_run[1], "warm_cpu": warm_run[0]}
 
 
@@ -82,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     root = ensure_fleet(args.runs, generate.parse_size(args.run_size))
     r = measure(root, args.repeat)
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.runs} runs of {args.run_size}")
-    print(f"grep -l -r: {r['grep_wall']:.2f} s wall; report cold: {r['cold_wall']:.2f} s wall "
+    print(f"grep -l -r: {r['grep_wall']:.2f} s wall (grep -c -r: {r['grep_all_wall']:.2f} s); "
+          f"report cold: {r['cold_wall']:.2f} s wall "
           f"({r['cold_cpu']:.2f} s CPU, peak RSS {r['cold_rss'] / 2**20:.0f} MiB); "
           f"warm: {r['warm_wall']:.2f} s wall ({r['warm_cpu']:.2f} s CPU)")
     missed = verdicts(r)

@@ -10,16 +10,16 @@ import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING
 
 from analyzer.commands.common import add_analysis_arguments, options_from, warn
 from analyzer.commands.exit_codes import Exit
 from analyzer.report.choices import BY, ENGINES, ROWS
 from analyzer.report.runs import DEFAULT_PATH_REGEX, parse_day
-from analyzer.sinks.console import output_console
 from analyzer.sources.problems import Problem, ProblemKind
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 __all__ = ["register", "run"]
 
@@ -72,11 +72,12 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here: pandas and pyarrow cost a second, which other commands should not pay.
-    from analyzer.report.aggregate import summary
+    # Imported here, and pandas only for the outputs that are frames: pandas and pyarrow cost half
+    # a second, which other commands and a summary in JSON or text should not pay.
+    from analyzer.report.aggregate import summarise
     from analyzer.report.engines import EngineError
-    from analyzer.report.fleet import FleetOptions, scan_fleet
-    from analyzer.report.frame import frame_from_scan, restrict
+    from analyzer.report.fleet import FleetOptions, collector_paused, scan_fleet
+    from analyzer.report.fleetrows import fleet_rows, restrict_rows
 
     suffix = os.path.splitext(args.output or "")[1].lower()
     if args.output and not args.format and suffix not in _BY_SUFFIX:
@@ -114,46 +115,56 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, EngineError) as err:
         print(f"analyzer: error: {err}", file=sys.stderr)
         return Exit.USAGE
-    df = restrict(frame_from_scan(scan), args.start, args.end)
-    report = summary(df, by=args.by, since=args.new_since, top=args.top)
-    try:
-        _write(fmt, args, report, df)
-    except OSError as err:
-        if not args.output:
-            raise  # stdout: a closed pipe is the command line's to handle
-        print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
-        return Exit.USAGE
+    with collector_paused():
+        fleet = restrict_rows(fleet_rows(scan), args.start, args.end)
+        report = summarise(fleet, by=args.by, since=args.new_since, top=args.top)
+        try:
+            _write(fmt, args, report, fleet)
+        except OSError as err:
+            if not args.output:
+                raise  # stdout: a closed pipe is the command line's to handle
+            print(f"analyzer: error: {args.output}: {err.strerror or err}", file=sys.stderr)
+            return Exit.USAGE
     if args.output:
         what = "the summary" if args.rows == "summary" or fmt in ("table", "md", "html") else f"the {args.rows} rows"
         print(f"analyzer: wrote {what} ({fmt}) to {args.output}", file=sys.stderr)
     return Exit.USAGE if missing else Exit.OK
 
 
-def _write(fmt: str, args: argparse.Namespace, report, df) -> None:
-    from analyzer.report.html import render_html
-    from analyzer.report.markdown import render_markdown
+def _write(fmt: str, args: argparse.Namespace, report, fleet) -> None:
     from analyzer.report.tables import records, report_json, table_of, write_csv, write_parquet, write_xlsx
-    from analyzer.report.text import render_text
+
+    def table():  # the rows asked for, as a frame: only these outputs import pandas
+        from analyzer.report.frame import frame_from_rows
+
+        return table_of(args.rows, report, frame_from_rows(fleet) if args.rows in ("incidents", "runs") else None)
 
     if fmt == "parquet":
-        write_parquet(table_of(args.rows, report, df), args.output)
+        write_parquet(table(), args.output)
         return
     if fmt == "xlsx":
-        write_xlsx(table_of(args.rows, report, df), args.output)
+        write_xlsx(table(), args.output)
         return
     with (open(args.output, "w", encoding="utf-8", newline="") if args.output else _Stdout()) as out:
         if fmt == "csv":
-            write_csv(table_of(args.rows, report, df), out)
+            write_csv(table(), out)
         elif fmt == "json":
-            data = report_json(report) if args.rows == "summary" else records(table_of(args.rows, report, df))
+            data = report_json(report) if args.rows == "summary" else records(table())
             json.dump(data, out, ensure_ascii=False, indent=2)
             out.write("\n")
         elif fmt == "md":
+            from analyzer.report.markdown import render_markdown
+
             out.write(render_markdown(report) + "\n")
         elif fmt == "html":
+            from analyzer.report.html import render_html
+
             patterns, derived = _patterns(args)
             out.write(render_html(report, patterns=patterns, kb=_kb_base(args), derived=derived))
         else:
+            from analyzer.report.text import render_text
+            from analyzer.sinks.console import output_console
+
             render_text(report, output_console(file=out, soft_wrap=not args.output))
 
 
@@ -190,8 +201,13 @@ class _ProgressBar:
     """A progress bar on stderr when it is a terminal; a callable the scan reports to."""
 
     def __init__(self, wanted: bool) -> None:
-        self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                             console=Console(stderr=True), transient=True) if wanted and sys.stderr.isatty() else None
+        self._bar = None
+        if wanted and sys.stderr.isatty():  # Rich's progress only then: importing it costs a warm report 60 ms
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                 console=Console(stderr=True), transient=True)
         self._task: TaskID | None = None
 
     def __enter__(self):

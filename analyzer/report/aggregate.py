@@ -4,24 +4,26 @@ when, where, with which values; the runs without errors; the runs that could not
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
-from typing import Any
-
-import pandas as pd
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
 
 from analyzer.core.runconfig import RunConfig
 from analyzer.report.choices import BY
-from analyzer.report.frame import BAD_FILE_COLUMNS, PARAM_PREFIX, fleet_tables
+from analyzer.report.fleetrows import BAD_FILE_COLUMNS, PARAM_PREFIX, RUN_COLUMNS, FleetRows
 from analyzer.report.rows import IncidentRow
 
-__all__ = ["summary", "Summary", "Example", "BY", "KEY_COLUMN", "UNKNOWN", "per_day", "root_cause_counts"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["summary", "summarise", "Summary", "Example", "BY", "KEY_COLUMN", "UNKNOWN", "per_day", "root_cause_counts"]
 
 KEY_COLUMN = {"pattern": "signature", "fingerprint": "fingerprint", "host": "host", "day": "day",
               "version": "version"}
 UNKNOWN = "(unknown)"
 _RUN_KEY = {"host": "host", "version": "version", "day": "date"}  # the runs table's column for a key
+_ROOT_COLUMNS = ["run", "day", "signature", "exception_type"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,44 +38,105 @@ class Example:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Summary:
+    """The report as plain records; the same tables as pandas frames (`table`, `clean_runs`,
+    `bad_files`, `root_causes`, `daily_rates`) are built on first use, so that a report that
+    writes JSON or text never imports pandas."""
+
     by: str
-    table: pd.DataFrame  # one row per group, most runs first (by day: in date order)
-    runs_total: int  # = runs_failed + len(clean_runs) + runs_bad: every run is in exactly one bucket
+    groups: tuple[dict[str, Any], ...]  # one per group, most runs first (by day: in date order)
+    runs_total: int  # = runs_failed + len(clean) + runs_bad: every run is in exactly one bucket
     runs_failed: int  # runs with an error (a half-written log's errors count)
     runs_bad: int  # runs with a bad file and no error found
-    clean_runs: pd.DataFrame  # no error and no bad file: the run table's rows (run, host, version, date, ...)
-    bad_files: pd.DataFrame  # run, file, status, detail: every bad file, its run failed or not
-    root_causes: pd.DataFrame  # one row per failed run: run, day, signature, exception_type
+    clean: tuple[dict[str, Any], ...]  # no error and no bad file: the run table's records (run, host, date, ...)
+    bad: tuple[dict[str, Any], ...]  # run, file, status, detail: every bad file, its run failed or not
+    roots: tuple[dict[str, Any], ...]  # one per failed run: run, day, signature, exception_type
     since: date | None = None  # signatures first seen on or after it are `new`
     scanned: int = 0
     cached: int = 0
-    daily_rates: pd.DataFrame | None = None  # day -> `runs` that day, and per signature the share of them it hit
+    rates: tuple[dict[str, int], dict[str, dict[str, float]]] | None = None  # runs per day; key -> day -> share
     examples: Mapping[str, Example] = field(default_factory=dict)  # group key -> its earliest incident, when known
+    _frames: dict[str, Any] = field(default_factory=dict, repr=False)  # the pandas views, once built
 
     @property
     def key(self) -> str:
         return KEY_COLUMN[self.by]
 
+    # The frames import pandas (through report/frame.py) when first asked for, and are kept.
+    @property
+    def table(self) -> pd.DataFrame:
+        from analyzer.report.frame import plain_frame
+
+        return self._kept("table", lambda: plain_frame(self.groups, _table_columns(self.by)))
+
+    @property
+    def clean_runs(self) -> pd.DataFrame:
+        from analyzer.report.frame import typed_frame
+
+        return self._kept("clean_runs", lambda: typed_frame(self.clean, RUN_COLUMNS))
+
+    @property
+    def bad_files(self) -> pd.DataFrame:
+        from analyzer.report.frame import typed_frame
+
+        return self._kept("bad_files", lambda: typed_frame(self.bad, BAD_FILE_COLUMNS))
+
+    @property
+    def root_causes(self) -> pd.DataFrame:
+        from analyzer.report.frame import plain_frame
+
+        return self._kept("root_causes", lambda: plain_frame(self.roots, _ROOT_COLUMNS))
+
+    @property
+    def daily_rates(self) -> pd.DataFrame | None:
+        """day -> `runs` that day, and per signature the share of them it hit."""
+        from analyzer.report.frame import rates_frame
+
+        rates = self.rates
+        return None if rates is None else self._kept("daily_rates", lambda: rates_frame(*rates))
+
+    def _kept(self, name: str, build: Callable[[], Any]) -> Any:
+        if name not in self._frames:
+            self._frames[name] = build()
+        return self._frames[name]
+
 
 def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, top: int = 3) -> Summary:
     """Aggregate an `incidents_frame`. `top` is how many values of each parameter are kept."""
+    from analyzer.report.frame import fleet_tables, frame_records
+
+    tables = fleet_tables(df)
+    incidents = frame_records(df)
+    param_types = {c[len(PARAM_PREFIX):]: str(df[c].dtype) for c in df.columns if c.startswith(PARAM_PREFIX)}
+    if tables is None:  # a frame from elsewhere: the runs are those with incidents
+        runs: dict[str, dict[str, Any]] = {}
+        for row in incidents:
+            runs.setdefault(row["run"], {"run": row["run"], "host": row["host"], "version": row["version"],
+                                         "date": row["run_date"], "failed": True, "bad": False})
+        fleet = FleetRows(tuple(incidents), tuple(runs.values()), (), param_types)
+    else:
+        fleet = FleetRows(tuple(incidents), tuple(frame_records(tables.runs)), tuple(frame_records(tables.bad_files)),
+                          param_types, scanned=tables.scanned, cached=tables.cached, problems=tables.problems,
+                          rows=tables.rows, configs=tables.configs)
+    return summarise(fleet, by, since, top)
+
+
+def summarise(fleet: FleetRows, by: str = "pattern", since: date | None = None, top: int = 3) -> Summary:
+    """Aggregate the fleet's rows (`summary` does the same for a frame)."""
     if by not in BY:
         raise ValueError(f"cannot group by {by!r}; choose one of {', '.join(BY)}")
-    tables = fleet_tables(df)
-    runs = tables.runs if tables else _runs_seen(df)
-    bad_files = tables.bad_files if tables else _empty(BAD_FILE_COLUMNS)
-    keys = _keys(df, by)
-    roots = _root_causes(df)
-    root_counts = Counter(keys.loc[roots.index]) if len(roots) else Counter()
+    incidents, runs = fleet.incidents, fleet.runs
+    keys = [_key(row, by) for row in incidents]
+    roots = _root_causes(incidents)
+    root_counts = Counter(keys[i] for i in roots)
     runs_by_key: dict[str, set[str]] = {}
-    for run, key in zip(runs["run"], _run_keys(runs, by)):
-        runs_by_key.setdefault(key, set()).add(run)
-    groups = _gather(df, keys)
+    for run in runs:
+        runs_by_key.setdefault(_run_key(run, by), set()).add(run["run"])
+    groups = _gather(incidents, keys, fleet.param_types)
     examples: dict[str, Example] = {}
     for key, group in groups.items():
-        if tables is not None and group.earliest is not None and group.earliest[3] in tables.rows:
+        if group.earliest is not None and group.earliest[3] in fleet.rows:
             file, incident = group.earliest[3]
-            examples[key] = Example(file, tables.rows[file, incident], tables.configs.get(file))
+            examples[key] = Example(file, fleet.rows[file, incident], fleet.configs.get(file))
     rows = []
     for key, group in groups.items():
         of_runs = len(runs) if by in ("pattern", "fingerprint") else len(group.runs | runs_by_key.get(key, set()))
@@ -97,41 +160,36 @@ def summary(df: pd.DataFrame, by: str = "pattern", since: date | None = None, to
             "top_params": {name: _most_frequent(counts, top) for name, counts in group.params.items()},
             "roots": group.roots,
             "consequences": group.consequences,
+            "follows": None,
             "new": None if since is None else _on_or_after(_first_day(group), since),
             "raise_function": group.functions.most_common(1)[0][0] if group.functions else None,
             "example": group.earliest[2] if group.earliest else None,
             "_runs": group.runs,
         })
-    table = pd.DataFrame(rows, columns=[*_table_columns(by), "_runs"])
-    if len(table):
-        table = _ordered(table, by, dict(zip(roots["run"], keys.loc[roots.index])) if len(roots) else {})
-    rates = _daily_rates(table, runs) if by in ("pattern", "fingerprint") and len(table) else None
-    table = table.drop(columns="_runs").reindex(columns=_table_columns(by))
-    failed = runs["run"].isin(set(df["run"]))
-    bad = runs["bad"].fillna(False).astype(bool)
-    clean = runs[~failed & ~bad].reset_index(drop=True)
-    return Summary(by=by, table=table, runs_total=len(runs), runs_failed=int(failed.sum()),
-                   runs_bad=int((bad & ~failed).sum()), clean_runs=clean,
-                   bad_files=bad_files.reset_index(drop=True), root_causes=roots[
-                       ["run", "day", "signature", "exception_type"]].reset_index(drop=True),
-                   since=since, scanned=tables.scanned if tables else 0, cached=tables.cached if tables else 0,
-                   daily_rates=rates, examples=examples)
+    rows = _ordered(rows, by, {incidents[i]["run"]: keys[i] for i in roots})
+    rates = _daily_rates(rows, runs, KEY_COLUMN[by]) if by in ("pattern", "fingerprint") and rows else None
+    failed = {row["run"] for row in incidents}
+    clean = tuple(run for run in runs if run["run"] not in failed and not run["bad"])
+    return Summary(by=by, groups=tuple({k: v for k, v in row.items() if k != "_runs"} for row in rows),
+                   runs_total=len(runs), runs_failed=sum(run["run"] in failed for run in runs),
+                   runs_bad=sum(bool(run["bad"]) and run["run"] not in failed for run in runs), clean=clean,
+                   bad=fleet.bad_files, roots=tuple(_root_record(incidents[i]) for i in roots), since=since,
+                   scanned=fleet.scanned, cached=fleet.cached, rates=rates, examples=examples)
 
 
-def _daily_rates(table: pd.DataFrame, runs: pd.DataFrame, top: int = 8) -> pd.DataFrame | None:
+def _daily_rates(rows: list[dict[str, Any]], runs: tuple[dict[str, Any], ...], key: str, top: int = 8
+                 ) -> tuple[dict[str, int], dict[str, dict[str, float]]] | None:
     """Per day: how many runs there were, and for the `top` signatures the share of those runs
     they hit (a busy day has more failures and more runs; the rate tells a real rise)."""
-    days = runs["date"].dt.strftime("%Y-%m-%d")
-    if days.isna().all():
+    day_of = {run["run"]: _day(run["date"]) for run in runs}
+    totals = dict(sorted(Counter(day for day in day_of.values() if day is not None).items()))
+    if not totals:
         return None
-    day_of = dict(zip(runs["run"], days))
-    totals = days.value_counts().sort_index()
-    rates = pd.DataFrame({"runs": totals})
-    for key, hit in zip(table[table.columns[0]][:top], table["_runs"][:top]):
-        counts = pd.Series([day_of.get(run) for run in hit], dtype="object").value_counts()
-        rates[key] = (counts.reindex(totals.index).fillna(0) / totals).round(4)
-    rates.index.name = "day"
-    return rates
+    shares = {}
+    for row in rows[:top]:
+        hits = Counter(day_of.get(run) for run in row["_runs"])
+        shares[row[key]] = {day: round(hits.get(day, 0) / total, 4) for day, total in totals.items()}
+    return totals, shares
 
 
 @dataclass(slots=True)
@@ -155,24 +213,21 @@ class _Group:
     params: dict[str, Counter] = field(default_factory=dict)
 
 
-def _ordered(table: pd.DataFrame, by: str, root_of_run: dict[str, str]) -> pd.DataFrame:
+def _ordered(rows: list[dict[str, Any]], by: str, root_of_run: dict[str, str]) -> list[dict[str, Any]]:
     """By day in date order; by signature the roots first (most runs first), each consequence right
     after the root cause it most often followed, as `scan` folds an echo under its root."""
-    if by == "day":
-        return table.sort_values(KEY_COLUMN[by], kind="stable").reset_index(drop=True)
     key = KEY_COLUMN[by]
-    table = table.sort_values(["runs", "occurrences", key], ascending=[False, False, True], kind="stable")
+    if by == "day":
+        return sorted(rows, key=lambda row: row[key])
+    rows = sorted(rows, key=lambda row: (-row["runs"], -row["occurrences"], row[key]))
     if by not in ("pattern", "fingerprint"):
-        return table.reset_index(drop=True)
-    follows = [None if roots else _most_common_root(runs, root_of_run, name)
-               for name, roots, runs in zip(table[key], table["roots"], table["_runs"])]
-    table = table.assign(follows=follows)
-    leaders = [name for name, after in zip(table[key], follows) if after is None]
+        return rows
+    for row in rows:
+        row["follows"] = None if row["roots"] else _most_common_root(row["_runs"], root_of_run, row[key])
+    leaders = [row[key] for row in rows if row["follows"] is None]
     place = {name: index for index, name in enumerate(leaders)}
-    rank = [(place[name], 0) if after is None else (place.get(after, len(leaders)), 1)
-            for name, after in zip(table[key], follows)]
-    order = sorted(range(len(table)), key=lambda i: rank[i])
-    return table.iloc[order].reset_index(drop=True)
+    return sorted(rows, key=lambda row: (place[row[key]], 0) if row["follows"] is None
+                  else (place.get(row["follows"], len(leaders)), 1))
 
 
 def _most_common_root(runs: set[str], root_of_run: dict[str, str], itself: str) -> str | None:
@@ -181,19 +236,12 @@ def _most_common_root(runs: set[str], root_of_run: dict[str, str], itself: str) 
     return min(counts.items(), key=lambda item: (-item[1], item[0]))[0] if counts else None
 
 
-def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
+def _gather(incidents: tuple[dict[str, Any], ...], keys: list[str], names: Iterable[str]) -> dict[str, _Group]:
     # First and last seen come from the logs' own times: a run dated only by its path has none.
-    seen = df["timestamp"]
-    columns = {name: df[name].tolist() for name in (
-        "run", "signature", "exception_type", "message", "count", "host", "version", "role", "file", "line_start",
-        "raise_function", "incident")}
-    seen_at, last_at = seen.tolist(), df["last_seen"].fillna(seen).tolist()
-    run_days = df["run_date"].tolist()
-    params = {c[len(PARAM_PREFIX):]: df[c].tolist() for c in df.columns if c.startswith(PARAM_PREFIX)}
+    params = [(PARAM_PREFIX + name, name) for name in names]
     groups: dict[str, _Group] = {}
-    for i, key in enumerate(keys.tolist()):
+    for row, key in zip(incidents, keys):
         group = groups.get(key) or groups.setdefault(key, _Group())
-        row = {name: _value(values[i]) for name, values in columns.items()}
         group.incidents += 1
         group.occurrences += row["count"] or 1
         group.roots += row["role"] == "root"
@@ -205,10 +253,11 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
                 target.add(value)
         if row["exception_type"] is not None:
             group.types[row["exception_type"]] += 1
-        run_day = _value(run_days[i])
+        run_day = row["run_date"]
         if run_day is not None:
             group.first_day = run_day if group.first_day is None else min(group.first_day, run_day)
-        when, until = _value(seen_at[i]), _value(last_at[i])
+        when = row["timestamp"]
+        until = row["last_seen"] if row["last_seen"] is not None else when
         if when is not None:
             group.first = when if group.first is None else min(group.first, when)
         if until is not None:
@@ -219,8 +268,8 @@ def _gather(df: pd.DataFrame, keys: pd.Series) -> dict[str, _Group]:
                               (row["file"], row["incident"]))
         if row["raise_function"] is not None:
             group.functions[row["raise_function"]] += 1
-        for name, values in params.items():
-            value = _value(values[i])
+        for column, name in params:
+            value = row.get(column)
             if value is not None:
                 group.params.setdefault(name, Counter())[value] += 1
     return groups
@@ -232,16 +281,13 @@ def _on_or_after(day: date | None, since: date) -> bool:
 
 def _first_day(group: _Group) -> date | None:
     first = group.first if group.first is not None else group.first_day
-    return None if first is None else pd.Timestamp(first).date()
-
-
-def _value(value: Any) -> Any:
-    """pandas' missing markers (NA, NaT, NaN) as None."""
-    return None if value is None or value is pd.NA or value is pd.NaT or value != value else value
+    return None if first is None else first.date()
 
 
 def per_day(report: Summary, top: int = 6) -> pd.DataFrame:
     """Failed runs per day (rows) by root-cause signature (columns); the rest as `other`."""
+    import pandas as pd
+
     roots = report.root_causes.dropna(subset=["day"])
     if roots.empty:
         return pd.DataFrame()
@@ -257,59 +303,54 @@ def root_cause_counts(report: Summary, top: int = 10) -> list[tuple[str, int]]:
     return [(str(sig), int(n)) for sig, n in counts.iloc[:top].items()]
 
 
-def _keys(df: pd.DataFrame, by: str) -> pd.Series:
+def _key(row: dict[str, Any], by: str) -> str:
     if by == "pattern":
-        keys = df["signature"]
+        key = row["signature"]
     elif by == "fingerprint":
-        keys = df["fingerprint"]
+        key = row["fingerprint"]
     elif by == "day":
-        keys = df["run_date"].fillna(df["timestamp"]).dt.strftime("%Y-%m-%d")
+        key = _day(row["run_date"] if row["run_date"] is not None else row["timestamp"])
     else:
-        keys = df[by]
-    return keys.astype("object").where(keys.notna(), UNKNOWN).astype(str)
+        key = row[by]
+    return UNKNOWN if key is None else str(key)
 
 
-def _run_keys(runs: pd.DataFrame, by: str) -> pd.Series:
+def _run_key(run: dict[str, Any], by: str) -> str:
     if by not in _RUN_KEY:
-        return pd.Series(UNKNOWN, index=runs.index)
-    column = runs[_RUN_KEY[by]]
-    keys = column.dt.strftime("%Y-%m-%d") if by == "day" else column
-    return keys.astype("object").where(keys.notna(), UNKNOWN).astype(str)
+        return UNKNOWN
+    key = _day(run["date"]) if by == "day" else run[_RUN_KEY[by]]
+    return UNKNOWN if key is None else str(key)
 
 
-def _root_causes(df: pd.DataFrame) -> pd.DataFrame:
-    """Each failed run's root cause: its earliest run-root incident, else its earliest incident."""
-    if df.empty:
-        return df.assign(day=pd.Series(dtype="string"))
-    ordered = df.assign(_not_root=~df["is_run_root"].fillna(False).astype(bool)).sort_values(
-        ["_not_root", "timestamp", "file", "line_start"], na_position="last", kind="stable")
-    picked = ordered.drop_duplicates("run")
-    day = picked["run_date"].fillna(picked["timestamp"]).dt.strftime("%Y-%m-%d")
-    return picked.drop(columns="_not_root").assign(day=day)
+def _day(stamp: datetime | None) -> str | None:
+    return None if stamp is None else stamp.strftime("%Y-%m-%d")
+
+
+def _root_causes(incidents: tuple[dict[str, Any], ...]) -> list[int]:
+    """Each failed run's root cause (by index): its earliest run-root incident, else its earliest
+    incident; in that order, missing times, files and lines last."""
+    def order(i: int) -> tuple:
+        row = incidents[i]
+        return (not row["is_run_root"], *((value is None, value) for value in (
+            row["timestamp"], row["file"], row["line_start"])))
+
+    picked: dict[str, int] = {}
+    for i in sorted(range(len(incidents)), key=order):
+        picked.setdefault(incidents[i]["run"], i)
+    return list(picked.values())
+
+
+def _root_record(row: dict[str, Any]) -> dict[str, Any]:
+    return {"run": row["run"], "day": _day(row["run_date"] if row["run_date"] is not None else row["timestamp"]),
+            "signature": row["signature"], "exception_type": row["exception_type"]}
 
 
 def _most_frequent(counts: Counter, top: int) -> list[list[Any]]:
     """[[value, count], ...], most frequent first, ties in text order (stable across runs)."""
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))[:top]
-    return [[_plain(value), count] for value, count in ranked]
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if hasattr(value, "item") else value
+    return [[value, count] for value, count in sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))[:top]]
 
 
 def _table_columns(by: str) -> list[str]:
     return [KEY_COLUMN[by], "exception_type", "message", "signatures", "incidents", "occurrences", "runs",
             "of_runs", "runs_pct", "run_roots", "first_seen", "last_seen", "hosts", "versions",
             "top_signatures", "top_params", "roots", "consequences", "follows", "new", "raise_function", "example"]
-
-
-def _runs_seen(df: pd.DataFrame) -> pd.DataFrame:
-    """Without the scan's run table (a frame from elsewhere), the runs are those with incidents."""
-    first = df.drop_duplicates("run")
-    return pd.DataFrame({"run": first["run"], "host": first["host"], "version": first["version"],
-                         "date": first["run_date"], "failed": True, "bad": False}).reset_index(drop=True)
-
-
-def _empty(columns: dict[str, str]) -> pd.DataFrame:
-    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in columns.items()})

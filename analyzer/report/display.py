@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
-
-import pandas as pd
 
 from analyzer.core.view import unknown_label
 from analyzer.report.aggregate import Summary
@@ -16,8 +15,8 @@ def headline(report: Summary) -> str:
     total = report.runs_total
     share = f" ({100 * report.runs_failed / total:.1f}%)" if total else ""
     cache = f"; {report.scanned} file(s) scanned, {report.cached} from cache" if report.scanned or report.cached else ""
-    return (f"{total} run(s): {report.runs_failed} with errors{share}, {len(report.clean_runs)} without, "
-            f"{report.runs_bad} bad; {len(report.table)} {report.key}(s){cache}")
+    return (f"{total} run(s): {report.runs_failed} with errors{share}, {len(report.clean)} without, "
+            f"{report.runs_bad} bad; {len(report.groups)} {report.key}(s){cache}")
 
 
 def display_columns(report: Summary) -> list[str]:
@@ -28,7 +27,7 @@ def display_columns(report: Summary) -> list[str]:
 
 def display_rows(report: Summary, values: int = 2, hosts: int = 3) -> list[dict[str, str]]:
     rows = []
-    for row in report.table.to_dict("records"):
+    for row in report.groups:
         cells = {
             report.key: str(row[report.key]),
             "exception": row["exception_type"] or "",
@@ -76,9 +75,9 @@ def _label(report: Summary, row: dict[str, Any]) -> str:
 
 def cell_text(value: Any) -> str:
     """One value as table text: times to the minute, lists joined, nothing as empty."""
-    if value is None or (not isinstance(value, (list, dict, tuple)) and pd.isna(value)):
+    if value is None or isinstance(value, float) and value != value:  # nothing, or NaN
         return ""
-    if isinstance(value, pd.Timestamp):
+    if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M")
     if isinstance(value, dict):
         return values_text(value, len(value))

@@ -48,7 +48,7 @@ class FileResult:
     def from_json(cls, text: str) -> FileResult:
         """KeyError, TypeError or ValueError for text of another shape."""
         data = json.loads(text)
-        return cls(**{name: data[name] for name in _SCALARS}, status=FileStatus(data["status"]),
+        return cls(**{name: data[name] for name in _SCALARS}, status=_STATUSES[data["status"]],
                    incidents=tuple(IncidentRow.from_data(row) for row in data["incidents"]),
                    run=run_config_from_data(data["run"]))
 
@@ -57,6 +57,7 @@ class FileResult:
 
 
 _SCALARS = ("path", "size", "mtime_ns", "detail", "lines", "started", "host", "version")
+_STATUSES = {status.value: status for status in FileStatus}
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,42 +7,30 @@
 
 from __future__ import annotations
 
-import json
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 import pandas as pd
 
 from analyzer.core.runconfig import RunConfig
 from analyzer.report.fleet import FleetOptions, FleetScan, scan_fleet
-from analyzer.report.health import BAD, FileStatus
-from analyzer.report.rows import IncidentRow, parse_time
+from analyzer.report.fleetrows import (
+    BAD_FILE_COLUMNS,
+    INCIDENT_COLUMNS,
+    PARAM_PREFIX,
+    RUN_COLUMNS,
+    FleetRows,
+    fleet_rows,
+)
+from analyzer.report.health import FileStatus
+from analyzer.report.rows import IncidentRow
 from analyzer.sources.problems import OnProblem, Problem
 
-__all__ = ["incidents_frame", "frame_from_scan", "FleetTables", "fleet_tables", "restrict",
-           "INCIDENT_COLUMNS", "PARAM_PREFIX"]
-
-PARAM_PREFIX = "param."
-
-# Column -> pandas dtype; captured parameters follow as `param.<name>` columns.
-INCIDENT_COLUMNS = {
-    "run": "string", "host": "string", "version": "string", "run_date": "datetime64[us]",
-    "file": "string", "incident": "string", "timestamp": "datetime64[us]", "last_seen": "datetime64[us]",
-    "signature": "string", "pattern_id": "string", "fingerprint": "string", "match_kind": "string",
-    "confidence": "Float64", "exception_type": "string", "message": "string", "role": "string",
-    "is_run_root": "boolean", "caused_by": "string", "severity": "string", "count": "Int64",
-    "ranks": "object", "rank_count": "Int64", "raise_site": "string", "raise_function": "string",
-    "blame_site": "string", "blame_function": "string", "truncated": "boolean",
-    "line_start": "Int64", "line_end": "Int64",
-}
-RUN_COLUMNS = {
-    "run": "string", "host": "string", "version": "string", "date": "datetime64[us]", "files": "Int64",
-    "lines": "Int64", "incidents": "Int64", "failed": "boolean", "bad": "boolean", "problem": "string",
-}
-BAD_FILE_COLUMNS = {"run": "string", "file": "string", "status": "string", "detail": "string"}
+__all__ = ["incidents_frame", "frame_from_scan", "frame_from_rows", "FleetTables", "fleet_tables", "restrict",
+           "INCIDENT_COLUMNS", "PARAM_PREFIX", "typed_frame", "plain_frame", "frame_records", "rates_frame"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -88,23 +76,16 @@ def fleet_tables(df: pd.DataFrame) -> FleetTables | None:
 
 
 def frame_from_scan(scan: FleetScan) -> pd.DataFrame:
-    runs = _runs(scan)
-    frame_rows: list[dict[str, Any]] = []
-    rows: dict[tuple[str, str], IncidentRow] = {}
-    configs: dict[str, RunConfig] = {}
-    for file, result in zip(scan.files, scan.results):
-        for row in result.incidents:
-            frame_rows.append(row.frame_row(file.path, runs[file.run], result.host))
-            rows[file.path, row.incident] = row
-        if result.run is not None:
-            configs[file.path] = result.run
-    df = _typed(frame_rows, INCIDENT_COLUMNS)
-    for name, column in _param_columns(list(rows.values())).items():
-        df[PARAM_PREFIX + name] = column
-    bad = [{"run": file.run, "file": file.path, "status": result.status, "detail": result.detail}
-           for file, result in zip(scan.files, scan.results) if result.status in BAD]
-    df.attrs["fleet"] = FleetTables(_typed(list(runs.values()), RUN_COLUMNS), _typed(bad, BAD_FILE_COLUMNS),
-                                    scan.scanned, scan.cached, scan.problems, rows, configs)
+    return frame_from_rows(fleet_rows(scan))
+
+
+def frame_from_rows(fleet: FleetRows) -> pd.DataFrame:
+    """The incidents as typed columns, a `param.<name>` column per captured value, the rest in attrs."""
+    df = typed_frame(fleet.incidents, INCIDENT_COLUMNS)
+    for name, dtype in fleet.param_types.items():
+        df[PARAM_PREFIX + name] = pd.Series([row.get(PARAM_PREFIX + name) for row in fleet.incidents], dtype=dtype)
+    runs, bad = typed_frame(fleet.runs, RUN_COLUMNS), typed_frame(fleet.bad_files, BAD_FILE_COLUMNS)
+    df.attrs["fleet"] = FleetTables(runs, bad, fleet.scanned, fleet.cached, fleet.problems, fleet.rows, fleet.configs)
     return df
 
 
@@ -131,61 +112,29 @@ def restrict(df: pd.DataFrame, start: date | None = None, end: date | None = Non
     return out.reset_index(drop=True)
 
 
-def _runs(scan: FleetScan) -> dict[str, dict[str, Any]]:
-    """One record per run: path facts first, then what its logs' prefixes and banners say."""
-    runs: dict[str, dict[str, Any]] = {}
-    for file, result in zip(scan.files, scan.results):
-        run = runs.setdefault(file.run, {"run": file.run, "host": None, "version": None, "date": None,
-                                         "files": 0, "lines": 0, "incidents": 0, "failed": False,
-                                         "bad": False, "problem": None, "_started": None})
-        run["host"] = run["host"] or file.host
-        run["version"] = run["version"] or file.version
-        run["date"] = run["date"] or file.date
-        run["files"] += 1
-        run["lines"] += result.lines
-        run["incidents"] += len(result.incidents)
-        run["failed"] = run["failed"] or bool(result.incidents)
-        started = parse_time(result.started)
-        if started and (run["_started"] is None or started < run["_started"]):
-            run["_started"] = started
-        if result.status in BAD and not run["bad"]:
-            run["bad"] = True
-            run["problem"] = f"{file.path}: {result.status}" + (f" ({result.detail})" if result.detail else "")
-    for file, result in zip(scan.files, scan.results):  # second pass: logs fill what paths lack
-        run = runs[file.run]
-        run["host"] = run["host"] or result.host
-        run["version"] = run["version"] or result.version
-    for file in scan.files:  # last: a directory named like a machine
-        runs[file.run]["host"] = runs[file.run]["host"] or file.host_hint
-    for run in runs.values():
-        started = run.pop("_started")
-        if run["date"] is None and started is not None:
-            run["date"] = started.date()
-        run["date"] = datetime.combine(run["date"], datetime.min.time()) if run["date"] else None
-    return runs
-
-
-def _typed(rows: list[dict[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
+def typed_frame(rows: Sequence[Mapping[str, Any]], columns: dict[str, str]) -> pd.DataFrame:
     return pd.DataFrame({name: pd.Series([row.get(name) for row in rows], dtype=dtype)
                          for name, dtype in columns.items()})
 
 
-def _param_columns(rows: list[IncidentRow]) -> dict[str, pd.Series]:
-    """Captured values as typed columns: integers, numbers, flags, else text (lists as JSON)."""
-    names = sorted({name for row in rows for name in row.params})
-    columns = {}
-    for name in names:
-        values = [row.params.get(name) for row in rows]
-        present = [v for v in values if v is not None]
-        if present and all(isinstance(v, bool) for v in present):
-            dtype = "boolean"
-        elif present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-            dtype = "Int64"
-        elif present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-            dtype = "Float64"
-        else:
-            dtype = "string"
-            values = [None if v is None else v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-                      for v in values]
-        columns[name] = pd.Series(values, dtype=dtype)
-    return columns
+def plain_frame(rows: Sequence[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """Records as a frame whose column types pandas infers."""
+    return pd.DataFrame(list(rows), columns=columns)
+
+
+def frame_records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as plain records, its missing values (NA, NaT, NaN) as None."""
+    columns = {name: [None if _missing(v) else v for v in df[name].tolist()] for name in df.columns}
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
+
+
+def rates_frame(totals: Mapping[str, int], shares: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
+    rates = pd.DataFrame({"runs": pd.Series(totals, dtype="int64")})
+    for key, share in shares.items():
+        rates[key] = pd.Series(share, dtype="float64")
+    rates.index.name = "day"
+    return rates
+
+
+def _missing(value: Any) -> bool:
+    return value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value)

@@ -10,7 +10,7 @@ __all__ = ["render_markdown"]
 
 def render_markdown(report: Summary) -> str:
     lines = [f"# Fleet report by {report.by}", "", headline(report) + ".", ""]
-    if report.table.empty:
+    if not report.groups:
         lines += ["No errors in any run.", ""]
     else:
         columns = display_columns(report) + ["example message"]
@@ -21,16 +21,16 @@ def render_markdown(report: Summary) -> str:
             lines.append(_row([row[name] for name in columns]))
         lines.append("")
     if report.since is not None:
-        new = [str(k) for k, n in zip(report.table[report.key], report.table["new"]) if n]
+        new = [str(row[report.key]) for row in report.groups if row["new"]]
         lines += [f"## New since {report.since.isoformat()}", ""]
         lines += [f"- `{key}`" for key in new] or ["None."]
         lines.append("")
-    if len(report.bad_files):
-        lines += [f"## Bad files ({len(report.bad_files)})", "", _row(["run", "file", "status", "detail"]),
+    if report.bad:
+        lines += [f"## Bad files ({len(report.bad)})", "", _row(["run", "file", "status", "detail"]),
                   _row(["---"] * 4)]
-        for bad in report.bad_files.itertuples():
-            lines.append(_row([str(bad.run), str(bad.file), str(bad.status),
-                               bad.detail if isinstance(bad.detail, str) else ""]))
+        for bad in report.bad:
+            lines.append(_row([str(bad["run"]), str(bad["file"]), str(bad["status"]),
+                               bad["detail"] if isinstance(bad["detail"], str) else ""]))
         lines.append("")
     return "\n".join(lines)
 

@@ -87,19 +87,21 @@ class IncidentRow:
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> IncidentRow:
         """The inverse of `data`; KeyError, TypeError or ValueError for a row of another shape."""
-        if set(data) != _FIELDS:
+        if data.keys() != _FIELDS:
             raise KeyError(f"not an incident row: {sorted(set(data) ^ _FIELDS)}")
         values = dict(data)
-        values.update(match_kind=MatchKind(data["match_kind"]), role=Role(data["role"]),
-                      severity=Severity(data["severity"]) if data["severity"] else None,
+        # The enums by value through dicts: a warm report decodes thousands of rows, and Enum(value) is slow.
+        values.update(match_kind=_MATCH_KINDS[data["match_kind"]], role=_ROLES[data["role"]],
+                      severity=_SEVERITIES[data["severity"]] if data["severity"] else None,
                       ranks=tuple(data["ranks"]), params=dict(data["params"] or {}))
         return cls(**values)
 
     def frame_row(self, file: str, run: Mapping[str, Any], log_host: str | None) -> dict[str, Any]:
         """One row of the incidents frame: its run's columns (`run`: the run table's record), then
         the incident's own. The captured values become `param.` columns there, not here."""
-        own = self.data()
-        del own["params"], own["first_seen"], own["host"]
+        own = {name: getattr(self, name) for name in _FRAME_NAMES}
+        own.update(match_kind=self.match_kind.value, role=self.role.value, ranks=list(self.ranks),
+                   severity=self.severity.value if self.severity else None)
         return {"run": run["run"], "host": run["host"] or self.host or log_host, "version": run["version"],
                 "run_date": run["date"], "file": file, "signature": self.signature,
                 **own, "timestamp": parse_time(self.first_seen), "last_seen": parse_time(self.last_seen),
@@ -108,6 +110,10 @@ class IncidentRow:
 
 _NAMES = tuple(f.name for f in fields(IncidentRow))
 _FIELDS = frozenset(_NAMES)
+_FRAME_NAMES = tuple(name for name in _NAMES if name not in ("params", "first_seen", "host"))  # in other columns
+_MATCH_KINDS = {kind.value: kind for kind in MatchKind}
+_ROLES = {role.value: role for role in Role}
+_SEVERITIES = {severity.value: severity for severity in Severity}
 
 
 def parse_time(text: str | None) -> datetime | None:

@@ -41,7 +41,13 @@ class LogFile:
 
 def host_hint(path: str, argument: str) -> str | None:
     """The innermost directory below `argument` whose name looks like a machine's, or None."""
-    below = os.path.relpath(os.path.dirname(path), argument) if path != argument else ""
+    folder, base = os.path.dirname(path), argument.rstrip(os.sep)
+    if path == argument or folder == (base or os.sep):
+        below = ""
+    elif folder.startswith(base + os.sep):  # as the walk joins them: no relpath, which is slow
+        below = folder[len(base) + 1:]
+    else:
+        below = os.path.relpath(folder, argument)
     parts = [part for part in below.replace(os.sep, "/").split("/") if part not in ("", ".", "..")]
     return next((part for part in reversed(parts) if _HOST_LIKE.match(part)), None)
 

@@ -3,25 +3,32 @@
 from __future__ import annotations
 
 import json
-from typing import IO, Any
-
-import pandas as pd
+from datetime import datetime
+from enum import Enum
+from typing import IO, TYPE_CHECKING, Any
 
 from analyzer.report.aggregate import Summary
 from analyzer.report.choices import ROWS
 from analyzer.report.display import cell_text
-from analyzer.report.frame import fleet_tables
+
+if TYPE_CHECKING:  # pandas only for the tables written as tables: the JSON summary does without it
+    import pandas as pd
 
 __all__ = ["ROWS", "table_of", "write_csv", "write_parquet", "write_xlsx", "records", "report_json"]
 
 
-def table_of(rows: str, report: Summary, df: pd.DataFrame) -> pd.DataFrame:
-    """summary: one row per group; incidents: the frame; runs: every run; bad: the bad files."""
-    if rows == "incidents":
-        return df
-    if rows == "runs":
+def table_of(rows: str, report: Summary, df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """summary: one row per group; incidents: the frame; runs: every run; bad: the bad files.
+    The incidents and runs come from the incidents frame, `df`."""
+    if rows in ("incidents", "runs"):
+        if df is None:
+            raise ValueError(f"the {rows} rows are read from the incidents frame")
+        if rows == "incidents":
+            return df
+        from analyzer.report.frame import fleet_tables
+
         tables = fleet_tables(df)
-        return tables.runs if tables else pd.DataFrame()
+        return tables.runs if tables else df.iloc[0:0, 0:0]
     if rows == "bad":
         return report.bad_files
     return report.table
@@ -52,6 +59,8 @@ def write_parquet(frame: pd.DataFrame, path: str) -> None:
 
 def write_xlsx(frame: pd.DataFrame, path: str) -> None:
     """One sheet, cells as in the CSV; Excel has no time zones, so times are written as UTC."""
+    import pandas as pd
+
     flat = frame.copy()
     flat.attrs = {}
     for column in _nested(flat):
@@ -70,17 +79,30 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def report_json(report: Summary) -> dict[str, Any]:
+    """The summary as JSON values, from its plain records (no pandas): times as `records` writes them."""
     return {
         "by": report.by,
         "runs": {"total": report.runs_total, "with_errors": report.runs_failed,
-                 "without_errors": len(report.clean_runs), "bad": report.runs_bad},
+                 "without_errors": len(report.clean), "bad": report.runs_bad},
         "files": {"scanned": report.scanned, "from_cache": report.cached},
         "new_since": report.since.isoformat() if report.since else None,
-        "groups": records(report.table),
-        "root_causes": records(report.root_causes),
-        "clean_runs": report.clean_runs["run"].tolist(),
-        "bad_files": records(report.bad_files),
+        "groups": [_json_record(row) for row in report.groups],
+        "root_causes": [_json_record(row) for row in report.roots],
+        "clean_runs": [run["run"] for run in report.clean],
+        "bad_files": [_json_record(row) for row in report.bad],
     }
+
+
+def _json_record(row: dict[str, Any]) -> dict[str, Any]:
+    return {name: _json_value(value) for name, value in row.items()}
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):  # pandas' ISO form, to the millisecond
+        return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}"
+    if isinstance(value, Enum):
+        return value.value
+    return value
 
 
 def _nested(frame: pd.DataFrame) -> list[str]:

@@ -34,17 +34,17 @@ def render_text(report: Summary, console: Console) -> None:
             fold = "↳ " if row["follows"] else ""  # a consequence, right under the root cause it followed
             console.print(f"{escape(figures)}  {fold}[{style}]{escape(row[report.key])}[/]{new}", soft_wrap=True)
             console.print(f"    [dim]{escape(_details(report, row))}[/]", soft_wrap=True)
-    if len(report.bad_files):
-        console.print(f"\n[yellow]{len(report.bad_files)} bad file(s)[/] [dim]({_bad_note(report)})[/]")
-        for bad in report.bad_files.head(BAD_SHOWN).itertuples():
-            detail = f" ({bad.detail})" if isinstance(bad.detail, str) else ""
-            console.print(f"  [yellow]{bad.status}[/] {escape(str(bad.file))}{escape(detail)}", soft_wrap=True)
-        if len(report.bad_files) > BAD_SHOWN:
-            console.print(f"  [dim]… {len(report.bad_files) - BAD_SHOWN} more (--format csv --rows bad lists all)[/]")
+    if report.bad:
+        console.print(f"\n[yellow]{len(report.bad)} bad file(s)[/] [dim]({_bad_note(report)})[/]")
+        for bad in report.bad[:BAD_SHOWN]:
+            detail = f" ({bad['detail']})" if isinstance(bad["detail"], str) else ""
+            console.print(f"  [yellow]{bad['status']}[/] {escape(str(bad['file']))}{escape(detail)}", soft_wrap=True)
+        if len(report.bad) > BAD_SHOWN:
+            console.print(f"  [dim]… {len(report.bad) - BAD_SHOWN} more (--format csv --rows bad lists all)[/]")
 
 
 def _bad_note(report: Summary) -> str:
-    runs = report.bad_files["run"].nunique()
+    runs = len({bad["run"] for bad in report.bad})
     failed = runs - report.runs_bad
     return (f"{report.runs_bad} run(s) counted as bad" + (f"; {failed} run(s) with errors in them are counted with "
                                                           "errors" if failed else ""))
