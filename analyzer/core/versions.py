@@ -332,13 +332,7 @@ class VersionSniffer:
     banners: dict[Project, int] = field(default_factory=dict)
 
     def feed(self, line: str) -> None:
-        if "ersion" in line or "==" in line or "-0." in line or ":v" in line or "engine (v" in line \
-                or "  " in line:
-            for form in _VERSION_FORMS:
-                for found in form.finditer(line):
-                    project = _project_of(found["name"])
-                    if project is not None:
-                        self.versions.setdefault(project, found["version"].rstrip(".-"))
+        self.feed_versions(line)
         if 'File "' in line:
             for found in _FRAME.finditer(line):
                 project = Project(found["name"])
@@ -346,6 +340,16 @@ class VersionSniffer:
         for form, project in _BANNER_PROJECT:
             if form.search(line):
                 self.banners[project] = self.banners.get(project, 0) + 1
+
+    def feed_versions(self, line: str) -> None:
+        """Only the versions the line names."""
+        if "ersion" in line or "==" in line or "-0." in line or ":v" in line or "engine (v" in line \
+                or "  " in line:
+            for form in _VERSION_FORMS:
+                for found in form.finditer(line):
+                    project = _project_of(found["name"])
+                    if project is not None:
+                        self.versions.setdefault(project, found["version"].rstrip(".-"))
 
     @property
     def server(self) -> Project | None:
@@ -371,7 +375,7 @@ def detect_version(text: str) -> str | None:
     """The first LLM-server version `text` reveals, as `sglang 0.5.23` / `vllm 0.9.1`."""
     sniffer = VersionSniffer()
     for line in text.splitlines():
-        sniffer.feed(line)
+        sniffer.feed_versions(line)
     found = next((p for p in sniffer.versions if p in SERVERS), None)
     return f"{found.value} {sniffer.versions[found]}" if found else None
 
