@@ -22,6 +22,7 @@ from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Analysis
 from analyzer.core.schema import Pattern
 from analyzer.core.versions import Project, RunMatchers, TieredMatcher, version_note
+from analyzer.options import Options, run_of
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.files import (
     RESTART,
@@ -35,7 +36,7 @@ from analyzer.sources.files import (
 )
 from analyzer.sources.histories import Histories
 from analyzer.sources.lines import Utf8Decoder, utf8_chunks
-from analyzer.sources.packs import ENV_VAR, load_packs
+from analyzer.sources.packs import load_packs
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 from analyzer.sources.sniff import TextSniffer
 
@@ -44,24 +45,6 @@ __all__ = ["Options", "Engine", "Result", "Progress", "STDIN", "run_of"]
 Progress = Callable[[str, int, "int | None"], None]  # (input, lines read, byte position or None)
 _WATCH_SECONDS = 1.0  # how often a followed directory is looked at for new files
 _TICK_SECONDS = 0.1  # a stream quiet this long lets out what looks complete; output is coalesced per tick
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    """Everything besides the logs that decides a scan's result; every default lives here."""
-
-    pattern_dirs: tuple[str, ...] = ()  # user packs in precedence order, $ANALYZER_PATTERNS already in front
-    builtin: bool = True  # load the packs shipped with analyzer
-    window_seconds: float = 600.0  # the same error further apart than this is a new incident
-    run_gap_seconds: float = 3600.0  # a quiet gap longer than this starts a new run
-    app_packages: tuple[str, ...] = ()  # whose frames are the application's own (blame frame)
-
-    @classmethod
-    def resolve(cls, pattern_dirs: Iterable[str] = (), environ: dict[str, str] | None = None, **values) -> Options:
-        """Options with $ANALYZER_PATTERNS read once, here: its packs come before `pattern_dirs`."""
-        env = (os.environ if environ is None else environ).get(ENV_VAR, "")
-        dirs = tuple(d for d in env.split(os.pathsep) if d) + tuple(pattern_dirs)
-        return cls(pattern_dirs=dirs, **values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,15 +59,6 @@ class Result:
     @property
     def input_lost(self) -> bool:
         return any(problem.kind.input_lost for problem in self.problems)
-
-
-def run_of(path: str, argument: str) -> str:
-    """The run a log belongs to, without other clues: a file inside a run directory belongs to that
-    directory's run; a file given directly, or lying directly in a directory given, is a run of its own."""
-    parent = os.path.dirname(path)
-    if path == argument or os.path.normpath(parent) == os.path.normpath(argument):
-        return path
-    return parent
 
 
 class Engine:

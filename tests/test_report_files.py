@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from analyzer.report import incidents_frame
+from analyzer.core.versions import detect_version
 from analyzer.engine import Options
-from analyzer.report.filescan import detect_version, scan_batch
+from analyzer.report import incidents_frame
+from analyzer.report.filescan import scan_batch
 from analyzer.report.runs import PathLayout, discover
 from analyzer.sinks.serialize import incident_dict
 from tests.realtb import capture, text_of

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from analyzer.engine import Engine, Options
-from analyzer.sources.packs import ENV_VAR
+from analyzer.options import ENV_VAR, Options
 from analyzer.sources.problems import Problem
+
+if TYPE_CHECKING:
+    from analyzer.engine import Engine
 
 __all__ = ["add_pack_arguments", "add_analysis_arguments", "options_from", "engine_from", "warn", "warn_problem",
            "sample_log"]
@@ -64,6 +67,8 @@ def options_from(args: argparse.Namespace) -> Options:
 
 def engine_from(args: argparse.Namespace) -> Engine:
     """Load the packs; broken files or entries are skipped with a warning naming file:line."""
+    from analyzer.engine import Engine  # not for parsing arguments, nor for a warm report
+
     engine = Engine(options_from(args))
     for problem in engine.problems:
         warn_problem(problem)

@@ -18,7 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from analyzer import __version__
-from analyzer.engine import Options
+from analyzer.options import Options
 from analyzer.report.filescan import FileResult
 from analyzer.sources.packs import builtin_pack_dir, pack_files
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind

@@ -11,10 +11,10 @@ import os
 import stat
 import threading
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.versions import detect_version
-from analyzer.engine import Engine, Options
+from analyzer.options import Options
 from analyzer.report.health import FileStatus, tail_state
 from analyzer.report.rows import IncidentRow, run_config_data, run_config_from_data
 from analyzer.sources.files import read_chunks
@@ -22,7 +22,10 @@ from analyzer.sources.lines import utf8_chunks
 from analyzer.sources.problems import Problem
 from analyzer.sources.sniff import TextSniffer
 
-__all__ = ["FileResult", "Batch", "scan_file", "scan_batch", "detect_version"]
+if TYPE_CHECKING:
+    from analyzer.engine import Engine
+
+__all__ = ["FileResult", "Batch", "scan_file", "scan_batch"]
 
 @dataclass(frozen=True, slots=True)
 class FileResult:
@@ -72,6 +75,8 @@ _engines_lock = threading.Lock()
 
 def _engine(options: Options) -> Engine:
     """One engine per process and options (Dask may run tasks on threads of one process)."""
+    from analyzer.engine import Engine  # only a cold scan needs it: a warm report reads the cache alone
+
     with _engines_lock:
         if options not in _engines:
             _engines[options] = Engine(options)
@@ -106,6 +111,8 @@ def scan_file(path: str, engine: Engine) -> FileResult:
 def _scan(bare: FileResult, engine: Engine) -> FileResult:
     """The fast path of `analyzer scan` (whole chunks, only lines that can matter parsed), with
     the first chunk looked at before: binary files stop there."""
+    from analyzer.core import versions  # with the engine, which a warm report does not load
+
     path = bare.path
     half_written = tail_state(path)  # also proves the file opens: a read problem later is a cut
     read_problems: list[Problem] = []
@@ -131,5 +138,5 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
     return replace(
         bare, status=FileStatus.PARTIAL if half_written else FileStatus.OK, detail=half_written, lines=chunks.lines,
         started=started.isoformat() if started else None, host=chunks.scanner.host,
-        version=detect_version(sniffer.head), incidents=tuple(IncidentRow.of(i) for i in analysis.incidents()),
+        version=versions.detect_version(sniffer.head), incidents=tuple(IncidentRow.of(i) for i in analysis.incidents()),
         run=run if run.known else None)

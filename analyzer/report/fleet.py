@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from analyzer.engine import Options
+from analyzer.options import Options
 from analyzer.report.cache import ResultCache, default_cache_path, settings_key
 from analyzer.report.engines import run_engine
 from analyzer.report.filescan import FileResult

@@ -15,7 +15,7 @@ from datetime import date
 
 import regex
 
-from analyzer.engine import run_of
+from analyzer.options import run_of
 from analyzer.sources.files import walk_files
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 

@@ -33,14 +33,14 @@ from analyzer.core.matcher import index_keys
 from analyzer.core.schema import Pattern, SchemaProblem, build_pattern
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template.fields import literal_text
+from analyzer.options import ENV_VAR
 from analyzer.sources.cache import cache_root
 from analyzer.sources.derived import Sidecar, read_sidecar, sidecar_files
 from analyzer.sources.pack_index import IndexStore, write_index
 
 __all__ = ["PackSet", "load_packs", "load_pack_files", "builtin_pack_dir", "builtin_index_path", "pack_files",
-           "compile_builtin", "builtin_digest", "ensure_builtin_index", "ENV_VAR", "CACHE_BOUND"]
+           "compile_builtin", "builtin_digest", "ensure_builtin_index", "CACHE_BOUND"]
 
-ENV_VAR = "ANALYZER_PATTERNS"
 CACHE_BOUND = 256 << 20  # bytes of compiled packs kept in the cache dir; the least recently used go first
 _PACKAGE = Path(__file__).resolve().parent.parent
 _LINE = "__line__"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from analyzer.engine import Options
+from analyzer.options import Options
 from analyzer.report.choices import ENGINES
 from analyzer.report.filescan import Batch, FileResult
 from analyzer.report.health import FileStatus

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from contextlib import ExitStack
 
-from analyzer.engine import Options
+from analyzer.options import Options
 from analyzer.report.engines import EngineError, lost_batch, split_batches
 from analyzer.report.filescan import Batch, scan_batch
 

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 
-from analyzer.engine import Options
+from analyzer.options import Options
 from analyzer.report.engines import lost_batch, split_batches
 from analyzer.report.filescan import Batch, scan_batch
 
