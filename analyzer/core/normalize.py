@@ -41,10 +41,21 @@ _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds r
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
+_MAX_PEELED = 4096  # distinct raw lines whose peeled form is remembered (traceback lines repeat)
 
 
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Peeled:
+    """A line's text with its prefixes off: what the text alone says, given the families learned."""
+
+    body: str
+    prefix: str
+    meta: PrefixMeta  # never changed once peeled
+    header: str | None  # the introduction of a traceback header the body is, else None
 
 
 class LineNormalizer:
@@ -69,6 +80,11 @@ class LineNormalizer:
         # A container's partial record per stream: its first line, the text so far, and for Docker's
         # json-file the envelope of its first piece.
         self._partial: dict[str, tuple[int, str, jsonlog.Envelope | None]] = {}
+        # Raw lines whose peeling reads no state but the learned families (of the version kept), and
+        # says neither a time nor a torchrun rank: a traceback's lines, echoed by rank after rank.
+        self._peeled: dict[str, _Peeled] = {}
+        self._peeled_version = self.learner.version
+        self._peel_read_state = False  # the last peel consulted or changed per-channel state
 
     @property
     def holding(self) -> bool:
@@ -77,6 +93,12 @@ class LineNormalizer:
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, none (a partial record), or several (a multi-line JSON record)."""
+        if self._peeled_version != self.learner.version:
+            self._peeled.clear()
+            self._peeled_version = self.learner.version
+        known = self._peeled.get(raw)
+        if known is not None:
+            return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
         joined = self._join_partial(text, lineno)
         if joined is None:
@@ -88,7 +110,8 @@ class LineNormalizer:
                 return self._unwrap(found, lineno)
             if found is not None:
                 return self._record_lines(found, lineno, PrefixMeta(), "")
-        return self._lines(text, lineno, PrefixMeta())
+        # (a line that begins with a digit may be a container's record: joining reads state)
+        return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 
     def finish(self) -> list[LogLine]:
         """End of input: a partial record that never got its end is a line of its own."""
@@ -132,19 +155,29 @@ class LineNormalizer:
         return lines
 
     def _lines(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "",
-               enveloped: bool = False) -> list[LogLine]:
+               enveloped: bool = False, key: str | None = None) -> list[LogLine]:
         """The line without its prefixes; several when what is left is a JSON log record (behind
-        prefixes or in an envelope: a bare one was read already)."""
+        prefixes or in an envelope: a bare one was read already). `key`: the raw line to remember the
+        peeled form under, if peeling it read no state (the next time, only `_line` runs)."""
+        version = self.learner.version
+        self._peel_read_state = False
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
-        return [self._line(body, lineno, meta, prefix)]
+        peeled = _Peeled(body, prefix, meta, _header_context(body))
+        # A line with a time is seldom seen twice: not worth a place.
+        if key is not None and meta.timestamp is None and not self._peel_read_state and version == self.learner.version:
+            if len(self._peeled) >= _MAX_PEELED:
+                self._peeled.clear()
+            self._peeled[key] = peeled
+        return [self._line(peeled, lineno)]
 
-    def _line(self, body: str, lineno: int, meta: PrefixMeta, prefix: str) -> LogLine:
-        channel = self._learned_channel(meta, body)
+    def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
+        body, meta, prefix = peeled.body, peeled.meta, peeled.prefix
+        channel = self._learned_channel(meta, body, peeled.header)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
@@ -167,7 +200,7 @@ class LineNormalizer:
             starts_message=meta.starts_message and not continued,
         )
 
-    def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
+    def _learned_channel(self, meta: PrefixMeta, body: str, header: str | None) -> tuple[str, ...]:
         """The channel with the learned prefixes' keys.
 
         A header and the lines after it may disagree on what the prefix is. Its introduction may read as
@@ -176,10 +209,10 @@ class LineNormalizer:
         stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
         and only its frames teach it: the lines with that prefix then take the header's stream, and the
         lines without a learned prefix move aside.
-        (Headers and frames are read on the fast path too: no line it skips changes this state.)"""
-        header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+        (Headers and frames are read on the fast path too: no line it skips changes this state.)
+        `header`: the introduction of the traceback header the body is, if it is one."""
         if header is not None and not meta.inferred:
-            _remember(self._header_context, meta.channel, header["context"])
+            _remember(self._header_context, meta.channel, header)
         if meta.inferred:
             family = " ".join(meta.inferred)
             context = self._header_context.get(meta.channel)
@@ -242,6 +275,7 @@ class LineNormalizer:
                     end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
                 elif kind is TORCHRUN:
                     self._torchrun_space(m.group(0), text[end:])
+                self._peel_read_state |= kind is TORCHRUN
                 return text[end:]
         found = self.learner.match(text, used)
         if found is None:
@@ -327,6 +361,11 @@ def _shown(text: str) -> str:
     if "\r" in text:
         text = next((part for part in reversed(text.split("\r")) if part), "")
     return text
+
+
+def _header_context(body: str) -> str | None:
+    header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+    return None if header is None else header["context"]
 
 
 def _reads_as_traceback(body: str) -> bool:
