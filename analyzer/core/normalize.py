@@ -187,18 +187,11 @@ class LineNormalizer:
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
-        return LogLine(
-            text=body,
-            file=self.file,
-            lineno=lineno,
-            stream="|".join(channel) + "#" + tags,
-            channel="|".join(channel),
-            rank=rank,
-            host=meta.host,
-            timestamp=meta.timestamp or self._last_time.get(channel),
-            prefix=prefix,
-            starts_message=meta.starts_message and not continued,
-        )
+        name = "|".join(channel)
+        # (positional: a frozen dataclass's keywords cost a third more, on every line)
+        return LogLine(body, self.file, lineno, name + "#" + tags, name, rank, meta.host,
+                       meta.timestamp or self._last_time.get(channel), prefix,
+                       meta.starts_message and not continued)
 
     def _learned_channel(self, meta: PrefixMeta, body: str, header: str | None) -> tuple[str, ...]:
         """The channel with the learned prefixes' keys.
@@ -263,13 +256,13 @@ class LineNormalizer:
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
         ruled_out = _ruled_out(text[0])
-        for kind in kinds:
+        for index, kind in enumerate(kinds):
             if kind.name in ruled_out:
                 continue
             m = kind.pattern.match(text)
             if m is not None:
                 read_known(kind, m, meta)
-                kinds.remove(kind)
+                del kinds[index]
                 end = m.end()
                 if kind is TORCHRUN and m["space"]:
                     end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
@@ -311,7 +304,7 @@ class LineNormalizer:
             if end <= 0:
                 return text
         pretext = text[:end]
-        piece = infer.header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
+        piece = _header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
         if piece:
             self._take_learned(piece, meta, used)
             text = text[len(piece):]
@@ -354,6 +347,9 @@ def _ruled_out(first: str) -> frozenset[str]:
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
+_header_prefix = lru_cache(maxsize=1024)(infer.header_prefix)  # a logger's introduction repeats
+
+
 def _shown(text: str) -> str:
     """The line as a terminal shows it: colours stripped first (a reset code may follow the \r of a
     CRLF), then of the redraws of a progress bar (`\r`) the last."""
@@ -379,9 +375,17 @@ def _reads_as_traceback(body: str) -> bool:
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
     """The first place after a blank or a delimiter in `pretext` where a known prefix begins behind
     text that can be a prefix; 0 if none."""
+    return _known_inside_of(pretext, tuple(kinds))
+
+
+@lru_cache(maxsize=1024)  # a logger's introduction of a traceback repeats
+def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     for at in range(1, len(pretext)):
-        boundary = pretext[at - 1] in " \t])|>:}" and pretext[at] not in " \t"
-        if boundary and infer.plausible(pretext[:at]) and any(kind.pattern.match(pretext[at:]) for kind in kinds):
+        if pretext[at - 1] not in " \t])|>:}" or pretext[at] in " \t":
+            continue  # not a boundary
+        ruled_out = _ruled_out(pretext[at])
+        if any(kind.pattern.match(pretext[at:]) for kind in kinds if kind.name not in ruled_out) and infer.plausible(
+                pretext[:at]):
             return at
     return 0
 

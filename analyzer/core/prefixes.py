@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 import regex
 
@@ -25,7 +26,7 @@ class Scope(enum.Enum):
     MESSAGE = "message"  # starts a log record
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # each kind is one constant: identity is equality
 class KnownPrefix:
     name: str
     pattern: regex.Pattern
@@ -62,6 +63,7 @@ VLLM = KnownPrefix("vllm", regex.compile(
 KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
 
 
+@lru_cache(maxsize=1024)  # lines of the same second say it over and over
 def parse_timestamp(text: str | None) -> datetime | None:
     """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds.
 
