@@ -347,6 +347,7 @@ def _ruled_out(first: str) -> frozenset[str]:
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
+_HEADER_TEXT = "Traceback (most recent call last):"
 _header_prefix = lru_cache(maxsize=1024)(infer.header_prefix)  # a logger's introduction repeats
 
 
@@ -360,6 +361,8 @@ def _shown(text: str) -> str:
 
 
 def _header_context(body: str) -> str | None:
+    if _HEADER_TEXT not in body:  # (what both headers hold: most lines are not one)
+        return None
     header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
     return None if header is None else header["context"]
 
@@ -369,7 +372,7 @@ def _reads_as_traceback(body: str) -> bool:
     exception line (one whose type reads as an exception's: `name.py:3] text` has the form too)."""
     stripped = body.strip()
     return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.BARE_EXCEPTION_LINE)))
+            or _header_context(body) is not None or g.BARE_EXCEPTION_LINE.match(body) is not None)
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
