@@ -170,10 +170,13 @@ class LineNormalizer:
         peeled = _Peeled(body, prefix, meta, _header_context(body))
         # A line with a time is seldom seen twice: not worth a place.
         if key is not None and meta.timestamp is None and not self._peel_read_state and version == self.learner.version:
-            if len(self._peeled) >= _MAX_PEELED:
-                self._peeled.clear()
-            self._peeled[key] = peeled
+            self._remember_peeled(key, peeled)
         return [self._line(peeled, lineno)]
+
+    def _remember_peeled(self, raw: str, peeled: _Peeled) -> None:
+        if len(self._peeled) >= _MAX_PEELED:
+            self._peeled.clear()
+        self._peeled[raw] = peeled
 
     def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
         body, meta, prefix = peeled.body, peeled.meta, peeled.prefix
