@@ -185,7 +185,7 @@ class LineNormalizer:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, body)
+        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, peeled)
         _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
@@ -225,11 +225,11 @@ class LineNormalizer:
             if not kept and g.FRAME.match(body):
                 self._tentative[meta.channel] = (stream, True)
                 kept = True
-            if kept or _reads_as_traceback(body):
+            if kept or _reads_as_traceback(body, header):
                 return stream
         return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
 
-    def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
+    def _continues(self, last: str | None, meta: PrefixMeta, peeled: _Peeled) -> bool:
         """A per-message prefix repeated on the channel's next line continues its record: formatters such
         as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between them
         (a collector that split the record), the line must also read as more of a traceback."""
@@ -237,7 +237,8 @@ class LineNormalizer:
             return False
         if last == meta.message_prefix:
             return True
-        return _reads_as_traceback(body) and infer.stream_key(last) == infer.stream_key(meta.message_prefix)
+        return (_reads_as_traceback(peeled.body, peeled.header)
+                and _stream_key(last) == _stream_key(meta.message_prefix))
 
     def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
@@ -352,6 +353,7 @@ def _ruled_out(first: str) -> frozenset[str]:
 
 _HEADER_TEXT = "Traceback (most recent call last):"
 _header_prefix = lru_cache(maxsize=1024)(infer.header_prefix)  # a logger's introduction repeats
+_stream_key = lru_cache(maxsize=1024)(infer.stream_key)  # each line's prefix is the next one's `last`
 
 
 def _shown(text: str) -> str:
@@ -370,12 +372,13 @@ def _header_context(body: str) -> str | None:
     return None if header is None else header["context"]
 
 
-def _reads_as_traceback(body: str) -> bool:
+def _reads_as_traceback(body: str, header: str | None) -> bool:
     """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
-    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too)."""
+    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too).
+    `header`: the body's `_header_context`."""
     stripped = body.strip()
     return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-            or _header_context(body) is not None or g.BARE_EXCEPTION_LINE.match(body) is not None)
+            or header is not None or g.BARE_EXCEPTION_LINE.match(body) is not None)
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
