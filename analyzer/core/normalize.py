@@ -13,7 +13,7 @@ traceback whose header alone had one).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import datetime
 from functools import lru_cache
 
@@ -41,7 +41,8 @@ _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds r
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
-_MAX_PEELED = 4096  # distinct raw lines whose peeled form is remembered (traceback lines repeat)
+_MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceback lines repeat),
+_MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
 
 
 def strip_ansi(text: str) -> str:
@@ -169,7 +170,8 @@ class LineNormalizer:
             return self._record_lines(record, lineno, meta, prefix)
         peeled = _Peeled(body, prefix, meta, _header_context(body))
         # A line with a time is seldom seen twice: not worth a place.
-        if key is not None and meta.timestamp is None and not self._peel_read_state and version == self.learner.version:
+        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None and not self._peel_read_state
+                and version == self.learner.version):
             self._remember_peeled(key, peeled)
         return [self._line(peeled, lineno)]
 
@@ -352,8 +354,21 @@ def _ruled_out(first: str) -> frozenset[str]:
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
-_header_prefix = lru_cache(maxsize=1024)(infer.header_prefix)  # a logger's introduction repeats
-_stream_key = lru_cache(maxsize=1024)(infer.stream_key)  # each line's prefix is the next one's `last`
+
+
+def _memoised(function: Callable[[str], str]) -> Callable[[str], str]:
+    """`function` remembered for texts up to MAX_PREFIX long (a longer one is computed afresh: it would
+    hold memory, and is rare)."""
+    remembered = lru_cache(maxsize=1024)(function)
+
+    def call(text: str) -> str:
+        return remembered(text) if len(text) <= infer.MAX_PREFIX else function(text)
+
+    return call
+
+
+_header_prefix = _memoised(infer.header_prefix)  # a logger's introduction of a traceback repeats
+_stream_key = _memoised(infer.stream_key)  # each line's message prefix is the next one's `last`
 
 
 def _shown(text: str) -> str:

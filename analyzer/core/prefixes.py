@@ -63,7 +63,6 @@ VLLM = KnownPrefix("vllm", regex.compile(
 KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
 
 
-@lru_cache(maxsize=1024)  # lines of the same second say it over and over
 def parse_timestamp(text: str | None) -> datetime | None:
     """ISO-like timestamps with a year; nanosecond fractions are cut to microseconds.
 
@@ -72,6 +71,11 @@ def parse_timestamp(text: str | None) -> datetime | None:
     """
     if not text:
         return None
+    # Lines of the same second say it over and over; a crafted long one is not worth a place.
+    return _parsed_timestamp(text) if len(text) <= 64 else _parse_timestamp(text)
+
+
+def _parse_timestamp(text: str) -> datetime | None:
     text = text.replace(",", ".").replace("Z", "+00:00")
     head, dot, rest = text.partition(".")
     if dot:
@@ -82,6 +86,9 @@ def parse_timestamp(text: str | None) -> datetime | None:
         return datetime.fromisoformat(text).replace(tzinfo=None)
     except ValueError:
         return None
+
+
+_parsed_timestamp = lru_cache(maxsize=1024)(_parse_timestamp)
 
 
 @dataclass(slots=True)
