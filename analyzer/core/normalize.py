@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable, Hashable
 from datetime import datetime
 from functools import lru_cache
+from typing import TypeVar
 
 import regex
 
@@ -354,14 +355,15 @@ def _ruled_out(first: str) -> frozenset[str]:
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
+_T = TypeVar("_T")
 
 
-def _memoised(function: Callable[[str], str]) -> Callable[[str], str]:
+def _memoised(function: Callable[[str], _T]) -> Callable[[str], _T]:
     """`function` remembered for texts up to MAX_PREFIX long (a longer one is computed afresh: it would
     hold memory, and is rare)."""
     remembered = lru_cache(maxsize=1024)(function)
 
-    def call(text: str) -> str:
+    def call(text: str) -> _T:
         return remembered(text) if len(text) <= infer.MAX_PREFIX else function(text)
 
     return call
@@ -383,6 +385,11 @@ def _shown(text: str) -> str:
 def _header_context(body: str) -> str | None:
     if _HEADER_TEXT not in body:  # (what both headers hold: most lines are not one)
         return None
+    return _matched_header(body)
+
+
+@_memoised  # a logger introduces every traceback alike: behind a timed prefix, the same body
+def _matched_header(body: str) -> str | None:
     header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
     return None if header is None else header["context"]
 
