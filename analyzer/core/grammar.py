@@ -44,9 +44,10 @@ CAUSE_SEPARATOR = "The above exception was the direct cause of the following exc
 CONTEXT_SEPARATOR = "During handling of the above exception, another exception occurred:"
 
 # '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f". A paste
-# or an export may have stripped the indentation (of the source lines too).
+# or an export may have stripped the indentation (of the source lines too). The function ends at the
+# line's last non-blank (what a lazy `.+?` before `\s*$` finds, without trying every character).
 FRAME = regex.compile(
-    r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.+?))?\s*$'
+    r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.*\S|.))?\s*$'
 )
 
 # A frame line as log viewers export it newest-first: indentation may be stripped.
@@ -65,15 +66,18 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # line pasted into markdown may be wrapped in bold: "**RuntimeError: message**".
 _TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
+# The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
+# the same match, but a lazy `.*?` tries the end at every character, 10x slower on a long message.)
+_MESSAGE = r"(?(bold).*?|.*)"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>.*?))?(?(bold)\*\*\s*)$"
+    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
 )
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors.
 BARE_EXCEPTION_LINE = regex.compile(
     r"^(?P<bold>\*\*)?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
-    rf"{_INNER})(?::[ \t]?(?P<message>.*?))?(?(bold)\*\*\s*)$"
+    rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
 )
 
 # "ray.exceptions.RayTaskError(ValueError)": the wrapper's own frames, then the remote error's.

@@ -13,9 +13,10 @@ traceback whose header alone had one).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from datetime import datetime
 from functools import lru_cache
+from typing import TypeVar
 
 import regex
 
@@ -41,10 +42,22 @@ _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds r
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
+_MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceback lines repeat),
+_MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
 
 
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Peeled:
+    """A line's text with its prefixes off: what the text alone says, given the families learned."""
+
+    body: str
+    prefix: str
+    meta: PrefixMeta  # never changed once peeled
+    header: str | None  # the introduction of a traceback header the body is, else None
 
 
 class LineNormalizer:
@@ -69,6 +82,11 @@ class LineNormalizer:
         # A container's partial record per stream: its first line, the text so far, and for Docker's
         # json-file the envelope of its first piece.
         self._partial: dict[str, tuple[int, str, jsonlog.Envelope | None]] = {}
+        # Raw lines whose peeling reads no state but the learned families (of the version kept), and
+        # says neither a time nor a torchrun rank: a traceback's lines, echoed by rank after rank.
+        self._peeled: dict[str, _Peeled] = {}
+        self._peeled_version = self.learner.version
+        self._peel_read_state = False  # the last peel consulted or changed per-channel state
 
     @property
     def holding(self) -> bool:
@@ -77,6 +95,12 @@ class LineNormalizer:
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, none (a partial record), or several (a multi-line JSON record)."""
+        if self._peeled_version != self.learner.version:
+            self._peeled.clear()
+            self._peeled_version = self.learner.version
+        known = self._peeled.get(raw)
+        if known is not None:
+            return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
         joined = self._join_partial(text, lineno)
         if joined is None:
@@ -88,7 +112,8 @@ class LineNormalizer:
                 return self._unwrap(found, lineno)
             if found is not None:
                 return self._record_lines(found, lineno, PrefixMeta(), "")
-        return self._lines(text, lineno, PrefixMeta())
+        # (a line that begins with a digit may be a container's record: joining reads state)
+        return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 
     def finish(self) -> list[LogLine]:
         """End of input: a partial record that never got its end is a line of its own."""
@@ -132,42 +157,49 @@ class LineNormalizer:
         return lines
 
     def _lines(self, text: str, lineno: int, meta: PrefixMeta, prefix: str = "",
-               enveloped: bool = False) -> list[LogLine]:
+               enveloped: bool = False, key: str | None = None) -> list[LogLine]:
         """The line without its prefixes; several when what is left is a JSON log record (behind
-        prefixes or in an envelope: a bare one was read already)."""
+        prefixes or in an envelope: a bare one was read already). `key`: the raw line to remember the
+        peeled form under, if peeling it read no state (the next time, only `_line` runs)."""
+        version = self.learner.version
+        self._peel_read_state = False
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
-        return [self._line(body, lineno, meta, prefix)]
+        peeled = _Peeled(body, prefix, meta, _header_context(body))
+        # A line with a time is seldom seen twice: not worth a place.
+        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None and not self._peel_read_state
+                and version == self.learner.version):
+            self._remember_peeled(key, peeled)
+        return [self._line(peeled, lineno)]
 
-    def _line(self, body: str, lineno: int, meta: PrefixMeta, prefix: str) -> LogLine:
-        channel = self._learned_channel(meta, body)
+    def _remember_peeled(self, raw: str, peeled: _Peeled) -> None:
+        if len(self._peeled) >= _MAX_PEELED:
+            self._peeled.clear()
+        self._peeled[raw] = peeled
+
+    def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
+        body, meta, prefix = peeled.body, peeled.meta, peeled.prefix
+        channel = self._learned_channel(meta, body, peeled.header)
         if meta.tags is not None:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, body)
+        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, peeled)
         _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
-        return LogLine(
-            text=body,
-            file=self.file,
-            lineno=lineno,
-            stream="|".join(channel) + "#" + tags,
-            channel="|".join(channel),
-            rank=rank,
-            host=meta.host,
-            timestamp=meta.timestamp or self._last_time.get(channel),
-            prefix=prefix,
-            starts_message=meta.starts_message and not continued,
-        )
+        name = "|".join(channel)
+        # (positional: a frozen dataclass's keywords cost a third more, on every line)
+        return LogLine(body, self.file, lineno, name + "#" + tags, name, rank, meta.host,
+                       meta.timestamp or self._last_time.get(channel), prefix,
+                       meta.starts_message and not continued)
 
-    def _learned_channel(self, meta: PrefixMeta, body: str) -> tuple[str, ...]:
+    def _learned_channel(self, meta: PrefixMeta, body: str, header: str | None) -> tuple[str, ...]:
         """The channel with the learned prefixes' keys.
 
         A header and the lines after it may disagree on what the prefix is. Its introduction may read as
@@ -176,10 +208,10 @@ class LineNormalizer:
         stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
         and only its frames teach it: the lines with that prefix then take the header's stream, and the
         lines without a learned prefix move aside.
-        (Headers and frames are read on the fast path too: no line it skips changes this state.)"""
-        header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+        (Headers and frames are read on the fast path too: no line it skips changes this state.)
+        `header`: the introduction of the traceback header the body is, if it is one."""
         if header is not None and not meta.inferred:
-            _remember(self._header_context, meta.channel, header["context"])
+            _remember(self._header_context, meta.channel, header)
         if meta.inferred:
             family = " ".join(meta.inferred)
             context = self._header_context.get(meta.channel)
@@ -196,11 +228,11 @@ class LineNormalizer:
             if not kept and g.FRAME.match(body):
                 self._tentative[meta.channel] = (stream, True)
                 kept = True
-            if kept or _reads_as_traceback(body):
+            if kept or _reads_as_traceback(body, header):
                 return stream
         return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
 
-    def _continues(self, last: str | None, meta: PrefixMeta, body: str) -> bool:
+    def _continues(self, last: str | None, meta: PrefixMeta, peeled: _Peeled) -> bool:
         """A per-message prefix repeated on the channel's next line continues its record: formatters such
         as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between them
         (a collector that split the record), the line must also read as more of a traceback."""
@@ -208,7 +240,8 @@ class LineNormalizer:
             return False
         if last == meta.message_prefix:
             return True
-        return _reads_as_traceback(body) and infer.stream_key(last) == infer.stream_key(meta.message_prefix)
+        return (_reads_as_traceback(peeled.body, peeled.header)
+                and _stream_key(last) == _stream_key(meta.message_prefix))
 
     def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
@@ -230,18 +263,19 @@ class LineNormalizer:
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
         ruled_out = _ruled_out(text[0])
-        for kind in kinds:
+        for index, kind in enumerate(kinds):
             if kind.name in ruled_out:
                 continue
             m = kind.pattern.match(text)
             if m is not None:
                 read_known(kind, m, meta)
-                kinds.remove(kind)
+                del kinds[index]
                 end = m.end()
                 if kind is TORCHRUN and m["space"]:
                     end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
                 elif kind is TORCHRUN:
                     self._torchrun_space(m.group(0), text[end:])
+                self._peel_read_state |= kind is TORCHRUN
                 return text[end:]
         found = self.learner.match(text, used)
         if found is None:
@@ -277,7 +311,7 @@ class LineNormalizer:
             if end <= 0:
                 return text
         pretext = text[:end]
-        piece = infer.header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
+        piece = _header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
         if piece:
             self._take_learned(piece, meta, used)
             text = text[len(piece):]
@@ -320,6 +354,25 @@ def _ruled_out(first: str) -> frozenset[str]:
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
+_HEADER_TEXT = "Traceback (most recent call last):"
+_T = TypeVar("_T")
+
+
+def _memoised(function: Callable[[str], _T]) -> Callable[[str], _T]:
+    """`function` remembered for texts up to MAX_PREFIX long (a longer one is computed afresh: it would
+    hold memory, and is rare)."""
+    remembered = lru_cache(maxsize=1024)(function)
+
+    def call(text: str) -> _T:
+        return remembered(text) if len(text) <= infer.MAX_PREFIX else function(text)
+
+    return call
+
+
+_header_prefix = _memoised(infer.header_prefix)  # a logger's introduction of a traceback repeats
+_stream_key = _memoised(infer.stream_key)  # each line's message prefix is the next one's `last`
+
+
 def _shown(text: str) -> str:
     """The line as a terminal shows it: colours stripped first (a reset code may follow the \r of a
     CRLF), then of the redraws of a progress bar (`\r`) the last."""
@@ -329,20 +382,41 @@ def _shown(text: str) -> str:
     return text
 
 
-def _reads_as_traceback(body: str) -> bool:
+def _header_context(body: str) -> str | None:
+    if _HEADER_TEXT not in body:  # (what both headers hold: most lines are not one)
+        return None
+    return _matched_header(body)
+
+
+@_memoised  # a logger introduces every traceback alike: behind a timed prefix, the same body
+def _matched_header(body: str) -> str | None:
+    header = g.HEADER.match(body) or g.GROUP_HEADER.match(body)
+    return None if header is None else header["context"]
+
+
+def _reads_as_traceback(body: str, header: str | None) -> bool:
     """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
-    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too)."""
+    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too).
+    `header`: the body's `_header_context`."""
     stripped = body.strip()
     return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-            or any(p.match(body) for p in (g.HEADER, g.GROUP_HEADER, g.BARE_EXCEPTION_LINE)))
+            or header is not None or g.BARE_EXCEPTION_LINE.match(body) is not None)
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
     """The first place after a blank or a delimiter in `pretext` where a known prefix begins behind
     text that can be a prefix; 0 if none."""
+    return _known_inside_of(pretext, tuple(kinds))
+
+
+@lru_cache(maxsize=1024)  # a logger's introduction of a traceback repeats
+def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     for at in range(1, len(pretext)):
-        boundary = pretext[at - 1] in " \t])|>:}" and pretext[at] not in " \t"
-        if boundary and infer.plausible(pretext[:at]) and any(kind.pattern.match(pretext[at:]) for kind in kinds):
+        if pretext[at - 1] not in " \t])|>:}" or pretext[at] in " \t":
+            continue  # not a boundary
+        ruled_out = _ruled_out(pretext[at])
+        if any(kind.pattern.match(pretext[at:]) for kind in kinds if kind.name not in ruled_out) and infer.plausible(
+                pretext[:at]):
             return at
     return 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 import regex
 
@@ -25,7 +26,7 @@ class Scope(enum.Enum):
     MESSAGE = "message"  # starts a log record
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # each kind is one constant: identity is equality
 class KnownPrefix:
     name: str
     pattern: regex.Pattern
@@ -70,6 +71,11 @@ def parse_timestamp(text: str | None) -> datetime | None:
     """
     if not text:
         return None
+    # Lines of the same second say it over and over; a crafted long one is not worth a place.
+    return _parsed_timestamp(text) if len(text) <= 64 else _parse_timestamp(text)
+
+
+def _parse_timestamp(text: str) -> datetime | None:
     text = text.replace(",", ".").replace("Z", "+00:00")
     head, dot, rest = text.partition(".")
     if dot:
@@ -80,6 +86,9 @@ def parse_timestamp(text: str | None) -> datetime | None:
         return datetime.fromisoformat(text).replace(tzinfo=None)
     except ValueError:
         return None
+
+
+_parsed_timestamp = lru_cache(maxsize=1024)(_parse_timestamp)
 
 
 @dataclass(slots=True)

@@ -35,8 +35,11 @@ class FileScanner:
 
     def feed(self, raw: str) -> list[ErrorEvent]:
         self.lines += 1
+        lines = self._normalize(raw)
+        if len(lines) == 1:  # (nearly always)
+            return self._assembler.feed(lines[0])
         events: list[ErrorEvent] = []
-        for line in self._normalize(raw):
+        for line in lines:
             events.extend(self._assembler.feed(line))
         return events
 
@@ -73,9 +76,10 @@ class FileScanner:
         lines = self._normalizer.normalize(raw, self.lines)
         for line in lines:
             self._config.feed(line.text)
-        for line in lines:
-            self.first_timestamp = self.first_timestamp or line.timestamp
-            self.host = self.host or line.host
+            if self.first_timestamp is None:
+                self.first_timestamp = line.timestamp
+            if not self.host:
+                self.host = line.host
         return lines
 
     def idle(self) -> list[ErrorEvent]:
@@ -140,6 +144,7 @@ class Analysis:
         self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
         self._shown: dict[tuple[str, str, int], tuple[ErrorEvent, str]] = {}  # provisional events, by record
         self._early: dict[str, dict[tuple[str, str, int], _Matched]] = {}  # each file's first events
+        self._early_matcher: dict[str, Diagnoser] = {}  # the matcher each file's first events were matched by last
         self._revised: list[str] = []
         # recent chains, by the matcher that read them: a repeated error is matched once
         self._diagnosed: dict[tuple[Diagnoser, tuple[ErrorInfo, ...]], Diagnosis] = {}
@@ -192,6 +197,9 @@ class Analysis:
         return list(dict.fromkeys(found))
 
     def _rematch(self, file: str, matcher: Diagnoser) -> None:
+        if self._early_matcher.get(file) is matcher:
+            return  # (every event kept since was matched by it too)
+        self._early_matcher[file] = matcher
         for key, matched in self._early.get(file, {}).items():
             if matched.matcher is matcher:
                 continue

@@ -1,0 +1,83 @@
+"""The normaliser peels a raw line once and reuses what that gave when the line comes again (a
+traceback echoed by rank after rank). Whatever state changed in between (a prefix family learned,
+a header that taught a stream, torchrun's spacing, a container record split in pieces), each line
+must come out as a normaliser that never reuses anything makes it.
+"""
+
+from __future__ import annotations
+
+from analyzer.core.normalize import LineNormalizer
+from tests import logformats as fmt
+from tests.realtb import capture, text_of
+
+
+class _Forgetful(LineNormalizer):
+    """Peels every line afresh."""
+
+    def _remember_peeled(self, raw, peeled) -> None:
+        pass
+
+
+class _Counting(LineNormalizer):
+    def __init__(self, file: str) -> None:
+        super().__init__(file)
+        self.remembered = 0
+
+    def _remember_peeled(self, raw, peeled) -> None:
+        self.remembered += 1
+        super()._remember_peeled(raw, peeled)
+
+
+def _load_weights() -> None:
+    params = {"model.embed_tokens.weight": 0}
+    try:
+        params["model.layers.61.mlp.experts.w2_weight_scale"]
+    except KeyError as err:
+        raise RuntimeError("Failed to load weights: unexpected parameter") from err
+
+
+def _traceback_lines() -> list[str]:
+    return text_of(capture(_load_weights)).splitlines()
+
+
+def _normalized(normalizer: LineNormalizer, raws: list[str]) -> list:
+    lines = [line for number, raw in enumerate(raws, 1) for line in normalizer.normalize(raw + "\n", number)]
+    return lines + normalizer.finish()
+
+
+def test_repeated_lines_come_out_as_if_read_afresh_whatever_came_between() -> None:
+    tb = _traceback_lines()
+    header, body = tb[0], tb[1:]
+    split = "2026-11-28T03:12:40.123456000Z stderr"
+    log = [
+        *tb,  # plain, before any family is learned
+        "engine   | INFO starting",  # a prefix not known yet ...
+        *fmt.sglang_record("Scheduler hit an exception: ", tb),
+        *fmt.compose(tb, "engine", 8),  # ... learned here: the same line below loses it
+        "engine   | INFO starting",
+        *tb,
+        *(f"[rank0]: {line}" for line in tb),  # whose the space after `[rank0]:` is, is state: the
+        *fmt.torchrun_tee(tb, 0, "rank"),  # header here tells it is not the prefix's, so the same
+        *(f"[rank0]: {line}" for line in body),  # frames now keep it
+        *fmt.torchrun_tee(tb, 1),
+        f"{split} F end",  # a container's full record alone, then after a partial one
+        f"{split} P start, ",
+        f"{split} F end",
+        *fmt.cri(tb),
+        *fmt.vllm_worker(tb, pid=7),
+        f"(VllmWorker rank=1 pid=9) weird | {header}",  # a header whose prefix is learned, then
+        *body,  # frames without it: they stay in its stream (tentative)
+        *tb,
+        *fmt.ray_dedup(tb),
+        *fmt.sglang_each_line(tb),
+        *tb,
+    ]
+    counting = _Counting("t.log")
+    assert _normalized(counting, log) == _normalized(_Forgetful("t.log"), log)
+    assert counting.remembered  # the memo was in play
+
+
+def test_a_line_with_a_time_is_not_remembered() -> None:
+    counting = _Counting("t.log")
+    _normalized(counting, fmt.sglang_each_line(_traceback_lines()))
+    assert counting.remembered == 0
