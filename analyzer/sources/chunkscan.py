@@ -222,11 +222,9 @@ class ChunkScanner:
             line_start = buffer.rfind(b"\n", start, stop - 1) + 1 or start
             if (need_stream and may_set_stream(buffer, line_start, stop - 1)) or (
                     need_time and may_set_time(buffer, line_start, stop - 1)):
-                text = self._text(buffer, line_start, stop - 1)
-                line = self._probe(text)
-                sets_stream, sets_time = line.starts_message, line.timestamp is not None
+                sets_stream, sets_time = self._line_sets(buffer, line_start, stop - 1)
                 if (need_stream and sets_stream) or (need_time and sets_time):
-                    picked[line_start] = text
+                    picked[line_start] = self._text(buffer, line_start, stop - 1)
                     need_stream &= not sets_stream
                     need_time &= not sets_time
             stop = line_start
@@ -384,6 +382,15 @@ class ChunkScanner:
                     return pos, text
             pos = newline + 1
         return None
+
+    def _line_sets(self, buffer: bytes, start: int, end: int) -> tuple[bool, bool]:
+        """Whether the line `buffer[start:end]` sets its stream and its time: told by its prefix's
+        bytes where they surely tell (an SGLang prefix, no redraw or colour to hide it), else by a probe."""
+        sets_stream, sets_time = head_sets(buffer, start, end)
+        if sets_stream is None or sets_time is None or buffer.find(b"\r", start, end) >= 0 or buffer.find(b"\x1b", start, end) >= 0:
+            line = self._probe(self._text(buffer, start, end))
+            return line.starts_message, line.timestamp is not None
+        return sets_stream, sets_time
 
     def _probe(self, text: str) -> LogLine:
         """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
