@@ -5,10 +5,13 @@ per stream (rank/process), so tracebacks printed at the same time by several ran
 The machine only finds where a printed error begins and ends; `blocks.parse_chain` reads it.
 
 What it holds is bounded, and every line costs O(1) whatever the number of streams: open blocks are
-indexed by channel and kept in order of their last line. Over the budget, the block idle longest
+indexed by channel and kept in order of their last line, and hold each line as a reference to its
+text, one copy of which serves every rank that printed it. Over the budget, the block idle longest
 goes first: as it stands when it is complete, else with the middle of its stack left out (`elided`),
-keeping its header and last frame: thousands of ranks printing at once each keep their exception
-line and raise site. Only when every open block is down to that is one cut off.
+keeping its header and last frame. When every open block is down to that, the one idle longest is
+parked: its lines are let go but its header, and its stream's next lines carry it on as the same
+record. Thousands of ranks printing at once each keep their exception line; what cannot be parked
+(a chain past its first link) is cut off.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ class _Block:
     texts: list[str]
     linenos: array[int]
     # Its last lines whole, from where they may have to be looked at afresh (_trim): after a bare
-    # exception line, or from a traceback that may be a note. Empty in every other state.
+    # exception line, or from a traceback that may be a note. None in every other state.
     reread: list[LogLine] | None = None
     timestamp: datetime | None = None  # its first line's that has one
     context: str = ""
@@ -90,7 +93,7 @@ def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -
                   timestamp=line.timestamp, **fields)
 
 
-# What holding costs, in bytes as CPython lays them out (measured with tracemalloc on 100,000 ranks):
+# What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
 _BLOCK_COST = 768  # a block's record, its first line's metadata, its places in the indexes
 _LINE_COST = 16  # a line of a block: a reference to its shared text and its line number
 _TEXT_COST = 128  # a distinct text besides its characters: the string and its entry in _SharedTexts
