@@ -68,7 +68,7 @@ class _Block:
 
     state: _State
     kind: EventKind
-    first: LogLine  # the line that opened it, without its text and prefix: where it is and whose
+    first: LogLine  # the line that opened it (see _block): where it is and whose
     texts: list[str]
     linenos: array[int]
     # Its last lines whole, from where they may have to be looked at afresh (_trim): after a bare
@@ -88,9 +88,10 @@ class _Block:
 
 
 def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -> _Block:
-    """A block opened by `line`, whose text is held as `text`."""
-    return _Block(state, kind, replace(line, text="", prefix=""), [text], array("q", (line.lineno,)),
-                  timestamp=line.timestamp, **fields)
+    """A block opened by `line`, whose text is held as `text`. It keeps the line as its first, less
+    the copies of text a prefixed line brings (a rank's own copy of the shared text, its prefix)."""
+    first = line if line.text is text and not line.prefix else replace(line, text="", prefix="")
+    return _Block(state, kind, first, [text], array("q", (line.lineno,)), timestamp=line.timestamp, **fields)
 
 
 # What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
