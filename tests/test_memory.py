@@ -207,3 +207,31 @@ def test_what_was_left_out_is_said_in_json_and_in_text(tmp_path, capsys):
     assert not incident["truncated"]
     assert main(["scan", str(log)]) == 0
     assert f"{incident['elided']:,} line(s) of it left out" in capsys.readouterr().out
+
+
+def test_ranks_that_share_a_channel_stay_apart_and_a_new_record_closes_what_it_ends():
+    """Streams told apart by a logger's tags on one channel (SGLang's `TP0`, `TP1`, ... from one
+    process), open at once: a new record on the channel ends that stream's own block and every
+    complete one, and leaves a traceback still in its stack open."""
+    assembler = TracebackAssembler()
+    events, number = [], 0
+
+    def feed(tag: str, text: str, starts_message: bool = False) -> None:
+        nonlocal number
+        number += 1
+        events.extend(assembler.feed(LogLine(text, "tp.log", number, stream=f"#{tag}", rank=tag,
+                                             starts_message=starts_message)))
+
+    for line in SHARD:
+        for tag in ("TP0", "TP1"):
+            feed(tag, line)
+    for line in SHARD[:3]:
+        feed("TP2", line)
+    assert assembler.pending == 3 and not events
+    feed("TP1", "Decode batch. #running-req: 3", starts_message=True)
+    assert sorted(event.rank for event in events) == ["TP0", "TP1"] and assembler.pending == 1
+    for line in SHARD[3:]:
+        feed("TP2", line)
+    events += assembler.finish()
+    assert [(event.rank, event.lines) for event in events[2:]] == [("TP2", tuple(SHARD))]
+    assert not any(event.truncated for event in events)
