@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -196,10 +197,12 @@ class TracebackAssembler:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
         self._by_channel = _ChannelIndex()  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
-        # those that are down to their header (what is left to give is the whole block).
-        self._recent: dict[str, None] = {}
-        self._shrunk: dict[str, None] = {}
-        self._parked: dict[str, _Parked] = {}  # by stream, the one parked longest ago first
+        # those that are down to their header (what is left to give is the whole block). Ordered
+        # dicts: a plain dict finds its first key past every key deleted before it, which made
+        # shedding quadratic in the number of ranks.
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._shrunk: OrderedDict[str, None] = OrderedDict()
+        self._parked: OrderedDict[str, _Parked] = OrderedDict()  # by stream, the one parked longest ago first
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -273,10 +276,13 @@ class TracebackAssembler:
     def finish(self) -> Iterator[ErrorEvent]:
         """End of input: emit everything, marking records cut off mid-way as truncated. One by one:
         a hundred thousand ranks may each have a record open."""
-        while self._open or self._parked:  # closing a block may give back lines that open another
-            if not self._open:
-                self._resume(next(iter(self._parked)))
-            yield from self._close(next(iter(self._open)))
+        while self._open or self._parked:
+            for key in list(self._open):
+                if key in self._open:  # (closing one may have closed another, or given back lines that open one)
+                    yield from self._close(key)
+            if self._parked:
+                self._resume(key := next(iter(self._parked)))
+                yield from self._close(key)
 
     def _shed(self) -> list[ErrorEvent]:
         """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
@@ -285,8 +291,8 @@ class TracebackAssembler:
         carry on, the lines in between counted as left out. Only what cannot be parked, or a parked
         one when nothing else is left, is closed cut off."""
         if not self._open:
-            self._resume(next(iter(self._parked)))
-            return self._close(next(iter(self._open)))
+            self._resume(key := next(iter(self._parked)))
+            return self._close(key)
         key = next(iter(self._recent or self._shrunk))
         block = self._open[key]
         if block.state in _COMPLETE:
@@ -298,8 +304,7 @@ class TracebackAssembler:
             else:
                 self._touch(key)
             return []
-        if block.state is _State.FRAMES and not block.frames_from and not block.held and not block.truncated \
-                and g.HEADER.match(block.texts[0]):
+        if _parkable(block):
             self._park(key)
             return []
         block.truncated = True
@@ -325,9 +330,11 @@ class TracebackAssembler:
         self._register(first)
 
     def _touch(self, key: str) -> None:
-        self._recent.pop(key, None)
-        self._shrunk.pop(key, None)
-        self._recent[key] = None
+        if key in self._recent:
+            self._recent.move_to_end(key)
+        else:
+            self._shrunk.pop(key, None)
+            self._recent[key] = None
 
     def _elide(self, block: _Block, head: int, tail: int) -> bool:
         """Leave out a stack's middle: keep `head` lines and the last `tail` ones, from a frame line on
@@ -614,6 +621,13 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
     lines (which lost theirs too), and `extra` lines more, came after it."""
     recent = block.texts[-(_SOURCE_LINES + extra):]
     return any(g.FRAME.match(held) and held[:1] != " " for held in recent)
+
+
+def _parkable(block: _Block) -> bool:
+    """A traceback still in its first stack, opened by its header, holding back no blank line: its
+    stream's next lines can carry it on from its header."""
+    return (block.state is _State.FRAMES and not block.frames_from and not block.held and not block.truncated
+            and g.HEADER.match(block.texts[0]) is not None)
 
 
 def _cut(block: _Block, end: int) -> None:
