@@ -99,7 +99,7 @@ def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -
 _BLOCK_COST = 768  # a block's record, its first line's metadata, its places in the indexes
 _LINE_COST = 16  # a line of a block: a reference to its shared text and its line number
 _TEXT_COST = 128  # a distinct text besides its characters: the string and its entry in _SharedTexts
-_PARKED_COST = 384  # a parked traceback: its record, its first line's metadata, its index entry
+_PARKED_COST = 512  # a parked traceback: its record, its first line's metadata, its index entry
 
 
 def _reread_cost(line: LogLine) -> int:
