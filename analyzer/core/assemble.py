@@ -208,12 +208,13 @@ class TracebackAssembler:
         self._max_message_lines = max_message_lines
         # A memory bound over all streams together: crafted input can open a block on every line, each
         # on a stream of its own, or fill blocks with lines of a megabyte.
-        self._max_held = max_held  # total cost of the open blocks and their lines
-        self._held = 0  # what the open blocks cost, less the text of their lines
+        self._max_held = max_held  # total cost of the open and parked records, in bytes
+        self._held = 0  # what they cost, less the text of their lines
         self._texts = _SharedTexts()  # the text of their lines
 
     @property
     def pending(self) -> int:
+        """Records not reported yet, parked ones included."""
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
