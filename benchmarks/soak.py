@@ -5,8 +5,9 @@ Two workloads, each generated at two sizes under benchmarks/data/ (real tracebac
 - `repeated`: one traceback between INFO lines, over and over (`--repeat-mb`, and twice that);
 - `ranks`: ranks print the same traceback at once, interleaved line by line (`[rank0]: line 1`,
   `[rank1]: line 1`, ..., then line 2 of each), `--wave` ranks at a time, wave after wave, up to
-  `--ranks` (and half that). A wave is what the assembler holds open at once: 10,000 tracebacks fit
-  its budget whole; far more at once lose the middle of their stacks, then get cut (README, bounds).
+  `--ranks` (and half that). A wave is what the assembler holds open at once: 100,000 of these
+  tracebacks fit its budget whole; past it they lose the middle of their stacks, then are parked and
+  carried on by their rank's next lines (README, bounds).
 
 Each file is scanned by `analyzer scan --format jsonl` in a child process. Per run: CPU seconds
 (user + system, which a busy machine does not inflate the way it does wall time), wall seconds,
@@ -15,6 +16,7 @@ the number of tracebacks written (and, for `ranks`, every rank once, nothing tru
 Time is linear when the larger size's CPU time per MB is within `--slack` of the smaller's.
 
     python benchmarks/soak.py --check                      # 200/400 MB, 50k/100k ranks in waves of 10k
+    python benchmarks/soak.py --check --wave 100000        # 50k/100k ranks all at once
     python benchmarks/soak.py --check --repeat-mb 20 --ranks 10000   # a quick look
 """
 

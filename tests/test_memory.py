@@ -60,25 +60,59 @@ def test_thousands_of_ranks_one_incident_with_every_rank_and_no_phantom(ranks, a
     assert len(incident.occurrences) <= 17 < ranks and incident.occurrences_sampled
 
 
-def test_over_the_budget_every_interleaved_rank_keeps_its_exception_line():
-    """A budget too small for 3,000 open tracebacks: the blocks idle longest lose the middle of
-    their stacks (said in `elided`), never their header or exception line; no rank's traceback is
-    split into a fragment and a phantom."""
-    ranks = 3000
-    assembler = TracebackAssembler(max_held=ranks * 1500)
+def _assemble(lines: list[str], max_held: int) -> tuple[list, TracebackAssembler]:
+    """torchrun's `[rankN]: ` lines through an assembler with budget `max_held`."""
+    assembler = TracebackAssembler(max_held=max_held)
     events = []
-    for number, text in enumerate(_interleaved(ranks), 1):
+    for number, text in enumerate(lines, 1):
         prefix, body = text.split(": ", 1)
         rank = prefix.strip("[]")
         events += assembler.feed(LogLine(body, "ranks.log", number, stream=f"{rank}#", channel=rank, rank=rank))
     events += assembler.finish()
+    return events, assembler
+
+
+# Per rank printing at once: room for its whole traceback; for it once the middle of its stack is
+# left out; for a parked one only (its header and first line, not its lines).
+@pytest.mark.parametrize("per_rank", [1300, 900, 600])
+def test_over_the_budget_every_interleaved_rank_is_one_record_with_its_exception_line(per_rank):
+    """A budget too small for 3,000 tracebacks open at once (100,000 ranks against the default):
+    the blocks idle longest lose the middle of their stacks, then are parked and carried on by
+    their rank's next lines, the lines in between counted in `elided`. Every rank's traceback is
+    one record with its header and exception line, none truncated, no fragment, one incident."""
+    ranks = 3000
+    events, assembler = _assemble(_interleaved(ranks), ranks * per_rank)
+    assert assembler.pending == 0
     assert sorted(event.rank for event in events) == sorted(f"rank{rank}" for rank in range(ranks))
     assert {(event.final.exception_type, event.final.message) for event in events} == {
         ("ValueError", "shard 7 is missing from /ckpt/model-00007.safetensors")}
     assert not any(event.truncated for event in events)
-    shrunk = [event for event in events if event.elided]
-    assert shrunk and all(event.lines[0] == SHARD[0] for event in shrunk)
+    assert all(event.lines[0] == SHARD[0] and len(event.lines) + event.elided == len(SHARD) for event in events)
     assert all(event.final.raise_site is None or event.final.raise_site.function == "read_index" for event in events)
+    shrunk = sum(bool(event.elided) for event in events)
+    assert (shrunk == 0) if per_rank == 1300 else (shrunk > ranks // 4)
+    if per_rank == 600:  # parked until their exception line: nothing of their stack left
+        assert any(event.lines == (SHARD[0], SHARD[-1]) for event in events)
+    analysis = Analysis(Matcher([]))
+    for event in events:
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.count == ranks and set(dict(incident.count_by_rank).values()) == {1}
+
+
+def test_a_parked_traceback_its_rank_never_finishes_is_reported_once_cut_off():
+    """3,000 ranks print half their tracebacks at once, then the log ends (or a rank starts another
+    traceback): each rank's cut record is reported once, `truncated`, never also as a fragment."""
+    ranks, half = 3000, len(SHARD) // 2
+    lines = [f"[rank{rank}]: {line}" for line in SHARD[:half] for rank in range(ranks)]
+    lines += [f"[rank0]: {line}" for line in SHARD]
+    events, _ = _assemble(lines, ranks * 600)
+    cut = [event for event in events if event.truncated]
+    assert sorted(event.rank for event in cut) == sorted(f"rank{rank}" for rank in range(ranks))
+    assert all(event.lines[0] == SHARD[0] and not event.final.exception_type for event in cut)
+    (whole,) = [event for event in events if not event.truncated]
+    assert (whole.rank, whole.span.line_start, whole.final.exception_type) == ("rank0", ranks * half + 1, "ValueError")
+    assert whole.lines[0] == SHARD[0] and len(whole.lines) + whole.elided == len(SHARD)
 
 
 def test_a_repeated_traceback_is_counted_exactly_and_sampled(tmp_path, capsys):
@@ -173,3 +207,31 @@ def test_what_was_left_out_is_said_in_json_and_in_text(tmp_path, capsys):
     assert not incident["truncated"]
     assert main(["scan", str(log)]) == 0
     assert f"{incident['elided']:,} line(s) of it left out" in capsys.readouterr().out
+
+
+def test_ranks_that_share_a_channel_stay_apart_and_a_new_record_closes_what_it_ends():
+    """Streams told apart by a logger's tags on one channel (SGLang's `TP0`, `TP1`, ... from one
+    process), open at once: a new record on the channel ends that stream's own block and every
+    complete one, and leaves a traceback still in its stack open."""
+    assembler = TracebackAssembler()
+    events, number = [], 0
+
+    def feed(tag: str, text: str, starts_message: bool = False) -> None:
+        nonlocal number
+        number += 1
+        events.extend(assembler.feed(LogLine(text, "tp.log", number, stream=f"#{tag}", rank=tag,
+                                             starts_message=starts_message)))
+
+    for line in SHARD:
+        for tag in ("TP0", "TP1"):
+            feed(tag, line)
+    for line in SHARD[:3]:
+        feed("TP2", line)
+    assert assembler.pending == 3 and not events
+    feed("TP1", "Decode batch. #running-req: 3", starts_message=True)
+    assert sorted(event.rank for event in events) == ["TP0", "TP1"] and assembler.pending == 1
+    for line in SHARD[3:]:
+        feed("TP2", line)
+    events += assembler.finish()
+    assert [(event.rank, event.lines) for event in events[2:]] == [("TP2", tuple(SHARD))]
+    assert not any(event.truncated for event in events)

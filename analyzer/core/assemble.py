@@ -5,17 +5,23 @@ per stream (rank/process), so tracebacks printed at the same time by several ran
 The machine only finds where a printed error begins and ends; `blocks.parse_chain` reads it.
 
 What it holds is bounded, and every line costs O(1) whatever the number of streams: open blocks are
-indexed by channel and kept in order of their last line. Over the budget, the block idle longest
+indexed by channel and kept in order of their last line, and hold each line as a reference to its
+text, one copy of which serves every rank that printed it. Over the budget, the block idle longest
 goes first: as it stands when it is complete, else with the middle of its stack left out (`elided`),
-keeping its header and last frame: thousands of ranks printing at once each keep their exception
-line and raise site. Only when every open block is down to that is one cut off.
+keeping its header and last frame. When every open block is down to that, the one idle longest is
+parked: its lines are let go but its header, and its stream's next lines carry it on as the same
+record. Thousands of ranks printing at once each keep their exception line; what cannot be parked
+(a chain past its first link) is cut off.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 from analyzer.core import grammar as g
 from analyzer.core import ipython, native
@@ -50,34 +56,136 @@ class _Step(enum.Enum):
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+_REREAD = (_State.BARE, _State.NOTE)  # states whose last lines may have to be looked at afresh
 _SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
 
 
 @dataclass(slots=True)
 class _Block:
+    """An open record. Its lines are held as their text and line number only: a hundred thousand
+    ranks printing the same traceback at once hold the same texts (see _SharedTexts), so each rank
+    costs its record and two machine words a line, not a copy of every line and its metadata."""
+
     state: _State
     kind: EventKind
-    lines: list[LogLine] = field(default_factory=list)
+    first: LogLine  # the line that opened it (see _block): where it is and whose
+    texts: list[str]
+    linenos: array[int]
+    # Its last lines whole, from where they may have to be looked at afresh (_trim): after a bare
+    # exception line, or from a traceback that may be a note. None in every other state.
+    reread: list[LogLine] | None = None
+    timestamp: datetime | None = None  # its first line's that has one
     context: str = ""
     truncated: bool = False
     group_column: int = -1  # unknown until the first line inside the box
     message_lines: int = 0
     held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
     note_start: int = 0  # where a traceback that may be a note of the exception began
-    size: int = 0  # what its lines cost to hold, see _cost
     shown: int = 0  # how many of its lines a provisional event already showed
-    channel: str = ""  # its first line's, where the channel index files it
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
 
 
-def _cost(line: LogLine) -> int:
-    return len(line.text) + 256  # the text, and the record around it
+def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -> _Block:
+    """A block opened by `line`, whose text is held as `text`. It keeps the line as its first, less
+    the copies of text a prefixed line brings (a rank's own copy of the shared text, its prefix)."""
+    first = line if line.text is text and not line.prefix else replace(line, text="", prefix="")
+    return _Block(state, kind, first, [text], array("q", (line.lineno,)), timestamp=line.timestamp, **fields)
 
 
-_BLOCK_COST = 512  # a block's own record and its place in the indexes
+# What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
+_BLOCK_COST = 768  # a block's record, its first line's metadata, its places in the indexes
+_LINE_COST = 16  # a line of a block: a reference to its shared text and its line number
+_TEXT_COST = 128  # a distinct text besides its characters: the string and its entry in _SharedTexts
+_PARKED_COST = 512  # a parked traceback: its record, its first line's metadata, its index entry
+
+
+def _reread_cost(line: LogLine) -> int:
+    return len(line.text) + 512  # a line kept whole: its text, its record and its metadata's strings
+
+
+def _held_cost(block: _Block) -> int:
+    """What an open block costs, less the text of its lines (counted in _SharedTexts)."""
+    return _BLOCK_COST + _LINE_COST * len(block.texts) + sum(map(_reread_cost, block.reread or ()))
+
+
+class _SharedTexts:
+    """The text of every line the open blocks hold, one copy of each distinct text however many
+    blocks hold it. `size` is what the copies cost; a text no block holds any longer is let go."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, _Shared] = {}
+        self.size = 0
+
+    def hold(self, text: str) -> str:
+        """The shared copy of `text`, held once more."""
+        shared = self._held.get(text)
+        if shared is None:
+            shared = self._held[text] = _Shared(text)
+            self.size += len(text) + _TEXT_COST
+        shared.holders += 1
+        return shared.text
+
+    def release(self, texts: Iterable[str]) -> None:
+        for text in texts:
+            shared = self._held[text]
+            shared.holders -= 1
+            if not shared.holders:
+                del self._held[text]
+                self.size -= len(text) + _TEXT_COST
+
+
+class _ChannelIndex:
+    """The streams open on each channel. A channel has one stream but for a logger's tags (SGLang's
+    `TP3` on one process): that one is filed as it is, not in a dict of its own, which would cost
+    100,000 ranks printing at once 18 MB."""
+
+    def __init__(self) -> None:
+        self._streams: dict[str, str | dict[str, None]] = {}
+
+    def add(self, channel: str, stream: str) -> None:
+        filed = self._streams.get(channel)
+        if filed is None:
+            self._streams[channel] = stream
+        elif isinstance(filed, str):
+            self._streams[channel] = {filed: None, stream: None}
+        else:
+            filed[stream] = None
+
+    def remove(self, channel: str, stream: str) -> None:
+        filed = self._streams[channel]
+        if isinstance(filed, str):
+            del self._streams[channel]
+            return
+        del filed[stream]
+        if not filed:
+            del self._streams[channel]
+
+    def streams(self, channel: str) -> list[str]:
+        filed = self._streams.get(channel)
+        if filed is None:
+            return []
+        return [filed] if isinstance(filed, str) else list(filed)
+
+
+@dataclass(slots=True)
+class _Parked:
+    """A traceback let go in the middle of its stack to stay within the budget: what its stream's next
+    lines need to go on as the same record, the lines in between counted as left out."""
+
+    first: LogLine
+    header: str  # held in _SharedTexts
+    context: str
+    timestamp: datetime | None
+    elided: int
+
+
+@dataclass(slots=True)
+class _Shared:
+    text: str
+    holders: int = 0
 
 
 class TracebackAssembler:
@@ -85,36 +193,43 @@ class TracebackAssembler:
 
     def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200,
                  notices: Callable[[str], ErrorInfo | None] | None = None,
-                 max_held: int = 32 << 20) -> None:
+                 max_held: int = 96 << 20) -> None:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
-        self._by_channel: dict[str, dict[str, None]] = {}  # the streams of the open blocks, per channel
+        self._by_channel = _ChannelIndex()  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
-        # those that are down to their header (what is left to give is the whole block).
-        self._recent: dict[str, None] = {}
-        self._shrunk: dict[str, None] = {}
+        # those that are down to their header (what is left to give is the whole block). Ordered
+        # dicts: a plain dict finds its first key past every key deleted before it, which made
+        # shedding quadratic in the number of ranks.
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._shrunk: OrderedDict[str, None] = OrderedDict()
+        self._parked: OrderedDict[str, _Parked] = OrderedDict()  # by stream, the one parked longest ago first
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
         # A memory bound over all streams together: crafted input can open a block on every line, each
         # on a stream of its own, or fill blocks with lines of a megabyte.
-        self._max_held = max_held  # total cost of the open blocks and their lines
-        self._held = 0
+        self._max_held = max_held  # total cost of the open and parked records, in bytes
+        self._held = 0  # what they cost, less the text of their lines
+        self._texts = _SharedTexts()  # the text of their lines
 
     @property
     def pending(self) -> int:
-        return len(self._open)
+        """Records not reported yet, parked ones included."""
+        return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
         out = self._feed(line)
-        while self._held > self._max_held:
+        while self._held + self._texts.size > self._max_held:
             out.extend(self._shed())
         return out
 
     def _feed(self, line: LogLine) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
+        if self._parked and line.stream in self._parked:
+            self._resume(line.stream)
         if line.starts_message:
             # A log record is written whole: a new one on this channel ends the records before it.
-            for key in list(self._by_channel.get(line.channel, ())):
+            for key in self._by_channel.streams(line.channel):
                 earlier = self._open.get(key)  # (closing one may have closed another)
                 if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
@@ -127,10 +242,10 @@ class TracebackAssembler:
                 return out
             if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
                 self._append(block, line)
-                if step is _Step.TAKE and len(block.lines) >= self._max_block_lines and self._elide(
+                if step is _Step.TAKE and len(block.texts) >= self._max_block_lines and self._elide(
                         block, block.frames_from + _KEPT_FRAME_LINES, _KEPT_FRAME_LINES):
                     return out  # a stack deeper than the limit (RecursionError): its head and tail stay
-                if step is _Step.TAKE_AND_CLOSE or len(block.lines) >= self._max_block_lines:
+                if step is _Step.TAKE_AND_CLOSE or len(block.texts) >= self._max_block_lines:
                     block.truncated |= step is _Step.TAKE
                     out.extend(self._close(line.stream))
                 return out
@@ -150,25 +265,35 @@ class TracebackAssembler:
         record replaces its provisional ones (core/scan.py, Analysis)."""
         out: list[ErrorEvent] = []
         for block in self._open.values():
-            if block.state not in _COMPLETE or block.shown == len(block.lines):
+            if block.state not in _COMPLETE or block.shown == len(block.texts):
                 continue
-            block.shown = len(block.lines)
-            copy = replace(block, lines=list(block.lines))
+            block.shown = len(block.texts)
+            copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
             self._trim(copy)
-            if copy.lines:
+            if copy.texts:
                 out.append(replace(self._event(copy), provisional=True))
         return out
 
     def finish(self) -> Iterator[ErrorEvent]:
         """End of input: emit everything, marking records cut off mid-way as truncated. One by one:
         a hundred thousand ranks may each have a record open."""
-        while self._open:  # closing a block may give back lines that open another
-            yield from self._close(next(iter(self._open)))
+        while self._open or self._parked:
+            for key in list(self._open):
+                if key in self._open:  # (closing one may have closed another, or given back lines that open one)
+                    yield from self._close(key)
+            if self._parked:
+                self._resume(key := next(iter(self._parked)))
+                yield from self._close(key)
 
     def _shed(self) -> list[ErrorEvent]:
         """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
-        is lost), else its stack's middle is left out (down to its header and last frame). Only when
-        every open block is down to that is one closed cut off."""
+        is lost), else its stack's middle is left out (down to its header and last frame). When every
+        open block is down to that, the one idle longest is parked: a traceback its stream's next lines
+        carry on, the lines in between counted as left out. Only what cannot be parked, or a parked
+        one when nothing else is left, is closed cut off."""
+        if not self._open:
+            self._resume(key := next(iter(self._parked)))
+            return self._close(key)
         key = next(iter(self._recent or self._shrunk))
         block = self._open[key]
         if block.state in _COMPLETE:
@@ -180,80 +305,113 @@ class TracebackAssembler:
             else:
                 self._touch(key)
             return []
+        if _parkable(block):
+            self._park(key)
+            return []
         block.truncated = True
         return self._close(key)
 
+    def _park(self, key: str) -> None:
+        """Let an open traceback's lines go but its header (a chain's earlier links are never parked)."""
+        block = self._open[key]
+        header = self._texts.hold(block.texts[0])
+        self._forget(key)
+        self._parked[key] = _Parked(block.first, header, block.context, block.timestamp,
+                                    block.elided + len(block.texts) - 1)
+        self._held += _PARKED_COST
+
+    def _resume(self, key: str) -> None:
+        """A parked traceback open again, down to its header, for its stream's next line."""
+        parked = self._parked.pop(key)
+        self._held -= _PARKED_COST
+        first = parked.first
+        self._open[key] = _Block(_State.FRAMES, EventKind.TRACEBACK, first, [parked.header],
+                                 array("q", (first.lineno,)), timestamp=parked.timestamp, context=parked.context,
+                                 elided=parked.elided)
+        self._register(first)
+
     def _touch(self, key: str) -> None:
-        self._recent.pop(key, None)
-        self._shrunk.pop(key, None)
-        self._recent[key] = None
+        if key in self._recent:
+            self._recent.move_to_end(key)
+        else:
+            self._shrunk.pop(key, None)
+            self._recent[key] = None
 
     def _elide(self, block: _Block, head: int, tail: int) -> bool:
         """Leave out a stack's middle: keep `head` lines and the last `tail` ones, from a frame line on
         (a source line stays with its frame). False when there is no such middle."""
         if block.state is not _State.FRAMES or block.held:
             return False
-        start = len(block.lines) - tail
-        while start > head and not g.FRAME.match(block.lines[start].text):
+        start = len(block.texts) - tail
+        while start > head and not g.FRAME.match(block.texts[start]):
             start -= 1
         if start <= head:
             return False
-        cost = sum(_cost(line) for line in block.lines[head:start])
         block.elided += start - head
-        del block.lines[head:start]
-        block.size -= cost
-        self._held -= cost
+        self._texts.release(block.texts[head:start])
+        del block.texts[head:start], block.linenos[head:start]
+        self._held -= (start - head) * _LINE_COST
         return True
 
     def _forget(self, key: str) -> _Block:
         block = self._open.pop(key)
         self._recent.pop(key, None)
         self._shrunk.pop(key, None)
-        streams = self._by_channel[block.channel]
-        del streams[key]
-        if not streams:
-            del self._by_channel[block.channel]
-        self._held -= block.size
+        self._by_channel.remove(block.first.channel, key)
+        self._held -= _held_cost(block)
+        self._texts.release(block.texts)
         return block
 
     def _append(self, block: _Block, line: LogLine) -> None:
-        block.lines.append(line)
-        block.size += _cost(line)
-        self._held += _cost(line)
+        block.texts.append(self._texts.hold(line.text))
+        block.linenos.append(line.lineno)
+        self._held += _LINE_COST
+        if block.state in _REREAD:
+            block.reread = block.reread or []
+            block.reread.append(line)
+            self._held += _reread_cost(line)
+        elif block.reread:  # it went on as a record: what it held whole is part of it
+            self._held -= sum(map(_reread_cost, block.reread))
+            block.reread = None
+        if block.timestamp is None:
+            block.timestamp = line.timestamp
 
     def _start(self, line: LogLine) -> list[ErrorEvent]:
         """A line no block took: it may open one, or be an error on its own."""
         out = self._begin(line)
         if line.stream in self._open:
-            block = self._open[line.stream]
-            block.size, block.channel = _BLOCK_COST + _cost(line), line.channel
-            self._held += block.size
-            self._recent[line.stream] = None
-            self._by_channel.setdefault(line.channel, {})[line.stream] = None
+            self._register(line)
         return out
+
+    def _register(self, line: LogLine) -> None:
+        """File the block `line` opened."""
+        self._held += _BLOCK_COST + _LINE_COST
+        self._recent[line.stream] = None
+        self._by_channel.add(line.channel, line.stream)
+
+    def _opened(self, line: LogLine, state: _State, kind: EventKind, **fields) -> None:
+        self._open[line.stream] = _block(state, kind, line, self._texts.hold(line.text), **fields)
 
     def _begin(self, line: LogLine) -> list[ErrorEvent]:
         text = line.text
         if (m := g.GROUP_HEADER.match(text)) is not None:
-            self._open[line.stream] = _Block(_State.GROUP, EventKind.TRACEBACK, [line],
-                                             context=m["context"].strip(), group_column=-1)
+            self._opened(line, _State.GROUP, EventKind.TRACEBACK, context=m["context"].strip(), group_column=-1)
         elif (m := g.HEADER.match(text)) is not None:
-            self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line],
-                                             context=m["context"].strip())
+            self._opened(line, _State.FRAMES, EventKind.TRACEBACK, context=m["context"].strip())
         elif ipython.HEADER.match(text):
-            self._open[line.stream] = _Block(_State.IPYTHON, EventKind.TRACEBACK, [line])
+            self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
         elif g.FRAME.match(text):  # frames without their header: the log was cut above them
-            self._open[line.stream] = _Block(_State.FRAMES, EventKind.TRACEBACK, [line], truncated=True)
+            self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
-            self._open[line.stream] = _Block(_State.NATIVE, EventKind.NATIVE, [line])
+            self._opened(line, _State.NATIVE, EventKind.NATIVE)
         elif g.ARGPARSE_USAGE.match(text):
-            self._open[line.stream] = _Block(_State.USAGE, EventKind.ARGPARSE, [line])
+            self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
-            self._open[line.stream] = _Block(_State.BARE, EventKind.BARE, [line])
+            self._opened(line, _State.BARE, EventKind.BARE)
         elif self._notices is not None and (notice := self._notices(text)) is not None:
-            return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), notice)]
+            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
-            return [self._event(_Block(_State.MESSAGE, EventKind.NOTICE, [line]), logged)]
+            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), logged)]
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -265,16 +423,16 @@ class TracebackAssembler:
                 block.held = 0
                 return _Step.TAKE
             if not stripped and block.held < _SOURCE_LINES and (
-                    block.held or _frame_detail(block.lines[-1].text) or _after_stripped_frame(block, 1)):
+                    block.held or _frame_detail(block.texts[-1]) or _after_stripped_frame(block, 1)):
                 block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
                 return _Step.TAKE
             if (stripped and _after_stripped_frame(block, 0) and not g.EXCEPTION_LINE.match(text)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
-            if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.lines[-1].text):
+            if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.texts[-1]):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
-                block.frames_from = len(block.lines)
+                block.frames_from = len(block.texts)
                 return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
@@ -289,10 +447,10 @@ class TracebackAssembler:
                 block.state = _State.SEPARATOR
                 return _Step.TAKE
             if block.kind is EventKind.TRACEBACK and (header := g.HEADER.match(text)) and not header["context"]:
-                block.state, block.note_start = _State.NOTE, len(block.lines)
+                block.state, block.note_start = _State.NOTE, len(block.texts)
                 return _Step.TAKE
-            if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.lines[-1].text):
-                block.state, block.frames_from = _State.FRAMES, len(block.lines) - 1  # Ray: the remote
+            if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.texts[-1]):
+                block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1  # Ray: the remote
                 return _Step.TAKE  # error's frames follow the wrapper's line
             if block.kind is not EventKind.TRACEBACK or _opens_something(text):
                 return _Step.CLOSE
@@ -315,7 +473,7 @@ class TracebackAssembler:
                 block.state, block.group_column = _State.GROUP, -1
                 return _Step.TAKE
             if g.HEADER.match(text):
-                block.state, block.frames_from = _State.FRAMES, len(block.lines)
+                block.state, block.frames_from = _State.FRAMES, len(block.texts)
                 return _Step.TAKE
             if ipython.RULE.match(text) or ipython.HEADER.match(text):
                 block.state = _State.IPYTHON
@@ -326,14 +484,14 @@ class TracebackAssembler:
             block.truncated = True
             return _Step.CLOSE
         if state is _State.BARE:
-            if g.FRAME.match(text) and _wraps_remote(block.lines[0].text):
+            if g.FRAME.match(text) and _wraps_remote(block.texts[0]):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
-                block.frames_from = len(block.lines) - 1
+                block.frames_from = len(block.texts) - 1
                 return _Step.TAKE
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
                 return _Step.TAKE
-            if len(block.lines) <= _SOURCE_LINES and stripped and not self._starts_record(text):
+            if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):
                 return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
             return _Step.CLOSE
         if state is _State.REVERSED:
@@ -341,21 +499,19 @@ class TracebackAssembler:
                 return _Step.TAKE
             if g.HEADER.match(text):
                 return _Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
-            recent = block.lines[-_SOURCE_LINES:]
-            if stripped and any(g.REVERSED_FRAME.match(held.text) for held in recent) and not self._starts_record(text):
+            recent = block.texts[-_SOURCE_LINES:]
+            if stripped and any(g.REVERSED_FRAME.match(held) for held in recent) and not self._starts_record(text):
                 return _Step.TAKE  # the source (and caret) line of the next frame out
             return _Step.CLOSE
         if state is _State.NOTE:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 return _Step.TAKE
-            texts = [held.text for held in block.lines]
-            if g.EXCEPTION_LINE.match(text) and self._is_note(texts, block.note_start, text):
+            if g.EXCEPTION_LINE.match(text) and self._is_note(block.texts, block.note_start, text):
                 block.state = _State.MESSAGE  # the note's exception line; its message may go on
                 return _Step.TAKE
             return _Step.CLOSE  # not a note: the block ends where it began (see _close)
         if state is _State.NATIVE:
-            texts = [held.text for held in block.lines]
-            if native.continues(texts, text):
+            if native.continues(block.texts, text):
                 return _Step.TAKE
             return _Step.CLOSE
         if state is _State.IPYTHON:
@@ -403,7 +559,7 @@ class TracebackAssembler:
             for line in held:
                 out.extend(self._feed(line))
             return out
-        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.lines[-1].text):
+        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1]):
             return []  # a usage text printed on its own (--help, a warning): not an error
         return [self._event(block)]
 
@@ -411,24 +567,23 @@ class TracebackAssembler:
     def _trim(block: _Block) -> list[LogLine]:
         """Cut a block that ends here to the record it holds; returns the lines after the record,
         which are to be looked at afresh."""
-        held_from = {_State.BARE: 1, _State.NOTE: block.note_start}.get(block.state, len(block.lines))
-        if held_from < len(block.lines):  # no frame came after a bare line, or a traceback was no note:
-            held = block.lines[held_from:]  # the block ends before them
-            del block.lines[held_from:]
+        if block.reread:  # no frame came after a bare line, or a traceback was no note:
+            held, block.reread = block.reread, None  # the block ends before them
+            _cut(block, len(block.texts) - len(held))
             block.state = _State.MESSAGE
             return held
-        while block.state is _State.NATIVE and not block.lines[-1].text.strip():
-            block.lines.pop()
-        while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.lines[-1].text):
-            block.lines.pop()  # source lines with no frame after them
+        while block.state is _State.NATIVE and not block.texts[-1].strip():
+            _cut(block, len(block.texts) - 1)
+        while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1]):
+            _cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
-            del block.lines[-block.held:]
+            _cut(block, len(block.texts) - block.held)
         if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
             block.truncated = True
         return []
 
     def _event(self, block: _Block, notice: ErrorInfo | None = None) -> ErrorEvent:
-        texts = [line.text for line in block.lines]
+        texts = block.texts
         chain: tuple[ErrorInfo, ...]
         if block.kind is EventKind.ARGPARSE:
             error = g.ARGPARSE_ERROR.match(texts[-1])
@@ -442,16 +597,15 @@ class TracebackAssembler:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
-        first = block.lines[0]
-        stamped = next((line for line in block.lines if line.timestamp is not None), first)
+        first = block.first
         return ErrorEvent(
             chain=chain,
-            span=SourceSpan(first.file, first.lineno, max(block.lines[-1].lineno, block.skipped_to)),
+            span=SourceSpan(first.file, first.lineno, max(block.linenos[-1], block.skipped_to)),
             kind=block.kind,
             stream=first.stream,
             rank=first.rank,
             host=first.host,
-            timestamp=stamped.timestamp,
+            timestamp=block.timestamp,
             context=context,
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
@@ -466,8 +620,20 @@ def _frame_detail(text: str) -> bool:
 def _after_stripped_frame(block: _Block, extra: int) -> bool:
     """A frame line that lost its indentation is among the last lines: up to its source and caret
     lines (which lost theirs too), and `extra` lines more, came after it."""
-    recent = block.lines[-(_SOURCE_LINES + extra):]
-    return any(g.FRAME.match(held.text) and held.text[:1] != " " for held in recent)
+    recent = block.texts[-(_SOURCE_LINES + extra):]
+    return any(g.FRAME.match(held) and held[:1] != " " for held in recent)
+
+
+def _parkable(block: _Block) -> bool:
+    """A traceback still in its first stack, opened by its header, holding back no blank line: its
+    stream's next lines can carry it on from its header."""
+    return (block.state is _State.FRAMES and not block.frames_from and not block.held and not block.truncated
+            and g.HEADER.match(block.texts[0]) is not None)
+
+
+def _cut(block: _Block, end: int) -> None:
+    """Let the block's lines from `end` on go."""
+    del block.texts[end:], block.linenos[end:]
 
 
 def _newest_last(texts: list[str]) -> list[str]:
