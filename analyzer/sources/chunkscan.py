@@ -38,8 +38,8 @@ _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches mor
 _HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
 _BLANKS = frozenset(b" \t\r\x0b\x0c")
 _NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
-_MAX_GROUPS = 4096
-_MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)  # head groups with lines waiting; past that they are all handed over
+_MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
+_MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
 
@@ -240,7 +240,8 @@ class ChunkScanner:
         timed = any(stretch.need_time for stretch in self._unsettled)
         for group in {group for stretch in self._unsettled for group in stretch.groups} if groups is None else groups:
             members = self._key_order.get(group, [])
-            wanted = {"last", "stream", *(["time"] if timed else []), *("spacing " + key.rstrip(b" ").decode() for key in members if key[:1] == b"[")}
+            wanted = {"last", "stream", *(["time"] if timed else []),
+                      *("spacing " + key.rstrip(b" ").decode() for key in members if key[:1] == b"[")}
             hosts = any(b", ip=" in key for key in members) and self._unsettled[0].host_unknown
             found: dict[str, tuple[tuple[int, int], str]] = {}
             for stretch in reversed(self._unsettled):
