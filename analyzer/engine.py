@@ -220,7 +220,7 @@ class Engine:
                        stopped: Callable[[], bool], on_tick: Callable[[], None]) -> Iterator[ErrorEvent]:
         """Inputs read by one thread each, their chunks through the fast path as they arrive; when
         all are quiet for a moment, the records that are complete are let out (for latency)."""
-        chunks: queue.Queue = queue.Queue(maxsize=64)
+        chunks: queue.Queue = queue.Queue(maxsize=8)  # chunks of up to 1 MiB: what waits stays a few MB
         stop = threading.Event()
         done = object()
 
