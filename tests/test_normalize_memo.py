@@ -81,17 +81,3 @@ def test_a_line_with_a_time_is_not_remembered() -> None:
     counting = _Counting("t.log")
     _normalized(counting, fmt.sglang_each_line(_traceback_lines()))
     assert counting.remembered == 0
-
-
-def test_a_remembered_torchrun_line_tells_its_spacing_again() -> None:
-    """A line that tells whose the space after `[rank0]:` is sets that when it is reused, so the
-    lines after it, whose indentation alone cannot tell, read as they would after it read afresh."""
-    tb = _traceback_lines()
-    frame = next(line for line in tb if line.startswith("  File "))
-    spaced = f"[rank0]: {tb[0]}"  # the space is the prefix's
-    tight = f"[rank0]:{tb[-1]}"  # the text starts right after the colon: no space is the prefix's
-    unclear = f"[rank0]:  {frame.strip()}"  # two spaces: which are the prefix's depends on what was told
-    log = [spaced, tight, unclear, spaced, tight, unclear, tight, spaced, unclear, spaced, unclear]
-    counting = _Counting("t.log")
-    assert _normalized(counting, log) == _normalized(_Forgetful("t.log"), log)
-    assert counting.remembered

@@ -58,9 +58,6 @@ class _Peeled:
     prefix: str
     meta: PrefixMeta  # never changed once peeled
     header: str | None  # the introduction of a traceback header the body is, else None
-    # The one state peeling reads, torchrun's spacing: (the prefix, its spacing before, after) when the
-    # line has such a prefix. Peeling again gives the same while the spacing is what it was before.
-    torchrun: tuple[str, bool | None, bool | None] | None = None
 
 
 class LineNormalizer:
@@ -89,7 +86,7 @@ class LineNormalizer:
         # says neither a time nor a torchrun rank: a traceback's lines, echoed by rank after rank.
         self._peeled: dict[str, _Peeled] = {}
         self._peeled_version = self.learner.version
-        self._torchrun_read: tuple[str, bool | None, bool | None] | None = None  # by the last peel (_Peeled.torchrun)
+        self._peel_read_state = False  # the last peel consulted or changed per-channel state
 
     @property
     def holding(self) -> bool:
@@ -102,7 +99,7 @@ class LineNormalizer:
             self._peeled.clear()
             self._peeled_version = self.learner.version
         known = self._peeled.get(raw)
-        if known is not None and self._replayed(known):
+        if known is not None:
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
         joined = self._join_partial(text, lineno)
@@ -165,30 +162,19 @@ class LineNormalizer:
         prefixes or in an envelope: a bare one was read already). `key`: the raw line to remember the
         peeled form under, if peeling it read no state (the next time, only `_line` runs)."""
         version = self.learner.version
-        self._torchrun_read = None
+        self._peel_read_state = False
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
-        peeled = _Peeled(body, prefix, meta, _header_context(body), self._torchrun_read)
+        peeled = _Peeled(body, prefix, meta, _header_context(body))
         # A line with a time is seldom seen twice: not worth a place.
-        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None
+        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None and not self._peel_read_state
                 and version == self.learner.version):
             self._remember_peeled(key, peeled)
         return [self._line(peeled, lineno)]
-
-    def _replayed(self, peeled: _Peeled) -> bool:
-        """Whether peeling the line again would give `peeled`; if so, what peeling it sets is set."""
-        if peeled.torchrun is None:
-            return True
-        prefix, before, after = peeled.torchrun
-        if self._torchrun_spaced.get(prefix) != before:
-            return False
-        if after != before:
-            _remember(self._torchrun_spaced, prefix, after)
-        return True
 
     def _remember_peeled(self, raw: str, peeled: _Peeled) -> None:
         if len(self._peeled) >= _MAX_PEELED:
@@ -285,14 +271,11 @@ class LineNormalizer:
                 read_known(kind, m, meta)
                 del kinds[index]
                 end = m.end()
-                if kind is TORCHRUN:
-                    prefix = m.group(0)[:-1] if m["space"] else m.group(0)
-                    before = self._torchrun_spaced.get(prefix)
-                    if m["space"]:
-                        end -= not self._torchrun_space(prefix, text[end - 1:])
-                    else:
-                        self._torchrun_space(prefix, text[end:])
-                    self._torchrun_read = (prefix, before, self._torchrun_spaced.get(prefix))
+                if kind is TORCHRUN and m["space"]:
+                    end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
+                elif kind is TORCHRUN:
+                    self._torchrun_space(m.group(0), text[end:])
+                self._peel_read_state |= kind is TORCHRUN
                 return text[end:]
         found = self.learner.match(text, used)
         if found is None:
