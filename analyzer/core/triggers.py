@@ -67,8 +67,8 @@ _STATE = (rb"(?:^|\r)\{", rb"std(?:out|err) P")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
 # every colon (half the time of the whole database); it looks for the type and its colon instead, and
 # `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
-_LOGGED_ERROR = re.compile(rb": [A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ")
 _LOGGED_ERROR_LOOSE = rb"[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: "
+_LOGGED_ERROR = re.compile(rb": " + _LOGGED_ERROR_LOOSE)
 # Per-line channels: torchrun `[rank3]:`, syslog `proc[12]: `, workers `(... pid=12)`. Without `headed`
 # every line that may hold one is read.
 _CHANNELS = (rb"\]:", rb"pid=")
@@ -148,14 +148,9 @@ def head_sets(buffer: bytes, start: int, end: int) -> tuple[bool | None, bool | 
     sets its stream and its time; None where only the normaliser can tell."""
     m = _SGLANG_BODY.match(buffer, start, end)
     if m is not None:
-        return True, True if _reads_as_time(m[1]) else None
+        return True, True if parse_timestamp(m[1].decode()) else None
     stream = True if _VLLM_BODY.match(buffer, start, end) else None if body_may_set_stream(buffer, start, end) else False
     return stream, None if body_may_set_time(buffer, start, end) else False
-
-
-@lru_cache(maxsize=1024)  # a log's lines share each second's stamp
-def _reads_as_time(stamp: bytes) -> bool:
-    return parse_timestamp(stamp.decode()) is not None
 
 
 class TriggerFinder:
