@@ -222,7 +222,7 @@ class ChunkScanner:
             line_start = buffer.rfind(b"\n", start, stop - 1) + 1 or start
             if (need_stream and may_set_stream(buffer, line_start, stop - 1)) or (
                     need_time and may_set_time(buffer, line_start, stop - 1)):
-                sets_stream, sets_time = self._line_sets(buffer, line_start, stop - 1)
+                sets_stream, sets_time = self._line_sets(buffer, line_start, line_start, stop - 1)
                 if (need_stream and sets_stream) or (need_time and sets_time):
                     picked[line_start] = self._text(buffer, line_start, stop - 1)
                     need_stream &= not sets_stream
@@ -299,10 +299,7 @@ class ChunkScanner:
                 kinds.append("spacing " + prefix.decode())
                 spacing.discard(prefix)
             if need_stream or need_time:
-                sets_stream, sets_time = head_sets(buffer, body, newline)
-                if (need_stream and sets_stream is None) or (need_time and sets_time is None):
-                    line = self._probe(self._text(buffer, line_start, newline))
-                    sets_stream, sets_time = line.starts_message, line.timestamp is not None
+                sets_stream, sets_time = self._line_sets(buffer, line_start, body, newline)
                 if need_stream and sets_stream:
                     kinds.append("stream")
                     need_stream = False
@@ -384,10 +381,11 @@ class ChunkScanner:
             pos = newline + 1
         return None
 
-    def _line_sets(self, buffer: bytes, start: int, end: int) -> tuple[bool, bool]:
-        """Whether the line `buffer[start:end]` sets its stream and its time: told by its prefix's
-        bytes where they surely tell (an SGLang prefix, no redraw or colour to hide it), else by a probe."""
-        sets_stream, sets_time = head_sets(buffer, start, end)
+    def _line_sets(self, buffer: bytes, start: int, body: int, end: int) -> tuple[bool, bool]:
+        """Whether the line `buffer[start:end]`, whose text after any channel head begins at `body`,
+        sets its stream and its time: told by its prefix's bytes where they surely tell (an SGLang or
+        vLLM prefix, no redraw or colour to hide it), else by a probe."""
+        sets_stream, sets_time = head_sets(buffer, body, end)
         if sets_stream is None or sets_time is None or buffer.find(b"\r", start, end) >= 0 or buffer.find(b"\x1b", start, end) >= 0:
             line = self._probe(self._text(buffer, start, end))
             return line.starts_message, line.timestamp is not None
