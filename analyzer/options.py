@@ -30,7 +30,6 @@ class Options:
         return cls(pattern_dirs=dirs, **values)
 
 
-
 def run_of(path: str, argument: str) -> str:
     """The run a log belongs to, without other clues: a file inside a run directory belongs to that
     directory's run; a file given directly, or lying directly in a directory given, is a run of its own."""

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FileResult", "Batch", "scan_file", "scan_batch"]
 
+
 @dataclass(frozen=True, slots=True)
 class FileResult:
     path: str
