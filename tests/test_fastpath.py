@@ -1,13 +1,14 @@
 """The fast path (ChunkScanner) yields exactly what feeding every line to a FileScanner yields.
 
-Same events field for field (line numbers included), same line count, same first timestamp and
-host, for every fixture log, for generated server logs, and for logs mixed from every prefix
+Same events field for field (line numbers included), same line count, same first timestamp,
+host and run configuration, for every fixture log, for generated server logs, and for logs mixed from every prefix
 format and error shape the parser knows, cut into chunks of several sizes.
 """
 
 from __future__ import annotations
 
 import codecs
+import itertools
 import json
 import random
 from functools import cache
@@ -40,14 +41,14 @@ def notices() -> NoticeDetector:
 def line_path(data: bytes, max_line: int = MAX_LINE):
     scanner = FileScanner("t.log", notices())
     events = [e for raw in split_lines([data], max_line) for e in scanner.feed(raw)] + list(scanner.finish())
-    return events, scanner.lines, scanner.first_timestamp, scanner.host
+    return events, scanner.lines, scanner.first_timestamp, scanner.host, scanner.run_config
 
 
 def fast_path(data: bytes, chunk: int, max_line: int = MAX_LINE, fast: bool = True):
     scanner = ChunkScanner("t.log", notices(), max_line, fast=fast)
     pieces = utf8_chunks(data[i:i + chunk] for i in range(0, len(data), chunk))
     events = [e for piece in pieces for e in scanner.feed(piece)] + list(scanner.finish())
-    return events, scanner.lines, scanner.scanner.first_timestamp, scanner.scanner.host
+    return events, scanner.lines, scanner.scanner.first_timestamp, scanner.scanner.host, scanner.scanner.run_config
 
 
 def assert_same(data: bytes, max_line: int = MAX_LINE, chunks=CHUNKS) -> list:
@@ -238,8 +239,77 @@ def test_quiet_stretches_are_not_parsed(monkeypatch, style):
     calls = []
     original = LineNormalizer.normalize
     monkeypatch.setattr(LineNormalizer, "normalize", lambda self, raw, n: calls.append(n) or original(self, raw, n))
-    events, lines, _, _ = fast_path(text.encode(), 1 << 16)
+    events, lines, *_ = fast_path(text.encode(), 1 << 16)
     assert events and len(calls) < lines / 10
+
+
+# ----------------------------------------------------------------------------- stacks read at once
+
+def _deep(depth: int):
+    if depth:
+        _deep(depth - 1)
+    raise OSError(f"[Errno 5] at the bottom of {depth} frames")
+
+
+def _stacks_taken(monkeypatch) -> list[int]:
+    """The lengths of the stretches of stack lines the fast path read at once, as they are read."""
+    taken: list[int] = []
+    original = FileScanner.feed_stack
+    monkeypatch.setattr(FileScanner, "feed_stack", lambda self, raws: original(self, raws) and not taken.append(len(raws)))
+    return taken
+
+
+def test_a_traceback_echoed_by_every_rank_is_read_a_stack_at_a_time(monkeypatch):
+    chained = text_of(capture(_chained)).splitlines()
+    lines = []
+    for rank in range(8):
+        lines += [f"[2026-08-28 10:00:0{rank} TP{rank}] Scheduler hit an exception: {chained[0]}", *chained[1:]]
+        lines.append(f"[2026-08-28 10:00:0{rank} TP{rank}] Decode batch. #running-req: 3")
+    taken = _stacks_taken(monkeypatch)
+    events = assert_same("\n".join(lines).encode())
+    assert len(events) == 8 and len({event.chain for event in events}) == 1
+    taken.clear()
+    fast_path("\n".join(lines).encode(), 1 << 20)
+    stacks = [len(list(run)) for indented, run in itertools.groupby(chained, lambda line: line[:1] == " ") if indented]
+    assert taken == stacks * 7  # the first rank's lines are read one by one, and remembered
+
+
+# Stacks of lines that are not what they seem, each printed twice: the second time they are tried at once.
+ODD_STACKS = {
+    "blank and tab lines": ["   ", "\t  x()", "  \tstill indented"],
+    "colour and redraw": ['  File "/srv/x.py", line 3, in f\x1b[0m', "    f()\r    g()"],
+    "a pin and a release path": ['  File "/opt/venv/sglang-0.4.6/sglang/srt/x.py", line 3, in f',
+                                 '    run("pip install sglang[all]==0.4.6.post1 vllm==0.8.3")'],
+    "a launch command": ["    python3 -m sglang.launch_server --model-path m \\", "    --tp 2"],
+    "the server's settings": ["    server_args=ServerArgs(tp_size=2, model_path='m')", "    go()"],
+    "a nested header": ["    Traceback (most recent call last):", '      File "/x.py", line 1, in <module>'],
+    "a learned prefix": ['worker-7 |   File "/x.py", line 1, in f', '  File "/x.py", line 2, in g'],
+    "a blank line among frames, then the log goes on": ['  File "/x.py", line 1, in f', "    f()", "",
+                                                        '  File "/x.py", line 2, in g', "    g()",
+                                                        "[2026-08-28 10:00:05] INFO the stack was cut off"],
+    "a deep recursion": text_of(capture(lambda: _deep(40))).splitlines()[1:-1],
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_STACKS))
+def test_stacks_read_at_once_only_where_that_reads_them_as_one_by_one_would(name):
+    stack = ODD_STACKS[name]
+    lines = []
+    for when in range(2):
+        lines += [f"[2026-08-28 10:00:0{when}] Scheduler hit an exception: Traceback (most recent call last):",
+                  '  File "/srv/run.py", line 9, in main', *stack, "    boom()", "ValueError: bad value"]
+        lines += ["server_args=ServerArgs(tp_size=4, model_path='n')"] * (1 - when)  # what the stack's settings override
+    assert_same("\n".join(lines).encode(), chunks=(1 << 20, 100, 7))
+    assert_same("\n".join(lines).encode(), max_line=40, chunks=(1 << 20, 61))
+
+
+def test_a_stack_past_the_record_limit_is_read_one_line_at_a_time(monkeypatch):
+    frames = [f'  File "/srv/x.py", line {n}, in f\n    f()' for n in range(3000)]  # 6,000 lines: over 5,000
+    record = "Traceback (most recent call last):\n" + "\n".join(frames) + "\nRecursionError: too deep\n"
+    taken = _stacks_taken(monkeypatch)
+    events = assert_same((record * 2).encode(), chunks=(1 << 20,))
+    assert [event.elided for event in events] == [event.elided for event in events[:1]] * 2 and events[0].elided
+    assert not taken
 
 
 # Every failure form of tests/failureforms.py, alone, behind prefixes and among noise lines.

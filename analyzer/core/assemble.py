@@ -258,6 +258,28 @@ class TracebackAssembler:
         out.extend(self._start(line))
         return out
 
+    def extend(self, line: LogLine, texts: list[str]) -> bool:
+        """Lines of `line`'s stream numbered from its number on, which differ from it only in text:
+        taken as `feed` would take them one by one, when that is sure to be as more lines of the
+        stack the stream's record is reading (each indented and not blank; no limit near). False,
+        and nothing taken, otherwise."""
+        stream = line.stream
+        block = self._open.get(stream)
+        if (block is None or block.state is not _State.FRAMES or block.reread or line.starts_message
+                or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
+                or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
+                > self._max_held
+                or not all(text[:1] == " " and not text.isspace() for text in texts)):
+            return False
+        block.texts += map(self._texts.hold, texts)
+        block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
+        self._held += _LINE_COST * len(texts)
+        block.held = 0
+        if block.timestamp is None:
+            block.timestamp = line.timestamp
+        self._touch(stream)
+        return True
+
     def provisional(self) -> list[ErrorEvent]:
         """Input went quiet (follow, stdin): the records that are complete as they stand, as events
         marked `provisional`, each once per state it reaches. They stay open, since a writer that

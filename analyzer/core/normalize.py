@@ -46,6 +46,9 @@ _MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceb
 _MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
 
 
+_NO_PREFIX = PrefixMeta()
+
+
 def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
@@ -58,6 +61,7 @@ class _Peeled:
     prefix: str
     meta: PrefixMeta  # never changed once peeled
     header: str | None  # the introduction of a traceback header the body is, else None
+    plain: bool  # no prefix and no header: its line differs from the one before it only in text and number
 
 
 class LineNormalizer:
@@ -115,6 +119,18 @@ class LineNormalizer:
         # (a line that begins with a digit may be a container's record: joining reads state)
         return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 
+    def plain_lines(self, raws: list[str], lineno: int) -> tuple[list[str], LogLine] | None:
+        """Lines numbered from `lineno`, each peeled before and found to have no prefix (a traceback's
+        frames, echoed): their texts, and the first as a LogLine, which the others are but for text
+        and number; None, and nothing read, unless every one is such a line. Each would change the
+        channel's state as the first does, so the state is read once."""
+        if self._peeled_version != self.learner.version or () in self._tentative:
+            return None  # (a frame among them would change where the lines after them go: _learned_channel)
+        peeled = [known for known in map(self._peeled.get, raws) if known is not None and known.plain]
+        if len(peeled) < len(raws) or not peeled:
+            return None
+        return [known.body for known in peeled], self._line(peeled[0], lineno)
+
     def finish(self) -> list[LogLine]:
         """End of input: a partial record that never got its end is a line of its own."""
         held, self._partial = sorted(self._partial.values(), key=lambda h: h[0]), {}
@@ -169,7 +185,8 @@ class LineNormalizer:
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
-        peeled = _Peeled(body, prefix, meta, _header_context(body))
+        header = _header_context(body)
+        peeled = _Peeled(body, prefix, meta, header, not prefix and header is None and meta == _NO_PREFIX)
         # A line with a time is seldom seen twice: not worth a place.
         if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None and not self._peel_read_state
                 and version == self.learner.version):

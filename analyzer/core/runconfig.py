@@ -67,6 +67,11 @@ _ELLIPSIS = ("...", "…")
 # Without a configuration line, the first frame or worker tag of a server tells which one ran.
 _SERVER_HINT = re.compile(r'File "[^"]*/(?P<frame>sglang|vllm)/|\((?P<worker>VllmWorker|EngineCore)\w* ')
 
+# What a line must hold for `feed` to take settings or a command from it, a hint, a version from a path.
+_KEYS = ("ServerArgs(", "LLM engine", "non-default args", "server version", " serve", "launch_server", "api_server")
+_HINT_KEYS = ("/sglang/", "/vllm/", "(VllmWorker", "(EngineCore")
+_PATH_VERSION_KEYS = ("/sglang-", "/vllm-")
+
 
 @dataclass(frozen=True, slots=True)
 class LaunchCommand:
@@ -146,6 +151,15 @@ class RunConfigCollector:
             self._pins.setdefault(Server(found["server"]), found["version"])
             if ":v" in found[0]:
                 self._image = self._image or Server(found["server"])
+
+    def unchanged_by(self, texts: list[str]) -> bool:
+        """Whether feeding `texts` would surely change nothing (looked for in them all at once: a
+        hint that is not one only costs the caller feeding them one by one)."""
+        joined = "\n".join(texts)
+        return (self._continued is None and not any(key in joined for key in _KEYS)
+                and (self._hinted is not None or not any(key in joined for key in _HINT_KEYS))
+                and (self._version is not None or not any(key in joined for key in _PATH_VERSION_KEYS))
+                and not (("==" in joined or ":v" in joined) and _PIN_VERSION.search(joined)))
 
     @property
     def config(self) -> RunConfig:

@@ -43,6 +43,21 @@ class FileScanner:
             events.extend(self._assembler.feed(line))
         return events
 
+    def feed_stack(self, raws: list[str]) -> bool:
+        """Lines that go on with the stack of an open traceback, each without prefixes and read
+        before (a traceback echoed by rank after rank, or raised again and again): read together,
+        as feeding each would read them. False, and nothing read, unless that is sure."""
+        found = self._normalizer.plain_lines(raws, self.lines + 1)
+        if found is None:
+            return False
+        texts, first = found
+        if not self._config.unchanged_by(texts) or not self._assembler.extend(first, texts):
+            return False
+        self.lines += len(raws)
+        if self.first_timestamp is None:
+            self.first_timestamp = first.timestamp
+        return True
+
     @property
     def learner(self) -> PrefixLearner:
         """The prefix families learned from this input so far."""

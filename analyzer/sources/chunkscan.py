@@ -11,6 +11,7 @@ numbers and prefix state come out as if every line had been fed (tests/test_fast
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ _BLANKS = frozenset(b" \t\r\x0b\x0c")
 _NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
 _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
 _MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
+_INDENTED = re.compile(rb"(?: +[^\s][^\n]*\n)+")  # lines indented, not blank
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
 
@@ -159,7 +161,17 @@ class ChunkScanner:
 
     def _feed(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent], until_quiet: bool = True) -> int:
         """Feed lines from `pos` on, until no record is open; returns where the next line starts."""
+        stacked = pos  # where indented lines may begin that are not to be read one by one
         while pos < end:
+            if pos >= stacked and buffer[pos] == 32 and not (self._pending or self._unsettled or self.scanner.quiet):
+                # indented lines that may go on with an open traceback's stack: read at once if they
+                # surely do (FileScanner.feed_stack), else one by one, not tried again
+                run = _INDENTED.match(buffer, pos, min(end, pos + self._max_line))
+                if run is not None:
+                    stacked = run.end()
+                    if self.scanner.feed_stack(buffer[pos:stacked - 1].decode("utf-8", "replace").split("\n")):
+                        pos = stacked
+                        continue
             newline = buffer.find(b"\n", pos)
             if self._pending or self._unsettled:
                 self._flush_for(buffer, pos, newline)
