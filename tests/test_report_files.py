@@ -159,6 +159,26 @@ def test_version_banners(line, version):
     assert detect_version(line) == version
 
 
+_VERSION_PIECES = ("sglang==0.4.6", "SGLang version 0.5.2", "vllm-0.8.3/", "Initializing a V0 LLM engine (v0.8.3) with",
+                   "torch==2.3.0", "lmsysorg/sglang:v0.4.6-cu124", "\u017fglang==0.1.2", "  vllm    0.9.1  ", "\u0130stanbul",
+                   "vLLM API server version 0.9.2", "pytorch version: 2.1", "\r", "\n", "\r\n", "\u2028", "x", " ", "version")
+
+
+def test_a_version_is_found_as_reading_every_line_finds_it():
+    """`detect_version` reads only the lines naming a project (found by plain search): the same
+    answer as every line through `VersionSniffer.feed_versions`, whatever case, breaks and letters."""
+    from analyzer.core.versions import SERVERS, VersionSniffer
+
+    rng = random.Random(3)
+    for _ in range(3000):
+        text = "".join(rng.choice(_VERSION_PIECES) for _ in range(rng.randrange(12)))
+        sniffer = VersionSniffer()
+        for line in text.splitlines():
+            sniffer.feed_versions(line)
+        server = next((p for p in sniffer.versions if p in SERVERS), None)
+        assert detect_version(text) == (f"{server.value} {sniffer.versions[server]}" if server else None), text
+
+
 # ---------------------------------------------------------------- same as `analyzer scan`
 def test_each_files_rows_are_what_scan_reports_for_it():
     """`analyzer scan`'s own event source and analysis, file by file, against the frame's rows."""

@@ -313,6 +313,10 @@ _VERSION_FORMS = (
     # `pip list`: `sglang      0.4.6.post1`
     regex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
 )
+_NAMED = regex.compile(_NAME + r"|LLM engine \(", regex.I)  # what every form above holds
+# The servers' names among them as plain words, lower case or as written (a name is a project's only
+# if it lower-cases to one; `detect_version` tells only a server's).
+_NAME_FORMS = (("sglang", True), ("vllm", True), ("LLM engine (", False))
 _BANNER_PROJECT = (  # launch lines, banners, module names and environment variables of each server
     (regex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
     (regex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
@@ -374,10 +378,36 @@ class VersionSniffer:
 def detect_version(text: str) -> str | None:
     """The first LLM-server version `text` reveals, as `sglang 0.5.23` / `vllm 0.9.1`."""
     sniffer = VersionSniffer()
-    for line in text.splitlines():
+    for line in _naming_lines(text):
         sniffer.feed_versions(line)
     found = next((p for p in sniffer.versions if p in SERVERS), None)
     return f"{found.value} {sniffer.versions[found]}" if found else None
+
+
+def _naming_lines(text: str) -> Iterator[str]:
+    """The lines of `text` (as `splitlines` cuts them) that name a server, in order: only they can
+    name its version, and they are few. Found by plain search in the text lower-cased, much faster
+    than a case-blind regex over it; each line found is confirmed by `_NAMED`."""
+    low = text.lower()
+    if len(low) != len(text):  # (a letter whose lower case is longer: places in `low` are not those in `text`)
+        yield from filter(_NAMED.search, text.splitlines())
+        return
+    places = sorted(at for name, lowered in _NAME_FORMS for at in _places(low if lowered else text, name))
+    end = 0
+    for at in places:
+        if at < end:
+            continue  # on a line given already
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        yield from filter(_NAMED.search, text[start:end].splitlines())
+
+
+def _places(text: str, word: str) -> Iterator[int]:
+    at = text.find(word)
+    while at >= 0:
+        yield at
+        at = text.find(word, at + 1)
 
 
 def _project_of(name: str) -> Project | None:

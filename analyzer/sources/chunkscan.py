@@ -5,8 +5,11 @@ those a `TriggerFinder` reports in each chunk, and every line while an error rec
 lines in between are counted, and of them only the last to set the stream and the last to set the
 time (by their prefixes) are handed over, because the lines after them inherit both; while the
 input has shown no timestamp yet, so is the first to set one. A prefix family learned on the way
-makes the finder look for its members too, from the line after the one that taught it. Events, line
-numbers and prefix state come out as if every line had been fed (tests/test_fastpath.py holds it to that).
+makes the finder look for its members too, from the line after the one that taught it. While a
+traceback is open, a stretch of indented lines is handed over at once (`FileScanner.feed_stack`),
+which takes it whole when its lines were seen before, as a traceback echoed by rank after rank is.
+Events, line numbers and prefix state come out as if every line had been fed one by one
+(tests/test_fastpath.py and tests/test_stack_reads.py hold it to that).
 """
 
 from __future__ import annotations
