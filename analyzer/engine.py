@@ -19,7 +19,7 @@ from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.scan import Analysis
+from analyzer.core.scan import Analysis, Diagnoses
 from analyzer.core.schema import Pattern
 from analyzer.core.versions import Project, RunMatchers, TieredMatcher, version_note
 from analyzer.options import Options, run_of
@@ -78,13 +78,15 @@ class Engine:
         self._run_matchers = RunMatchers(self.matcher, Histories(options.pattern_dirs))  # histories read lazily
         self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
         self._configs: dict[str, RunConfig] = {}  # file -> its run's configuration, as its lines told it
+        self._diagnosed: Diagnoses = {}  # shared by its analyses: a report's files repeat their errors
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""
         options = self.options
         runs = self._runs
         return Analysis(self.matcher, options.window_seconds, options.app_packages, options.run_gap_seconds,
-                        run_of=lambda file: runs.get(file, file), matcher_for=self.matcher_for)
+                        run_of=lambda file: runs.get(file, file), matcher_for=self.matcher_for,
+                        diagnosed=self._diagnosed)
 
     def matcher_for(self, file: str) -> TieredMatcher:
         """The matcher of the run `file` belongs to, as far as its lines have told its server and

@@ -17,7 +17,7 @@ from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, ErrorInfo, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
 
-__all__ = ["FileScanner", "events_from_lines", "Analysis", "Change"]
+__all__ = ["FileScanner", "events_from_lines", "Analysis", "Change", "Diagnoses"]
 
 
 class FileScanner:
@@ -114,7 +114,7 @@ def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDet
     yield from scanner.finish()
 
 
-_RECENT_CHAINS = 256
+_RECENT_CHAINS = 1024
 
 
 class Change(enum.Enum):
@@ -135,6 +135,9 @@ class Diagnoser(Protocol):
     def match(self, info: ErrorInfo) -> Diagnosis: ...
 
 
+# Recent chains' diagnoses, by the matcher that read them: a repeated error is matched once.
+Diagnoses = dict[tuple[Diagnoser, tuple[ErrorInfo, ...]], Diagnosis]
+
 _EARLY_EVENTS = 32  # a file's events kept to be matched again once its run is known: a log tells it early
 
 
@@ -151,9 +154,11 @@ class Analysis:
 
     def __init__(self, matcher: Matcher, window_seconds: float = 600.0, app_packages: tuple[str, ...] = (),
                  run_gap_seconds: float = 3600.0, run_of: Callable[[str], str] | None = None,
-                 matcher_for: Callable[[str], Diagnoser] | None = None) -> None:
+                 matcher_for: Callable[[str], Diagnoser] | None = None, diagnosed: Diagnoses | None = None) -> None:
         """`matcher_for(file)`: the matcher of the run a file belongs to, as far as its lines told
-        (its server and release); `matcher` for every file without it."""
+        (its server and release); `matcher` for every file without it. `diagnosed`: where the
+        diagnoses of recent chains are kept, which analyses may share (a fleet's files repeat
+        their errors); one of its own by default."""
         self.matcher = matcher
         self._matcher_for = matcher_for
         self._grouper = IncidentGrouper(window_seconds, app_packages, run_gap_seconds, run_of)
@@ -161,8 +166,7 @@ class Analysis:
         self._early: dict[str, dict[tuple[str, str, int], _Matched]] = {}  # each file's first events
         self._early_matcher: dict[str, Diagnoser] = {}  # the matcher each file's first events were matched by last
         self._revised: list[str] = []
-        # recent chains, by the matcher that read them: a repeated error is matched once
-        self._diagnosed: dict[tuple[Diagnoser, tuple[ErrorInfo, ...]], Diagnosis] = {}
+        self._diagnosed = {} if diagnosed is None else diagnosed
         self.events = 0
 
     def diagnose(self, event: ErrorEvent, matcher: Diagnoser | None = None) -> Diagnosis:
