@@ -163,15 +163,21 @@ class TriggerFinder:
         """`compile` builds the fixed databases (a caller may keep them compiled between runs:
         compiling is most of a small scan's start-up); the learned families are always compiled here."""
         compile = compile or compile_database
-        self._database = _database(tuple(sorted(set(keywords))), headed, compile)
-        self._scratch = self._database.scratch.clone()  # one per finder: scans may run in threads
+        keywords = tuple(sorted(set(keywords)))
+        # The database in two forms (each with its scratch: scans may run in threads): one that also
+        # tells whether a line begins with a channel head, the cheapest where none does, and one that
+        # does not, for input whose lines have heads: there `_heads_database` tells at their first.
+        self._forms = {told: (database, database.scratch.clone())
+                       for told in (True, False) for database in (_database(keywords, headed, told, compile),)}
+        self._headed_input = False  # the last buffer looked at had lines behind channel heads
         self._non_ascii = _non_ascii_database(compile) if headed else None
         self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._heads = _heads_database(compile)
         self._heads_scratch = self._heads.scratch.clone()
-        self._scanned: tuple[bytes | None, dict[int, int]] = (None, {})  # the last buffer, its first setters
+        # the last buffer, its first setters, and whether the database told of heads
+        self._scanned: tuple[bytes | None, dict[int, int], bool] = (None, {}, False)
 
     def scan(self, buffer: bytes) -> list[int]:
         """Offsets inside the lines to read, in order (a line may be reported more than once)."""
@@ -180,16 +186,18 @@ class TriggerFinder:
         setters: dict[int, int] = {}
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
-            if pattern >= len(_SETTERS):
-                (loose if pattern == _LOOSE_ID else hits).append(end - 1)
-            else:  # reported once each
+            if pattern < len(_SETTERS):  # reported once each
                 setters[pattern] = buffer.rfind(b"\n", 0, end) + 1
+            else:
+                (loose if pattern == _LOOSE_ID else hits).append(end - 1)
 
         def on_hit(pattern: int, start: int, end: int, flags: int, context: object) -> None:
             hits.append(end - 1)
 
-        self._database.scan(buffer, match_event_handler=on_match, scratch=self._scratch)
-        self._scanned = (buffer, setters)
+        told = not self._headed_input
+        database, scratch = self._forms[told]
+        database.scan(buffer, match_event_handler=on_match, scratch=scratch)
+        self._scanned = (buffer, setters, told)
         merged = False
         if self._non_ascii is not None and not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
@@ -217,15 +225,21 @@ class TriggerFinder:
 
     def heads(self, buffer: bytes) -> list[bytes]:
         """The channel heads that begin lines of the buffer."""
-        found = False
+        if self._scanned[0] is not buffer:
+            self.scan(buffer)
+        if self._scanned[2]:
+            found = _ANY_HEAD in self._scanned[1]
+        else:
+            found = False
 
-        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
-            nonlocal found
-            found = True
-            return True  # one is enough: stop
+            def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
+                nonlocal found
+                found = True
+                return True  # one is enough: stop
 
-        with contextlib.suppress(hyperscan.ScanTerminated):
-            self._heads.scan(buffer, match_event_handler=on_match, scratch=self._heads_scratch)
+            with contextlib.suppress(hyperscan.ScanTerminated):
+                self._heads.scan(buffer, match_event_handler=on_match, scratch=self._heads_scratch)
+        self._headed_input = found
         if not found:  # much faster to tell than to find them all
             return []
         heads = HEADS.findall(buffer)
@@ -245,9 +259,12 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
     return database
 
 
-# Where the first lines that may set the time and the stream are (`first_setters`): one match each.
+# Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
+# of the database) where the first line that begins with a channel head is: one match each.
 _SETTERS = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
-            _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # a superset: cheaper
+            _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
+            rb"^" + HEAD)
+_ANY_HEAD = 4
 
 
 @lru_cache(maxsize=2)
@@ -260,13 +277,15 @@ def _extra_database(expressions: tuple[bytes, ...]):
     return compile_database(expressions, (hyperscan.HS_FLAG_MULTILINE,) * len(expressions))
 
 
-@lru_cache(maxsize=8)
-def _database(keywords: tuple[str, ...], headed: bool, compile: Compile):
-    """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the keywords."""
+@lru_cache(maxsize=16)
+def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
+    """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the
+    keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
     expressions = (*_STARTS, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
+    setters = _SETTERS if heads else (*_SETTERS[:_ANY_HEAD], rb"\A\z")
     flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(_SETTERS) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
-    return compile((*_SETTERS, *expressions), flags)
+    return compile((*setters, *expressions), flags)
 
 
 _LOOSE_ID = len(_SETTERS) + len(_STARTS)  # its hits are confirmed by _LOGGED_ERROR
