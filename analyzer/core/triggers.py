@@ -167,8 +167,8 @@ class TriggerFinder:
         # The database in two forms (each with its scratch: scans may run in threads): one that also
         # tells whether a line begins with a channel head, the cheapest where none does, and one that
         # does not, for input whose lines have heads: there `_heads_database` tells at their first.
-        self._forms = {told: (database, database.scratch.clone())
-                       for told in (True, False) for database in (_database(keywords, headed, told, compile),)}
+        forms = {told: _database(keywords, headed, told, compile) for told in (True, False)}
+        self._forms = {told: (database, database.scratch.clone()) for told, database in forms.items()}
         self._headed_input = False  # the last buffer looked at had lines behind channel heads
         self._non_ascii = _non_ascii_database(compile) if headed else None
         self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
