@@ -243,6 +243,21 @@ def test_quiet_stretches_are_not_parsed(monkeypatch, style):
     assert events and len(calls) < lines / 10
 
 
+def test_what_a_skipped_line_would_tell_of_the_run_is_read():
+    """The run's configuration takes a release from an install path on any line (`/vllm-0.8.3/`),
+    and every line of a launch command continued with `\\`: such lines are read, not skipped."""
+    quiet = ["[2026-08-28 10:00:00] INFO step"] * 60
+    for line in ("[2026-08-28 10:00:01] INFO python at /opt/vllm-0.8.3/bin/python",
+                 "plain: /srv/sglang-0.4.6.post1/lib"):
+        data = "\n".join([*quiet, line, *quiet]).encode()
+        assert_same(data)
+        assert line_path(data)[-1].version is not None, line
+    command = ["$ python3 -m sglang.launch_server --model-path m \\", "    --tp 2 \\", "    m2 \\", "", "x"]
+    data = "\n".join([*quiet, *command, *quiet]).encode()
+    assert_same(data, chunks=(1 << 20, 61, 7))
+    assert line_path(data)[-1].command.words[-1] == "m2"
+
+
 # ----------------------------------------------------------------------------- stacks read at once
 
 def _deep(depth: int):

@@ -152,6 +152,11 @@ class RunConfigCollector:
             if ":v" in found[0]:
                 self._image = self._image or Server(found["server"])
 
+    @property
+    def continuing(self) -> bool:
+        """A launch command's last line ended in `\\`: the next line goes on with it."""
+        return self._continued is not None
+
     def unchanged_by(self, texts: list[str]) -> bool:
         """Whether feeding `texts` would surely change nothing (looked for in them all at once: a
         hint that is not one only costs the caller feeding them one by one)."""

@@ -65,8 +65,9 @@ class FileScanner:
 
     @property
     def quiet(self) -> bool:
-        """No record is open: a line that cannot start one changes nothing but the prefix state."""
-        return not self._assembler.pending and not self._normalizer.holding
+        """No record is open, nor a launch command continued over lines: a line that cannot start
+        a record changes nothing but the prefix state."""
+        return not self._assembler.pending and not self._normalizer.holding and not self._config.continuing
 
     def skip(self, count: int, setters: Iterable[str] = ()) -> None:
         """While quiet, let `count` lines that cannot start a record go by unparsed; `setters` are

@@ -59,7 +59,8 @@ _STARTS = (
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
-    rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
+    rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"/(?:sglang|vllm)-\d",
+    rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
     rb"\\\r?$", rb"^[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
