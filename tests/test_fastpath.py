@@ -195,7 +195,10 @@ PIECES = tuple(piece.encode() for piece in (
     "ERROR 11-28 03:12:40 engine.py:158] ", "(VllmWorker TP1 pid=4301) ", " [repeated 7x across cluster]",
     "Exception Group Traceback (most recent call last):\n",
     '{"message": "', '\\n", "rank": 1}', "\x1b[31m", "\r", "\r\n", "\x00", "\ufeff", "[" * 40, "token usage: 0.5 ",
-    NOTICE + "\n")) + (b"\xff\xfe", b"\xc3", b"\xe2\x82")
+    NOTICE + "\n",
+    # what tells the run's configuration: a launch command over lines, settings, a release path, a pin
+    "python3 -m sglang.launch_server --model-path m \\\n", "    --tp 2 \\\n", "  m2\n", "server_args=ServerArgs(tp_size=2)\n",
+    " at /opt/vllm-0.8.3/bin ", "sglang[all]==0.4.6 ")) + (b"\xff\xfe", b"\xc3", b"\xe2\x82")
 
 
 @pytest.mark.parametrize("seed", range(40))
