@@ -86,6 +86,17 @@ def test_command_continued_over_lines_and_cut_commands():
     assert parse_launch_command('File "/x/sglang/launch_server.py", line 14, in <module>') is None
 
 
+def test_a_command_continued_without_end_stops_at_a_bound():
+    """Line after line ending in `\\` (crafted, or a broken log) would otherwise grow the command
+    without bound, and copy it whole on every line."""
+    collector = RunConfigCollector()
+    collector.feed("$ python -m sglang.launch_server --model-path /m \\")
+    for _ in range(20_000):
+        collector.feed("    --tp 2 \\")
+    assert not collector.continuing and collector.config.command is not None
+    assert len(collector.config.command.text) <= 200 * 1024
+
+
 def test_server_from_frames_when_no_config_line():
     config = run_config_from_lines(['  File "/usr/lib/python3/site-packages/vllm/v1/engine/core.py", line 390, in run'])
     assert config.server is Server.VLLM and not config.settings

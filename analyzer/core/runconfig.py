@@ -67,6 +67,7 @@ _ELLIPSIS = ("...", "…")
 # Without a configuration line, the first frame or worker tag of a server tells which one ran.
 _SERVER_HINT = re.compile(r'File "[^"]*/(?P<frame>sglang|vllm)/|\((?P<worker>VllmWorker|EngineCore)\w* ')
 
+_MAX_COMMAND = 128 * 1024  # characters of a launch command continued over lines, at most
 # What a line must hold for `feed` to take settings or a command from it, a hint, a version from a path.
 _KEYS = ("ServerArgs(", "LLM engine", "non-default args", "server version", " serve", "launch_server", "api_server")
 _HINT_KEYS = ("/sglang/", "/vllm/", "(VllmWorker", "(EngineCore")
@@ -123,7 +124,8 @@ class RunConfigCollector:
         text = text.rstrip("\r\n")
         if self._continued is not None:
             self._continued += " " + text.strip().removesuffix("\\")
-            if not text.rstrip().endswith("\\"):
+            # (a command longer than any shell takes is not one going on: line after line ending in `\`)
+            if not text.rstrip().endswith("\\") or len(self._continued) > _MAX_COMMAND:
                 self._take_command(self._continued)
                 self._continued = None
             return
