@@ -12,15 +12,15 @@ from rich.text import Text
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from analyzer.sinks.text import ordered_for_people
 from analyzer.engine import Engine, Options
+from analyzer.sinks.text import ordered_for_people
+from analyzer.sources.problems import Problem, ProblemKind
 from analyzer.tui.app import TriageApp
 from analyzer.tui.help_screen import HelpScreen
 from analyzer.tui.incident_table import IncidentTable
 from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import LogPane
 from analyzer.tui.pattern_screen import PatternScreen
-from analyzer.sources.problems import Problem, ProblemKind
 from tests.support import builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
@@ -422,3 +422,31 @@ def test_fixes_copy_and_explain_page_use_the_logs_own_configuration(engine, tmp_
         assert app.clipboard == "--gpu-memory-utilization 0.8"
 
     triage(LiveScan(engine, [str(vllm)]), on_vllm)
+
+
+def test_a_row_that_grows_widens_its_columns(engine):
+    """A row shown early and updated in place (the incident became the run's root cause, or was
+    matched again once the log told its release) keeps nothing cut to the width it had."""
+    from dataclasses import replace
+
+    from textual.app import App
+
+    root = next(incident for incident in engine_incidents(engine, CRASH) if incident.is_run_root)
+    early = replace(root, is_run_root=False, diagnosis=replace(root.diagnosis, pattern=None))
+
+    class Table(App):
+        def compose(self):
+            yield IncidentTable()
+
+    async def scenario():
+        app = Table()
+        async with app.run_test(size=(200, 10)) as pilot:
+            table = app.query_one(IncidentTable)
+            table.show([early], None)
+            await pilot.pause()
+            table.show([root], None)
+            await pilot.pause()
+            for key, text in (("role", "● ROOT CAUSE"), ("pattern", root.diagnosis.pattern.id)):
+                assert table.columns[ColumnKey(key)].content_width >= len(text), key
+
+    asyncio.run(scenario())

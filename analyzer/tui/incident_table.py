@@ -91,8 +91,8 @@ class IncidentTable(DataTable):
         if ids[:len(shown)] == shown:  # same order, maybe more rows: update in place, no jump
             for incident in incidents[:len(shown)]:
                 for (column, _), cell in zip(COLUMNS, row_cells(incident)):
-                    if self.get_cell(incident.id, column) != cell:
-                        self.update_cell(incident.id, column, cell)
+                    if self.get_cell(incident.id, column) != cell:  # (a cell that grew widens its column)
+                        self.update_cell(incident.id, column, cell, update_width=True)
             for incident in incidents[len(shown):]:
                 self.add_row(*row_cells(incident), key=incident.id)
             return
