@@ -25,9 +25,10 @@ def _raw_lines(seed: int, wrap: str) -> list[str]:
 
 
 def _normalizer_state(normalizer: LineNormalizer) -> tuple:
-    return copy.deepcopy((normalizer.learner.version, normalizer._last_tags, normalizer._last_rank, normalizer._last_time,
-            normalizer._last_message, normalizer._tentative, normalizer._header_context, normalizer._adopted,
-            normalizer._torchrun_spaced, normalizer._partial))
+    """What reading a line may change, copied."""
+    n = normalizer
+    return copy.deepcopy((n.learner.version, n._last_tags, n._last_rank, n._last_time, n._last_message, n._tentative,
+                          n._header_context, n._adopted, n._torchrun_spaced, n._partial))
 
 
 # (behind a prefix on every line, no line is plain)
