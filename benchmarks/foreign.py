@@ -56,10 +56,10 @@ def _user_frames_call(op: Callable[[], object], line: int) -> BaseException:
     lines = [""] * (line - 1) + [code + "\n"]
     linecache.cache[USER_SCRIPT] = (len("".join(lines)), None, lines, USER_SCRIPT)
     namespace: dict[str, object] = {"__op__": op}
-    exec(compile(source, USER_SCRIPT, "exec"), namespace)  # noqa: S102 - our own stub
+    exec(compile(source, USER_SCRIPT, "exec"), namespace)  # our own stub
     try:
         namespace["main"]()  # type: ignore[operator]
-    except Exception as err:  # noqa: BLE001 - every case raises on purpose
+    except Exception as err:  # every case raises on purpose
         return err
     raise AssertionError(f"{op} did not raise")
 

@@ -71,12 +71,14 @@ def _targets():
 
         from analyzer.cli import main
         from analyzer.commands.exit_codes import Exit
+        from analyzer.core.matcher import Matcher
         from analyzer.core.scan import events_from_lines
-        from analyzer.engine import Engine, Options
         from analyzer.core.template import TemplateError, compile_template, parse_value
+        from analyzer.engine import Engine, Options
         from analyzer.sinks.serialize import incident_dict
         from analyzer.sinks.text import render_report
         from analyzer.sources.lines import split_lines
+        from analyzer.sources.packs import load_packs
 
     work = Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
     os.environ["XDG_CACHE_HOME"] = str(work / "cache")

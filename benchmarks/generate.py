@@ -180,7 +180,7 @@ class LogWriter:
             self.emit(f'INFO:     10.0.{rng.randrange(256)}.{rng.randrange(256)}:{rng.randrange(30000, 65000)} '
                       f'- "POST {path} HTTP/1.1" 200 OK')
         elif roll < 0.995:
-            rid = "%032x" % rng.getrandbits(128)
+            rid = f"{rng.getrandbits(128):032x}"
             prompt, completion = rng.randrange(16, 8192), rng.randrange(1, 2048)
             self.emit(f"Finish: rid='{rid}', prompt_tokens={prompt}, completion_tokens={completion}, "
                       f"cached_tokens={rng.randrange(0, prompt)}, e2e_latency={rng.uniform(0.05, 40):.3f}s, "

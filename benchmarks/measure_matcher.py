@@ -40,7 +40,7 @@ def matcher_speed(pack_size: int = 10_000, per_kind: int = 2_000, seed: int = 0)
     for kind in KINDS:
         infos = messages[kind]
         cold, found = _timed(matcher, infos)
-        matcher._match_cached.cache_clear()  # noqa: SLF001 - to time the same messages again
+        matcher._match_cached.cache_clear()  # to time the same messages again
         warm, _ = _timed(matcher, infos)
         result["kinds"][kind] = {
             "messages": len(infos), "cold": _summary(cold), "warm": _summary(warm),

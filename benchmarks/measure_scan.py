@@ -101,7 +101,7 @@ def core_paths(path: Path, line_path_bytes: int, repeat: int) -> dict:
     from analyzer.core.notices import NoticeDetector
     from analyzer.core.scan import FileScanner
     from analyzer.core.triggers import TriggerFinder
-    from analyzer.sources.chunkscan import ChunkScanner, _newlines  # noqa: PLC2701 - timed on its own
+    from analyzer.sources.chunkscan import ChunkScanner, _newlines  # timed on its own
     from analyzer.sources.files import read_chunks
     from analyzer.sources.lines import split_lines, utf8_chunks
     from analyzer.sources.packs import load_packs

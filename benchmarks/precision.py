@@ -24,14 +24,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyzer.core.matcher import Diagnosis, Matcher, MatchKind  # noqa: E402
-from analyzer.core.notices import NoticeDetector  # noqa: E402
-from analyzer.core.scan import events_from_lines  # noqa: E402
-from analyzer.core.schema import Pattern  # noqa: E402
-from analyzer.core.template.fields import literal_text  # noqa: E402
-from analyzer.sources.packs import load_packs  # noqa: E402
-from benchmarks import drift, foreign  # noqa: E402
-
+from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
+from analyzer.core.notices import NoticeDetector
+from analyzer.core.scan import events_from_lines
+from analyzer.core.schema import Pattern
+from analyzer.core.template.fields import literal_text
+from analyzer.sources.packs import load_packs
+from benchmarks import drift, foreign
 
 _NO_NOTICES = NoticeDetector(())  # the corpora hold exceptions: no log line of them is a notice
 

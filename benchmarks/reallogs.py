@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analyzer.engine import Engine, Options  # noqa: E402
-from analyzer.sinks.serialize import incident_dict  # noqa: E402
+from analyzer.engine import Engine, Options
+from analyzer.sinks.serialize import incident_dict
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,15 @@ from benchmarks import generate  # noqa: E402
 from benchmarks.measure_follow import follow_latency  # noqa: E402
 from benchmarks.measure_matcher import KINDS, matcher_speed  # noqa: E402
 from benchmarks.measure_scan import (  # noqa: E402
-    analyzer_scan, check_truth, core_paths, drain3, grep_count, python_iteration, run_process, warm)
+    analyzer_scan,
+    check_truth,
+    core_paths,
+    drain3,
+    grep_count,
+    python_iteration,
+    run_process,
+    warm,
+)
 
 MB = 1e6
 MIB = 2**20
@@ -137,7 +145,7 @@ def machine() -> dict:
     try:
         from importlib.metadata import version
         hyperscan = version("hyperscan")
-    except Exception:  # noqa: BLE001 - only for the description
+    except Exception:  # only for the description
         hyperscan = "not installed"
     return {"cpu": cpu, "cores": os.cpu_count(), "memory": memory, "python": platform.python_version(),
             "system": f"{platform.system()} {platform.release()}", "hyperscan": hyperscan,

@@ -84,8 +84,9 @@ def measure(size: str, repeat: int, styles: tuple[str, ...] = ()) -> list[dict]:
             continue
         path = ensure(size, shape)
         bytes_, _ = warm(path)
-        grep = best(repeat, lambda: run_process(["grep", "-c", "Traceback", str(path)]))
-        rg = best(repeat, lambda: run_process(["rg", "-c", "Traceback", str(path)])) if shutil.which("rg") else None
+        grep = best(repeat, lambda path=path: run_process(["grep", "-c", "Traceback", str(path)]))
+        rg = (best(repeat, lambda path=path: run_process(["rg", "-c", "Traceback", str(path)]))
+              if shutil.which("rg") else None)
         cpu, wall, rss, incidents = scan(path, shape.stdin, repeat)
         truth = check_truth(path, incidents, json.loads(generate.truth_path(path).read_text()))
         share = grep[0] / cpu if cpu else 0.0

@@ -192,7 +192,7 @@ def _dynamo_wrapped():
                 "    import torch._dynamo\n"
                 "    torch._dynamo.config.suppress_errors = True\n") from err
     except RuntimeError as err:
-        raise Exception(f"Capture cuda graph failed: {err}")  # noqa: TRY002 - as SGLang raises it; 'During handling'
+        raise Exception(f"Capture cuda graph failed: {err}")  # noqa: B904 - as SGLang raises it; 'During handling'
 
 
 def paragraph_message() -> list[str]:

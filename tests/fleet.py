@@ -19,8 +19,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from fixtures.generate import (LAUNCH, SCHED, Frame, deepep_v2_traceback, foreign_exception, formatted,
-                               nccl_timeout_traceback)
+from fixtures.generate import (
+    LAUNCH,
+    SCHED,
+    Frame,
+    deepep_v2_traceback,
+    foreign_exception,
+    formatted,
+    nccl_timeout_traceback,
+)
 
 PATH_REGEX = r"(?P<date>\d{4}-\d\d-\d\d)/(?P<host>[^/]+)/(?P<run>run-\d+)/"
 FIRST_DAY = date(2026, 8, 24)

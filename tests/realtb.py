@@ -13,13 +13,13 @@ class Expected:
     message: str
     frames: tuple[tuple[str, int, str, str | None], ...]  # path, line, function, code
     link: str  # first | cause | context
-    subs: tuple[tuple["Expected", ...], ...] = ()
+    subs: tuple[tuple[Expected, ...], ...] = ()
 
 
 def capture(func) -> BaseException:
     try:
         func()
-    except BaseException as err:  # noqa: BLE001 - tests raise on purpose
+    except BaseException as err:  # tests raise on purpose
         return err
     raise AssertionError(f"{func} did not raise")
 

@@ -8,8 +8,8 @@ import pytest
 
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import NO_NOTICES
 
 
 def _value_error():
@@ -25,9 +25,9 @@ def _chained_cause():
 
 def _chained_context():
     try:
-        1 / 0
+        1 / 0  # noqa: B018 - raises
     except ZeroDivisionError:
-        raise TypeError("while handling")
+        raise TypeError("while handling")  # noqa: B904 - the implicit context is what is tested
 
 
 def _from_none():
@@ -38,7 +38,7 @@ def _from_none():
 
 
 def _bare_assert():
-    assert 1 == 2  # noqa: PLR0133
+    assert 1 == 2
 
 
 def _recursion(n=0):
@@ -66,7 +66,7 @@ def _group():
     try:
         nested()
     except ExceptionGroup as inner:
-        raise ExceptionGroup("outer", [inner, ValueError("v"), KeyError("k")])
+        raise ExceptionGroup("outer", [inner, ValueError("v"), KeyError("k")])  # noqa: B904 - as above
 
 
 def _group_in_chain():
@@ -90,9 +90,7 @@ def _caret_expression():
 
 
 CASES = [_value_error, _chained_cause, _chained_context, _from_none, _bare_assert, _recursion, _syntax,
-         _interrupt, _with_note, _custom_module_type, _caret_expression]
-if sys.version_info >= (3, 11):
-    CASES += [_group, _group_in_chain]
+         _interrupt, _with_note, _custom_module_type, _caret_expression, _group, _group_in_chain]
 
 
 def _events(text: str, file: str = "t.log"):
@@ -137,7 +135,7 @@ PREFIXES = {
 def test_prefixed_tracebacks_are_one_traceback(prefix, func):
     exc = capture(func)
     wrap = PREFIXES[prefix]
-    lines = ["INFO 12-01 09:59:59 startup line"] + [wrap(i, l) for i, l in enumerate(text_of(exc).splitlines())]
+    lines = ["INFO 12-01 09:59:59 startup line"] + [wrap(i, line) for i, line in enumerate(text_of(exc).splitlines())]
     lines.append("INFO 12-01 10:00:05 [engine.py:12] next record")
     events = _events("\n".join(lines))
     assert len(events) == 1, [e.chain for e in events]
@@ -147,7 +145,7 @@ def test_prefixed_tracebacks_are_one_traceback(prefix, func):
 def test_prefix_metadata_is_kept():
     text = text_of(capture(_value_error)).splitlines()
     lines = [f"2026-12-01T10:00:00.123456789Z stderr F [2026-12-01 10:00:00 DP1 TP3] Scheduler hit an exception: {text[0]}"]
-    lines += [f"2026-12-01T10:00:00.2Z stderr F {l}" for l in text[1:]]
+    lines += [f"2026-12-01T10:00:00.2Z stderr F {line}" for line in text[1:]]
     (event,) = _events("\n".join(lines))
     assert event.rank == "DP1 TP3"
     assert event.context == "Scheduler hit an exception:"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-from functools import cache
 
 import pytest
 

@@ -14,8 +14,8 @@ from analyzer.cli import main
 from analyzer.core.fingerprint import fingerprint, mask_message
 from analyzer.core.records import ErrorInfo
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 
@@ -29,7 +29,7 @@ def parsed(func) -> ErrorInfo:
 def in_file(path: str, source: str, function: str):
     """A function compiled under another file name, so that two raise sites share a name."""
     namespace: dict = {}
-    exec(compile(source, path, "exec"), namespace)  # noqa: S102 - test code we wrote
+    exec(compile(source, path, "exec"), namespace)  # test code we wrote
     return namespace[function]
 
 

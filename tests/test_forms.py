@@ -253,7 +253,7 @@ def test_a_frame_path_hard_wrapped_by_the_terminal():
     path = "/home/user/" + "very-long-directory-name/" * 6 + "model_loader.py"
     code = compile("def load():\n    raise KeyError('lm_head.weight')\n", path, "exec")
     scope: dict = {}
-    exec(code, scope)  # noqa: S102 - a function whose file has a long path
+    exec(code, scope)  # a function whose file has a long path
     lines = text_of(capture(scope["load"])).splitlines()
     wrapped = forms.hard_wrapped(lines, 100)
     assert len(wrapped) > len(lines)

@@ -286,9 +286,8 @@ def test_the_engine_matches_a_moved_signature_at_the_line_of_the_logs_release(
 
 def test_a_removed_signature_says_which_release_removed_it_in_scan_text_and_json(
         releases, vllm_packs, tmp_path):
-    import json
-
     import io
+    import json
 
     from rich.console import Console
 

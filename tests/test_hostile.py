@@ -26,10 +26,10 @@ from analyzer.cli import main
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.records import LogLine, SourceSpan
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from analyzer.core.template import CompiledTemplate, compile_template
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import NO_NOTICES
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 1 << 20
@@ -246,7 +246,7 @@ def _without_read_override() -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     for capability in (1, 2):
         if libc.prctl(24, capability, 0, 0, 0) != 0:
-            os._exit(99)  # noqa: SLF001 - cannot drop them here; the test is skipped
+            os._exit(99)  # cannot drop them here; the test is skipped
 
 
 def test_directory_with_unreadable_files_and_symlink_loops(tmp_path):

@@ -16,11 +16,11 @@ from analyzer.cli import main
 from analyzer.core.matcher import Matcher
 from analyzer.core.records import Link
 from analyzer.core.scan import Analysis, events_from_lines
-from tests.support import NO_NOTICES
 from analyzer.core.schema import Pattern, PatternSource
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.packs import load_packs
 from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 RUN_A = str(LOGS / "torchrun_8rank_cascade.log")
@@ -124,7 +124,8 @@ def test_two_runs_each_get_their_root_and_unknowns_are_grouped_by_fingerprint(ca
 
 def test_a_log_with_only_echoes_names_no_root_cause(capsys, tmp_path):
     log = tmp_path / "node1.log"
-    log.write_text("".join(line for line in open(RUN_A) if "Watchdog caught" in line and "ProcessGroupNCCL" in line))
+    lines = Path(RUN_A).read_text().splitlines(keepends=True)
+    log.write_text("".join(line for line in lines if "Watchdog caught" in line and "ProcessGroupNCCL" in line))
     (incident,) = scan_json(str(log))
     assert incident["role"] == "consequence" and not incident["is_run_root"] and incident["caused_by"] is None
     assert main(["scan", str(log)]) == 0

@@ -9,10 +9,10 @@ from analyzer.core.evidence import Evidence
 from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.records import ErrorInfo
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from analyzer.core.schema import Pattern, PatternSource
 from fixtures.generate import Frame, formatted
 from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
 
 SITE = PatternSource(project="demo", path="demo/launch.py", line=40, function="Launcher.check_ports")
 

@@ -11,10 +11,10 @@ from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
-from tests.support import builtin_engine
 from analyzer.core.schema import build_pattern
 from analyzer.sources.packs import load_packs
 from tests.realtb import capture, text_of
+from tests.support import builtin_engine
 
 
 @cache

@@ -13,8 +13,8 @@ from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from tests import logformats as fmt
-from tests.support import NO_NOTICES
 from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.support import NO_NOTICES
 
 
 def _chained():
@@ -35,7 +35,7 @@ def _caret():
 
 
 def _group():
-    raise ExceptionGroup("two failed", [ValueError("v"), TypeError("t")])  # noqa: F821 - Python 3.11+
+    raise ExceptionGroup("two failed", [ValueError("v"), TypeError("t")])  # Python 3.11+
 
 
 ERRORS = [_chained, _pipes_and_brackets, _caret] + ([_group] if sys.version_info >= (3, 11) else [])

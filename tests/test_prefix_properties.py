@@ -26,8 +26,8 @@ from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import split_lines, utf8_chunks
-from tests.support import NO_NOTICES
 from tests.realtb import actual_chain, expected_chain, text_of
+from tests.support import NO_NOTICES
 from tests.test_properties import EXCEPTIONS, STANDALONE_RECORDS
 
 _SOAK = os.environ.get("ANALYZER_PROPERTY_EXAMPLES")

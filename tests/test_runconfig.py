@@ -267,7 +267,7 @@ def test_scan_fills_the_oom_fix_from_the_logs_own_configuration(tmp_path, monkey
         read_end, write_end = os.pipe()  # a real pipe: stdin is read from its file descriptor
         os.write(write_end, ("\n".join(log) + "\n").encode())  # small enough for the pipe's buffer
         os.close(write_end)
-        monkeypatch.setattr("sys.stdin", open(read_end, encoding="utf-8"))
+        monkeypatch.setattr("sys.stdin", open(read_end, encoding="utf-8"))  # noqa: SIM115 - stdin for the run
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             assert main(["scan", "--format", "jsonl", "-"]) == 0

@@ -14,8 +14,8 @@ import pytest
 
 from analyzer.core.matcher import Matcher, MatchKind
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from analyzer.sources.packs import builtin_pack_dir, load_pack_files, pack_files
+from tests.support import NO_NOTICES
 
 server_args = pytest.importorskip("sglang.srt.server_args", reason="SGLang is not installed")
 deepseek_v4_hook = pytest.importorskip("sglang.srt.arg_groups.deepseek_v4_hook")

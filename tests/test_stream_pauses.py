@@ -5,7 +5,6 @@ incidents come out as from the whole file read at once."""
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 
@@ -42,9 +41,7 @@ def _group():
     raise ExceptionGroup("two ranks failed", [ValueError("rank 0"), KeyError("rank 1")])
 
 
-CASES = [_chained, _noted, _multiline]
-if sys.version_info >= (3, 11):
-    CASES.append(_group)
+CASES = [_chained, _noted, _multiline, _group]
 
 
 def _write_pausing(path, lines: list[str]) -> None:

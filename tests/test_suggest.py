@@ -10,10 +10,10 @@ import yaml
 
 from analyzer.cli import main
 from analyzer.core.scan import events_from_lines
-from tests.support import NO_NOTICES
 from analyzer.core.suggest import StubCollector, infer_template
 from analyzer.core.template import compile_template
 from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 RUN_A = str(LOGS / "torchrun_8rank_cascade.log")
@@ -52,7 +52,7 @@ def _split_batch(batch: int, world: int) -> None:
 def test_collector_groups_real_errors_by_fingerprint():
     collector = StubCollector()
     for batch in (30, 31, 33):
-        text = text_of(capture(lambda: _split_batch(batch, 4)))
+        text = text_of(capture(lambda batch=batch: _split_batch(batch, 4)))
         for event in events_from_lines(text.splitlines(), "train.log", NO_NOTICES):
             collector.add(event.root, event.span)
     (stub,) = collector.stubs()
