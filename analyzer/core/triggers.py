@@ -164,12 +164,12 @@ class TriggerFinder:
         """`compile` builds the fixed databases (a caller may keep them compiled between runs:
         compiling is most of a small scan's start-up); the learned families are always compiled here."""
         compile = compile or compile_database
-        keywords = tuple(sorted(set(keywords)))
-        # The database in two forms (each with its scratch: scans may run in threads): one that also
-        # tells whether a line begins with a channel head, the cheapest where none does, and one that
-        # does not, for input whose lines have heads: there `_heads_database` tells at their first.
-        forms = {told: _database(keywords, headed, told, compile) for told in (True, False)}
-        self._forms = {told: (database, database.scratch.clone()) for told, database in forms.items()}
+        # The database in two forms, each built when first needed with its scratch (scans may run in
+        # threads): one that also tells whether a line begins with a channel head, the cheapest where
+        # none does, and one that does not, for input whose lines have heads: there `_heads_database`
+        # tells at their first.
+        self._keywords, self._headed, self._compile = tuple(sorted(set(keywords))), headed, compile
+        self._forms: dict[bool, tuple[Any, Any]] = {}
         self._headed_input = False  # the last buffer looked at had lines behind channel heads
         self._non_ascii = _non_ascii_database(compile) if headed else None
         self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
@@ -196,6 +196,9 @@ class TriggerFinder:
             hits.append(end - 1)
 
         told = not self._headed_input
+        if told not in self._forms:
+            database = _database(self._keywords, self._headed, told, self._compile)
+            self._forms[told] = (database, database.scratch.clone())
         database, scratch = self._forms[told]
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
         self._scanned = (buffer, setters, told)
