@@ -121,6 +121,7 @@ class RunConfigCollector:
         self._image: Server | None = None  # the server whose image a launch line runs
 
     def feed(self, text: str) -> None:
+        # (a line that this reads anew must hold one of the keys `unchanged_by` looks for: keep them in step)
         text = text.rstrip("\r\n")
         if self._continued is not None:
             self._continued += " " + text.strip().removesuffix("\\")
