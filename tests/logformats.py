@@ -13,6 +13,7 @@ import traceback
 from datetime import UTC, datetime, timedelta
 
 __all__ = [
+    "app_logger",
     "cloud_export",
     "compose",
     "cri",
@@ -109,6 +110,14 @@ def logging_each_line(lines: list[str], name: str = "sglang", level: str = "INFO
     """Python logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s` on each line: a record
     split by a collector (one time), or each line logged as a record of its own (`step` apart)."""
     return [f"{when:%Y-%m-%d %H:%M:%S},{when.microsecond // 1000:03d} - {name} - {level} - {line}"
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def app_logger(lines: list[str], app: str = "AReaL", name: str = "SGLangServer", level: str = "INFO",
+               start: datetime = T0, step: timedelta = timedelta(milliseconds=1)) -> list[str]:
+    """A launcher that logs each line its server prints through its own logger, formatted
+    `(%(app)s) %Y%m%d-%H:%M:%S.mmm %(name)s %(levelname)s: %(message)s` (as RL frameworks do)."""
+    return [f"({app}) {when:%Y%m%d-%H:%M:%S}.{when.microsecond // 1000:03d} {name} {level}: {line}"
             for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 

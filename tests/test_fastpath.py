@@ -11,6 +11,7 @@ import codecs
 import itertools
 import json
 import random
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 
@@ -138,6 +139,9 @@ def _record(rng: random.Random) -> list[str]:
         lambda: fmt.torch_glog(tb, rank=rng.randrange(2)),
         lambda: fmt.torchrun_tee(tb, rng.randrange(2)),
         lambda: fmt.ray_dedup(tb),
+        lambda: fmt.logging_each_line(fmt.sglang_record("Scheduler hit an exception: ", tb, tags=f" {rank}"),
+                                      name="__main__", step=timedelta(milliseconds=rng.choice((0, 1)))),
+        lambda: fmt.app_logger(tb, name=rng.choice(("SGLangServer", "Server1")), level="ERROR"),
         lambda: [f"Processed prompts:   0%|     | 0/128 [00:00<?, ?it/s]{tb[0]}", *tb[1:]],
     ]
     return rng.choice(shapes)()

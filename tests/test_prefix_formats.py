@@ -78,6 +78,9 @@ FORMATS = {
     "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
+    # a launcher logging each line its server prints: the server's prefix inside on the first line only
+    "launcher_relays_sglang": lambda tb: fmt.logging_each_line(
+        fmt.sglang_record("Scheduler hit an exception: ", tb[1]), name="__main__"),
     "container_logging": lambda tb: fmt.cri(fmt.logging_each_line(tb[1]), stream="stdout"),
     "cloud": lambda tb: fmt.cloud_export(tb[1]),
     "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
@@ -132,6 +135,7 @@ INTERLEAVED = {
     "compose_replicas": lambda r, exc, lines: fmt.compose(lines, f"worker-{r + 1}", width=8),
     "torch_glog": lambda r, exc, lines: fmt.torch_glog(lines, rank=r, pid=2265 + r),
     "glog_pids": lambda r, exc, lines: fmt.torch_glog(lines, rank=None, pid=2265 + r),
+    "app_loggers": lambda r, exc, lines: fmt.app_logger(lines, name=f"SGLangServer{r}", level="ERROR"),
     "stacked": lambda r, exc, lines: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("failed", exc), rank=r,
                                                                          pid=10 + r), "vllm")),
 }
@@ -166,6 +170,28 @@ def test_a_prefix_whose_seconds_tick_over_still_matches():
     exc, lines = _tb(_caret)
     _only(fmt.fastchat_stderr(lines, step=timedelta(seconds=1)), exc)
     _only(fmt.logging_each_line(lines, step=timedelta(milliseconds=700)), exc)
+
+
+def test_a_relayed_record_keeps_its_rank_while_the_launcher_clock_ticks():
+    """The launcher's own prefix on each line, the server's inside it on the first: the traceback's lines
+    continue the record (and its rank) though the launcher's clock ticks between them."""
+    exc, lines = _tb(_caret)
+    relayed = fmt.sglang_record("Scheduler hit an exception: ", lines, tags=" TP3")
+    for log in (fmt.logging_each_line(relayed, name="__main__", step=timedelta(milliseconds=1)),
+                fmt.app_logger(relayed, step=timedelta(milliseconds=30))):
+        event = _only(["launcher ready", *log, *fmt.logging_each_line(["Attempt 14: waiting for the server"])], exc)
+        assert event.rank == "TP3" and event.context == "Scheduler hit an exception:"
+
+
+@pytest.mark.parametrize("func", [_chained, _pipes_and_brackets, _caret], ids=lambda f: f.__name__)
+def test_a_prefix_read_in_part_as_an_introduction_is_taught_by_the_frames(func):
+    """On the header line only the time of `(AReaL) 20261128-03:12:40.123 SGLangServer ERROR: ` reads as
+    a prefix (a logger's name and level read as the traceback's introduction); the frames show it is all
+    prefix, though the milliseconds tick between the lines. (An exception group in such a prefix is not
+    handled: its box, drawn after the prefix, reads as part of it on the frame lines.)"""
+    exc, lines = _tb(func)
+    _only(fmt.app_logger(lines, level="ERROR"), exc)
+    _only(fmt.app_logger(["(the server starts)"], level="INFO") + fmt.app_logger(lines, level="ERROR"), exc)
 
 
 def test_a_message_line_of_the_exception_is_not_taken_for_a_prefix():

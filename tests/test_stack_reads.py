@@ -58,17 +58,27 @@ def test_plain_lines_are_the_lines_read_one_by_one(seed, wrap, plain):
     assert bool(taken) == plain  # (the traceback lines repeat)
 
 
-def test_a_stack_after_a_header_whose_prefix_was_learned_is_read_one_by_one():
-    """Its first frame decides where the channel's unprefixed lines go from then on (_learned_channel)."""
+def test_a_stack_after_a_header_whose_prefix_was_learned_is_read_one_by_one_until_its_first_frame():
+    """Its first frame decides where the channel's unprefixed lines go from then on (_learned_channel):
+    before it every line is read on its own, after it the echoed stacks may go at once."""
     raws = ["Processed prompts:   0%|     | 0/8 [00:00<?, ?it/s]Traceback (most recent call last):",
             "    top()", '  File "/srv/x.py", line 3, in f', "    f()", "ValueError: bad", "hello"] * 3
     shortcut, reader = LineNormalizer("t.log"), LineNormalizer("t.log")
-    for number, raw in enumerate(raws, 1):
-        reader.normalize(raw, number)
-        if shortcut.plain_lines(raws[number - 1:number + 1], number) is None:
-            shortcut.normalize(raw, number)
-        else:
-            pytest.fail(f"line {number} read with the next one")
+    number, taken = 1, []
+    while number <= len(raws):
+        run = raws[number - 1:number + 1]
+        found = shortcut.plain_lines(run, number)
+        if found is None:
+            shortcut.normalize(run[0], number)
+            reader.normalize(run[0], number)
+            number += 1
+            continue
+        texts, first = found
+        read = [line for at, raw in enumerate(run, number) for line in reader.normalize(raw, at)]
+        assert read == [dataclasses.replace(first, text=text, lineno=first.lineno + i) for i, text in enumerate(texts)]
+        taken.append(number)
+        number += len(run)
+    assert taken and min(taken) > 3  # none before the first frame is read
     assert _normalizer_state(shortcut) == _normalizer_state(reader)
 
 

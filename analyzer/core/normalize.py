@@ -41,6 +41,7 @@ _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds r
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
+_MAX_PER_CHANNEL = 16  # the streams of learned prefixes remembered in one channel's own tables
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
 _MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceback lines repeat),
 _MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
@@ -80,8 +81,11 @@ class LineNormalizer:
         # Per channel of known prefixes: the stream of a header with a learned prefix, and whether the
         # traceback lines after it came without one (see _learned_channel).
         self._tentative: dict[tuple[str, ...], tuple[tuple[str, ...], bool]] = {}
-        self._header_context: dict[tuple[str, ...], str] = {}  # of each channel's last header without a learned prefix
-        self._adopted: dict[tuple[str, ...], str] = {}  # the learned prefix a header took for its message
+        # Per channel of known prefixes, by stream: the text in front of `Traceback` on the stream's last
+        # header that is not a known prefix (a learned prefix and the introduction).
+        self._header_context: dict[tuple[str, ...], dict[tuple[str, ...], str]] = {}
+        # Per channel, the learned prefixes a header took (in part) for its message: that header's stream.
+        self._adopted: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}
         self._torchrun_spaced: dict[str, bool] = {}
         # A container's partial record per stream: its first line, the text so far, and for Docker's
         # json-file the envelope of its first piece.
@@ -124,7 +128,7 @@ class LineNormalizer:
         frames, echoed): their texts, and the first as a LogLine, which the others are but for text
         and number; None, and nothing read, unless every one is such a line. Each would change the
         channel's state as the first does, so the state is read once."""
-        if self._peeled_version != self.learner.version or () in self._tentative:
+        if self._peeled_version != self.learner.version or not self._tentative.get((), (None, True))[1]:
             return None  # (a frame among them would change where the lines after them go: _learned_channel)
         peeled = [known for known in map(self._peeled.get, raws) if known is not None and known.plain]
         if len(peeled) < len(raws) or not peeled:
@@ -201,13 +205,13 @@ class LineNormalizer:
     def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
         body, meta, prefix = peeled.body, peeled.meta, peeled.prefix
         channel = self._learned_channel(meta, body, peeled.header)
-        if meta.tags is not None:
+        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, peeled)
+        if meta.tags is not None and not continued:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, peeled)
         _remember(self._last_message, channel, meta.message_prefix)
-        rank = meta.rank if meta.tags is not None or meta.rank else self._last_rank.get(channel)
+        rank = meta.rank if (meta.tags is not None and not continued) or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
         name = "|".join(channel)
@@ -222,23 +226,32 @@ class LineNormalizer:
         A header and the lines after it may disagree on what the prefix is. Its introduction may read as
         a prefix (a progress bar glued to it, an odd message) while its frames have none: until a line
         with a learned prefix comes, the unprefixed traceback lines of the channel stay in the header's
-        stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message (`a b] `)
-        and only its frames teach it: the lines with that prefix then take the header's stream, and the
-        lines without a learned prefix move aside.
+        stream, and once a frame came so, every unprefixed line. Or its prefix reads as a message, in
+        whole (`a b] `) or in part (`(App) 12:00:01.5 Server ERROR: `, of which only the time reads as a
+        prefix), and only its frames teach it: the lines with that prefix then take the header's stream,
+        and the lines of the header's stream without a learned prefix move aside.
         (Headers and frames are read on the fast path too: no line it skips changes this state.)
         `header`: the introduction of the traceback header the body is, if it is one."""
-        if header is not None and not meta.inferred:
-            _remember(self._header_context, meta.channel, header)
-        if meta.inferred:
-            family = " ".join(meta.inferred)
-            context = self._header_context.get(meta.channel)
-            if context and header is None and context.startswith(meta.learned.rstrip()):
-                _remember(self._adopted, meta.channel, family)
+        if not meta.inferred:
             if header is not None:
-                _remember(self._tentative, meta.channel, ((*meta.channel, family), False))
+                self._remember_header(meta.channel, meta.channel, header)
+        else:
+            family = " ".join(meta.inferred)
+            adopted = self._adopted.get(meta.channel, {})
+            own = (*meta.channel, family)
+            if header is None and family not in adopted:
+                introduced = next((stream for stream, pretext in reversed(self._header_context.get(meta.channel, {}).items())
+                                   if stream != own and _introduced_by(pretext, meta.learned)), None)
+                if introduced is not None:
+                    _remember(self._adopted, meta.channel, adopted)
+                    _bounded_set(adopted, family, introduced)
+            stream = adopted.get(family, own)
+            if header is not None:
+                self._remember_header(meta.channel, stream, meta.learned + header)
+                _remember(self._tentative, meta.channel, (stream, False))
             else:
                 self._tentative.pop(meta.channel, None)
-            return meta.channel if self._adopted.get(meta.channel) == family else (*meta.channel, family)
+            return stream
         tentative = self._tentative.get(meta.channel)
         if tentative is not None:
             stream, kept = tentative
@@ -247,18 +260,28 @@ class LineNormalizer:
                 kept = True
             if kept or _reads_as_traceback(body, header):
                 return stream
-        return (*meta.channel, "unprefixed") if meta.channel in self._adopted else meta.channel
+        aside = meta.channel in self._adopted.get(meta.channel, {}).values()
+        return (*meta.channel, "unprefixed") if aside else meta.channel
+
+    def _remember_header(self, channel: tuple[str, ...], stream: tuple[str, ...], pretext: str) -> None:
+        headers = self._header_context.get(channel)
+        if headers is None:
+            _remember(self._header_context, channel, headers := {})
+        headers.pop(stream, None)  # the latest last
+        _bounded_set(headers, stream, pretext)
 
     def _continues(self, last: str | None, meta: PrefixMeta, peeled: _Peeled) -> bool:
         """A per-message prefix repeated on the channel's next line continues its record: formatters such
         as vLLM's print a record's prefix on each of its lines. Where the clock ticked over between them
-        (a collector that split the record), the line must also read as more of a traceback."""
+        (a collector that split the record), or the record's first line had one more inside (a launcher
+        that logs each line its server prints, the server's own prefix on the first), the line must
+        also read as more of a traceback."""
         if not last:
             return False
         if last == meta.message_prefix:
             return True
         return (_reads_as_traceback(peeled.body, peeled.header)
-                and _stream_key(last) == _stream_key(meta.message_prefix))
+                and _stream_key(last).startswith(_stream_key(meta.message_prefix)))
 
     def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
@@ -411,6 +434,13 @@ def _matched_header(body: str) -> str | None:
     return None if header is None else header["context"]
 
 
+def _introduced_by(pretext: str, learned: str) -> bool:
+    """Whether a header's text in front of `Traceback` begins with the learned prefix of a later line,
+    its times aside (they tick between the lines)."""
+    learned = learned.rstrip()
+    return bool(learned) and (pretext.startswith(learned) or _stream_key(pretext).startswith(_stream_key(learned)))
+
+
 def _reads_as_traceback(body: str, header: str | None) -> bool:
     """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
     exception line (one whose type reads as an exception's: `name.py:3] text` has the form too).
@@ -443,6 +473,13 @@ def _read_learned(piece: str, meta: PrefixMeta) -> None:
     meta.inferred += (infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp
+
+
+def _bounded_set(table: dict, key: Hashable, value) -> None:
+    """Set `table[key]` in a channel's own table, forgetting the oldest entry past a few."""
+    if key not in table and len(table) >= _MAX_PER_CHANNEL:
+        del table[next(iter(table))]
+    table[key] = value
 
 
 def _remember(table: dict, key: Hashable, value) -> None:
