@@ -222,6 +222,27 @@ def test_a_paste_that_lost_its_indentation(gap):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
 
 
+def _run_stage(config):
+    return _load_weights() if config else None
+
+
+def _call_with_an_argument():
+    config = {"tp": 2}
+    _run_stage(config)  # this source line has the form of a wrapped type, `name(Inner)`
+
+
+@pytest.mark.parametrize("gap", [False, True], ids=("plain", "blank-before-exception"))
+def test_a_stripped_source_line_that_reads_like_a_wrapped_type_stays_a_source_line(gap):
+    lines = [line.split("  # this source line")[0] for line in text_of(capture(_call_with_an_argument)).splitlines()]
+    original = only(lines)
+    event = only(forms.stripped(lines, gap))
+    assert not event.truncated and len(event.chain) == 1
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert "_run_stage(config)" in [f.code for f in event.root.frames]
+
+
 def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
     lines = text_of(capture(_load_weights)).splitlines()[:3]
     first, second = events([*lines, "", "loading shard 3", "KeyError: 'lm_head.weight'"])

@@ -448,7 +448,7 @@ class TracebackAssembler:
                     block.held or _frame_detail(block.texts[-1]) or _after_stripped_frame(block, 1)):
                 block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
                 return _Step.TAKE
-            if (stripped and _after_stripped_frame(block, 0) and not g.EXCEPTION_LINE.match(text)
+            if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
             if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.texts[-1]):
@@ -644,6 +644,13 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
     lines (which lost theirs too), and `extra` lines more, came after it."""
     recent = block.texts[-(_SOURCE_LINES + extra):]
     return any(g.FRAME.match(held) and held[:1] != " " for held in recent)
+
+
+def _reads_as_exception_line(text: str, block: _Block) -> bool:
+    """Whether a line among the stripped frame's last lines is the exception's."""
+    if g.FRAME.match(block.texts[-1]) and block.texts[-1][:1] != " ":
+        return g.exception_line_at_source(text)
+    return g.EXCEPTION_LINE.match(text) is not None
 
 
 def _parkable(block: _Block) -> bool:

@@ -101,12 +101,14 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
+        right_after = stripped and g.FRAME.match(lines[i - 1]) is not None
         if frame:
             has_traceback = True
             frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"]))
             stripped = text[:1] != " "
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
-              or (stripped and text.strip() and not g.EXCEPTION_LINE.match(text))):
+              or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
+                                                     else g.EXCEPTION_LINE.match(text)))):
             if frames and frames[-1].code is None and _is_source(text):
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
         elif not (frames and not text.strip() and _frame_or_exception_after(lines, i)):

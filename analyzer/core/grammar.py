@@ -27,6 +27,7 @@ __all__ = [
     "ARGPARSE_ERROR",
     "GROUP_BOX",
     "GROUP_SEPARATOR",
+    "exception_line_at_source",
     "is_frame_detail",
 ]
 
@@ -79,6 +80,17 @@ BARE_EXCEPTION_LINE = regex.compile(
     r"^(?P<bold>\*\*)?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
     rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
 )
+
+
+
+def exception_line_at_source(text: str) -> bool:
+    """Whether `text`, on the line right after a frame line that lost its indentation (where its source
+    line goes, which lost its indentation too), is rather the exception's line: a name that reads as
+    an exception's, or a type and its message. A call such as `run(config)` has the form of a wrapped
+    type with no message."""
+    m = EXCEPTION_LINE.match(text)
+    return m is not None and (m["message"] is not None or BARE_EXCEPTION_LINE.match(text) is not None)
+
 
 # "ray.exceptions.RayTaskError(ValueError)": the wrapper's own frames, then the remote error's.
 WRAPPED_TYPE = regex.compile(r"^[\w.]+\((?P<inner>[A-Za-z_][\w.]*)\)$")
