@@ -281,6 +281,11 @@ def markdown_bold(lines: list[str]) -> list[str]:
             and not line.startswith(("The above", "During handling")) else line for line in lines]
 
 
+def blockquoted(lines: list[str], depth: int = 1) -> list[str]:
+    """A paste quoted in markdown: `> ` per level on each line, `>` alone on a blank one."""
+    return [("> " * depth + line) if line else "> " * (depth - 1) + ">" for line in lines]
+
+
 def hard_wrapped(lines: list[str], width: int) -> list[str]:
     """A terminal's copy with hard line breaks every `width` columns."""
     return [piece for line in lines for piece in ([line[i:i + width] for i in range(0, len(line), width)] or [""])]

@@ -157,6 +157,7 @@ WRAPS = {
     "vllm": lambda rng, line: f"ERROR 12-01 10:00:0{rng.randrange(10)} {line}" if rng.random() < 0.3 else line,
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
     "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
+    "quoted": lambda rng, line: (f"> {line}" if line else ">") if rng.random() < 0.8 else f"> > {line}",
     "cri_partial": lambda rng, line: "\n".join(fmt.cri([line], max_record=rng.choice((7, 40, 16384)))),
     # Per-line channel heads, interleaved: the fast path skips their lines and rebuilds each channel's state.
     "torchrun_glued": lambda rng, line: f"[default{rng.randrange(3)}]:{line}",

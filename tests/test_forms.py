@@ -270,6 +270,20 @@ def test_markdown_bold_exception_lines_keep_the_chain():
     assert event.chain[1].message == "Failed to load weights"
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_log_quoted_in_markdown_reads_as_the_log(depth):
+    header, *rest = text_of(capture(_wrapped_chain)).splitlines()
+    lines = [f"[2026-12-01 10:00:00 TP2] Scheduler hit an exception: {header}", *rest]
+    event = only(forms.blockquoted(lines, depth))
+    assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("RuntimeError", Link.CAUSE)]
+    assert event.rank == "TP2" and event.timestamp is not None and not event.truncated
+    for ipython in (forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION):
+        event = only(forms.blockquoted(ipython, depth))
+        assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
+        assert event.root.raise_site.lineno == 3
+
+
 def test_a_frame_path_hard_wrapped_by_the_terminal():
     path = "/home/user/" + "very-long-directory-name/" * 6 + "model_loader.py"
     code = compile("def load():\n    raise KeyError('lm_head.weight')\n", path, "exec")

@@ -384,7 +384,7 @@ class LineNormalizer:
 _OPENS = {
     "container": str.isdecimal, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
-    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "quote": ">".__eq__,
 }
 
 

@@ -33,6 +33,9 @@ class KnownPrefix:
     scope: Scope
 
 
+# A markdown blockquote around a pasted log: `> ` per level, `>` alone on a quoted blank line. No
+# program writes it and it says nothing, but it hides every other prefix. (`>>> ` is Python's prompt.)
+QUOTE = KnownPrefix("quote", regex.compile(r"^(?:> )*>(?: |$)"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"
@@ -60,7 +63,7 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"(?:\[[\w./-]+:\d+\] |[\w./-]+\.py:\d+\] )?"), Scope.MESSAGE)
 
 # Outermost first, as they stack.
-KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
+KNOWN = (QUOTE, CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

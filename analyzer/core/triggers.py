@@ -46,6 +46,8 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
+# A markdown blockquote (the normaliser's QUOTE) in front of what a line begins with.
+_QUOTED = rb"(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
@@ -61,10 +63,10 @@ _STARTS = (
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
     rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"/(?:sglang|vllm)-\d",
     rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
-    rb"\\\r?$", rb"^[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
+    rb"\\\r?$", rb"^(?:> )*[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
-_STATE = (rb"(?:^|\r)\{", rb"std(?:out|err) P")
+_STATE = (rb"(?:^|\r)" + _QUOTED + rb"\{", rb"std(?:out|err) P")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
 # every colon (half the time of the whole database); it looks for the type and its colon instead, and
 # `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
@@ -100,8 +102,8 @@ _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
-_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _TIME_START)
-_STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _STREAM_START)
+_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _QUOTED + _TIME_START)
+_STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _QUOTED + _STREAM_START)
 # The same after a channel head: its body (`HEAD_AT` tells where it begins).
 HEAD_AT = re.compile(HEAD)
 HEADS = re.compile(rb"\n(" + HEAD + rb")")  # the heads of the lines after the first
@@ -265,7 +267,7 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
 
 # Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
 # of the database) where the first line that begins with a channel head is: one match each.
-_SETTERS = (rb"(?:^|\r)" + _TIME_START, rb"(?:^|\r)" + _STREAM_START,
+_SETTERS = (rb"(?:^|\r)" + _QUOTED + _TIME_START, rb"(?:^|\r)" + _QUOTED + _STREAM_START,
             _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
             rb"^" + HEAD)
 _ANY_HEAD = 4
