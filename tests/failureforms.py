@@ -151,6 +151,32 @@ def nested_traceback() -> list[str]:
     return text_of(capture(_replica_init)).splitlines()
 
 
+CHILD_SCRIPT = """
+    import warnings
+
+    warnings.warn("the registry was imported twice", RuntimeWarning)
+
+    def load_model_cls():
+        import a_module_the_child_lacks
+
+    load_model_cls()
+"""
+
+
+def _inspect_in_subprocess():
+    returned = _run(CHILD_SCRIPT)
+    try:
+        returned.check_returncode()
+    except subprocess.CalledProcessError as err:
+        raise RuntimeError(f"Error raised in subprocess:\n{returned.stderr}") from err
+
+
+def child_output_in_message() -> list[str]:
+    """vLLM's `_run_in_subprocess`: a child process fails, `check_returncode` raises, and the parent
+    raises again with the child's stderr (a warning, then the child's own traceback) as its message."""
+    return text_of(capture(_inspect_in_subprocess)).splitlines()
+
+
 def ray_task_error() -> list[str]:
     """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
     line naming the remote task, the remote frames (without a header) and the remote error."""

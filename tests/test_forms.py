@@ -8,6 +8,7 @@ import pytest
 from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
 from tests import failureforms as forms
+from tests import logformats as fmt
 from tests.realtb import capture, text_of
 from tests.support import builtin_engine
 
@@ -135,6 +136,33 @@ def test_a_message_that_is_a_traceback_is_parsed_and_its_inner_error_is_the_root
     assert (outer.exception_type, outer.link) == ("RuntimeError", Link.CAUSE)
     assert outer.message == "ValueError: shard model-00001 has 3 heads, expected 4"
     assert run_root(forms.nested_traceback()).info == inner
+
+
+def test_a_child_traceback_in_the_message_is_the_root_of_the_chain():
+    """The child's own error comes first, then the parent's CalledProcessError and the RuntimeError
+    that carries the child's stderr; the message keeps only the text before the child's traceback."""
+    lines = forms.child_output_in_message()
+    expected = [("ModuleNotFoundError", Link.FIRST), ("subprocess.CalledProcessError", Link.CAUSE),
+                ("RuntimeError", Link.CAUSE)]
+    event = only(lines)
+    assert [(info.exception_type, info.link) for info in event.chain] == expected and not event.truncated
+    child, _, outer = event.chain
+    assert child.message == "No module named 'a_module_the_child_lacks'"
+    assert (child.raise_site.path, child.raise_site.function) == ("<string>", "load_model_cls")
+    assert outer.message == "Error raised in subprocess:\n<string>:4: RuntimeWarning: the registry was imported twice"
+    assert run_root(lines).info == child
+    # vLLM logs it with its prefix on every line; a paste drops the space the blank lines end in
+    logged = [line.rstrip() for line in fmt.vllm_record("Error in inspecting model architecture 'X'", capture(
+        forms._inspect_in_subprocess), file="registry.py", lineno=354)]
+    assert [(info.exception_type, info.link) for info in only(logged).chain] == expected
+
+
+def test_output_a_message_does_not_introduce_is_not_read_into_it():
+    """Without a colon to introduce more, a traceback right after an exception line is one of its own."""
+    first = text_of(capture(_load_weights)).splitlines()
+    second = [line.replace("input_scale", "weight_scale") for line in first]
+    assert [e.root.message for e in events([*first, *second])] == [
+        "'model.layers.78.mlp.gate_up_proj.input_scale'", "'model.layers.78.mlp.gate_up_proj.weight_scale'"]
 
 
 def test_a_ray_task_error_is_the_remote_error_wrapped():

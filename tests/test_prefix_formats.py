@@ -194,6 +194,23 @@ def test_a_prefix_read_in_part_as_an_introduction_is_taught_by_the_frames(func):
     _only(fmt.app_logger(["(the server starts)"], level="INFO") + fmt.app_logger(lines, level="ERROR"), exc)
 
 
+@pytest.mark.parametrize("name", ["vllm_v1", "vllm_v0", "logging_each_line", "vllm_worker_v1"])
+def test_a_blank_line_whose_prefix_lost_its_last_space_is_blank(name):
+    """A paste (or an editor) drops the space a blank line's prefix ends in: `... [core.py:396]`."""
+    exc, lines = _tb(_chained)
+    _only([line.rstrip() for line in FORMATS[name]((exc, lines))], exc)
+
+
+def test_a_prefix_that_ends_in_a_quote_mark_is_learned_whole():
+    """`[app]> ` is one prefix: a markdown quote's `> ` is only ever the outermost, so it does not end
+    a learned `[app]` that would then take `[app]] ` lines of another writer too."""
+    exc, lines = _tb(_caret)
+    log = [f"[app]> {line}" for line in lines]
+    log.insert(3, "[app]] W1201 10:00:00.123000 140 torch/distributed/run.py:793] Setting OMP_NUM_THREADS to 1")
+    _only(log, exc)
+    _only([f"> {line}" for line in log], exc)
+
+
 def test_a_message_line_of_the_exception_is_not_taken_for_a_prefix():
     exc = capture(_odd_message)
     lines = text_of(exc).rstrip("\n").split("\n")

@@ -82,6 +82,7 @@ class _Block:
     message_lines: int = 0
     held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
     note_start: int = 0  # where a traceback that may be a note of the exception began
+    output: bool = False  # that traceback is in output the exception's message introduced (a child's)
     shown: int = 0  # how many of its lines a provisional event already showed
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
@@ -470,6 +471,8 @@ class TracebackAssembler:
                 return _Step.TAKE
             if block.kind is EventKind.TRACEBACK and (header := g.HEADER.match(text)) and not header["context"]:
                 block.state, block.note_start = _State.NOTE, len(block.texts)
+                block.output = block.message_lines <= g.OUTPUT_LEAD and _introduces_output(
+                    block.texts[-1 - block.message_lines])
                 return _Step.TAKE
             if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.texts[-1]):
                 block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1  # Ray: the remote
@@ -528,9 +531,9 @@ class TracebackAssembler:
         if state is _State.NOTE:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 return _Step.TAKE
-            if g.EXCEPTION_LINE.match(text) and self._is_note(block.texts, block.note_start, text):
-                block.state = _State.MESSAGE  # the note's exception line; its message may go on
-                return _Step.TAKE
+            if g.EXCEPTION_LINE.match(text) and (block.output or self._is_note(block.texts, block.note_start, text)):
+                block.state, block.message_lines = _State.MESSAGE, 0  # the note's or the child's exception
+                return _Step.TAKE  # line; its message may go on
             return _Step.CLOSE  # not a note: the block ends where it began (see _close)
         if state is _State.NATIVE:
             if native.continues(block.texts, text):
@@ -644,6 +647,12 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
     lines (which lost theirs too), and `extra` lines more, came after it."""
     recent = block.texts[-(_SOURCE_LINES + extra):]
     return any(g.FRAME.match(held) and held[:1] != " " for held in recent)
+
+
+def _introduces_output(text: str) -> bool:
+    """Whether the exception line `text` introduces output that follows it (see grammar)."""
+    m = g.EXCEPTION_LINE.match(text)
+    return m is not None and m["message"] is not None and g.introduces_output(m["message"])
 
 
 def _reads_as_exception_line(text: str, block: _Block) -> bool:

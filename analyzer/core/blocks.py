@@ -58,8 +58,10 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
             links.extend(_relink(_parse_box(box, column, depth + 1), link))
             link, i = Link.FIRST, end
         else:
-            infos, i = _parse_link(lines, i, link)
+            infos, i, inner = _parse_link(lines, i, link)
             links.extend(infos)
+            if inner and links:  # a traceback in the exception's message: another process's, which failed first
+                links = [*inner, _replace(links[0], link=Link.CAUSE), *links[1:]]
             link = Link.FIRST
     return tuple(links)
 
@@ -87,10 +89,11 @@ def _replace(info: ErrorInfo, **changes) -> ErrorInfo:
     return ErrorInfo(**fields)
 
 
-def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], int]:
-    """One exception: optional header and frames, its exception line, message continuation. A
-    wrapper whose message is a whole traceback, or whose remote frames follow it (Ray), yields the
-    exceptions inside it first: they are its cause."""
+def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], int, list[ErrorInfo]]:
+    """One exception: optional header and frames, its exception line, message continuation; and the
+    chain of a traceback its message holds (that of another process, or its own as text), which goes
+    before every link: its error came first. A wrapper whose remote frames follow it (Ray) yields the
+    remote exception first: it is its cause."""
     frames: list[Frame] = []
     has_traceback = False
     header = g.HEADER.match(lines[i])
@@ -116,30 +119,32 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         i += 1
     if i >= len(lines):
         if not has_traceback:
-            return [], i
-        return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
+            return [], i, []
+        return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
     exc = g.EXCEPTION_LINE.match(lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
-            return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i
-        return [], i + 1
+            return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
+        return [], i + 1, []
     i += 1
     if (exc["message"] or "").strip() == _HEADER_TEXT:  # RuntimeError(traceback.format_exc())
         inner = list(parse_chain(lines[i:]))
         if inner:
-            outer = ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), Link.CAUSE, has_traceback)
-            return [*_relink(inner, link), outer], len(lines)
+            return [ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
     if exc["inner"] and i < len(lines) and g.FRAME.match(lines[i]):  # Ray: the remote stack follows
-        remote, i = _parse_link(lines, i, link)
+        remote, i, _ = _parse_link(lines, i, link)
         if remote and remote[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
-            return [*remote, outer], i
+            return [*remote, outer], i, []
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         if g.HEADER.match(lines[i]) and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
+        if (g.HEADER.match(lines[i]) and not g.HEADER.match(lines[i])["context"] and len(message) <= 1 + g.OUTPUT_LEAD
+                and g.introduces_output(message[0]) and (inner := list(parse_chain(lines[i:])))):
+            return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], len(lines), inner
         if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
             break
         if not lines[i].strip():
@@ -151,7 +156,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             continue
         message.append(lines[i])
         i += 1
-    return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], i
+    return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], i, []
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
@@ -165,8 +170,8 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
     the exception then left). 0 when it is not such a note."""
     if g.HEADER.match(lines[i])["context"]:
         return 0
-    infos, end = _parse_link(lines, i, Link.FIRST)
-    if len(infos) != 1:
+    infos, end, inner = _parse_link(lines, i, Link.FIRST)
+    if len(infos) != 1 or inner:
         return 0
     note = infos[0]
     first_line = message.split("\n", 1)[0]

@@ -27,7 +27,9 @@ __all__ = [
     "ARGPARSE_ERROR",
     "GROUP_BOX",
     "GROUP_SEPARATOR",
+    "OUTPUT_LEAD",
     "exception_line_at_source",
+    "introduces_output",
     "is_frame_detail",
 ]
 
@@ -81,6 +83,17 @@ BARE_EXCEPTION_LINE = regex.compile(
     rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
 )
 
+
+
+def introduces_output(message: str) -> bool:
+    """Whether an exception's message, by its first line, introduces text that follows it, such as the
+    output of a child process (`Error raised in subprocess:` then the child's stderr), which may hold
+    the child's own traceback: the error behind this one."""
+    return message.split("\n", 1)[0].rstrip().endswith(":")
+
+
+# How many lines of such output (warnings, say) may come before the traceback it holds.
+OUTPUT_LEAD = 8
 
 
 def exception_line_at_source(text: str) -> bool:

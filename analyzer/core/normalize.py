@@ -26,6 +26,7 @@ from analyzer.core import jsonlog
 from analyzer.core.prefixes import (
     CONTAINER,
     KNOWN,
+    QUOTE,
     TORCHRUN,
     KnownPrefix,
     PrefixMeta,
@@ -290,6 +291,8 @@ class LineNormalizer:
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
+        if text[:1] == ">" and (quote := QUOTE.pattern.match(text)) is not None:
+            text = text[quote.end():]
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest
         if (enveloped or len(text) < start) and text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
@@ -384,7 +387,7 @@ class LineNormalizer:
 _OPENS = {
     "container": str.isdecimal, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
-    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "quote": ">".__eq__,
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
 }
 
 

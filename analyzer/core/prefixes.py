@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import regex
 
-__all__ = ["CONTAINER", "KNOWN", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
+__all__ = ["CONTAINER", "KNOWN", "QUOTE", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
 
 
 class Scope(enum.Enum):
@@ -34,7 +34,8 @@ class KnownPrefix:
 
 
 # A markdown blockquote around a pasted log: `> ` per level, `>` alone on a quoted blank line. No
-# program writes it and it says nothing, but it hides every other prefix. (`>>> ` is Python's prompt.)
+# program writes it and it says nothing, but it hides every other prefix; it is only ever outermost
+# (inside a prefix, `[a]> ` say, a `> ` is that prefix's). (`>>> ` is Python's prompt.)
 QUOTE = KnownPrefix("quote", regex.compile(r"^(?:> )*>(?: |$)"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", regex.compile(
@@ -54,16 +55,17 @@ SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+) - "
-    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) - "), Scope.MESSAGE)
+    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: |$)"), Scope.MESSAGE)
 LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
 # vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0).
+# On a record's blank line a paste has often lost the space after the prefix.
 VLLM = KnownPrefix("vllm", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    r"(?:\[[\w./-]+:\d+\] |[\w./-]+\.py:\d+\] )?"), Scope.MESSAGE)
+    r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
 # Outermost first, as they stack.
-KNOWN = (QUOTE, CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)
+KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (QUOTE before all)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
