@@ -177,9 +177,10 @@ def child_output_in_message() -> list[str]:
     return text_of(capture(_inspect_in_subprocess)).splitlines()
 
 
-def ray_task_error() -> list[str]:
+def ray_task_error(cut_frame: bool = False) -> list[str]:
     """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
-    line naming the remote task, the remote frames (without a header) and the remote error."""
+    line naming the remote task, the remote frames (without a header) and the remote error. Ray cuts
+    the remote's first frames; `cut_frame`: the caret lines of the first were left under the wrapper."""
     def driver():
         raise RuntimeError("placeholder")
 
@@ -188,7 +189,7 @@ def ray_task_error() -> list[str]:
     return [*driver_lines,
             ("ray.exceptions.RayTaskError(ValueError): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
              "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"),
-            *remote[1:]]
+            *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
 
 
 def _config_error():

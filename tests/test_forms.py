@@ -165,13 +165,42 @@ def test_output_a_message_does_not_introduce_is_not_read_into_it():
         "'model.layers.78.mlp.gate_up_proj.input_scale'", "'model.layers.78.mlp.gate_up_proj.weight_scale'"]
 
 
-def test_a_ray_task_error_is_the_remote_error_wrapped():
-    event = only(forms.ray_task_error())
+class BackendCompilerFailed(Exception):
+    """torch._dynamo.exc's: the backend's error named in its message, raised with that error's traceback."""
+
+    def __init__(self, backend: str, inner: Exception) -> None:
+        super().__init__(f"backend={backend!r} raised:\n{type(inner).__name__}: {inner}\n\n"
+                         "While executing %wait : [num_users=1] = call_method[target=wait](args = (%out,), kwargs = {})")
+
+
+def _call_method(target):
+    return getattr(target, "wait")()  # noqa: B009 (as torch.fx calls a method by its name)
+
+
+def _compile_with_backend():
+    try:
+        _call_method(object())
+    except AttributeError as err:
+        raise BackendCompilerFailed("inductor", err).with_traceback(err.__traceback__) from None
+
+
+def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
+    event = only(text_of(capture(_compile_with_backend)).splitlines())
+    inner, outer = event.chain
+    assert (inner.exception_type, inner.message) == ("AttributeError", "'object' object has no attribute 'wait'")
+    assert inner.raise_site.function == "_call_method" and inner.link is Link.FIRST
+    assert outer.exception_type.endswith("BackendCompilerFailed") and outer.link is Link.CAUSE
+    assert outer.message.startswith("backend='inductor' raised:\nAttributeError:")
+
+
+@pytest.mark.parametrize("cut_frame", [False, True], ids=("whole", "carets-of-a-cut-frame"))
+def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame):
+    event = only(forms.ray_task_error(cut_frame))
     remote, wrapper = event.chain
     assert (remote.exception_type, remote.raise_site.function) == ("ValueError", "_load_shard")
     assert wrapper.exception_type == "ray.exceptions.RayTaskError(ValueError)"
     assert wrapper.message.startswith("ray::Loader.load() (pid=4242") and wrapper.raise_site.function == "driver"
-    assert run_root(forms.ray_task_error()).info == remote
+    assert run_root(forms.ray_task_error(cut_frame)).info == remote
 
 
 def test_a_class_defined_in_a_function_is_an_exception_type():

@@ -474,9 +474,9 @@ class TracebackAssembler:
                 block.output = block.message_lines <= g.OUTPUT_LEAD and _introduces_output(
                     block.texts[-1 - block.message_lines])
                 return _Step.TAKE
-            if block.message_lines == 0 and g.FRAME.match(text) and _wraps_remote(block.texts[-1]):
-                block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1  # Ray: the remote
-                return _Step.TAKE  # error's frames follow the wrapper's line
+            if g.FRAME.match(text) and _wraps_remote_here(block):
+                block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1 - block.message_lines
+                return _Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
             if block.kind is not EventKind.TRACEBACK or _opens_something(text):
                 return _Step.CLOSE
             if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
@@ -687,6 +687,13 @@ def _nests_traceback(text: str) -> bool:
     """`RuntimeError: Traceback (most recent call last):`: an exception whose message is a traceback."""
     header = g.HEADER.match(text)
     return header is not None and bool(g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(":")))
+
+
+def _wraps_remote_here(block: _Block) -> bool:
+    """The message read so far is a remote error's wrapper line, maybe with caret lines of a frame cut
+    off under it."""
+    texts = block.texts[len(block.texts) - 1 - block.message_lines:]
+    return block.message_lines <= _SOURCE_LINES and _wraps_remote(texts[0]) and all(map(g.CARETS.match, texts[1:]))
 
 
 def _wraps_remote(text: str) -> bool:

@@ -131,11 +131,14 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         inner = list(parse_chain(lines[i:]))
         if inner:
             return [ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
-    if exc["inner"] and i < len(lines) and g.FRAME.match(lines[i]):  # Ray: the remote stack follows
-        remote, i, _ = _parse_link(lines, i, link)
+    carets = i
+    while exc["inner"] and carets < len(lines) and g.CARETS.match(lines[carets]):
+        carets += 1  # of the remote's first frame, which Ray cut
+    if exc["inner"] and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
+        remote, end, _ = _parse_link(lines, carets, link)
         if remote and remote[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
-            return [*remote, outer], i, []
+            return [*remote, outer], end, []
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         if g.HEADER.match(lines[i]) and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
@@ -156,7 +159,12 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             continue
         message.append(lines[i])
         i += 1
-    return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], i, []
+    outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
+    named = g.BARE_EXCEPTION_LINE.match(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
+    if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
+        raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
+        return [raised, _replace(outer, link=Link.CAUSE)], i, []
+    return [outer], i, []
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"

@@ -22,6 +22,7 @@ __all__ = [
     "WRAPPED_TYPE",
     "REMOTE_QUOTE",
     "BARE_EXCEPTION_LINE",
+    "CARETS",
     "LOG_RECORD_START",
     "ARGPARSE_USAGE",
     "ARGPARSE_ERROR",
@@ -128,6 +129,10 @@ ARGPARSE_ERROR = regex.compile(r"^(?P<prog>\S+(?: \S+)?): error: (?P<message>.*)
 # Exception-group box drawing: every line of a group starts with "|" or "+" after its indent.
 GROUP_BOX = regex.compile(r"^\s*[|+]")
 GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$|^\s*\+-+\s*$")
+
+
+# A caret line alone (3.11+): under a remote error's first frame, where Ray cut that frame's own lines.
+CARETS = regex.compile(r"^\s+[~^]+\s*$")
 
 
 def is_frame_detail(text: str) -> bool:
