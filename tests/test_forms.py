@@ -300,6 +300,12 @@ def test_a_stripped_source_line_that_reads_like_a_wrapped_type_stays_a_source_li
     assert "_run_stage(config)" in [f.code for f in event.root.frames]
 
 
+def test_a_bare_cuda_error_line_gets_the_page_of_its_own_text():
+    """Its hint lines did not come with it: the page for this text, not the generic one with `error='no'`."""
+    (incident,) = incidents(["RuntimeError: CUDA error: no kernel image is available for execution on the device"])
+    assert incident.diagnosis.pattern.id == "torch.cuda-no-kernel-image"
+
+
 def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
     lines = text_of(capture(_load_weights)).splitlines()[:3]
     first, second = events([*lines, "", "loading shard 3", "KeyError: 'lm_head.weight'"])

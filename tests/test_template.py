@@ -290,6 +290,36 @@ def test_anchored_no_match(template: str, message: str) -> None:
     assert compile_template(template).match(message) is None
 
 
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("CUDA error: no kernel image is available", {"error": "no kernel image is available"}),
+        ("CUDA error: misaligned address\nCUDA kernel errors might be asynchronously reported",
+         {"error": "misaligned address", "advice": "CUDA kernel errors might be asynchronously reported"}),
+        ("CUDA error: misaligned address  \n  For debugging", {"error": "misaligned address", "advice": "For debugging"}),
+    ],
+)
+def test_a_template_line_break_is_a_line_break_and_the_lines_after_it_may_be_missing(message, expected) -> None:
+    """A message cut after its first line (a bare exception line) still matches, its later fields unset;
+    a blank inside a line is never where the template's next line begins (`error='no'`)."""
+    assert compile_template("CUDA error: {error}\n{advice}").match(message) == expected
+
+
+@pytest.mark.parametrize(
+    ("template", "message", "expected"),
+    [
+        ("a {x} b\n  more {y} here\nlast", "a 1 b\nmore 2 here", {"x": 1, "y": 2}),
+        ("a {x} b\n  more {y} here\nlast", "a 1 b more 2 here last", None),  # lines run together
+        ("x\n\nError: {e}", "x", {}),
+        ("x\n\nError: {e}", "x\n\nError: 5", {"e": 5}),
+        ("{x}\nfoo", "anything", None),  # a first line of only a field does not stand alone
+        ("{x}\nfoo", "anything\nfoo", {"x": "anything"}),
+    ],
+)
+def test_which_lines_a_multiline_template_needs(template, message, expected) -> None:
+    assert compile_template(template).match(message) == expected
+
+
 def test_template_without_fields_matches_to_empty_dict() -> None:
     ct = compile_template("CUDA out of memory.")
     assert ct.fields == ()

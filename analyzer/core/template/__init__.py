@@ -109,7 +109,7 @@ class CompiledTemplate:
             return None
         if m is None:
             return None
-        return {f.name: convert(f, m.group(f.name)) for f in self.fields}
+        return {f.name: convert(f, m.group(f.name)) for f in self.fields if m.group(f.name) is not None}
 
 
 @lru_cache(maxsize=32768)
@@ -138,8 +138,20 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
     auto_index = 0
     parts: list[str] = [r"\A\s*"]
     has_repr = False
+    # A message may stop at any of the template's line breaks when its first line holds text of its
+    # own (a bare exception line, a record cut after its first line): the lines after each break are
+    # an optional group, closed at the end.
+    optional_tail = bool(pieces) and isinstance(pieces[0], str) and bool(pieces[0].split("\n", 1)[0].strip())
+    opened = 0
     for seg in pieces:
         if isinstance(seg, str):
+            if optional_tail and "\n" in seg:
+                first, *rest = seg.split("\n")
+                parts.append(literal_regex(first.rstrip()))
+                for line in rest:
+                    parts.append(r"(?:[^\S\n]*\n\s*" + literal_regex(line.lstrip()))
+                    opened += 1
+                continue
             if seg:
                 parts.append(literal_regex(seg))
             continue
@@ -161,7 +173,7 @@ def compile_template(template: str, style: str = "auto") -> CompiledTemplate:
         kind, core, before, after, suffix = plan(field)
         has_repr = has_repr or kind == REPR
         parts.append(f"{before}(?P<{name}>{core}){suffix}{after}")
-    parts.append(r"\s*\Z")
+    parts.append(")?" * opened + r"\s*\Z")
     if has_repr:
         parts.append(REPR_DEFINE)
     try:

@@ -151,7 +151,11 @@ _WS_RE = regex.compile(r"\s+")
 
 
 def literal_regex(s: str) -> str:
-    return r"\s+".join(regex.escape(p) for p in _WS_RE.split(s))
+    """Any run of blanks for a run of blanks; a line break only for one that holds a line break (a
+    message's lines stay lines: a blank in the middle of one is not where its next line begins)."""
+    pieces = _WS_RE.split(s)
+    breaks = [r"[^\S\n]*\n\s*" if "\n" in run else r"\s+" for run in _WS_RE.findall(s)]
+    return "".join(regex.escape(piece) + (breaks[i] if i < len(breaks) else "") for i, piece in enumerate(pieces))
 
 
 def collapse(s: str) -> str:
