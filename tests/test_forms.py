@@ -306,6 +306,20 @@ def test_a_bare_cuda_error_line_gets_the_page_of_its_own_text():
     assert incident.diagnosis.pattern.id == "torch.cuda-no-kernel-image"
 
 
+def _launch_kernel():
+    raise RuntimeError("CUDA error: no kernel image is available for execution on the device\n"
+                       "CUDA kernel errors might be asynchronously reported at some other API call.")
+
+
+def test_the_root_cause_is_the_copy_with_frames_of_an_error_first_seen_without():
+    """The paste begins at the end of a cut copy: its exception line, then the same error whole."""
+    whole = text_of(capture(_launch_kernel)).splitlines()
+    cut = whole[-2:]  # the exception line and its hint: no frames
+    root = run_root([*cut, "INFO 12-01 10:00:02 [engine.py:80] restarting the worker", *whole])
+    assert root.info.raise_site is not None and root.info.raise_site.function == "_launch_kernel"
+    assert run_root([*cut, "unrelated", *text_of(capture(_load_weights)).splitlines()]).info.raise_site is None
+
+
 def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
     lines = text_of(capture(_load_weights)).splitlines()[:3]
     first, second = events([*lines, "", "loading shard 3", "KeyError: 'lm_head.weight'"])

@@ -270,12 +270,22 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         roots = sorted((i for i in run if i.role is Role.ROOT), key=lambda i: i.is_fragment)
         if not roots:
             continue  # only echoes: the failure itself is in a log we were not given
-        root = roots[0]
+        root = _best_evidenced(roots[0], roots)
         marks[root.id] = {"is_run_root": True}
         for incident in run:
             if incident.role == "consequence" and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
     return [replace(i, **marks[i.id]) if i.id in marks else i for i in incidents]
+
+
+def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
+    """The first root cause, or where it is an exception line without frames (the end of a copy cut
+    above it, a logged echo), the same error printed with its frames later in the run."""
+    if first.info.frames or not first.info.exception_type:
+        return first
+    said = (first.info.exception_type, first.info.message.split("\n", 1)[0])
+    return next((i for i in roots if i.info.frames and (i.info.exception_type, i.info.message.split("\n", 1)[0]) == said),
+                first)
 
 
 def _runs(incidents: list[Incident], run_gap_seconds: float) -> list[list[Incident]]:
