@@ -89,7 +89,18 @@ def test_a_watchdog_abort_is_a_consequence_of_the_error_before_it():
     root, abort = found
     assert root.is_run_root and root.info.exception_type == "RuntimeError"
     assert (abort.info.exception_type, abort.role, abort.caused_by) == ("c10::DistBackendError", "consequence", root.id)
-    assert abort.diagnosis.pattern.id == "torch.nccl-watchdog-abort"
+    assert abort.diagnosis.pattern.id == "torch.nccl-watchdog-cuda-error"  # its own error, told again
+
+
+def test_a_watchdog_abort_with_a_cuda_error_of_its_own_is_the_root_cause():
+    """No Python code on the rank hit the error first: the GPU under it failed (here its memory)."""
+    watchdog = "[PG ID 2 PG GUID 3 Rank 1] Process group watchdog thread terminated with exception: "
+    lines = [line.replace("an illegal memory access was encountered", "uncorrectable ECC error encountered")
+             for line in forms.cxx_terminate("c10::DistBackendError", watchdog)]
+    root = run_root(["[2025-01-29 08:52:44 TP1] Capture cuda graph begin.", *lines])
+    assert root.diagnosis.pattern.id == "torch.nccl-watchdog-cuda-error" and root.role == "root"
+    (bare,) = incidents(["RuntimeError: CUDA error: uncorrectable ECC error encountered"])
+    assert bare.diagnosis.pattern.id == "torch.cuda-uncorrectable-ecc"
 
 
 def test_shell_signal_lines():

@@ -275,7 +275,19 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         for incident in run:
             if incident.role == "consequence" and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
+            elif incident is not root and not _before(incident, root) and _quotes(incident, root):
+                marks[incident.id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
     return [replace(i, **marks[i.id]) if i.id in marks else i for i in incidents]
+
+
+_QUOTED_AT_LEAST = 20  # characters of an error's first line that another error must repeat to be its echo
+
+
+def _quotes(later: Incident, root: Incident) -> bool:
+    """A later error whose message repeats the root cause's first line is that error told again: the
+    NCCL watchdog aborting with the CUDA error the rank's Python code raised, a wrapper's text."""
+    said = root.info.message.split("\n", 1)[0].strip()
+    return len(said) >= _QUOTED_AT_LEAST and said in later.info.message
 
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
