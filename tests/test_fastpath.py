@@ -117,6 +117,7 @@ def _record(rng: random.Random) -> list[str]:
         lambda: ["usage: serve [-h] [--tp TP]", '  File "/x.py", line 3, in f', "serve: error: argument --tp: bad"],
         lambda: ["token usage: 0.5", '  File "/srv/x.py", line 3, in f', "    f()"],
         lambda: ["usage: tool [-h]", "just printing help"],
+        lambda: ["Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was encountered'"],
         lambda: [f"[{_stamp(rng)}] {NOTICE}"],
         lambda: [f"[rank{rng.randrange(2)}]: {line}" for line in tb],
         lambda: [f"(VllmWorker rank=1 pid=4321) {line}" for line in tb],

@@ -103,6 +103,21 @@ def test_a_watchdog_abort_with_a_cuda_error_of_its_own_is_the_root_cause():
     assert bare.diagnosis.pattern.id == "torch.cuda-uncorrectable-ecc"
 
 
+def test_a_cuda_error_printed_without_a_type_gets_the_page_of_its_text():
+    """torch's check printed on its own, or a kernel library's own check before it exits: no Python type,
+    the CUDA error as torch words it, the check's file and line as its site."""
+    check = "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was encountered'"
+    for lines in ([check], ["CUDA error: an illegal memory access was encountered",
+                            "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+                            "stacktrace below might be incorrect."]):
+        (incident,) = incidents(["[2025-02-18 09:50:33 DP1 TP1] Capture cuda graph begin.", *lines])
+        assert incident.info.exception_type == "CUDAError" and incident.event.kind is EventKind.NATIVE
+        assert incident.info.message.startswith("CUDA error: an illegal memory access was encountered")
+        assert incident.diagnosis.pattern.id == "torch.cuda-illegal-memory-access"
+    site = only([check]).root.raise_site
+    assert (site.path, site.lineno) == ("/workspace/csrc/custom_all_reduce.cuh", 368)
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

@@ -113,10 +113,12 @@ def _assembler_state(assembler: TracebackAssembler) -> tuple:
             assembler._parked)
 
 
-@pytest.mark.parametrize("limits", [{}, {"max_block_lines": 12}, {"max_held": 6000}, {"max_held": 12000}])
-@pytest.mark.parametrize("wrap", ["none", "vllm", "heads_mixed"])
-@pytest.mark.parametrize("seed", SEEDS)
-def test_extend_takes_lines_as_feeding_them_would_or_nothing(seed, wrap, limits):
+LIMITS = [{}, {"max_block_lines": 12}, {"max_held": 6000}, {"max_held": 12000}]
+
+
+def _extend_against_feeding(seed: int, wrap: str, limits: dict) -> int:
+    """Random runs of a log's lines given to `extend` and fed one by one: the same events and state
+    after every run. Returns how many runs `extend` took."""
     assert wrap in WRAPS
     normalizer = LineNormalizer("t.log")
     lines = [line for number, raw in enumerate(_raw_lines(seed, wrap), 1) for line in normalizer.normalize(raw, number)]
@@ -140,4 +142,11 @@ def test_extend_takes_lines_as_feeding_them_would_or_nothing(seed, wrap, limits)
         assert _assembler_state(shortcut) == _assembler_state(reader)
         pos += len(texts)
     assert got + list(shortcut.finish()) == expected + list(reader.finish())
-    assert taken
+    return taken
+
+
+@pytest.mark.parametrize("limits", LIMITS)
+@pytest.mark.parametrize("wrap", ["none", "vllm", "heads_mixed"])
+def test_extend_takes_lines_as_feeding_them_would_or_nothing(wrap, limits):
+    # (whether a log gives `extend` a stack to take depends on its random shapes: over the seeds, some do)
+    assert sum(_extend_against_feeding(seed, wrap, limits) for seed in SEEDS)

@@ -37,6 +37,7 @@ from analyzer.core.evidence import (
     site_frames,
     specificity,
 )
+from analyzer.core.native import UNTYPED_CUDA
 from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.sites import SiteIndex, StackKey
@@ -177,7 +178,8 @@ class Matcher:
 
     def match(self, info: ErrorInfo) -> Diagnosis:
         stack = self._framed.stack(info.frames) if self._framed else ()
-        return self._match_cached((info.short_type, info.message, site_frames(info.frames), stack))
+        short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
+        return self._match_cached((short_type, info.message, site_frames(info.frames), stack))
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""

@@ -12,7 +12,10 @@
   the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
   site is the innermost Python frame of the dump, else the place the c10 error names.
 - A CUDA error printed on its own (`CUDA error: an illegal memory access was encountered`) with the
-  hint lines torch's CUDA check adds after it.
+  hint lines torch's CUDA check adds after it, or by a kernel library's own check before it exits
+  (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was
+  encountered'`, the check's file and line its site). No type is printed: the type is `CUDAError`
+  (UNTYPED_CUDA), the message the CUDA error as torch words it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ import regex
 
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["continues", "interrupts", "parse", "starts"]
+__all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "starts"]
+
+UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 
 _FATAL = regex.compile(r"^Fatal Python error: (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
@@ -36,6 +41,7 @@ _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<p
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
 _CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
+_CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
@@ -45,7 +51,8 @@ _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": 
 
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
-    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text))
+    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
+                or _CUDA_CHECK.match(text))
 
 
 def interrupts(text: str) -> bool:
@@ -61,6 +68,8 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
+    if _CUDA_CHECK.match(first):
+        return False
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
     if any(_FATAL.match(line) for line in lines):
@@ -82,9 +91,12 @@ def parse(lines: list[str]) -> ErrorInfo:
         return ErrorInfo(_SIGNALS.get(reason, "FatalPythonError"), reason, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
-    if cuda := _CUDA.match(first):
-        return ErrorInfo("CUDAError", "\n".join([cuda["message"], *(line.strip() for line in lines[1:])]),
+    if _CUDA.match(first):
+        return ErrorInfo(UNTYPED_CUDA, "\n".join([first.strip(), *(line.strip() for line in lines[1:])]),
                          has_traceback=False)
+    if check := _CUDA_CHECK.match(first):
+        return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
+                         (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
     thrown = _TERMINATE.match(first)
     message: list[str] = []
     frames: tuple[Frame, ...] = ()
