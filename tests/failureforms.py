@@ -102,6 +102,20 @@ def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[st
     ]
 
 
+def _embed_tokens():
+    raise RuntimeError("CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported "
+                       "at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider "
+                       "passing CUDA_LAUNCH_BLOCKING=1")
+
+
+def device_assertion(threads: int = 3) -> list[str]:
+    """CUDA's device-side assert: each failing thread prints the kernel's file, line and function and
+    the condition (CUDA's __assert_fail), then the next CUDA call raises in Python."""
+    printed = [f"/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500: indexSelectSmallIndex: block: [32,0,0], "
+               f"thread: [{60 + t},0,0] Assertion `srcIndex < srcSelectDimSize` failed." for t in range(threads)]
+    return [*printed, *text_of(capture(_embed_tokens)).splitlines()]
+
+
 # ----------------------------------------------------------------------------- wrapped exceptions
 
 def _load_shard(name: str):

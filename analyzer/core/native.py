@@ -16,6 +16,10 @@
   (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was
   encountered'`, the check's file and line its site). No type is printed: the type is `CUDAError`
   (UNTYPED_CUDA), the message the CUDA error as torch words it.
+- A kernel's device-side assertion, printed by each thread that hit it before CUDA reports
+  `device-side assert triggered` (`/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500:
+  indexSelectSmallIndex: block: [32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize`
+  failed.`): one line each, the kernel's file, line and function its site.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<p
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
 _CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
+_DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S.*?): block: \[[\d,]+\], "
+                               r"thread: \[[\d,]+\] Assertion `.*` failed\.\s*$")
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
@@ -52,7 +58,7 @@ _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": 
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
-                or _CUDA_CHECK.match(text))
+                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text))
 
 
 def interrupts(text: str) -> bool:
@@ -68,7 +74,7 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
-    if _CUDA_CHECK.match(first):
+    if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
@@ -93,6 +99,9 @@ def parse(lines: list[str]) -> ErrorInfo:
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
     if _CUDA.match(first):
         return ErrorInfo(UNTYPED_CUDA, "\n".join([first.strip(), *(line.strip() for line in lines[1:])]),
+                         has_traceback=False)
+    if device := _DEVICE_ASSERT.match(first):
+        return ErrorInfo(UNTYPED_CUDA, first.strip(), (Frame(device["path"], int(device["lineno"]), device["function"]),),
                          has_traceback=False)
     if check := _CUDA_CHECK.match(first):
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
