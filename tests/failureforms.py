@@ -322,6 +322,11 @@ def markdown_bold(lines: list[str]) -> list[str]:
             and not line.startswith(("The above", "During handling")) else line for line in lines]
 
 
+def tabbed(lines: list[str]) -> list[str]:
+    """A CI log viewer's copy: a tab in front of every line."""
+    return [f"\t{line}" for line in lines]
+
+
 def blockquoted(lines: list[str], depth: int = 1) -> list[str]:
     """A paste quoted in markdown: `> ` per level on each line, `>` alone on a blank one."""
     return [("> " * depth + line) if line else "> " * (depth - 1) + ">" for line in lines]

@@ -400,6 +400,16 @@ def test_a_log_quoted_in_markdown_reads_as_the_log(depth):
         assert event.root.raise_site.lineno == 3
 
 
+def test_a_log_copied_with_a_tab_before_every_line_reads_as_the_log():
+    """unittest's report as a CI viewer copies it: the exception line and its message's lines too."""
+    header, *rest = text_of(capture(_wrapped_chain)).splitlines()
+    report = ["E", "=" * 70, "ERROR: test_load (test_models.TestLoad.test_load)", "-" * 70, header, *rest]
+    event = only(forms.tabbed(report))
+    assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("RuntimeError", Link.CAUSE)]
+    assert not event.truncated and event.chain[1].message == "Failed to load weights"
+
+
 def test_a_frame_path_hard_wrapped_by_the_terminal():
     path = "/home/user/" + "very-long-directory-name/" * 6 + "model_loader.py"
     code = compile("def load():\n    raise KeyError('lm_head.weight')\n", path, "exec")

@@ -26,7 +26,7 @@ from analyzer.core import jsonlog
 from analyzer.core.prefixes import (
     CONTAINER,
     KNOWN,
-    QUOTE,
+    PASTED,
     TORCHRUN,
     KnownPrefix,
     PrefixMeta,
@@ -291,8 +291,8 @@ class LineNormalizer:
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
-        if text[:1] == ">" and (quote := QUOTE.pattern.match(text)) is not None:
-            text = text[quote.end():]
+        if text[:1] in ("\t", ">") and (pasted := PASTED.pattern.match(text)) is not None:
+            text = text[pasted.end():]
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest
         if (enveloped or len(text) < start) and text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import regex
 
-__all__ = ["CONTAINER", "KNOWN", "QUOTE", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
+__all__ = ["CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
 
 
 class Scope(enum.Enum):
@@ -33,10 +33,11 @@ class KnownPrefix:
     scope: Scope
 
 
-# A markdown blockquote around a pasted log: `> ` per level, `>` alone on a quoted blank line. No
-# program writes it and it says nothing, but it hides every other prefix; it is only ever outermost
-# (inside a prefix, `[a]> ` say, a `> ` is that prefix's). (`>>> ` is Python's prompt.)
-QUOTE = KnownPrefix("quote", regex.compile(r"^(?:> )*>(?: |$)"), Scope.LINE)
+# How a paste wraps a log: a tab in front of every line (a CI log viewer's copy), a markdown blockquote
+# (`> ` per level, `>` alone on a quoted blank line), or both. No program writes it and it says
+# nothing, but it hides every other prefix; it is only ever outermost (inside a prefix, `[a]> ` say,
+# a `> ` is that prefix's). (`>>> ` is Python's prompt; Python indents with spaces, never a tab.)
+PASTED = KnownPrefix("pasted", regex.compile(r"^(?:\t(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"
@@ -65,7 +66,7 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
 # Outermost first, as they stack.
-KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (QUOTE before all)
+KNOWN = (CONTAINER, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (PASTED before all)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

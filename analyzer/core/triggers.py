@@ -46,8 +46,8 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
-# A markdown blockquote (the normaliser's QUOTE) in front of what a line begins with.
-_QUOTED = rb"(?:> )*"
+# How a paste wraps a line (the normaliser's PASTED: a tab, a markdown blockquote) in front of what it begins with.
+_QUOTED = rb"\t?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
