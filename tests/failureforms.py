@@ -322,6 +322,13 @@ def markdown_bold(lines: list[str]) -> list[str]:
             and not line.startswith(("The above", "During handling")) else line for line in lines]
 
 
+def build_backend_output(lines: list[str]) -> list[str]:
+    """pip running a build backend: every line of its output indented two spaces, then pip's own."""
+    return [*("  " + line if line else "" for line in lines), "  error: subprocess-exited-with-error", "  ",
+            "  × Building wheel for vllm (pyproject.toml) did not run successfully.", "  │ exit code: 1",
+            "  ╰─> See above for output.", "ERROR: Failed building wheel for vllm"]
+
+
 def tabbed(lines: list[str]) -> list[str]:
     """A CI log viewer's copy: a tab in front of every line."""
     return [f"\t{line}" for line in lines]

@@ -400,6 +400,15 @@ def test_a_log_quoted_in_markdown_reads_as_the_log(depth):
         assert event.root.raise_site.lineno == 3
 
 
+def test_a_traceback_indented_as_a_whole_reads_from_its_header_column():
+    lines = forms.build_backend_output(text_of(capture(_wrapped_chain)).splitlines())
+    event = only(lines)
+    assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("RuntimeError", Link.CAUSE)]
+    assert event.chain[0].raise_site.function == "_load_weights" and not event.truncated
+    assert event.chain[1].message.startswith("Failed to load weights")
+
+
 def test_a_log_copied_with_a_tab_before_every_line_reads_as_the_log():
     """unittest's report as a CI viewer copies it: the exception line and its message's lines too."""
     header, *rest = text_of(capture(_wrapped_chain)).splitlines()

@@ -83,6 +83,7 @@ class _Block:
     held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
     note_start: int = 0  # where a traceback that may be a note of the exception began
     output: bool = False  # that traceback is in output the exception's message introduced (a child's)
+    indent: int = 0  # blanks in front of each of its lines, its header's (pip indents a build's output)
     shown: int = 0  # how many of its lines a provisional event already showed
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
@@ -235,6 +236,8 @@ class TracebackAssembler:
                 if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
+        if block is not None and block.indent and line.text.startswith(" " * block.indent):
+            line = replace(line, text=line.text[block.indent:])
         if block is not None:
             step = self._advance(block, line)
             self._touch(line.stream)
@@ -266,7 +269,7 @@ class TracebackAssembler:
         and nothing taken, otherwise."""
         stream = line.stream
         block = self._open.get(stream)
-        if (block is None or block.state is not _State.FRAMES or block.reread or line.starts_message
+        if (block is None or block.state is not _State.FRAMES or block.reread or line.starts_message or block.indent
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
@@ -420,7 +423,9 @@ class TracebackAssembler:
         if (m := g.GROUP_HEADER.match(text)) is not None:
             self._opened(line, _State.GROUP, EventKind.TRACEBACK, context=m["context"].strip(), group_column=-1)
         elif (m := g.HEADER.match(text)) is not None:
-            self._opened(line, _State.FRAMES, EventKind.TRACEBACK, context=m["context"].strip())
+            indent = len(text) - len(text.lstrip(" ")) if not m["context"].strip() else 0
+            self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
+                         context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
         elif g.FRAME.match(text):  # frames without their header: the log was cut above them
