@@ -114,6 +114,7 @@ def _record(rng: random.Random) -> list[str]:
         lambda: list(tb),  # unprefixed: it inherits the stream and time of the record before it
         lambda: tb[2:],  # cut above its header
         lambda: [f"[{_stamp(rng)} {rank}] ValueError: expected 4 heads, got 3"],
+        lambda: [line.ljust(120) for line in ["AssertionError", *tb[-3:], "KeyError: 'lm_head'"]],  # a terminal's padding
         lambda: ["usage: serve [-h] [--tp TP]", '  File "/x.py", line 3, in f', "serve: error: argument --tp: bad"],
         lambda: ["token usage: 0.5", '  File "/srv/x.py", line 3, in f', "    f()"],
         lambda: ["usage: tool [-h]", "just printing help"],
@@ -266,6 +267,15 @@ def test_what_a_skipped_line_would_tell_of_the_run_is_read():
     data = "\n".join([*quiet, *command, *quiet]).encode()
     assert_same(data, chunks=(1 << 20, 61, 7))
     assert line_path(data)[-1].command.words[-1] == "m2"
+
+
+def test_an_exception_line_a_terminal_padded_is_read():
+    """A terminal's copy pads every line with blanks: a bare exception line so padded is still one."""
+    quiet = ["[2026-08-28 10:00:00] INFO step".ljust(100)] * 60
+    for line in ("AssertionError", "KeyError: 'lm_head.weight'", "ray.exceptions.RayTaskError(ValueError)"):
+        data = "\n".join([*quiet, line.ljust(100), *quiet]).encode()
+        events = assert_same(data)
+        assert [event.root.exception_type for event in events] == [line.split(":")[0]]
 
 
 # ----------------------------------------------------------------------------- stacks read at once

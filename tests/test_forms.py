@@ -409,6 +409,21 @@ def test_a_traceback_indented_as_a_whole_reads_from_its_header_column():
     assert event.chain[1].message.startswith("Failed to load weights")
 
 
+def test_a_terminal_copy_padded_to_its_width_reads_as_the_log():
+    lines = text_of(capture(_wrapped_chain)).splitlines()
+    event = only([line.ljust(120) for line in lines])
+    assert [(info.exception_type, info.message) for info in event.chain] == [
+        ("KeyError", "'model.layers.78.mlp.gate_up_proj.input_scale'"), ("RuntimeError", "Failed to load weights")]
+    assert only([line.ljust(120) for line in text_of(capture(_bare_assert)).splitlines()]).root.exception_type == \
+        "AssertionError"
+
+
+def _bare_assert():
+    shapes = ((4, 8), (8, 4))
+    if shapes[0] != shapes[1]:
+        raise AssertionError  # as a bare `assert` prints it (pytest rewrites the asserts of this module)
+
+
 def test_a_log_copied_with_a_tab_before_every_line_reads_as_the_log():
     """unittest's report as a CI viewer copies it: the exception line and its message's lines too."""
     header, *rest = text_of(capture(_wrapped_chain)).splitlines()

@@ -72,16 +72,17 @@ _TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
 # the same match, but a lazy `.*?` tries the end at every character, 10x slower on a long message.)
-_MESSAGE = r"(?(bold).*?|.*)"
+# Blanks after it are allowed: a terminal's copy pads every line to its width.
+_MESSAGE = r"(?(bold).*?|(?:.*\S)?)"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
+    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
 )
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors.
 BARE_EXCEPTION_LINE = regex.compile(
     r"^(?P<bold>\*\*)?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
-    rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*\s*)$"
+    rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
 )
 
 
