@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 __all__ = [
     "app_logger",
+    "ci_timestamps",
     "cloud_export",
     "compose",
     "cri",
@@ -119,6 +120,11 @@ def app_logger(lines: list[str], app: str = "AReaL", name: str = "SGLangServer",
     `(%(app)s) %Y%m%d-%H:%M:%S.mmm %(name)s %(levelname)s: %(message)s` (as RL frameworks do)."""
     return [f"({app}) {when:%Y%m%d-%H:%M:%S}.{when.microsecond // 1000:03d} {name} {level}: {line}"
             for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def ci_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
+    """Buildkite's timestamps on a job's log: `[2026-11-28T03:12:40Z] ` (UTC, seconds) on every line."""
+    return [f"[{start:%Y-%m-%dT%H:%M:%S}Z] {line}" for line in lines]
 
 
 def cloud_export(lines: list[str], start: datetime = T0, severity: str = "ERROR",

@@ -131,6 +131,22 @@ def test_a_kernel_assertion_is_the_root_of_the_device_side_assert_that_follows()
     assert raised.diagnosis.pattern.id == "torch.cuda-device-side-assert"
 
 
+def test_an_exception_line_alone_behind_a_ci_runner_time_and_a_logger_prefix():
+    line = ("[2025-06-26T16:27:15Z] ERROR 06-26 09:27:15 [core.py:519] ValueError: To serve at least one request with "
+            "the models's max seq len (8192), (2.63 GiB KV cache is needed, which is larger than the available KV cache "
+            "memory (1.64 GiB).")
+    (event,) = events([line])
+    assert (event.kind, event.root.exception_type) == (EventKind.BARE, "ValueError")
+    assert event.timestamp is not None and event.timestamp.year == 2025
+
+
+def test_pip_logging_an_oserror_it_could_not_install_through():
+    (root,) = incidents(["Installing build dependencies ... error", "  error: subprocess-exited-with-error",
+                         "      ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device"])
+    assert (root.info.exception_type, root.info.message) == ("OSError", "[Errno 28] No space left on device")
+    assert root.diagnosis.pattern.id == "python.disk-full-no-file"
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

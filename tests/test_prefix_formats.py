@@ -83,6 +83,7 @@ FORMATS = {
         fmt.sglang_record("Scheduler hit an exception: ", tb[1]), name="__main__"),
     "container_logging": lambda tb: fmt.cri(fmt.logging_each_line(tb[1]), stream="stdout"),
     "cloud": lambda tb: fmt.cloud_export(tb[1]),
+    "buildkite": lambda tb: fmt.ci_timestamps(fmt.vllm_record("EngineCore failed to start.", tb[0])),
     "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
     "torch_glog_no_rank": lambda tb: fmt.torch_glog(tb[1], rank=None),
     "stacked": lambda tb: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), rank=3),

@@ -92,10 +92,13 @@ class NoticeDetector:
 # exception's text: `logger.error(exc)` gives "[Errno 98] ..." (an OSError's str), and
 # `logger.error(f"Saving failed: {exc!r}")`-like lines end in "...: OSError: [Errno 28] ...".
 _LEVEL_IN_PREFIX = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
-_LEVEL_IN_TEXT = regex.compile(r"^(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)")
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)")  # (pip indents a child's output)
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
+# The type opens the text or follows a colon; an OSError with its errno may also end a sentence
+# (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _EMBEDDED = regex.compile(
-    r"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
+    r"(?:^|(?<=: )|(?<=\s)(?=\S+: \[Errno -?\d))"
+    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
