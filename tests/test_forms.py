@@ -3,6 +3,8 @@ message and innermost Python frame; in a run the right one is the root cause."""
 
 from __future__ import annotations
 
+import linecache
+
 import pytest
 
 from analyzer.core.records import EventKind, Link
@@ -460,6 +462,31 @@ def test_a_frame_path_hard_wrapped_by_the_terminal():
     assert len(wrapped) > len(lines)
     event = only(wrapped)
     assert event.root.raise_site.path == path and event.root.raise_site.lineno == 2 and not event.truncated
+
+
+def _run_speculative_decoding_step():
+    raise ValueError("could not broadcast input array from shape (513,) into shape (512,)")
+
+
+def test_a_frame_line_wrapped_in_its_function_name_or_joined_to_its_source_line():
+    """A terminal wraps inside the function's name (`..._decoding_` + `step`), or its padding joins a
+    frame line and its source line into one."""
+    lines = text_of(capture(_run_speculative_decoding_step)).splitlines()
+    original = only(lines)
+    at = next(i for i, line in enumerate(lines) if line.endswith("in _run_speculative_decoding_step"))
+    wrapped = [*lines[:at], lines[at][:-4], lines[at][-4:], *lines[at + 1:]]
+    joined = [*lines[:at], lines[at].ljust(150) + lines[at + 1].strip(), *lines[at + 2:]]
+    for paste in (wrapped, joined):
+        event = only(paste)
+        assert len(event.chain) == 1 and not event.truncated
+        assert [(f.function, f.code) for f in event.root.frames] == [(f.function, f.code) for f in original.root.frames]
+    # a paste that lost its indentation: a one-word source line under a frame line stays the source line
+    scope: dict = {}
+    source = "def load():\n    undefined_weights\n"
+    linecache.cache["/srv/app/loader.py"] = (len(source), None, source.splitlines(True), "/srv/app/loader.py")
+    exec(compile(source, "/srv/app/loader.py", "exec"), scope)  # (the source line comes from linecache)
+    event = only(forms.stripped(text_of(capture(scope["load"])).splitlines()))
+    assert (event.root.exception_type, event.root.frames[-1].code) == ("NameError", "undefined_weights")
 
 
 # ----------------------------------------------------------------------------- logged error lines

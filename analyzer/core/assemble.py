@@ -457,7 +457,8 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
-            if g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.texts[-1]):
+            if (g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.texts[-1])) or (
+                    g.FUNCTION_REST.match(text) and block.texts[-1][:1] == " " and g.FRAME.match(block.texts[-1])):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)

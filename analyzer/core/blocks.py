@@ -67,10 +67,11 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
 
 
 def _join_wrapped_frames(lines: list[str]) -> list[str]:
-    """Frame lines a terminal hard-wrapped inside their path, put back together."""
+    """Frame lines a terminal hard-wrapped inside their path or function, put back together."""
     joined: list[str] = []
     for text in lines:
-        if joined and g.FRAME_REST.match(text) and g.FRAME_CUT.match(joined[-1]):
+        if joined and ((g.FRAME_REST.match(text) and g.FRAME_CUT.match(joined[-1]))
+                       or (g.FUNCTION_REST.match(text) and joined[-1][:1] == " " and g.FRAME.match(joined[-1]))):
             joined[-1] += text
         else:
             joined.append(text)
@@ -107,7 +108,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         right_after = stripped and g.FRAME.match(lines[i - 1]) is not None
         if frame:
             has_traceback = True
-            frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"]))
+            # a function's name holds no blank: after one, a terminal's padding joined the source line
+            function, _, code = (frame["function"] or "").partition(" ")
+            frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code.strip() or None))
             stripped = text[:1] != " "
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after

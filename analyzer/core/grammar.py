@@ -18,6 +18,7 @@ __all__ = [
     "REVERSED_FRAME",
     "FRAME_CUT",
     "FRAME_REST",
+    "FUNCTION_REST",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
     "REMOTE_QUOTE",
@@ -60,6 +61,9 @@ REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f'.
 FRAME_CUT = regex.compile(r'^\s+File "[^"]*$')
 FRAME_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
+# ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
+# at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
+FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
 
 # "  [Previous line repeated 996 more times]" -- StackSummary.format for recursion.
 REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
