@@ -108,11 +108,13 @@ def _embed_tokens():
                        "passing CUDA_LAUNCH_BLOCKING=1")
 
 
-def device_assertion(threads: int = 3) -> list[str]:
+def device_assertion(threads: int = 3, rocm: bool = False) -> list[str]:
     """CUDA's device-side assert: each failing thread prints the kernel's file, line and function and
-    the condition (CUDA's __assert_fail), then the next CUDA call raises in Python."""
-    printed = [f"/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500: indexSelectSmallIndex: block: [32,0,0], "
-               f"thread: [{60 + t},0,0] Assertion `srcIndex < srcSelectDimSize` failed." for t in range(threads)]
+    the condition (CUDA's __assert_fail; ROCm's words it its own way), then the next call raises in Python."""
+    printed = [("/pytorch/aten/src/ATen/native/hip/Indexing.hip:1500: indexSelectSmallIndex: Device-side assertion "
+                "`srcIndex < srcSelectDimSize' failed.") if rocm else
+               (f"/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500: indexSelectSmallIndex: block: [32,0,0], "
+                f"thread: [{60 + t},0,0] Assertion `srcIndex < srcSelectDimSize` failed.") for t in range(threads)]
     return [*printed, *text_of(capture(_embed_tokens)).splitlines()]
 
 

@@ -120,14 +120,15 @@ def test_a_cuda_error_printed_without_a_type_gets_the_page_of_its_text():
     assert (site.path, site.lineno) == ("/workspace/csrc/custom_all_reduce.cuh", 368)
 
 
-def test_a_kernel_assertion_is_the_root_of_the_device_side_assert_that_follows():
-    found = incidents(forms.device_assertion(threads=3))
+@pytest.mark.parametrize("rocm", [False, True], ids=("cuda", "rocm"))
+def test_a_kernel_assertion_is_the_root_of_the_device_side_assert_that_follows(rocm):
+    found = incidents(forms.device_assertion(threads=3, rocm=rocm))
     assertion = next(i for i in found if i.is_run_root)
     assert (assertion.info.exception_type, assertion.count) == ("CUDAError", 3)
     site = assertion.info.raise_site
-    assert (site.path, site.lineno, site.function) == ("/pytorch/aten/src/ATen/native/cuda/Indexing.cu", 1500,
-                                                        "indexSelectSmallIndex")
-    assert assertion.diagnosis.pattern.id == "torch.cuda-kernel-assertion"
+    assert (site.path, site.lineno, site.function) == (f"/pytorch/aten/src/ATen/native/{'hip/Indexing.hip' if rocm else 'cuda/Indexing.cu'}",
+                                                        1500, "indexSelectSmallIndex")
+    assert assertion.diagnosis.pattern.id == ("torch.hip-kernel-assertion" if rocm else "torch.cuda-kernel-assertion")
     assert assertion.diagnosis.params["condition"] == "srcIndex < srcSelectDimSize"
     (raised,) = [i for i in found if i is not assertion]
     assert raised.diagnosis.pattern.id == "torch.cuda-device-side-assert"

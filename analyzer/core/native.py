@@ -19,7 +19,8 @@
 - A kernel's device-side assertion, printed by each thread that hit it before CUDA reports
   `device-side assert triggered` (`/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500:
   indexSelectSmallIndex: block: [32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize`
-  failed.`): one line each, the kernel's file, line and function its site.
+  failed.`; ROCm: `.../IndexKernel.hip:94: operator(): Device-side assertion `...' failed.`): one line
+  each, the kernel's file, line and function its site.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<p
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
 _CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
-_DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S.*?): block: \[[\d,]+\], "
-                               r"thread: \[[\d,]+\] Assertion `.*` failed\.\s*$")
+_DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
+                               r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
