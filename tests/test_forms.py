@@ -4,6 +4,7 @@ message and innermost Python frame; in a run the right one is the root cause."""
 from __future__ import annotations
 
 import linecache
+import traceback
 
 import pytest
 
@@ -194,6 +195,21 @@ def test_a_message_that_is_a_traceback_is_parsed_and_its_inner_error_is_the_root
     assert (outer.exception_type, outer.link) == ("RuntimeError", Link.CAUSE)
     assert outer.message == "ValueError: shard model-00001 has 3 heads, expected 4"
     assert run_root(forms.nested_traceback()).info == inner
+
+
+def _warmup():
+    try:
+        _load_weights()
+    except KeyError:
+        raise ValueError("Warmup failed - check the arguments. Error: " + traceback.format_exc()) from None
+
+
+def test_a_message_that_ends_in_a_traceback_has_that_traceback_as_its_root():
+    event = only(text_of(capture(_warmup)).splitlines())
+    assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("ValueError", Link.CAUSE)]
+    assert event.chain[0].raise_site.function == "_load_weights"
+    assert event.chain[1].message == "Warmup failed - check the arguments. Error:"
 
 
 def test_a_child_traceback_in_the_message_is_the_root_of_the_chain():

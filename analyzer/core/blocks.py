@@ -130,10 +130,11 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
         return [], i + 1, []
     i += 1
-    if (exc["message"] or "").strip() == _HEADER_TEXT:  # RuntimeError(traceback.format_exc())
-        inner = list(parse_chain(lines[i:]))
+    if (exc["message"] or "").rstrip().endswith(_HEADER_TEXT):  # RuntimeError(traceback.format_exc()), maybe
+        inner = list(parse_chain([_HEADER_TEXT, *lines[i:]]))  # after words of its own ("... Error: Traceback")
         if inner:
-            return [ErrorInfo(exc["type"], _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
+            intro = (exc["message"] or "").rstrip()[:-len(_HEADER_TEXT)].strip()
+            return [ErrorInfo(exc["type"], intro or _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
     carets = i
     while exc["inner"] and carets < len(lines) and g.CARETS.match(lines[carets]):
         carets += 1  # of the remote's first frame, which Ray cut
