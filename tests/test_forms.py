@@ -267,9 +267,11 @@ def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
     assert outer.message.startswith("backend='inductor' raised:\nAttributeError:")
 
 
-@pytest.mark.parametrize("cut_frame", [False, True], ids=("whole", "carets-of-a-cut-frame"))
-def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame):
-    event = only(forms.ray_task_error(cut_frame))
+@pytest.mark.parametrize("cut_frame, strip", [(False, False), (True, False), (True, True)],
+                         ids=("whole", "carets-of-a-cut-frame", "that-lost-its-indentation"))
+def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame, strip):
+    lines = forms.ray_task_error(cut_frame)
+    event = only(forms.stripped(lines) if strip else lines)
     remote, wrapper = event.chain
     assert (remote.exception_type, remote.raise_site.function) == ("ValueError", "_load_shard")
     assert wrapper.exception_type == "ray.exceptions.RayTaskError(ValueError)"

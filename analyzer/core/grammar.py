@@ -137,7 +137,7 @@ GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$
 
 
 # A caret line alone (3.11+): under a remote error's first frame, where Ray cut that frame's own lines.
-CARETS = regex.compile(r"^\s+[~^]+\s*$")
+CARETS = regex.compile(r"^\s*[~^]+\s*$")  # (at the line start in a paste that lost its indentation)
 
 
 def is_frame_detail(text: str) -> bool:
