@@ -16,12 +16,14 @@ import contextlib
 import faulthandler
 import io
 import logging
+import os
 import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
 import traceback
+from pathlib import Path
 
 from tests.realtb import capture, text_of
 
@@ -329,6 +331,36 @@ def build_backend_output(lines: list[str]) -> list[str]:
     return [*("  " + line if line else "" for line in lines), "  error: subprocess-exited-with-error", "  ",
             "  × Building wheel for vllm (pyproject.toml) did not run successfully.", "  │ exit code: 1",
             "  ╰─> See above for output.", "ERROR: Failed building wheel for vllm"]
+
+
+PYTEST_SUITE = """
+    def has_unfinished_requests():
+        return True
+
+
+    def load(name):
+        raise ValueError(f"no weights named {name}\\nlooked in 3 shards")
+
+
+    def test_requests_finish():
+        assert not has_unfinished_requests()
+
+
+    def test_weights_load():
+        load("lm_head")
+"""
+
+
+def pytest_report(style: str = "long") -> list[str]:
+    """pytest's own report of two failing tests (a failed assert, an error raised in a helper), run
+    for real in a child process with the given `--tb` style."""
+    with tempfile.TemporaryDirectory() as folder:
+        test = Path(folder) / "test_engine.py"
+        test.write_text(textwrap.dedent(PYTEST_SUITE))
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", f"--tb={style}", "-p", "no:cacheprovider",
+                               test.name], cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    return done.stdout.splitlines()
 
 
 def tabbed(lines: list[str]) -> list[str]:

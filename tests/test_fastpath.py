@@ -358,7 +358,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.segfault_child(), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
         forms.cxx_terminate(), forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
         forms.child_output_in_message(), forms.device_assertion(), forms.device_assertion(rocm=True),
-        forms.build_backend_output(pasted),
+        forms.build_backend_output(pasted), forms.pytest_report(), forms.pytest_report("short"),
         forms.ray_task_error(), forms.ray_task_error(cut_frame=True), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
         forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted),
         forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),

@@ -151,6 +151,19 @@ def test_pip_logging_an_oserror_it_could_not_install_through():
     assert root.diagnosis.pattern.id == "python.disk-full-no-file"
 
 
+@pytest.mark.parametrize("style", ["auto", "long", "short"])
+def test_a_pytest_report_gives_each_failing_test_its_error(style):
+    """pytest's own report, run for real: its `E` lines are the error; its long styles end in the place
+    the error was raised (`test_engine.py:7: ValueError`)."""
+    failed, raised = events(forms.pytest_report(style))
+    assert (failed.root.exception_type, failed.root.message) == (
+        "AssertionError", "assert not True\n+  where True = has_unfinished_requests()")
+    assert (raised.root.exception_type, raised.root.message) == ("ValueError", "no weights named lm_head\nlooked in 3 shards")
+    sites = [(e.root.raise_site.path, e.root.raise_site.lineno) if e.root.raise_site else None for e in (failed, raised)]
+    assert sites == ([None, None] if style == "short" else [("test_engine.py", 11), ("test_engine.py", 7)])
+    assert not failed.truncated and not raised.truncated
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

@@ -195,7 +195,7 @@ def test_a_prefix_read_in_part_as_an_introduction_is_taught_by_the_frames(func):
     _only(fmt.app_logger(["(the server starts)"], level="INFO") + fmt.app_logger(lines, level="ERROR"), exc)
 
 
-@pytest.mark.parametrize("name", ["vllm_v1", "vllm_v0", "logging_each_line", "vllm_worker_v1"])
+@pytest.mark.parametrize("name", ["vllm_v1", "vllm_v0", "logging_each_line", "vllm_worker_v1", "buildkite"])
 def test_a_blank_line_whose_prefix_lost_its_last_space_is_blank(name):
     """A paste (or an editor) drops the space a blank line's prefix ends in: `... [core.py:396]`."""
     exc, lines = _tb(_chained)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native
+from analyzer.core import ipython, native, pytest_report
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -43,6 +43,7 @@ class _State(enum.Enum):
     BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
     REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
     NATIVE = "native"  # a native crash report (core/native.py)
+    PYTEST = "pytest"  # pytest's report of a failing test (core/pytest_report.py)
     NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
 
 
@@ -54,7 +55,8 @@ class _Step(enum.Enum):
     DROP = "drop"  # the block was not an error after all; the line is looked at afresh
 
 
-_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE)
+_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
+             _State.PYTEST)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (_State.BARE, _State.NOTE)  # states whose last lines may have to be looked at afresh
 _SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
@@ -432,6 +434,8 @@ class TracebackAssembler:
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
+        elif pytest_report.starts(text):
+            self._opened(line, _State.PYTEST, EventKind.TRACEBACK)
         elif g.ARGPARSE_USAGE.match(text):
             self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
@@ -545,6 +549,8 @@ class TracebackAssembler:
             if native.continues(block.texts, text):
                 return _Step.TAKE
             return _Step.CLOSE
+        if state is _State.PYTEST:
+            return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
         if state is _State.IPYTHON:
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
                 block.truncated = True
@@ -603,7 +609,7 @@ class TracebackAssembler:
             _cut(block, len(block.texts) - len(held))
             block.state = _State.MESSAGE
             return held
-        while block.state is _State.NATIVE and not block.texts[-1].strip():
+        while block.state in (_State.NATIVE, _State.PYTEST) and not block.texts[-1].strip():
             _cut(block, len(block.texts) - 1)
         while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1]):
             _cut(block, len(block.texts) - 1)  # source lines with no frame after them
@@ -624,6 +630,8 @@ class TracebackAssembler:
             chain, context = (notice,), ""
         elif block.kind is EventKind.NATIVE:
             chain, context = (native.parse(texts),), ""
+        elif block.state is _State.PYTEST:
+            chain, context = (pytest_report.parse(texts),), ""
         else:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
             chain = chain or (ErrorInfo("", ""),)

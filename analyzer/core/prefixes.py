@@ -44,7 +44,7 @@ CONTAINER = KnownPrefix("container", regex.compile(
     r"(?: (?P<std>stdout|stderr) (?P<tag>[FP]))?(?: |$)"), Scope.LINE)
 # A CI runner's time on every line it captured (Buildkite: `[2025-06-26T16:27:15Z] `).
 CI_TIME = KnownPrefix("ci_time", regex.compile(
-    r"^\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\] "), Scope.LINE)
+    r"^\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\](?: |$)"), Scope.LINE)
 SYSLOG = KnownPrefix("syslog", regex.compile(
     r"^(?:(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) )?"
     r"(?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)

@@ -1,0 +1,50 @@
+"""pytest's report of a failing test, read into one ErrorInfo.
+
+Under the failing source line (marked `>`) pytest prints the exception as `E` lines, `E   ` and the
+exception line, then its message's further lines, or for a failed `assert` the assertion as pytest
+explains it (`E   assert not True`, `E    +  where ...`). In its long style a blank line and the
+place the exception was raised follow: `v1/engine/test_async_llm.py:178: AssertionError`, whose
+file and line are the raise site. The frames above the `E` lines are pytest's own rendering of the
+stack and are not read.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core import grammar as g
+from analyzer.core.records import ErrorInfo, Frame
+
+__all__ = ["continues", "parse", "starts"]
+
+_E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
+_LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
+_ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
+
+
+def starts(text: str) -> bool:
+    """The first `E` line of a report: an exception line, or a failed assert's explanation."""
+    m = _E_LINE.match(text)
+    return m is not None and bool(m["text"]) and (
+        g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION))
+
+
+def continues(lines: list[str], text: str) -> bool:
+    """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, then the
+    location line, which ends it)."""
+    if _LOCATION.match(lines[-1]):
+        return False
+    return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text))
+
+
+def parse(lines: list[str]) -> ErrorInfo:
+    texts = [m["text"] or "" for m in map(_E_LINE.match, lines) if m is not None]
+    location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
+    first = texts[0]
+    exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
+    if exc is not None:
+        exception_type, message = exc["type"], "\n".join([exc["message"] or "", *texts[1:]])
+    else:
+        exception_type, message = location["type"] if location else "AssertionError", "\n".join(texts)
+    frames = (Frame(location["path"], int(location["lineno"]), None),) if location else ()
+    return ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames))
