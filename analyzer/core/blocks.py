@@ -145,14 +145,16 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [*remote, outer], end, []
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
-        if g.HEADER.match(lines[i]) and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
+        header = g.HEADER.match(lines[i])
+        if header and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
-        if (g.HEADER.match(lines[i]) and not g.HEADER.match(lines[i])["context"] and len(message) <= 1 + g.OUTPUT_LEAD
-                and g.introduces_output(message[0]) and (inner := list(parse_chain(lines[i:])))):
-            return [ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)], len(lines), inner
-        if g.HEADER.match(lines[i]) or g.GROUP_HEADER.match(lines[i]):
+        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD and g.introduces_output(message[0])
+                and (inner := list(parse_chain(lines[i:])))):  # a child's output: its traceback is the chain's root
+            outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
+            return [outer], len(lines), inner
+        if header or g.GROUP_HEADER.match(lines[i]):
             break
         if not lines[i].strip():
             end = _paragraph_end(lines, i)

@@ -47,7 +47,7 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
 # How a paste wraps a line (the normaliser's PASTED: a tab, a markdown blockquote) in front of what it begins with.
-_QUOTED = rb"\t?(?:> )*"
+_PASTED = rb"\t?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
@@ -68,7 +68,7 @@ _STARTS = (
     rb"\\\r?$", rb"^(?:> )*[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
-_STATE = (rb"(?:^|\r)" + _QUOTED + rb"\{", rb"std(?:out|err) P")
+_STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
 # every colon (half the time of the whole database); it looks for the type and its colon instead, and
 # `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
@@ -104,8 +104,8 @@ _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
-_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _QUOTED + _TIME_START)
-_STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _QUOTED + _STREAM_START)
+_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + _TIME_START)
+_STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + _STREAM_START)
 # The same after a channel head: its body (`HEAD_AT` tells where it begins).
 HEAD_AT = re.compile(HEAD)
 HEADS = re.compile(rb"\n(" + HEAD + rb")")  # the heads of the lines after the first
@@ -269,7 +269,7 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
 
 # Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
 # of the database) where the first line that begins with a channel head is: one match each.
-_SETTERS = (rb"(?:^|\r)" + _QUOTED + _TIME_START, rb"(?:^|\r)" + _QUOTED + _STREAM_START,
+_SETTERS = (rb"(?:^|\r)" + _PASTED + _TIME_START, rb"(?:^|\r)" + _PASTED + _STREAM_START,
             _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
             rb"^" + HEAD)
 _ANY_HEAD = 4
