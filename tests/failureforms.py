@@ -363,6 +363,12 @@ def pytest_report(style: str = "long") -> list[str]:
     return done.stdout.splitlines()
 
 
+def web_viewer(lines: list[str]) -> list[str]:
+    """A CI job's log copied from its web page (Buildkite's): each line a table cell, `\xa0 | `, then the
+    runner's time."""
+    return [f"\xa0 | [2024-06-25T12:58:33Z] {line}".rstrip() for line in lines]
+
+
 def tabbed(lines: list[str]) -> list[str]:
     """A CI log viewer's copy: a tab in front of every line."""
     return [f"\t{line}" for line in lines]

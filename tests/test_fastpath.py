@@ -161,6 +161,7 @@ WRAPS = {
     "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
     "quoted": lambda rng, line: (f"> {line}" if line else ">") if rng.random() < 0.8 else f"> > {line}",
     "buildkite": lambda rng, line: f"[2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
+    "web_viewer": lambda rng, line: f"\xa0 | [2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "tabbed": lambda rng, line: f"\t{line}" if rng.random() < 0.9 else f"\t> {line}",
     "cri_partial": lambda rng, line: "\n".join(fmt.cri([line], max_record=rng.choice((7, 40, 16384)))),
     # Per-line channel heads, interleaved: the fast path skips their lines and rebuilds each channel's state.

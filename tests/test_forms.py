@@ -164,6 +164,12 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
     assert not failed.truncated and not raised.truncated
 
 
+def test_a_pytest_report_copied_from_a_ci_web_page():
+    failed, raised = events(forms.web_viewer(forms.pytest_report("long")))
+    assert (failed.root.exception_type, raised.root.exception_type) == ("AssertionError", "ValueError")
+    assert raised.root.raise_site.lineno == 7 and raised.timestamp is not None
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])
@@ -407,6 +413,18 @@ def test_the_root_cause_is_the_copy_with_frames_of_an_error_first_seen_without()
     root = run_root([*cut, "INFO 12-01 10:00:02 [engine.py:80] restarting the worker", *whole])
     assert root.info.raise_site is not None and root.info.raise_site.function == "_launch_kernel"
     assert run_root([*cut, "unrelated", *text_of(capture(_load_weights)).splitlines()]).info.raise_site is None
+
+
+def test_a_stripped_annotated_assignment_stays_a_source_line():
+    """`self.comm: Comm = init_rank(...)` has the form of `type: message`; its name is no class's."""
+    source = "def init(rank):\n    comm: int = init_rank(rank)\n    return comm\n"
+    linecache.cache["/srv/app/pynccl.py"] = (len(source), None, source.splitlines(True), "/srv/app/pynccl.py")
+    scope: dict = {"init_rank": lambda rank: {}[rank]}
+    exec(compile(source, "/srv/app/pynccl.py", "exec"), scope)  # (the source lines come from linecache)
+    lines = text_of(capture(lambda: scope["init"](3))).splitlines()
+    event = only(forms.stripped(lines))
+    assert [(info.exception_type, info.message) for info in event.chain] == [("KeyError", "3")]
+    assert "comm: int = init_rank(rank)" in [f.code for f in event.root.frames]
 
 
 def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():

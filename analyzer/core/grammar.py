@@ -105,10 +105,13 @@ OUTPUT_LEAD = 8
 def exception_line_at_source(text: str) -> bool:
     """Whether `text`, on the line right after a frame line that lost its indentation (where its source
     line goes, which lost its indentation too), is rather the exception's line: a name that reads as
-    an exception's, or a type and its message. A call such as `run(config)` has the form of a wrapped
-    type with no message."""
+    an exception's, or a class's name and a message. A call such as `run(config)` has the form of a
+    wrapped type with no message, an annotated assignment (`self.comm: Comm = ...`) of a type and one."""
     m = EXCEPTION_LINE.match(text)
-    return m is not None and (m["message"] is not None or BARE_EXCEPTION_LINE.match(text) is not None)
+    if m is None:
+        return False
+    named_class = m["type"].split("(", 1)[0].rsplit(".", 1)[-1][:1].isupper()
+    return (m["message"] is not None and named_class) or BARE_EXCEPTION_LINE.match(text) is not None
 
 
 # "ray.exceptions.RayTaskError(ValueError)": the wrapper's own frames, then the remote error's.

@@ -291,7 +291,7 @@ class LineNormalizer:
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
-        if text[:1] in ("\t", ">") and (pasted := PASTED.pattern.match(text)) is not None:
+        if text[:1] in ("\t", ">", "\xa0") and (pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest

@@ -33,11 +33,12 @@ class KnownPrefix:
     scope: Scope
 
 
-# How a paste wraps a log: a tab in front of every line (a CI log viewer's copy), a markdown blockquote
-# (`> ` per level, `>` alone on a quoted blank line), or both. No program writes it and it says
-# nothing, but it hides every other prefix; it is only ever outermost (inside a prefix, `[a]> ` say,
-# a `> ` is that prefix's). (`>>> ` is Python's prompt; Python indents with spaces, never a tab.)
-PASTED = KnownPrefix("pasted", regex.compile(r"^(?:\t(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
+# How a paste wraps a log: a tab in front of every line (a CI log viewer's copy), a web log viewer's
+# table cell (`\xa0 | `, Buildkite's page), a markdown blockquote (`> ` per level, `>` alone on a quoted
+# blank line), or a cell and a quote. No program writes it and it says nothing, but it hides every other
+# prefix; it is only ever outermost (inside a prefix, `[a]> ` say, a `> ` is that prefix's). (`>>> ` is
+# Python's prompt; Python indents with spaces, never a tab.)
+PASTED = KnownPrefix("pasted", regex.compile(r"^(?:(?:\t|\xa0 \| )(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"

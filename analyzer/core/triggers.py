@@ -46,8 +46,9 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
-# How a paste wraps a line (the normaliser's PASTED: a tab, a markdown blockquote) in front of what it begins with.
-_PASTED = rb"\t?(?:> )*"
+# How a paste wraps a line (the normaliser's PASTED: a tab, a web viewer's cell, a markdown blockquote) in
+# front of what it begins with.
+_PASTED = rb"(?:\t|\xc2\xa0 \| )?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
@@ -113,8 +114,8 @@ _GROUP = re.compile(rb"\[(?:rank|default)([0-9]+)\]|pid=([0-9]+)(?:, ip=([^)]+))
 # Per-message prefixes after a head that surely set the stream (and SGLang's the time, if it reads as one).
 _SGLANG_BODY = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?: [A-Za-z_]*[A-Za-z]\d+)*\] ")
 _VLLM_BODY = re.compile(rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
-_BODY_TIME = re.compile(rb" ?" + _TIME_START)
-_BODY_STREAM = re.compile(rb" ?" + _STREAM_START)
+_BODY_TIME = re.compile(rb" ?" + _PASTED + _TIME_START)  # (also a line with no head: see ChunkScanner._line_sets)
+_BODY_STREAM = re.compile(rb" ?" + _PASTED + _STREAM_START)
 
 
 def available() -> bool:
