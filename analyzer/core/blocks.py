@@ -102,10 +102,11 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         has_traceback = True
         i += 1
     stripped = False  # the last frame line lost its indentation, and so did its source line
+    after_frame = False  # the line before was a frame line
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
-        right_after = stripped and g.FRAME.match(lines[i - 1]) is not None
+        right_after, after_frame = stripped and after_frame, frame is not None
         if frame:
             has_traceback = True
             # a function's name holds no blank: after one, a terminal's padding joined the source line

@@ -90,7 +90,6 @@ BARE_EXCEPTION_LINE = regex.compile(
 )
 
 
-
 def introduces_output(message: str) -> bool:
     """Whether an exception's message, by its first line, introduces text that follows it, such as the
     output of a child process (`Error raised in subprocess:` then the child's stderr), which may hold

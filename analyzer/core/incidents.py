@@ -286,7 +286,7 @@ _QUOTED_AT_LEAST = 20  # characters of an error's first line that another error 
 def _quotes(later: Incident, root: Incident) -> bool:
     """A later error whose message repeats the root cause's first line is that error told again: the
     NCCL watchdog aborting with the CUDA error the rank's Python code raised, a wrapper's text."""
-    said = root.info.message.split("\n", 1)[0].strip()
+    said = _first_line(root).strip()
     return len(said) >= _QUOTED_AT_LEAST and said in later.info.message
 
 
@@ -295,9 +295,12 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     above it, a logged echo), the same error printed with its frames later in the run."""
     if first.info.frames or not first.info.exception_type:
         return first
-    said = (first.info.exception_type, first.info.message.split("\n", 1)[0])
-    return next((i for i in roots if i.info.frames and (i.info.exception_type, i.info.message.split("\n", 1)[0]) == said),
-                first)
+    said = (first.info.exception_type, _first_line(first))
+    return next((i for i in roots if i.info.frames and (i.info.exception_type, _first_line(i)) == said), first)
+
+
+def _first_line(incident: Incident) -> str:
+    return incident.info.message.split("\n", 1)[0]
 
 
 def _runs(incidents: list[Incident], run_gap_seconds: float) -> list[list[Incident]]:
