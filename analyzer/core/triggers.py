@@ -66,7 +66,7 @@ _STARTS = (
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
     rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"/(?:sglang|vllm)-\d",
     rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
-    rb"\\\r?$", rb"^(?:> )*[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
+    rb"\\\r?$", rb"^" + _PASTED + rb"[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
 _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P")
