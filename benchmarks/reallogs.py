@@ -59,7 +59,7 @@ def _fits(case: Case, link: dict) -> bool:
         return False
     if not case.raise_site:
         return True
-    path, _, line = case.raise_site.rpartition(":")
+    path, _, line = case.raise_site.replace("\\", "/").rpartition(":")  # a Windows path as printed
     site = link["raise_site"]
     return bool(site) and site["path"].replace("\\", "/").endswith(path) and str(site["line"]) == line
 

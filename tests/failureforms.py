@@ -17,6 +17,7 @@ import faulthandler
 import io
 import logging
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -307,11 +308,31 @@ IPYTHON7_FROM_DEFINITION = [
 ]
 
 
+def notebook_linked(lines: list[str], url: str = "https://localhost:8080/#") -> list[str]:
+    """An IPython traceback as a notebook's copy gives it (Colab, VS Code): the place each frame names
+    is a markdown link (`[path](url) in f(args)`, `File [path:3](url), in f(args)`), and Colab names a
+    module-level cell's frame `<cell line: N>()`."""
+    out = []
+    for line in lines:
+        if m := re.match(r"^(<ipython-input-[^>]+>|\S+\.py) in (<module>|\w+)(\(.*\))?$", line):
+            function = "<cell line: 0>()" if m[2] == "<module>" else m[2] + (m[3] or "()")
+            line = f"[{m[1]}]({url}) in {function}"
+        elif m := re.match(r"^File (\S+:\d+)(, in .*)$", line):
+            line = f"File [{m[1]}]({url}){m[2]}"
+        out.append(line)
+    return out
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 def newest_first(lines: list[str], strip: bool = True) -> list[str]:
     """A log viewer's export, newest line first, indentation stripped."""
     return [line.strip() if strip else line for line in reversed(lines)]
+
+
+def collapsed(lines: list[str]) -> list[str]:
+    """A paste whose indentation was collapsed to one space, as a web page renders runs of blanks."""
+    return [f" {line.lstrip()}" if line[:1] == " " else line for line in lines]
 
 
 def stripped(lines: list[str], gap: bool = False) -> list[str]:

@@ -363,10 +363,13 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.ray_task_error(), forms.ray_task_error(cut_frame=True), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
         forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted),
         forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
-        forms.stripped(pasted), forms.stripped(pasted, gap=True),
+        forms.stripped(pasted), forms.stripped(pasted, gap=True), forms.collapsed(pasted),
+        forms.notebook_linked(forms.IPYTHON7_FROM_DEFINITION),
         ["CUDA error: an illegal memory access was encountered",
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],
+        ["I got", "  **KeyError: 'model.norm.weight'**", "Exception: Capture cuda graph failed: CUDA out of memory.",
+         "Error: no such option"],
     ))
 
 

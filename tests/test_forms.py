@@ -336,6 +336,31 @@ def test_an_ipython_traceback(lines, cell):
     assert not event.truncated
 
 
+@pytest.mark.parametrize("lines", [forms.IPYTHON7_FROM_DEFINITION, forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION],
+                         ids=("ipython7", "shell", "format"))
+def test_a_notebook_copy_with_linked_frames(lines):
+    """Colab and VS Code copy a frame's place as a markdown link: the frames read as before."""
+    linked = forms.notebook_linked(lines, "https://localhost:8080/#")
+    event = only(linked)
+    assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
+    assert (event.root.raise_site.lineno, event.root.raise_site.function) == (3, "load")
+    assert len(event.root.frames) == 2
+
+
+@pytest.mark.parametrize("base, frame", [
+    (forms.IPYTHON7_FROM_DEFINITION, "/usr/local/lib/python3.11/dist-packages/loader/shards.py in check(n)"),
+    (forms.IPYTHON_FROM_DEFINITION, "File /usr/local/lib/python3.11/dist-packages/loader/shards.py:41, in check(n)"),
+], ids=("ipython7", "ipython8"))
+def test_a_notebook_copy_of_a_library_frame(base, frame):
+    """A frame in a library file, its place linked: the path inside the link, the line from it or the marker."""
+    lines = forms.notebook_linked([*base[:-1], frame, "     40     if n != 8:",
+                                   "---> 41         raise ValueError(f'{n} shards, expected 8')",
+                                   "", "ValueError: 6 shards, expected 8"])
+    assert any("](" in line and "shards.py" in line for line in lines)
+    site = only(lines).root.raise_site
+    assert (site.path, site.lineno, site.function) == ("/usr/local/lib/python3.11/dist-packages/loader/shards.py", 41, "check")
+
+
 def test_an_ipython_chain():
     pytest.importorskip("IPython")
     event = only(forms.ipython_traceback((forms.IPYTHON_CHAIN_CELL,)))
@@ -364,11 +389,11 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
 
 
-@pytest.mark.parametrize("gap", [False, True], ids=("plain", "blank-before-exception"))
+@pytest.mark.parametrize("gap", [False, True, None], ids=("plain", "blank-before-exception", "collapsed-to-one-space"))
 def test_a_paste_that_lost_its_indentation(gap):
     lines = text_of(capture(_load_weights)).splitlines()
     original = only(lines)
-    event = only(forms.stripped(lines, gap))
+    event = only(forms.collapsed(lines) if gap is None else forms.stripped(lines, gap))
     assert not event.truncated and event.root.message == original.root.message
     assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
@@ -452,6 +477,27 @@ def test_markdown_bold_exception_lines_keep_the_chain():
     assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),
                                                                           ("RuntimeError", Link.CAUSE)]
     assert event.chain[1].message == "Failed to load weights"
+
+
+def _capture_failed():
+    raise Exception("Capture cuda graph failed: CUDA out of memory.")
+
+
+def test_an_exception_line_alone_in_bold_inside_indented_prose():
+    """Markdown prose that quotes only the exception line, in bold and indented as the paragraph is."""
+    line = traceback.format_exception_only(KeyError, KeyError("model.norm.weight"))[0].rstrip()
+    event = only(["I tried loading the checkpoint and got", f"  **{line}**", "  any idea what is wrong?"])
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "KeyError", "'model.norm.weight'")
+
+
+def test_a_bare_exception_of_the_base_class_is_an_error_but_a_tools_error_line_is_not():
+    """`raise Exception(...)` prints `Exception: ...`; a command line tool's `Error: ...` is not Python's."""
+    line = text_of(capture(_capture_failed)).splitlines()[-1]
+    assert line.startswith("Exception: ")
+    event = only(["[2026-04-26 14:38:09] Capturing batches (bs=256)", line, "Tried to allocate 672.00 MiB."])
+    assert (event.kind, event.root.exception_type) == (EventKind.BARE, "Exception")
+    assert event.root.message.startswith("Capture cuda graph failed: CUDA out of memory.")
+    assert events(["Error: no such option: --tp-szie", "Usage: tool [OPTIONS]"]) == []
 
 
 @pytest.mark.parametrize("depth", [1, 2])

@@ -660,7 +660,7 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
     """A frame line that lost its indentation is among the last lines: up to its source and caret
     lines (which lost theirs too), and `extra` lines more, came after it."""
     recent = block.texts[-(_SOURCE_LINES + extra):]
-    return any(g.FRAME.match(held) and held[:1] != " " for held in recent)
+    return any(g.FRAME.match(held) and g.lost_indentation(held) for held in recent)
 
 
 def _introduces_output(text: str) -> bool:
@@ -671,7 +671,7 @@ def _introduces_output(text: str) -> bool:
 
 def _reads_as_exception_line(text: str, block: _Block) -> bool:
     """Whether a line among the stripped frame's last lines is the exception's."""
-    if g.FRAME.match(block.texts[-1]) and block.texts[-1][:1] != " ":
+    if g.FRAME.match(block.texts[-1]) and g.lost_indentation(block.texts[-1]):
         return g.exception_line_at_source(text)
     return g.EXCEPTION_LINE.match(text) is not None
 

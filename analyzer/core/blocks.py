@@ -101,7 +101,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if header:
         has_traceback = True
         i += 1
-    stripped = False  # the last frame line lost its indentation, and so did its source line
+    stripped = False  # the last frame line lost (some of) its indentation, and so did its source line
     after_frame = False  # the line before was a frame line
     while i < len(lines):
         text = lines[i]
@@ -112,7 +112,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             # a function's name holds no blank: after one, a terminal's padding joined the source line
             function, _, code = (frame["function"] or "").partition(" ")
             frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code.strip() or None))
-            stripped = text[:1] != " "
+            stripped = g.lost_indentation(text)
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):

@@ -19,6 +19,7 @@ __all__ = [
     "FRAME_CUT",
     "FRAME_REST",
     "FUNCTION_REST",
+    "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
     "REMOTE_QUOTE",
@@ -65,28 +66,37 @@ FRAME_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
 
+def lost_indentation(frame_line: str) -> bool:
+    """Whether a frame line has less than the two spaces Python indents it by: a paste stripped or
+    collapsed the indentation, so its source line is no further in than the frame (one space each,
+    or none) and only its place, right after the frame, tells it apart."""
+    return frame_line[:2] != "  "
+
+
 # "  [Previous line repeated 996 more times]" -- StackSummary.format for recursion.
 REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
 
 # "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
 # The type is the class's module and qualified name, so a class defined in a function reads
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
-# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**".
+# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose.
 _TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
 # the same match, but a lazy `.*?` tries the end at every character, 10x slower on a long message.)
 # Blanks after it are allowed: a terminal's copy pads every line to its width.
 _MESSAGE = r"(?(bold).*?|(?:.*\S)?)"
+_BOLD = r"[ \t]*\*\*"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<bold>\*\*)?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
+    rf"^(?P<bold>{_BOLD})?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
 )
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
-# "Note: ..." or "Loading: 50%" lines are not taken for errors.
+# "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
+# `Error` (a command line tool's "Error: ..." is no Python exception).
 BARE_EXCEPTION_LINE = regex.compile(
-    r"^(?P<bold>\*\*)?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
-    rf"{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
+    rf"^(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
+    rf"|Exception){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
 )
 
 

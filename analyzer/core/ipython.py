@@ -15,7 +15,9 @@ rewritten into the standard one so that `blocks.parse_chain` reads it like any o
 A frame names its cell or file, line and function with its arguments (IPython 7 and older:
 `<ipython-input-2-9c2ca8a9> in load(shards)`, the line number only on the marker); numbered
 context lines surround the current one, marked `---->`. Chained exceptions are joined by the standard
-separators, each link with its own `Type   Traceback (most recent call last)` header.
+separators, each link with its own `Type   Traceback (most recent call last)` header. A notebook's copy
+(Colab, VS Code) turns the place a frame names into a markdown link, which reads as the text it shows:
+`[/usr/lib/x.py](https://localhost:8080/#) in f(a)`, `File [~/x.py:3](vscode-file://...), in f(a)`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ _FRAME = regex.compile(
     r"(?:, in (?P<function>.+?))?\s*$")
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
-_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function>[^\s(]+)(?:\(.*\))?\s*$")
+_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
+                           r"(?:\(.*\))?\s*$")
+_LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
 
@@ -57,6 +61,8 @@ def to_standard(lines: list[str]) -> list[str]:
             elif not RULE.match(text):
                 out.append(text)
             continue
+        if "](" in text and not _CURRENT.match(text):
+            text = _LINK.sub(r"\g<text>", text)
         frame = _FRAME.match(text)
         if frame:
             path = frame["path"] or f"Cell {frame['cell']}"

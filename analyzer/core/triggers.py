@@ -55,7 +55,7 @@ _STARTS = (
     rb'File "',  # FRAME
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
-    _OPENS_TEXT + rb"[A-Za-z_][^\s:]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)[ \t]*[:\r\n]",
+    _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?(?:Error|Exception|Interrupt|Exit|Failure|Fault)[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"\[Errno -?\d",  # notices.logged_error; its other form: _LOGGED_ERROR
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
