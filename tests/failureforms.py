@@ -53,6 +53,19 @@ def segfault_child() -> list[str]:
     return result.stderr.splitlines()
 
 
+def shell_signal_report(shell: str, signal: str, script: bool = False) -> list[str]:
+    """What a real shell prints when the Python it ran dies of `signal` (SIGSEGV, SIGABRT, ...):
+    bash `bash: line 1: 4242 Segmentation fault      python3 -c ...` (from a script, `run.sh: line 1:
+    ...`), dash `Segmentation fault`. Only the shell's stderr: the child prints nothing."""
+    child = f'{sys.executable} -c "import os, signal; os.kill(os.getpid(), signal.{signal})"; true\n'
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "run.sh")
+        path.write_text(child)
+        command = [shell, str(path)] if script else [shell, "-c", child]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    return result.stderr.splitlines()
+
+
 def abort_child() -> list[str]:
     """A child that aborts with a second thread alive: `Fatal Python error: Aborted`, two threads."""
     result = _run("""
@@ -422,6 +435,23 @@ def uvicorn_bind_error() -> list[str]:
     finally:
         taken.close()
     return [f"ERROR:    {err}"]  # uvicorn's default format: '%(levelprefix)s %(message)s'
+
+
+def logged_repr_without_exception(err: BaseException) -> list[str]:
+    """`logger.exception(repr(err))` where no exception is being handled, through vLLM V0's format:
+    `ERROR 11-28 03:12:40 client.py:307] RuntimeError('...')`, then logging's `NoneType: None`."""
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s",
+                                           datefmt="%m-%d %H:%M:%S"))
+    logger = logging.getLogger("vllm.engine.multiprocessing.client")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.exception(repr(err))
+    finally:
+        logger.removeHandler(handler)
+    return out.getvalue().splitlines()
 
 
 def logged_oserror() -> list[str]:

@@ -370,6 +370,9 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],
         ["I got", "  **KeyError: 'model.norm.weight'**", "Exception: Capture cuda graph failed: CUDA out of memory.",
          "Error: no such option"],
+        forms.shell_signal_report("bash", "SIGSEGV", script=True), ["zsh: abort      python serve.py"],
+        forms.logged_repr_without_exception(RuntimeError("Engine process (pid 3607) died.")),
+        forms.logged_repr_without_exception(KeyError()),
     ))
 
 

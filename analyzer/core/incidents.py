@@ -275,7 +275,8 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         for incident in run:
             if incident.role == "consequence" and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
-            elif incident is not root and not _before(incident, root) and _quotes(incident, root):
+            elif incident is not root and not _before(incident, root) and (_quotes(incident, root)
+                                                                           or _retells(incident, root)):
                 marks[incident.id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
     return [replace(i, **marks[i.id]) if i.id in marks else i for i in incidents]
 
@@ -288,6 +289,13 @@ def _quotes(later: Incident, root: Incident) -> bool:
     NCCL watchdog aborting with the CUDA error the rank's Python code raised, a wrapper's text."""
     said = _first_line(root).strip()
     return len(said) >= _QUOTED_AT_LEAST and said in later.info.message
+
+
+def _retells(later: Incident, root: Incident) -> bool:
+    """A later error without frames of the root cause's type and message is that error told again: a
+    shell's `Segmentation fault` after faulthandler's dump of it, the exception logged once more."""
+    return (not later.info.frames and bool(root.info.message)
+            and (later.info.exception_type, later.info.message) == (root.info.exception_type, root.info.message))
 
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:

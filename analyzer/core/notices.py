@@ -12,6 +12,7 @@ line holds verbatim), decides whether a line is looked at more closely. Pure: no
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -101,6 +102,11 @@ _EMBEDDED = regex.compile(
     r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 
+# `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
+# logging's "NoneType: None" on the next line, for the traceback it had none of).
+_REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
+
+
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     """The exception a log record at error level reports in its text, without a traceback; else None."""
     level = _LEVEL_IN_TEXT.match(text)
@@ -109,7 +115,20 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     body = text[level.end():] if level else text
     if _ERRNO.match(body):
         return ErrorInfo("OSError", body.strip(), has_traceback=False)
+    if (repr_ := _REPR.match(body)) is not None:
+        return ErrorInfo(repr_["type"], _unquoted(repr_["message"]), has_traceback=False)
     embedded = _EMBEDDED.search(body)
     if embedded is None:
         return None
     return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)
+
+
+def _unquoted(literal: str | None) -> str:
+    """The text of a string's repr; as printed where it is no literal (a repr cut by the logger)."""
+    if literal is None:
+        return ""
+    try:
+        value = ast.literal_eval(literal)
+    except (ValueError, SyntaxError):
+        return literal[1:-1]
+    return value if isinstance(value, str) else literal[1:-1]
