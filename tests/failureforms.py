@@ -343,6 +343,25 @@ def newest_first(lines: list[str], strip: bool = True) -> list[str]:
     return [line.strip() if strip else line for line in reversed(lines)]
 
 
+def broken_after_path(lines: list[str]) -> list[str]:
+    """A paste that broke each frame line after its path (`File "/x/y.py",` then `line 3, in f`) and
+    lost the indentation."""
+    out = []
+    for line in lines:
+        if m := re.match(r'^\s*(File "[^"]*",) (line .*)$', line):
+            out += [m[1], m[2]]
+        else:
+            out.append(line.strip())
+    return out
+
+
+def frames_on_one_line(lines: list[str]) -> list[str]:
+    """A copy that dropped the line breaks between a traceback's frames: every frame, source and caret
+    line on one line, then a blank line and the exception line (the header cut away)."""
+    stack = [line.strip() for line in lines if line.startswith(" ")]
+    return [" ".join(stack), "", *[line for line in lines[1:] if line and not line.startswith(" ")]]
+
+
 def collapsed(lines: list[str]) -> list[str]:
     """A paste whose indentation was collapsed to one space, as a web page renders runs of blanks."""
     return [f" {line.lstrip()}" if line[:1] == " " else line for line in lines]

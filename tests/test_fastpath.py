@@ -364,6 +364,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.newest_first(pasted),
         forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
         forms.stripped(pasted), forms.stripped(pasted, gap=True), forms.collapsed(pasted),
+        forms.broken_after_path(pasted), forms.broken_after_path(pasted)[1:], forms.frames_on_one_line(pasted),
         forms.notebook_linked(forms.IPYTHON7_FROM_DEFINITION),
         ["CUDA error: an illegal memory access was encountered",
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],

@@ -390,12 +390,18 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
 
 
-@pytest.mark.parametrize("gap", [False, True, None], ids=("plain", "blank-before-exception", "collapsed-to-one-space"))
-def test_a_paste_that_lost_its_indentation(gap):
+@pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
+                                  "broken-after-path-headless", "frames-on-one-line-headless"])
+def test_a_paste_that_lost_its_indentation(form):
     lines = text_of(capture(_load_weights)).splitlines()
     original = only(lines)
-    event = only(forms.collapsed(lines) if gap is None else forms.stripped(lines, gap))
-    assert not event.truncated and event.root.message == original.root.message
+    pasted = {"plain": lambda: forms.stripped(lines), "blank-before-exception": lambda: forms.stripped(lines, gap=True),
+              "collapsed-to-one-space": lambda: forms.collapsed(lines),
+              "broken-after-path": lambda: forms.broken_after_path(lines),
+              "broken-after-path-headless": lambda: forms.broken_after_path(lines)[1:],
+              "frames-on-one-line-headless": lambda: forms.frames_on_one_line(lines)}[form]()
+    event = only(pasted)
+    assert event.truncated == form.endswith("headless") and event.root.message == original.root.message
     assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
 

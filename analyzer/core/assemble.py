@@ -430,7 +430,7 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
-        elif g.FRAME.match(text):  # frames without their header: the log was cut above them
+        elif g.FRAME.match(text) or g.FRAME_CUT.match(text):  # frames without their header: the log was cut above them
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
@@ -451,7 +451,8 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is _State.FRAMES:
-            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+            if (g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
+                    or g.FRAME_CUT.match(text)):
                 block.held = 0
                 return _Step.TAKE
             if not stripped and block.held < _SOURCE_LINES and (
@@ -461,7 +462,7 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
-            if (g.FRAME_REST.match(text) and g.FRAME_CUT.match(block.texts[-1])) or (
+            if g.joined_frame(block.texts[-1], text) is not None or (
                     g.FUNCTION_REST.match(text) and block.texts[-1][:1] == " " and g.FRAME.match(block.texts[-1])):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
@@ -659,8 +660,15 @@ def _frame_detail(text: str) -> bool:
 def _after_stripped_frame(block: _Block, extra: int) -> bool:
     """A frame line that lost its indentation is among the last lines: up to its source and caret
     lines (which lost theirs too), and `extra` lines more, came after it."""
-    recent = block.texts[-(_SOURCE_LINES + extra):]
-    return any(g.FRAME.match(held) and g.lost_indentation(held) for held in recent)
+    texts = block.texts
+    return any(_ends_stripped_frame(texts, i) for i in range(max(0, len(texts) - _SOURCE_LINES - extra), len(texts)))
+
+
+def _ends_stripped_frame(texts: list[str], i: int) -> bool:
+    """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, or the rest of
+    one broken in two."""
+    whole = texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i else None
+    return whole is not None and g.lost_indentation(whole)
 
 
 def _introduces_output(text: str) -> bool:
@@ -671,7 +679,7 @@ def _introduces_output(text: str) -> bool:
 
 def _reads_as_exception_line(text: str, block: _Block) -> bool:
     """Whether a line among the stripped frame's last lines is the exception's."""
-    if g.FRAME.match(block.texts[-1]) and g.lost_indentation(block.texts[-1]):
+    if _ends_stripped_frame(block.texts, len(block.texts) - 1):
         return g.exception_line_at_source(text)
     return g.EXCEPTION_LINE.match(text) is not None
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import regex
+
 from analyzer.core import grammar as g
 from analyzer.core import ipython
 from analyzer.core.records import ErrorInfo, Frame, Link
@@ -39,7 +41,7 @@ def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
 
 def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
-        lines = _join_wrapped_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
+        lines = _mended_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0
@@ -66,16 +68,28 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     return tuple(links)
 
 
-def _join_wrapped_frames(lines: list[str]) -> list[str]:
-    """Frame lines a terminal hard-wrapped inside their path or function, put back together."""
+_TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
+# Where the next frame begins in a line that holds several: a copy that dropped the line breaks.
+_NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
+
+
+def _mended_frames(lines: list[str]) -> list[str]:
+    """Frame lines a terminal hard-wrapped inside their path or function put back together, and frames
+    a copy joined into one line (each with its source line) taken apart."""
     joined: list[str] = []
-    for text in lines:
-        if joined and ((g.FRAME_REST.match(text) and g.FRAME_CUT.match(joined[-1]))
-                       or (g.FUNCTION_REST.match(text) and joined[-1][:1] == " " and g.FRAME.match(joined[-1]))):
-            joined[-1] += text
-        else:
-            joined.append(text)
+    for line in lines:
+        for text in _NEXT_FRAME.split(line) if g.FRAME.match(line) and line.count('File "') > 1 else (line,):
+            _mend(joined, text)
     return joined
+
+
+def _mend(joined: list[str], text: str) -> None:
+    if joined and (whole := g.joined_frame(joined[-1], text)) is not None:
+        joined[-1] = whole
+    elif joined and g.FUNCTION_REST.match(text) and joined[-1][:1] == " " and g.FRAME.match(joined[-1]):
+        joined[-1] += text
+    else:
+        joined.append(text)
 
 
 def _relink(chain: list[ErrorInfo], link: Link) -> list[ErrorInfo]:
@@ -111,7 +125,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             has_traceback = True
             # a function's name holds no blank: after one, a terminal's padding joined the source line
             function, _, code = (frame["function"] or "").partition(" ")
-            frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code.strip() or None))
+            code = _TRAILING_CARETS.sub("", code).strip()  # (and its caret line, where the copy joined that too)
+            frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code or None))
             stripped = g.lost_indentation(text)
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after

@@ -17,8 +17,8 @@ __all__ = [
     "REPEATED",
     "REVERSED_FRAME",
     "FRAME_CUT",
-    "FRAME_REST",
     "FUNCTION_REST",
+    "joined_frame",
     "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
@@ -59,12 +59,25 @@ FRAME = regex.compile(
 # A frame line as log viewers export it newest-first: indentation may be stripped.
 REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
-# A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f'.
-FRAME_CUT = regex.compile(r'^\s+File "[^"]*$')
-FRAME_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
+# A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f',
+# or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
+FRAME_CUT = regex.compile(r'^\s*File "[^"]*(?P<closed>",?)?\s*$')
+_PATH_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
+_LINE_REST = regex.compile(r"^\s*line \d+(?:, in .+?)?\s*$")
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
+
+
+def joined_frame(cut: str, rest: str) -> str | None:
+    """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two; else None."""
+    m = FRAME_CUT.match(cut)
+    if m is None:
+        return None
+    if m["closed"]:
+        return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if _LINE_REST.match(rest) else None
+    return cut + rest if _PATH_REST.match(rest) else None
+
 
 def lost_indentation(frame_line: str) -> bool:
     """Whether a frame line has less than the two spaces Python indents it by: a paste stripped or
