@@ -171,6 +171,25 @@ def failing_processes() -> list[str]:
     return result.stderr.splitlines()
 
 
+class ProcessRaisedException(Exception):
+    """torch.multiprocessing.spawn's: a child's failure, its traceback in the message."""
+
+
+def _child_init_process_group():
+    raise RuntimeError("Distributed package doesn't have NCCL built in")
+
+
+def _spawn_join():
+    child = text_of(capture(_child_init_process_group))  # what the child sent its parent
+    raise ProcessRaisedException(f"\n\n-- Process 0 terminated with the following error:\n{child}")
+
+
+def spawn_failure() -> list[str]:
+    """`torch.multiprocessing.spawn` failing: the parent's ProcessRaisedException, whose message is a
+    blank line, `-- Process 0 terminated with the following error:` and the child's traceback."""
+    return text_of(capture(_spawn_join)).splitlines()
+
+
 def _replica_init():
     try:
         _load_shard("model-00001")

@@ -373,7 +373,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "Error: no such option"],
         forms.shell_signal_report("bash", "SIGSEGV", script=True), ["zsh: abort      python serve.py"],
         forms.logged_repr_without_exception(RuntimeError("Engine process (pid 3607) died.")),
-        forms.logged_repr_without_exception(KeyError()),
+        forms.logged_repr_without_exception(KeyError()), forms.spawn_failure(), forms.spawn_failure()[5:],
     ))
 
 

@@ -479,6 +479,39 @@ def _wrapped_chain():
         raise RuntimeError("Failed to load weights") from err
 
 
+@pytest.mark.parametrize("cut", [0, 5], ids=("whole", "pasted-from-the-exception-line"))
+def test_a_spawned_childs_failure_is_the_root_of_the_parents(cut):
+    """torch.multiprocessing.spawn: `ProcessRaisedException: `, a blank line, `-- Process 0 terminated
+    with the following error:` and the child's traceback, all the parent's message."""
+    event = only(forms.spawn_failure()[cut:])
+    child, parent = event.chain
+    assert (child.exception_type, child.message) == ("RuntimeError", "Distributed package doesn't have NCCL built in")
+    assert child.raise_site.function == "_child_init_process_group"
+    assert parent.exception_type.endswith("ProcessRaisedException") and parent.link is Link.CAUSE
+    assert parent.message == "-- Process 0 terminated with the following error:"
+
+
+def _raise_bare_chain():
+    try:
+        raise ValueError
+    except ValueError as err:
+        raise RuntimeError from err
+
+
+def test_an_exception_without_a_message_before_a_chain_separator_stays_the_chains_first_link():
+    """`ValueError` alone, a blank line, `The above exception ...:`: the separator introduces the next
+    link, not a child's output."""
+    event = only(text_of(capture(_raise_bare_chain)).splitlines())
+    assert [(info.exception_type, info.link) for info in event.chain] == [("ValueError", Link.FIRST),
+                                                                          ("RuntimeError", Link.CAUSE)]
+
+
+def test_a_message_that_begins_with_a_line_break_and_introduces_nothing_is_read_as_before():
+    lines = ["KeyError: ", "", "some text", "Traceback (most recent call last):", '  File "x.py", line 1, in f',
+             "ValueError: other"]
+    assert [[info.exception_type for info in event.chain] for event in events(lines)] == [["KeyError"], ["ValueError"]]
+
+
 def test_markdown_bold_exception_lines_keep_the_chain():
     event = only(forms.markdown_bold(text_of(capture(_wrapped_chain)).splitlines()))
     assert [(info.exception_type, info.link) for info in event.chain] == [("KeyError", Link.FIRST),

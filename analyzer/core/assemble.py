@@ -498,6 +498,11 @@ class TracebackAssembler:
             if stripped in _SEPARATORS:
                 block.state, block.held = _State.SEPARATOR, 0
                 return _Step.TAKE
+            if ((header := g.HEADER.match(text)) and not header["context"]
+                    and block.message_lines + block.held <= g.OUTPUT_LEAD and _output_introduced(block)):
+                block.state, block.note_start, block.output = _State.NOTE, len(block.texts), True
+                block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
+                return _Step.TAKE  # a message that began with a line break, its text introducing a child's traceback
             if not stripped or (block.held < self._max_message_lines and not self._starts_record(text)):
                 block.held += 1  # maybe a further paragraph of the message (torch._dynamo's hints)
                 return _Step.TAKE
@@ -520,6 +525,9 @@ class TracebackAssembler:
             block.truncated = True
             return _Step.CLOSE
         if state is _State.BARE:
+            if not stripped and len(block.texts) == 1 and _message_below(block.texts[0]):
+                block.state, block.held, block.message_lines = _State.AFTER_BLANK, 1, 0
+                return _Step.TAKE
             if g.FRAME.match(text) and _wraps_remote(block.texts[0]):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1
@@ -669,6 +677,19 @@ def _ends_stripped_frame(texts: list[str], i: int) -> bool:
     one broken in two."""
     whole = texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i else None
     return whole is not None and g.lost_indentation(whole)
+
+
+def _message_below(text: str) -> bool:
+    """An exception line whose message began with a line break: `Type: ` and nothing else."""
+    m = g.EXCEPTION_LINE.match(text)
+    return m is not None and m["message"] is not None and not m["message"].strip()
+
+
+def _output_introduced(block: _Block) -> bool:
+    """Whether the message that began with a line break and ends in the block's last lines introduces
+    output (see grammar), so that the traceback after it is a child's."""
+    start = len(block.texts) - 1 - block.message_lines - block.held  # the exception line
+    return _message_below(block.texts[start]) and g.introduces_output("\n".join(block.texts[start + 1:]))
 
 
 def _introduces_output(text: str) -> bool:

@@ -166,14 +166,17 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
-        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD and g.introduces_output(message[0])
+        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD
+                and g.introduces_output(message[0] if message[0].strip() else "\n".join(message))
                 and (inner := list(parse_chain(lines[i:])))):  # a child's output: its traceback is the chain's root
-            outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
+            outer = ErrorInfo(exc["type"], "\n".join(message).strip(), tuple(frames), link, has_traceback)
             return [outer], len(lines), inner
         if header or g.GROUP_HEADER.match(lines[i]):
             break
         if not lines[i].strip():
             end = _paragraph_end(lines, i)
+            if end == i and exc["message"] is not None and not message[0].strip():  # `Type: ` and a line break
+                end = _introduction_end(lines, i)
             if end == i:
                 break
             message.extend(lines[i:end])
@@ -233,6 +236,18 @@ def _paragraph_end(lines: list[str], i: int) -> int:
             return end if any(line.strip() for line in lines[i:end]) else i
         if g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.FRAME.match(text):
             return i
+    return i
+
+
+def _introduction_end(lines: list[str], i: int) -> int:
+    """At a blank line right after an exception line with no message of its own: where the traceback
+    that its message's further lines introduce (see grammar.introduces_output) begins; else `i`."""
+    for j in range(i, min(len(lines), i + 2 + g.OUTPUT_LEAD)):
+        if lines[j].strip() in _SEPARATORS:
+            return i
+        header = g.HEADER.match(lines[j])
+        if header:
+            return j if not header["context"] and g.introduces_output("\n".join(lines[i:j])) else i
     return i
 
 

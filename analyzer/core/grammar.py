@@ -116,8 +116,10 @@ BARE_EXCEPTION_LINE = regex.compile(
 def introduces_output(message: str) -> bool:
     """Whether an exception's message, by its first line, introduces text that follows it, such as the
     output of a child process (`Error raised in subprocess:` then the child's stderr), which may hold
-    the child's own traceback: the error behind this one."""
-    return message.split("\n", 1)[0].rstrip().endswith(":")
+    the child's own traceback: the error behind this one. A message that begins with a line break
+    introduces it by its first line of text (torch's `ProcessRaisedException: ` then a blank line and
+    `-- Process 0 terminated with the following error:` over the child's traceback)."""
+    return next((line for line in message.split("\n") if line.strip()), "").rstrip().endswith(":")
 
 
 # How many lines of such output (warnings, say) may come before the traceback it holds.
