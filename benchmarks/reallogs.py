@@ -55,7 +55,7 @@ def _links(incident: dict) -> list[dict]:
 def _fits(case: Case, link: dict) -> bool:
     if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
         return False
-    if not (link["message"] or "").startswith(case.message):
+    if not (link["message"] or "").lstrip().startswith(case.message):  # (a message may begin with a line break)
         return False
     if not case.raise_site:
         return True

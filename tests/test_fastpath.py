@@ -374,6 +374,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.shell_signal_report("bash", "SIGSEGV", script=True), ["zsh: abort      python serve.py"],
         forms.logged_repr_without_exception(RuntimeError("Engine process (pid 3607) died.")),
         forms.logged_repr_without_exception(KeyError()), forms.spawn_failure(), forms.spawn_failure()[5:],
+        ["[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] Assertion failed: x"],
+        ["RuntimeError: ", "        CUDA Setup failed despite GPU being available.", "", "        python -m bitsandbytes"],
     ))
 
 

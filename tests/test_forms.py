@@ -11,6 +11,7 @@ import pytest
 
 from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
+from analyzer.core.view import incident_view
 from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import capture, text_of
@@ -488,7 +489,7 @@ def test_a_spawned_childs_failure_is_the_root_of_the_parents(cut):
     assert (child.exception_type, child.message) == ("RuntimeError", "Distributed package doesn't have NCCL built in")
     assert child.raise_site.function == "_child_init_process_group"
     assert parent.exception_type.endswith("ProcessRaisedException") and parent.link is Link.CAUSE
-    assert parent.message == "-- Process 0 terminated with the following error:"
+    assert parent.message == "\n\n-- Process 0 terminated with the following error:"  # as str() of it begins
 
 
 def _raise_bare_chain():
@@ -701,6 +702,38 @@ def test_an_exception_in_a_logged_error_line_is_a_notice():
     event = only(forms.logged_oserror())
     assert event.kind is EventKind.NOTICE
     assert (event.root.exception_type, event.root.message) == ("OSError", "[Errno 28] No space left on device")
+
+
+def test_a_cxx_exception_in_a_logged_error_line_is_a_notice():
+    """TensorRT-LLM's logger (`[TensorRT-LLM][ERROR] ` before what()), the C++ type named with `::`."""
+    what = "[TensorRT-LLM][ERROR] Assertion failed: d == a + length (/app/plugins/gptAttentionCommon.cpp:320)"
+    event = only(["[TensorRT-LLM][INFO] Loaded engine size: 15448 MiB",
+                  f"[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: {what}",
+                  "1       0x7f6ce803be0b /opt/tritonserver/backends/tensorrtllm/libnvinfer_plugin_tensorrt_llm.so.9(+0x35e0b)"])
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.NOTICE, "tensorrt_llm::common::TllmException", what)
+    assert events(["[TensorRT-LLM][INFO] retrying after tensorrt_llm::common::TllmException: busy"]) == []
+
+
+def _bitsandbytes_setup():
+    raise RuntimeError("""
+        CUDA Setup failed despite GPU being available. Please run the following command to get more information:
+
+        python -m bitsandbytes
+        """)
+
+
+@pytest.mark.parametrize("cut", [0, -5], ids=("traceback", "exception-line-on"))
+def test_a_message_that_begins_with_a_line_break_is_read_from_its_first_line_of_text(cut):
+    """A triple-quoted message: `RuntimeError: ` alone, its text indented on the lines below."""
+    lines = text_of(capture(_bitsandbytes_setup)).splitlines()
+    assert "RuntimeError: " in lines
+    event = only(["INFO loading", *lines[cut:], "INFO next"])
+    assert event.root.exception_type == "RuntimeError"
+    assert event.root.message.startswith("\n        CUDA Setup failed despite GPU being available. Please run the")
+    (incident,) = incidents(["INFO loading", *lines[cut:]])
+    shown = incident_view(incident).message  # from its first line of text, dedented
+    assert shown[0] == "CUDA Setup failed despite GPU being available. Please run the following command to get more information:"
 
 
 def test_an_exception_named_in_an_info_line_is_not_an_error():

@@ -488,7 +488,8 @@ class TracebackAssembler:
             if g.FRAME.match(text) and _wraps_remote_here(block):
                 block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1 - block.message_lines
                 return _Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
-            if block.kind is not EventKind.TRACEBACK or _opens_something(text):
+            if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and text[:1] in (" ", "\t"))
+                    or _opens_something(text)):
                 return _Step.CLOSE
             if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
                 return _Step.CLOSE if self._starts_record(text) else _Step.SKIP
@@ -525,9 +526,9 @@ class TracebackAssembler:
             block.truncated = True
             return _Step.CLOSE
         if state is _State.BARE:
-            if not stripped and len(block.texts) == 1 and _message_below(block.texts[0]):
-                block.state, block.held, block.message_lines = _State.AFTER_BLANK, 1, 0
-                return _Step.TAKE
+            if len(block.texts) == 1 and _message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
+                block.state, block.message_lines = _State.MESSAGE, 0  # `Type: `, its message below it
+                return self._advance(block, line)
             if g.FRAME.match(text) and _wraps_remote(block.texts[0]):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1

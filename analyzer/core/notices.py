@@ -91,15 +91,17 @@ class NoticeDetector:
 
 # A record logged at error level (by its prefix, or uvicorn's "ERROR:    " in its text) that holds an
 # exception's text: `logger.error(exc)` gives "[Errno 98] ..." (an OSError's str), and
-# `logger.error(f"Saving failed: {exc!r}")`-like lines end in "...: OSError: [Errno 28] ...".
+# `logger.error(f"Saving failed: {exc!r}")`-like lines end in "...: OSError: [Errno 28] ...". A C++
+# exception's type is named with `::` (`[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: ...`).
 _LEVEL_IN_PREFIX = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)")  # (pip indents a child's output)
+# (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `)
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\])*\[(?:ERROR|FATAL)\]\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon; an OSError with its errno may also end a sentence
 # (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _EMBEDDED = regex.compile(
     r"(?:^|(?<=: )|(?<=\s)(?=\S+: \[Errno -?\d))"
-    r"(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
+    r"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and

@@ -9,6 +9,7 @@ explain page, the TUI and the HTML report render these records, so they cannot d
 from __future__ import annotations
 
 import enum
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -168,7 +169,7 @@ def incident_view(incident: Incident, run: RunConfig | None = None, derived: Der
         is_run_root=incident.is_run_root, exception_type=info.exception_type or "traceback cut off",
         label=found.pattern_id if found else unknown_label(info.exception_type, function),
         # argparse prints its usage before the error: the error leads here, the usage follows it
-        message=tuple(info.message.splitlines()) + (tuple(event.context.splitlines()) if argparse else ()),
+        message=_shown_lines(info.message) + (tuple(event.context.splitlines()) if argparse else ()),
         count=incident.count, ranks=incident.ranks, first_seen=incident.first_seen, last_seen=incident.last_seen,
         caused_by=incident.caused_by, awaiting_root=awaiting, context="" if argparse else event.context,
         truncated=event.truncated,
@@ -243,3 +244,9 @@ def _mark(frame: Frame, info: ErrorInfo, incident: Incident) -> Mark:
     if frame is incident.blame:
         return Mark.BLAME
     return Mark.RAISE if frame is info.raise_site else Mark.NONE
+
+
+def _shown_lines(message: str) -> tuple[str, ...]:
+    """A message's lines as shown: one that begins with a line break (a triple-quoted string, indented
+    in its source) from its first line of text, dedented."""
+    return tuple(textwrap.dedent(message.strip("\n")).splitlines() if message[:1] == "\n" else message.splitlines())
