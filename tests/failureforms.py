@@ -46,9 +46,12 @@ SEGFAULT_SCRIPT = """
 """
 
 
-def segfault_child() -> list[str]:
-    """A child that reads address 0: faulthandler's `Fatal Python error: Segmentation fault` dump."""
-    result = _run(SEGFAULT_SCRIPT)
+def segfault_child(bar: bool = False) -> list[str]:
+    """A child that reads address 0: faulthandler's `Fatal Python error: Segmentation fault` dump;
+    with `bar`, while a progress bar's line is half written on stderr (as tqdm leaves it)."""
+    head = ("import sys\nsys.stderr.write('Capturing batches (bs=448):   8%|###   | 4/51 [00:20<03:35,  4.59s/it]')\n"
+            "sys.stderr.flush()\n") if bar else ""
+    result = _run(head + textwrap.dedent(SEGFAULT_SCRIPT))
     assert result.returncode != 0
     return result.stderr.splitlines()
 

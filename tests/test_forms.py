@@ -42,6 +42,14 @@ def run_root(lines: list[str]):
 # ----------------------------------------------------------------------------- native crashes
 
 
+def test_faulthandlers_dump_glued_to_a_half_written_progress_bar_is_the_crash():
+    lines = forms.segfault_child(bar=True)
+    assert lines[0].startswith("Capturing batches") and lines[0].endswith("Fatal Python error: Segmentation fault")
+    event = only(lines)
+    assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "SIGSEGV")
+    assert event.root.raise_site.function == "string_at"
+
+
 def test_a_segfaulting_child_is_a_sigsegv_with_its_python_frames():
     event = only(forms.segfault_child())
     assert event.kind is EventKind.NATIVE and not event.truncated
@@ -392,7 +400,8 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
 
 
 @pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
-                                  "broken-after-path-headless", "frames-on-one-line-headless"])
+                                  "broken-after-path-headless", "frames-on-one-line-headless",
+                                  "begun-inside-a-frame-headless"])
 def test_a_paste_that_lost_its_indentation(form):
     lines = text_of(capture(_load_weights)).splitlines()
     original = only(lines)
@@ -400,11 +409,12 @@ def test_a_paste_that_lost_its_indentation(form):
               "collapsed-to-one-space": lambda: forms.collapsed(lines),
               "broken-after-path": lambda: forms.broken_after_path(lines),
               "broken-after-path-headless": lambda: forms.broken_after_path(lines)[1:],
-              "frames-on-one-line-headless": lambda: forms.frames_on_one_line(lines)}[form]()
+              "frames-on-one-line-headless": lambda: forms.frames_on_one_line(lines),
+              "begun-inside-a-frame-headless": lambda: [lines[1].split("/")[-1], *forms.stripped(lines[2:])]}[form]()
     event = only(pasted)
     assert event.truncated == form.endswith("headless") and event.root.message == original.root.message
-    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
-        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert [(f.path.rsplit("/", 1)[-1], f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path.rsplit("/", 1)[-1], f.lineno, f.function, f.code) for f in original.root.frames]  # (a cut path's file)
 
 
 def _run_stage(config):

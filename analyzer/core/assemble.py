@@ -430,7 +430,8 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
-        elif g.FRAME.match(text) or g.FRAME_CUT.match(text):  # frames without their header: the log was cut above them
+        elif g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text):
+            # frames without their header: the log was cut above them (maybe inside the first)
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
@@ -674,9 +675,10 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
 
 
 def _ends_stripped_frame(texts: list[str], i: int) -> bool:
-    """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, or the rest of
-    one broken in two."""
-    whole = texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i else None
+    """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, the rest of one
+    broken in two, or (first) one the paste began inside of."""
+    whole = (texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i
+             else g.frame_cut_at_start(texts[i]))
     return whole is not None and g.lost_indentation(whole)
 
 

@@ -74,8 +74,9 @@ _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
 
 
 def _mended_frames(lines: list[str]) -> list[str]:
-    """Frame lines a terminal hard-wrapped inside their path or function put back together, and frames
-    a copy joined into one line (each with its source line) taken apart."""
+    """Frame lines a terminal hard-wrapped inside their path or function put back together, frames a
+    copy joined into one line (each with its source line) taken apart, and a first frame line the
+    paste began inside of given back its start."""
     joined: list[str] = []
     for line in lines:
         for text in _NEXT_FRAME.split(line) if g.FRAME.match(line) and line.count('File "') > 1 else (line,):
@@ -84,7 +85,9 @@ def _mended_frames(lines: list[str]) -> list[str]:
 
 
 def _mend(joined: list[str], text: str) -> None:
-    if joined and (whole := g.joined_frame(joined[-1], text)) is not None:
+    if not joined and (whole := g.frame_cut_at_start(text)) is not None:
+        joined.append(whole)
+    elif joined and (whole := g.joined_frame(joined[-1], text)) is not None:
         joined[-1] = whole
     elif joined and g.FUNCTION_REST.match(text) and joined[-1][:1] == " " and g.FRAME.match(joined[-1]):
         joined[-1] += text

@@ -18,6 +18,7 @@ __all__ = [
     "REVERSED_FRAME",
     "FRAME_CUT",
     "FUNCTION_REST",
+    "frame_cut_at_start",
     "joined_frame",
     "lost_indentation",
     "EXCEPTION_LINE",
@@ -77,6 +78,12 @@ def joined_frame(cut: str, rest: str) -> str | None:
     if m["closed"]:
         return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if _LINE_REST.match(rest) else None
     return cut + rest if _PATH_REST.match(rest) else None
+
+
+def frame_cut_at_start(text: str) -> str | None:
+    """A paste that begins inside a frame line (`site-packages/x/y.py", line 3, in f`): that frame line,
+    its path as far as it goes; else None."""
+    return f'File "{text}' if _PATH_REST.match(text) else None
 
 
 def lost_indentation(frame_line: str) -> bool:

@@ -39,7 +39,9 @@ __all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 
-_FATAL = regex.compile(r"^Fatal Python error: (?P<message>.+?)\s*$")
+# faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
+# progress bar's line, which tqdm ends only when it is done).
+_FATAL = regex.compile(r"^.*?Fatal Python error: (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
 _THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
                         r"|^Stack \(most recent call first\):\s*$")
