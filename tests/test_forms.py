@@ -530,62 +530,41 @@ def test_markdown_bold_exception_lines_keep_the_chain():
     assert event.chain[1].message == "Failed to load weights"
 
 
-@pytest.mark.parametrize("shell, signal, script, name", [
-    ("bash", "SIGSEGV", False, "Segmentation fault"), ("bash", "SIGABRT", True, "Aborted"),
-    ("bash", "SIGBUS", False, "Bus error"), ("dash", "SIGSEGV", False, "Segmentation fault"),
-])
-def test_a_shells_word_that_its_command_died_of_a_signal(shell, signal, script, name):
+@pytest.mark.parametrize("shell, script", [("bash", True), ("bash", False), ("dash", False)])
+def test_a_shells_word_that_its_command_died_of_a_segmentation_fault(shell, script):
+    """bash from a script (`run.sh: line 1: 4242 Segmentation fault      python3 -c ...`), `bash -c`
+    (`bash: line 1: ...`), dash (`Segmentation fault`); `(core dumped)` where core dumps are on."""
     if shutil.which(shell) is None:
         pytest.skip(f"no {shell} here")
-    report = forms.shell_signal_report(shell, signal, script)
-    assert any(name in line for line in report)
-    event = only(["INFO 12-01 10:00:01 [engine.py:80] generating", *report])
-    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NATIVE, signal, name)
+    report = forms.shell_signal_report(shell, "SIGSEGV", script)
+    assert any("Segmentation fault" in line for line in report)
+    (incident,) = incidents(["INFO 12-01 10:00:01 [engine.py:80] generating", *report])
+    assert (incident.info.exception_type, incident.is_run_root) == ("SIGSEGV", True)
+    assert incident.diagnosis.pattern.id in ("shell.segmentation-fault", "shell.segmentation-fault-alone")
 
 
-@pytest.mark.parametrize("line, signal", [
-    ("zsh: segmentation fault (core dumped)  python serve.py --tp 8", "SIGSEGV"),
-    ("zsh: illegal hardware instruction  python serve.py", "SIGILL"),
-    ("[1]+  Aborted                 (core dumped) python serve.py", "SIGABRT"),
-    ("bash: 19442 Segmentation fault      python3 serve.py", "SIGSEGV"),
-    ("Floating point exception (core dumped)", "SIGFPE"),
+@pytest.mark.parametrize("line, signal, page", [
+    ("zsh: segmentation fault (core dumped)  python serve.py --tp 8", "SIGSEGV", "shell.segmentation-fault-zsh"),
+    ("[1]+  Aborted                 (core dumped) python serve.py", "SIGABRT", "shell.aborted-command"),
+    ("bash: 19442 Segmentation fault      python3 serve.py", "SIGSEGV", "shell.segmentation-fault"),
+    ("Bus error (core dumped)", "SIGBUS", "shell.bus-error"),
+    ("Illegal instruction (core dumped)", "SIGILL", "shell.illegal-instruction"),
 ])
-def test_zsh_and_job_control_words_of_a_signal(line, signal):
+def test_zsh_and_job_control_words_of_a_signal(line, signal, page):
     """zsh's names for the signals (its signames), bash's job table: from their definitions."""
-    assert only([line]).root.exception_type == signal
+    (incident,) = incidents([line])
+    assert (incident.info.exception_type, incident.diagnosis.pattern.id) == (signal, page)
+
+
+def test_a_signals_name_in_ordinary_text_is_no_crash():
+    assert events(["Aborted request 12 after 30 s", "Bus error counters: 0", "[2026-12-01 10:00:00] Aborted (by the client)",
+                   "zsh: command not found: sglang"]) == []
 
 
 def test_the_shells_word_after_faulthandlers_dump_is_the_same_crash_told_again():
     dump, told = incidents([*forms.segfault_child(), *forms.shell_signal_report("bash", "SIGSEGV")])
     assert dump.is_run_root and dump.info.frames and dump.info.exception_type == "SIGSEGV"
     assert (told.info.exception_type, told.role, told.caused_by) == ("SIGSEGV", "consequence", dump.id)
-
-
-def test_a_signals_name_in_ordinary_text_is_no_crash():
-    assert events(["Aborted request 12 after 30 s", "Segmentation fault handler installed for workers",
-                   "Bus error counters: 0", "[2026-12-01 10:00:00] Aborted (by the client)"]) == []
-
-
-class _EngineDead(RuntimeError):
-    pass
-
-
-def _stream_request():
-    raise _EngineDead("Engine loop is not running. Inspect the stacktrace to find the original error: "
-                      "RuntimeError('Engine process (pid 3607) died.').")
-
-
-def test_an_exceptions_repr_logged_outside_a_handler_is_the_error_it_names():
-    logged = forms.logged_repr_without_exception(RuntimeError("Engine process (pid 3607) died."))
-    assert logged[-1].endswith("NoneType: None")
-    event = only(logged)
-    assert (event.root.exception_type, event.root.message) == ("RuntimeError", "Engine process (pid 3607) died.")
-    quoted = forms.logged_repr_without_exception(ValueError('a "quoted" path\\x'))
-    assert only(quoted).root.message == 'a "quoted" path\\x'
-    root, later = incidents([*logged, *text_of(capture(_stream_request)).splitlines()])
-    assert root.is_run_root and root.info.exception_type == "RuntimeError"
-    assert later.caused_by == root.id
-    assert events(["ERROR 11-28 03:12:40 client.py:307] Engine(args) failed to start", "INFO retry(3)"]) == []
 
 
 def _capture_failed():

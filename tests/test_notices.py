@@ -53,7 +53,9 @@ def test_every_shipped_notice_example_is_found_behind_a_prefix(pattern, prefix):
 def test_shipped_notices_are_consequences_except_failures_of_their_own():
     roles = {p.id: p.role for p in LINE_PATTERNS}
     assert roles.pop("torch.elastic-death-signal") == "root"  # someone stopped the job: that is the cause
-    assert roles.pop("shell.segmentation-fault") == "root"  # a native crash
+    for crash in ("shell.segmentation-fault", "shell.segmentation-fault-alone", "shell.segmentation-fault-zsh",
+                  "shell.bus-error", "shell.illegal-instruction"):
+        assert roles.pop(crash) == "root"  # a native crash
     assert roles.pop("uvicorn.bind-address-in-use") == "root"  # the HTTP server never listened: nothing else ran
     assert set(roles.values()) == {"consequence"}
     assert {"sglang.sigquit-from-child", "sglang.child-process-failed", "torch.nccl-watchdog-timeout-line",

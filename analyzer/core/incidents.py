@@ -292,10 +292,12 @@ def _quotes(later: Incident, root: Incident) -> bool:
 
 
 def _retells(later: Incident, root: Incident) -> bool:
-    """A later error without frames of the root cause's type and message is that error told again: a
-    shell's `Segmentation fault` after faulthandler's dump of it, the exception logged once more."""
-    return (not later.info.frames and bool(root.info.message)
-            and (later.info.exception_type, later.info.message) == (root.info.exception_type, root.info.message))
+    """A later error without frames, of the root cause's type, whose text begins with the root cause's
+    first line, is that error told again: the shell's `Segmentation fault (core dumped)` after
+    faulthandler's dump of it, the exception logged once more."""
+    said = _first_line(root).strip()
+    return (not later.info.frames and bool(said) and later.info.exception_type == root.info.exception_type
+            and later.info.message.startswith(said))
 
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:

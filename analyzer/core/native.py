@@ -21,12 +21,6 @@
   indexSelectSmallIndex: block: [32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize`
   failed.`; ROCm: `.../IndexKernel.hip:94: operator(): Device-side assertion `...' failed.`): one line
   each, the kernel's file, line and function its site.
-- A shell's word that the command it ran died of a signal: bash's `Segmentation fault (core dumped)`,
-  from a script `run.sh: line 4:  2369 Segmentation fault      (core dumped) python serve.py` (`bash:
-  2369 Aborted ...` for the last command of `bash -c`), dash's `Segmentation fault`, for a
-  job `[1]+  Aborted                 (core dumped) python serve.py`; zsh's `zsh: segmentation fault
-  python serve.py`. The type is the signal, the message its name as faulthandler words it; no frames.
-  (`Killed` is left alone: the kernel's OOM killer is the consequence of a failure told elsewhere.)
 """
 
 from __future__ import annotations
@@ -62,21 +56,12 @@ _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously repo
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
-# zsh's names for them (Src/signames.c), by faulthandler's.
-_ZSH_SIGNALS = {"segmentation fault": "Segmentation fault", "abort": "Aborted", "bus error": "Bus error",
-                "floating point exception": "Floating point exception", "illegal hardware instruction": "Illegal instruction"}
-_SIGNAL_NAME = "|".join(regex.escape(name) for name in [*_SIGNALS, *_ZSH_SIGNALS])
-# The shell names the command after the signal where it says which job or line it ran; alone, only
-# `(core dumped)` may follow (or nothing, for a segmentation fault: no program prints that line).
-_SHELL_SIGNAL = regex.compile(rf"^(?:\S+: (?:line \d+: +)?\d+ |\[\d+\][+-]? +|zsh: )(?P<signal>{_SIGNAL_NAME})"
-                              rf"(?: +\(core dumped\))?(?: +\S.*?)?\s*$"
-                              rf"|^(?P<signal>{_SIGNAL_NAME}) \(core dumped\)\s*$|^(?P<signal>Segmentation fault)\s*$")
 
 
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
-                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _SHELL_SIGNAL.match(text))
+                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text))
 
 
 def interrupts(text: str) -> bool:
@@ -92,7 +77,7 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
-    if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first) or _SHELL_SIGNAL.match(first):
+    if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
@@ -121,9 +106,6 @@ def parse(lines: list[str]) -> ErrorInfo:
     if device := _DEVICE_ASSERT.match(first):
         return ErrorInfo(UNTYPED_CUDA, first.strip(), (Frame(device["path"], int(device["lineno"]), device["function"]),),
                          has_traceback=False)
-    if shell := _SHELL_SIGNAL.match(first):
-        name = _ZSH_SIGNALS.get(shell["signal"], shell["signal"])
-        return ErrorInfo(_SIGNALS[name], name, has_traceback=False)
     if check := _CUDA_CHECK.match(first):
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
