@@ -174,6 +174,18 @@ def failing_processes() -> list[str]:
     return result.stderr.splitlines()
 
 
+def elastic_root_cause(traceback_lines: list[str], rank: int = 0) -> list[str]:
+    """torchrun's summary of a failed child (torch.distributed.elastic's ChildFailedError message): the
+    `Root Cause (first observed failure):` table, whose `traceback :` field holds the child's traceback
+    from its error file, each line after the first indented two more spaces."""
+    first, *rest = traceback_lines
+    return ["=" * 60, "train.py FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
+            "Root Cause (first observed failure):", f"[{rank}]:", "  time      : 2024-08-05_10:01:43",
+            "  host      : gpu-node-3", f"  rank      : {rank} (local_rank: {rank})", "  exitcode  : 1 (pid: 46669)",
+            "  error_file: /tmp/torchelastic_i4d4ivao/none_jzj2c4lc/attempt_0/0/error.json",
+            f"  traceback : {first}", *(f"  {line}" for line in rest), "=" * 60]
+
+
 class ProcessRaisedException(Exception):
     """torch.multiprocessing.spawn's: a child's failure, its traceback in the message."""
 

@@ -357,7 +357,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
     pasted = text_of(capture(_chained)).splitlines()
     return tuple(tuple(lines) for lines in (
         forms.segfault_child(), forms.segfault_child(bar=True), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
-        forms.cxx_terminate(), forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
+        forms.cxx_terminate(), ["libc++abi: terminating due to uncaught exception of type a::B: what"],
+        forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
         forms.child_output_in_message(), forms.device_assertion(), forms.device_assertion(rocm=True),
         forms.build_backend_output(pasted), forms.pytest_report(), forms.pytest_report("short"),
         forms.ray_task_error(), forms.ray_task_error(cut_frame=True), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
@@ -365,7 +366,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
         forms.stripped(pasted), forms.stripped(pasted, gap=True), forms.collapsed(pasted),
         forms.broken_after_path(pasted), forms.broken_after_path(pasted)[1:], forms.frames_on_one_line(pasted),
-        [pasted[1].split("/")[-1], *forms.stripped(pasted[2:])],
+        [pasted[1].split("/")[-1], *forms.stripped(pasted[2:])], forms.elastic_root_cause(pasted),
         forms.notebook_linked(forms.IPYTHON7_FROM_DEFINITION),
         ["CUDA error: an illegal memory access was encountered",
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],

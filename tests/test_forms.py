@@ -50,6 +50,23 @@ def test_faulthandlers_dump_glued_to_a_half_written_progress_bar_is_the_crash():
     assert event.root.raise_site.function == "string_at"
 
 
+LIBCXX_TERMINATE = ("libc++abi: terminating due to uncaught exception of type tvm::runtime::InternalError: "
+                    "[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed: (config_istream) is false:")
+
+
+def test_libcxxs_word_of_an_uncaught_exception_is_that_exception():
+    """libc++ (clang, macOS) names the type and what() on one line; from its definition (libc++abi)."""
+    event = only(["[2026-12-01 10:00:00] loading the model", LIBCXX_TERMINATE, "INFO next"])
+    assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "tvm::runtime::InternalError")
+    assert event.root.message.startswith("[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed")
+
+
+def test_libcxxs_abort_and_faulthandlers_dump_of_it_are_one_crash_with_python_frames():
+    event = only([LIBCXX_TERMINATE, *forms.dumped_stack("Fatal Python error: Aborted")])
+    assert event.root.exception_type == "tvm::runtime::InternalError"
+    assert event.root.raise_site is not None and event.root.raise_site.function == "deep_in_the_model"
+
+
 def test_a_segfaulting_child_is_a_sigsegv_with_its_python_frames():
     event = only(forms.segfault_child())
     assert event.kind is EventKind.NATIVE and not event.truncated
@@ -488,6 +505,17 @@ def _wrapped_chain():
         _load_weights()
     except KeyError as err:
         raise RuntimeError("Failed to load weights") from err
+
+
+def test_the_childs_traceback_in_torchruns_root_cause_table_is_read():
+    """`  traceback : Traceback (most recent call last):`, its frames four spaces in: the first frame
+    tells how far the traceback is indented, so its exception line is not taken for a source line."""
+    lines = text_of(capture(_load_weights)).splitlines()
+    event = only(forms.elastic_root_cause(lines))
+    original = only(lines)
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.code) for f in event.root.frames] == [(f.path, f.lineno, f.code) for f in original.root.frames]
+    assert not event.truncated
 
 
 @pytest.mark.parametrize("cut", [0, 5], ids=("whole", "pasted-from-the-exception-line"))

@@ -238,8 +238,12 @@ class TracebackAssembler:
                 if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
-        if block is not None and block.indent and line.text.startswith(" " * block.indent):
-            line = replace(line, text=line.text[block.indent:])
+        if block is not None and block.indent:
+            if line.text.startswith(" " * block.indent):
+                line = replace(line, text=line.text[block.indent:])
+            elif block.state is _State.MESSAGE and line.text.strip():  # out of the indented traceback: its end
+                out.extend(self._close(line.stream))
+                return out + self._feed(line)
         if block is not None:
             step = self._advance(block, line)
             self._touch(line.stream)
@@ -275,7 +279,8 @@ class TracebackAssembler:
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
-                or not all(text[:1] == " " and not text.isspace() for text in texts)):
+                or not all(text[:1] == " " and not text.isspace() for text in texts)
+                or (len(block.texts) == 1 and _tells_indent(texts[0]))):  # (see _advance: read it one by one)
             return False
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
@@ -454,6 +459,8 @@ class TracebackAssembler:
         if state is _State.FRAMES:
             if (g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text)):
+                if len(block.texts) == 1 and not block.indent and _tells_indent(text):
+                    block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
                 block.held = 0
                 return _Step.TAKE
             if not stripped and block.held < _SOURCE_LINES and (
@@ -680,6 +687,12 @@ def _ends_stripped_frame(texts: list[str], i: int) -> bool:
     whole = (texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i
              else g.frame_cut_at_start(texts[i]))
     return whole is not None and g.lost_indentation(whole)
+
+
+def _tells_indent(first: str) -> bool:
+    """Whether the first line after a traceback's header is a frame further in than Python puts one:
+    the traceback is indented as a whole, its header behind words (torchrun's `  traceback : `)."""
+    return first[:3] == "   " and g.FRAME.match(first) is not None
 
 
 def _message_below(text: str) -> bool:

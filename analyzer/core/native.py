@@ -6,6 +6,8 @@
   more threads, then `Extension modules: ... (total: N)`. `dump_traceback_later` heads its dump
   `Timeout (0:05:00)!`. The type is the signal (SIGSEGV, SIGABRT, ...), the frames are the crashing
   thread's, innermost last as in a traceback.
+- libc++'s (clang, macOS): `libc++abi: terminating due to uncaught exception of type
+  tvm::runtime::InternalError: <what()>`, one line (and faulthandler's dump of the abort, if on).
 - libstdc++'s terminate handler: `terminate called after throwing an instance of 'c10::Error'`, then
   `  what():  <message>` whose text may run over several lines, and for c10 errors `Exception raised
   from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines; faulthandler's dump of
@@ -43,6 +45,9 @@ _FRAME = regex.compile(r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?)
 _DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
                              r"Garbage-collecting)|^\s*$")
 _TERMINATE = regex.compile(r"^terminate called after throwing an instance of '(?P<type>[^']+)'\s*$")
+# libc++'s (clang, macOS): the type and what() on one line.
+_LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
+                                  r"(?P<type>(?:\w+::)*\w+): (?P<message>.*?)\s*$")
 _WHAT = regex.compile(r"^\s+what\(\):\s+(?P<message>.*?)\s*$")
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
@@ -61,13 +66,13 @@ _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": 
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
-                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text))
+                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def interrupts(text: str) -> bool:
     """A report the runtime prints over whatever was being printed: it ends an exception message.
     (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
-    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text))
+    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def continues(lines: list[str], text: str) -> bool:
@@ -79,6 +84,11 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_CUDA_HINT.match(text))
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
+    if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow
+        if any(_FATAL.match(line) for line in lines):
+            return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
+        fatal = _FATAL.match(text)
+        return fatal is not None and fatal["message"] == "Aborted"
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
     if any(_FATAL.match(line) for line in lines):
@@ -106,6 +116,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     if device := _DEVICE_ASSERT.match(first):
         return ErrorInfo(UNTYPED_CUDA, first.strip(), (Frame(device["path"], int(device["lineno"]), device["function"]),),
                          has_traceback=False)
+    if libcxx := _LIBCXX_TERMINATE.match(first):
+        return ErrorInfo(libcxx["type"], libcxx["message"], _thread_frames(lines[1:]), has_traceback=len(lines) > 1)
     if check := _CUDA_CHECK.match(first):
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)

@@ -59,7 +59,7 @@ _STARTS = (
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"]|\)\s*$)",  # notices.logged_error; its other form: _LOGGED_ERROR
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
-    rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
+    rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
     rb"\x1b",  # an ANSI escape, which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
