@@ -370,6 +370,44 @@ def notebook_linked(lines: list[str], url: str = "https://localhost:8080/#") -> 
     return out
 
 
+# ----------------------------------------------------------------------------- Rich
+
+RICH_MODULE = """\
+def load_shard(name):
+    return {}[name]
+
+
+def load_weights():
+    try:
+        load_shard("lm_head.weight")
+    except KeyError as err:
+        raise RuntimeError("weights incomplete") from err
+"""
+
+
+def rich_traceback(width: int = 100, deep: bool = False) -> list[str]:
+    """Rich's own rendering (rich.traceback.Traceback, as `rich.traceback.install()` prints it) of a
+    KeyError that a RuntimeError wraps, raised in a module under a long path (`deep`: longer than the
+    box is wide, so that the frames' places wrap)."""
+    from rich.console import Console
+    from rich.traceback import Traceback
+
+    with tempfile.TemporaryDirectory() as folder:
+        nested = ("lib", "python3.11", "site-packages", "inference_server", "model_executor") if deep else ()
+        path = Path(folder, *nested, "site-packages", "weights_loader_package", "sharded_checkpoint_loading.py")
+        path.parent.mkdir(parents=True)
+        path.write_text(RICH_MODULE)
+        scope: dict = {}
+        exec(compile(RICH_MODULE, str(path), "exec"), scope)
+        try:
+            scope["load_weights"]()
+        except RuntimeError:
+            console = Console(file=io.StringIO(), width=width, color_system=None)
+            console.print(Traceback(width=width))
+            return console.file.getvalue().splitlines()
+    raise AssertionError("load_weights did not raise")
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 def newest_first(lines: list[str], strip: bool = True) -> list[str]:

@@ -396,6 +396,33 @@ def test_an_ipython_chain():
     assert (wrapper.exception_type, wrapper.link, wrapper.raise_site.lineno) == ("RuntimeError", Link.CAUSE, 5)
 
 
+# ----------------------------------------------------------------------------- Rich
+
+
+@pytest.mark.parametrize("deep", [False, True], ids=("places-whole", "places-wrapped"))
+def test_a_rich_traceback_reads_as_the_chain_it_draws(deep):
+    lines = forms.rich_traceback(100, deep)
+    assert lines[0].startswith("╭") and "Traceback (most recent call last)" in lines[0]
+    assert deep == any(line.startswith("│ /") and "py:" not in line for line in lines)  # (a place cut in its path)
+    event = only(["INFO loading", *lines, "INFO next"])
+    key, wrapper = event.chain
+    assert (key.exception_type, key.message, key.link) == ("KeyError", "'lm_head.weight'", Link.FIRST)
+    assert (wrapper.exception_type, wrapper.message, wrapper.link) == ("RuntimeError", "weights incomplete", Link.CAUSE)
+    site = key.raise_site
+    assert site.path.endswith("weights_loader_package/sharded_checkpoint_loading.py")
+    assert (site.lineno, site.function, site.code) == (2, "load_shard", "return {}[name]")
+    assert [frame.function for frame in wrapper.frames][-1] == "load_weights" and not event.truncated
+
+
+def test_a_paste_begun_inside_a_rich_box_keeps_the_frames_after_its_cut():
+    lines = forms.rich_traceback(100)
+    first_close = next(i for i, line in enumerate(lines) if line.startswith("╰"))
+    marker = next(i for i, line in enumerate(lines) if "❱" in line)
+    event = only(["some text", *lines[marker:first_close + 2]])
+    assert event.truncated and event.root.exception_type == "KeyError"
+    assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 

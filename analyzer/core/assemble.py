@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, pytest_report
+from analyzer.core import ipython, native, pytest_report, richtb
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -40,6 +40,7 @@ class _State(enum.Enum):
     GROUP = "group"  # inside an exception-group box
     USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
     IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
+    RICH = "rich"  # inside Rich's box of a traceback, or right after it
     BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
     REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
     NATIVE = "native"  # a native crash report (core/native.py)
@@ -435,6 +436,8 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
+        elif richtb.HEADER.match(text) or richtb.starts_cut(text):
+            self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=not richtb.HEADER.match(text))
         elif g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text):
             # frames without their header: the log was cut above them (maybe inside the first)
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
@@ -528,6 +531,9 @@ class TracebackAssembler:
             if ipython.RULE.match(text) or ipython.HEADER.match(text):
                 block.state = _State.IPYTHON
                 return _Step.TAKE
+            if richtb.HEADER.match(text):
+                block.state = _State.RICH
+                return _Step.TAKE
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
@@ -569,6 +575,14 @@ class TracebackAssembler:
             return _Step.CLOSE
         if state is _State.PYTEST:
             return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
+        if state is _State.RICH:
+            if richtb.continues(text):
+                return _Step.TAKE
+            if stripped and richtb.CLOSE.match(block.texts[-1]) and g.EXCEPTION_LINE.match(text):
+                block.state, block.message_lines = _State.MESSAGE, 0
+                return _Step.TAKE
+            block.truncated = True
+            return _Step.CLOSE
         if state is _State.IPYTHON:
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
                 block.truncated = True
@@ -633,7 +647,7 @@ class TracebackAssembler:
             _cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
             _cut(block, len(block.texts) - block.held)
-        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON):
+        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON, _State.RICH):
             block.truncated = True
         return []
 
@@ -764,4 +778,4 @@ def _wraps_remote(text: str) -> bool:
 def _opens_something(text: str) -> bool:
     """A line that cannot continue an exception message: it starts a new record or traceback."""
     return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text) or native.interrupts(text))
+                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text))

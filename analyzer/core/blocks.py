@@ -11,7 +11,7 @@ from functools import lru_cache
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython
+from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["box_column", "in_box", "note_end", "parse_chain"]
@@ -41,7 +41,11 @@ def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
 
 def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
-        lines = _mended_frames(ipython.to_standard(lines) if ipython.is_ipython(lines) else lines)
+        if ipython.is_ipython(lines):
+            lines = ipython.to_standard(lines)
+        elif richtb.is_rich(lines) or richtb.starts_cut(lines[0]):
+            lines = richtb.to_standard(lines)
+        lines = _mended_frames(lines)
     links: list[ErrorInfo] = []
     link = Link.FIRST
     i = 0

@@ -97,7 +97,8 @@ _HEADED = (
 )
 # What the normaliser's Unicode classes take and the byte patterns above do not; scanned for only in a
 # buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
-_NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]")
+_NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
+              "│ ❱".encode())  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.

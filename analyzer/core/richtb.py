@@ -1,0 +1,79 @@
+"""Rich's traceback format (rich.traceback, as `rich.traceback.install()` and Typer apps print it),
+rewritten into the standard one so that `blocks.parse_chain` reads it like any other.
+
+    ╭──────────── Traceback (most recent call last) ─────────────╮
+    │ /srv/app/loader.py:7 in outer                              │
+    │                                                            │
+    │    6 │   try:                                              │
+    │ ❱  7 │   │   inner(1)                                      │
+    │                                                            │
+    │ in <module>:12                                             │
+    ╰────────────────────────────────────────────────────────────╯
+    KeyError: 'lm_head.weight'
+
+Each frame is its place (`path:line in function`, or `in function:line` where the source could not
+be read), which the box's width may wrap (`.../loader_m` then `odule.py:7 in outer`), then the
+source around the line with `❱` on the current one. Links of a chain are boxes of their own,
+joined by the standard separators. A paste may begin inside a box, its header cut away.
+"""
+
+from __future__ import annotations
+
+import regex
+
+__all__ = ["CLOSE", "HEADER", "continues", "is_rich", "starts_cut", "to_standard"]
+
+HEADER = regex.compile(r"^╭─+ Traceback \(most recent call last\) ─+╮\s*$")
+CLOSE = regex.compile(r"^╰─+╯\s*$")
+_ROW = regex.compile(r"^│ (?P<text>.*)│\s*$")  # a line inside the box, padded to its width
+_PLACE = regex.compile(r"^(?:(?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)|in (?P<name>\S+?):(?P<at>\d+))$")
+_CODE = regex.compile(r"^(?P<current>❱)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$")
+_GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
+
+
+def is_rich(lines: list[str]) -> bool:
+    return any(HEADER.match(text) for text in lines)
+
+
+def starts_cut(text: str) -> bool:
+    """A line from inside a box, with the current line's marker: a paste that began inside one."""
+    row = _ROW.match(text)
+    return row is not None and (code := _CODE.match(row["text"])) is not None and code["current"] is not None
+
+
+def continues(text: str) -> bool:
+    """Whether `text` is a line of the box being read (its closing line included)."""
+    return _ROW.match(text) is not None or CLOSE.match(text) is not None
+
+
+def to_standard(lines: list[str]) -> list[str]:
+    """The lines in CPython's format: a header, `  File "...", line N, in f` frames with their
+    current source line, and every line outside the boxes (exception lines, separators) unchanged."""
+    out: list[str] = []
+    place = ""  # a frame's place, as far as the rows read so far hold it
+    for text in lines:
+        if HEADER.match(text):
+            out.append("Traceback (most recent call last):")
+            continue
+        if CLOSE.match(text):
+            continue
+        row = _ROW.match(text)
+        if row is None:
+            out.append(text)
+            continue
+        body = row["text"].strip()
+        code = _CODE.match(body)
+        if code is not None and not place:
+            if code["current"] and out and out[-1].startswith("  File "):
+                out.append("    " + _GUIDES.sub("", code["code"] or "").strip())
+            continue
+        if not body:
+            place = ""
+            continue
+        # A row the place filled was cut inside a word (a long path); one padded out ended at a blank.
+        place += body + " " if row["text"].endswith("  ") else body
+        if frame := _PLACE.match(place.rstrip()):
+            path = frame["path"] or "<unknown>"
+            out.append(f'  File "{path}", line {frame["lineno"] or frame["at"]}, in {frame["function"] or frame["name"]}')
+            place = ""
+    return out
