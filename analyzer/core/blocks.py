@@ -174,7 +174,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             i = end
             continue
         if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD
-                and g.introduces_output(message[0] if message[0].strip() else "\n".join(message))
+                and g.introduces_output("\n".join(message))
                 and (inner := list(parse_chain(lines[i:])))):  # a child's output: its traceback is the chain's root
             outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
             return [outer], len(lines), inner
