@@ -373,7 +373,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],
         ["I got", "  **KeyError: 'model.norm.weight'**", "Exception: Capture cuda graph failed: CUDA out of memory.",
-         "Error: no such option"],
+         "Error: no such option", "`RuntimeError: Expected all tensors to be on the same device`"],
         forms.shell_signal_report("bash", "SIGSEGV", script=True), ["zsh: abort      python serve.py"],
         forms.logged_repr_without_exception(RuntimeError("Engine process (pid 3607) died.")),
         forms.logged_repr_without_exception(KeyError()), forms.spawn_failure(), forms.spawn_failure()[5:],

@@ -626,6 +626,14 @@ def _capture_failed():
     raise Exception("Capture cuda graph failed: CUDA out of memory.")
 
 
+@pytest.mark.parametrize("wrap", ["`{}`", "`{}"], ids=("code-span", "opening-tick-only"))
+def test_an_exception_line_in_an_inline_code_span(wrap):
+    """A paste that quotes the exception line as markdown inline code, or begins with a fence's backtick."""
+    line = traceback.format_exception_only(RuntimeError, RuntimeError("Expected all tensors to be on the same device"))[0]
+    event = only(["I get this:", wrap.format(line.rstrip()), "any idea?"])
+    assert (event.root.exception_type, event.root.message) == ("RuntimeError", "Expected all tensors to be on the same device")
+
+
 def test_an_exception_line_alone_in_bold_inside_indented_prose():
     """Markdown prose that quotes only the exception line, in bold and indented as the paragraph is."""
     line = traceback.format_exception_only(KeyError, KeyError("model.norm.weight"))[0].rstrip()

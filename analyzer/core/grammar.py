@@ -99,24 +99,26 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
 # The type is the class's module and qualified name, so a class defined in a function reads
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
-# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose.
+# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose,
+# or begin with the backtick of an inline code span ("`RuntimeError: message").
 _TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
 # the same match, but a lazy `.*?` tries the end at every character, 10x slower on a long message.)
 # Blanks after it are allowed: a terminal's copy pads every line to its width.
-_MESSAGE = r"(?(bold).*?|(?:.*\S)?)"
+_MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<bold>{_BOLD})?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)"
+    r"(?(tick)`?)\s*$"
 )
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
 # `Error` (a command line tool's "Error: ..." is no Python exception).
 BARE_EXCEPTION_LINE = regex.compile(
-    rf"^(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
-    rf"|Exception){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)\s*$"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
+    rf"|Exception){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 
