@@ -367,6 +367,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.markdown_bold(pasted), forms.hard_wrapped(pasted, 30), forms.uvicorn_bind_error(), forms.logged_oserror(),
         forms.stripped(pasted), forms.stripped(pasted, gap=True), forms.collapsed(pasted),
         forms.broken_after_path(pasted), forms.broken_after_path(pasted)[1:], forms.frames_on_one_line(pasted),
+        forms.hard_wrapped([f"ERROR 11-28 03:12:40 [core.py:396] {line}" for line in pasted], 60),
+        forms.hard_wrapped([f"[rank0]: {line}" for line in pasted], 60),
         [pasted[1].split("/")[-1], *forms.stripped(pasted[2:])], forms.elastic_root_cause(pasted),
         forms.notebook_linked(forms.IPYTHON7_FROM_DEFINITION),
         ["CUDA error: an illegal memory access was encountered",

@@ -711,6 +711,32 @@ def test_a_frame_path_hard_wrapped_by_the_terminal():
     assert event.root.raise_site.path == path and event.root.raise_site.lineno == 2 and not event.truncated
 
 
+def _raised_under_a_long_path() -> tuple[KeyError, str]:
+    path = "/opt/conda/lib/python3.12/site-packages/" + "inference_engine/" * 5 + "weights_loader.py"
+    scope: dict = {}
+    exec(compile("def load():\n    raise KeyError('lm_head.weight')\n", path, "exec"), scope)
+    try:
+        scope["load"]()
+    except KeyError as err:
+        return err, path
+    raise AssertionError("load did not raise")
+
+
+@pytest.mark.parametrize("prefix", ["vllm", "torchrun"])
+def test_a_prefixed_traceback_a_terminal_wrapped_inside_its_frames_paths(prefix):
+    """The rest of a frame line the terminal wrapped has no prefix: it joins its line all the same, and
+    the record goes on after it."""
+    err, path = _raised_under_a_long_path()
+    lines = (fmt.vllm_record("EngineCore failed to start.", err) if prefix == "vllm"
+             else [f"[rank0]: {line}" for line in "".join(traceback.format_exception(err)).splitlines()])
+    width = max(map(len, lines)) - 20  # only the frame lines in the long file are cut
+    wrapped = forms.hard_wrapped(lines, width)
+    assert sum(len(line) == width for line in wrapped) == 1 and len(wrapped) == len(lines) + 1
+    event = only(["INFO 11-28 03:12:39 [core.py:80] starting", *wrapped, "INFO 11-28 03:12:41 [core.py:90] bye"])
+    assert (event.root.exception_type, event.root.raise_site.path, event.root.raise_site.lineno) == ("KeyError", path, 2)
+    assert not event.truncated
+
+
 def _run_speculative_decoding_step():
     raise ValueError("could not broadcast input array from shape (513,) into shape (512,)")
 

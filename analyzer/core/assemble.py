@@ -200,6 +200,8 @@ class TracebackAssembler:
                  notices: Callable[[str], ErrorInfo | None] | None = None,
                  max_held: int = 96 << 20) -> None:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
+        self._last: LogLine | None = None  # the line fed last
+        self._after_rest = False  # ... was the rest of a wrapped frame line (see _unwrapped)
         self._by_channel = _ChannelIndex()  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
         # those that are down to their header (what is left to give is the whole block). Ordered
@@ -223,10 +225,33 @@ class TracebackAssembler:
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
+        line, rest = self._unwrapped(line)
         out = self._feed(line)
+        self._last, self._after_rest = line, rest
         while self._held + self._texts.size > self._max_held:
             out.extend(self._shed())
         return out
+
+    def _unwrapped(self, line: LogLine) -> tuple[LogLine, bool]:
+        """A terminal's copy wraps a long line that has a prefix on every line (vLLM's, torchrun's) at
+        its width, and the rest comes without the prefix: where the line before is a frame line of an
+        open traceback cut inside its path or function and this line is its rest, the rest joins it
+        (in that traceback's stream, where the missing prefix made it another's), and the record goes
+        on after it (its next line is no new record for repeating the prefix). Also whether `line` is
+        such a rest."""
+        last = self._last
+        if last is None or not last.prefix:
+            return line, False
+        if self._after_rest and line.starts_message and line.stream == last.stream and line.prefix == last.prefix:
+            return replace(line, starts_message=False), False
+        block = self._open.get(last.stream)
+        if (line.prefix or block is None or block.state is not _State.FRAMES
+                or (line.stream != last.stream and line.stream in self._open)
+                or not (g.joined_frame(block.texts[-1], line.text) is not None
+                        or (g.FUNCTION_REST.match(line.text) and g.FRAME.match(block.texts[-1])))):
+            return line, False
+        return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
+                       timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
 
     def _feed(self, line: LogLine) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
@@ -285,6 +310,7 @@ class TracebackAssembler:
             return False
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
+        self._last, self._after_rest = line, False
         self._held += _LINE_COST * len(texts)
         block.held = 0
         if block.timestamp is None:
