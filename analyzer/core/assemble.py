@@ -724,9 +724,12 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
 def _ends_stripped_frame(texts: list[str], i: int) -> bool:
     """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, the rest of one
     broken in two, or (first) one the paste began inside of."""
-    whole = (texts[i] if g.FRAME.match(texts[i]) else g.joined_frame(texts[i - 1], texts[i]) if i
-             else g.frame_cut_at_start(texts[i]))
-    return whole is not None and g.lost_indentation(whole)
+    text = texts[i]
+    if g.FRAME.match(text):
+        return g.lost_indentation(text)
+    if i:
+        return g.lost_indentation(texts[i - 1]) and g.joined_frame(texts[i - 1], text) is not None
+    return g.frame_cut_at_start(text) is not None  # (`File "` and the rest: at no indentation)
 
 
 def _tells_indent(first: str) -> bool:

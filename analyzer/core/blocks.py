@@ -83,7 +83,7 @@ def _mended_frames(lines: list[str]) -> list[str]:
     paste began inside of given back its start."""
     joined: list[str] = []
     for line in lines:
-        for text in _NEXT_FRAME.split(line) if g.FRAME.match(line) and line.count('File "') > 1 else (line,):
+        for text in _NEXT_FRAME.split(line) if line.count('File "') > 1 and g.FRAME.match(line) else (line,):
             _mend(joined, text)
     return joined
 

@@ -72,18 +72,19 @@ FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
 
 def joined_frame(cut: str, rest: str) -> str | None:
     """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two; else None."""
-    m = FRAME_CUT.match(cut)
-    if m is None:
+    after_path = _LINE_REST.match(rest) is not None  # (the rest first: most lines fail it at once)
+    if not after_path and (rest[:1] in ("", " ", "\t") or _PATH_REST.match(rest) is None):
         return None
-    if m["closed"]:
-        return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if _LINE_REST.match(rest) else None
-    return cut + rest if _PATH_REST.match(rest) else None
+    m = FRAME_CUT.match(cut)
+    if m is None or bool(m["closed"]) != after_path:
+        return None
+    return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if after_path else cut + rest
 
 
 def frame_cut_at_start(text: str) -> str | None:
     """A paste that begins inside a frame line (`site-packages/x/y.py", line 3, in f`): that frame line,
     its path as far as it goes; else None."""
-    return f'File "{text}' if _PATH_REST.match(text) else None
+    return f'File "{text}' if '", line ' in text and _PATH_REST.match(text) else None
 
 
 def lost_indentation(frame_line: str) -> bool:

@@ -37,7 +37,7 @@ UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 
 # faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
 # progress bar's line, which tqdm ends only when it is done).
-_FATAL = regex.compile(r"^.*?Fatal Python error: (?P<message>.+?)\s*$")
+_FATAL_AT = regex.compile(r"^.*?Fatal Python error: (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
 _THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
                         r"|^Stack \(most recent call first\):\s*$")
@@ -63,37 +63,41 @@ _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": 
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 
 
+def _fatal(text: str) -> regex.Match | None:
+    return _FATAL_AT.match(text) if "Fatal Python error: " in text else None  # (`in` first: the pattern looks all along)
+
+
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
-    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
+    return bool(_fatal(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
                 or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def interrupts(text: str) -> bool:
     """A report the runtime prints over whatever was being printed: it ends an exception message.
     (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
-    return bool(_FATAL.match(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _LIBCXX_TERMINATE.match(text))
+    return bool(_fatal(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines`."""
     first = lines[0]
-    if _FATAL.match(first) or _TIMEOUT.match(first):
+    if _fatal(first) or _TIMEOUT.match(first):
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow
-        if any(_FATAL.match(line) for line in lines):
+        if any(_fatal(line) for line in lines):
             return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
-        fatal = _FATAL.match(text)
+        fatal = _fatal(text)
         return fatal is not None and fatal["message"] == "Aborted"
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
-    if any(_FATAL.match(line) for line in lines):
+    if any(_fatal(line) for line in lines):
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
-    if (fatal := _FATAL.match(text)) is not None:
+    if (fatal := _fatal(text)) is not None:
         return fatal["message"] == "Aborted"
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
@@ -105,7 +109,7 @@ def continues(lines: list[str], text: str) -> bool:
 def parse(lines: list[str]) -> ErrorInfo:
     """The report's exception: type, message and (innermost last) frames."""
     first = lines[0]
-    if fatal := _FATAL.match(first):
+    if fatal := _fatal(first):
         reason = fatal["message"]
         return ErrorInfo(_SIGNALS.get(reason, "FatalPythonError"), reason, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
@@ -124,7 +128,7 @@ def parse(lines: list[str]) -> ErrorInfo:
     thrown = _TERMINATE.match(first)
     message: list[str] = []
     frames: tuple[Frame, ...] = ()
-    dump = next((index for index, text in enumerate(lines) if _FATAL.match(text)), len(lines))
+    dump = next((index for index, text in enumerate(lines) if _fatal(text)), len(lines))
     for text in lines[1:dump]:
         if raised := _RAISED_FROM.match(text):
             frames = (Frame(raised["path"], int(raised["lineno"]), raised["function"]),)

@@ -52,7 +52,7 @@ _PASTED = rb"(?:\t|\xc2\xa0 \| )?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
-    rb'File "', rb'", line \d',  # FRAME (also cut at its start: grammar.frame_cut_at_start)
+    rb'File "', rb'^[^"\n]*", line \d',  # FRAME (also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?(?:Error|Exception|Interrupt|Exit|Failure|Fault)[ \t]*[:\r\n]",
