@@ -247,8 +247,7 @@ class TracebackAssembler:
         block = self._open.get(last.stream)
         if (line.prefix or block is None or block.state is not _State.FRAMES
                 or (line.stream != last.stream and line.stream in self._open)
-                or not (g.joined_frame(block.texts[-1], line.text) is not None
-                        or (g.FUNCTION_REST.match(line.text) and g.FRAME.match(block.texts[-1])))):
+                or g.rest_of_frame_line(block.texts[-1], line.text) is None):
             return line, False
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
@@ -462,8 +461,8 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
-        elif richtb.HEADER.match(text) or richtb.starts_cut(text):
-            self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=not richtb.HEADER.match(text))
+        elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
+            self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
         elif g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text):
             # frames without their header: the log was cut above them (maybe inside the first)
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
@@ -499,8 +498,7 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
-            if g.joined_frame(block.texts[-1], text) is not None or (
-                    g.FUNCTION_REST.match(text) and block.texts[-1][:1] == " " and g.FRAME.match(block.texts[-1])):
+            if g.rest_of_frame_line(block.texts[-1], text) is not None:
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)

@@ -91,10 +91,8 @@ def _mended_frames(lines: list[str]) -> list[str]:
 def _mend(joined: list[str], text: str) -> None:
     if not joined and (whole := g.frame_cut_at_start(text)) is not None:
         joined.append(whole)
-    elif joined and (whole := g.joined_frame(joined[-1], text)) is not None:
+    elif joined and (whole := g.rest_of_frame_line(joined[-1], text)) is not None:
         joined[-1] = whole
-    elif joined and g.FUNCTION_REST.match(text) and joined[-1][:1] == " " and g.FRAME.match(joined[-1]):
-        joined[-1] += text
     else:
         joined.append(text)
 

@@ -17,9 +17,9 @@ __all__ = [
     "REPEATED",
     "REVERSED_FRAME",
     "FRAME_CUT",
-    "FUNCTION_REST",
     "frame_cut_at_start",
     "joined_frame",
+    "rest_of_frame_line",
     "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
@@ -67,7 +67,7 @@ _PATH_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
 _LINE_REST = regex.compile(r"^\s*line \d+(?:, in .+?)?\s*$")
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
-FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
+_FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
 
 
 def joined_frame(cut: str, rest: str) -> str | None:
@@ -79,6 +79,14 @@ def joined_frame(cut: str, rest: str) -> str | None:
     if m is None or bool(m["closed"]) != after_path:
         return None
     return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if after_path else cut + rest
+
+
+def rest_of_frame_line(cut: str, rest: str) -> str | None:
+    """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two, inside
+    its path (see `joined_frame`) or inside the function's name of an indented frame line; else None."""
+    if (whole := joined_frame(cut, rest)) is not None:
+        return whole
+    return cut + rest if _FUNCTION_REST.match(rest) and cut[:1] == " " and FRAME.match(cut) else None
 
 
 def frame_cut_at_start(text: str) -> str | None:
