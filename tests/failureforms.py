@@ -370,6 +370,29 @@ def notebook_linked(lines: list[str], url: str = "https://localhost:8080/#") -> 
     return out
 
 
+def vscode_exception(exc: BaseException, trailing_line: bool = False) -> list[str]:
+    """What VS Code's Python debugger shows where an exception stopped it, as copied from the editor: the
+    type, the message, the frames newest first (each with its source line), the outermost marked as
+    the one it is paused in; some copies end with the exception line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    name = type(exc).__qualname__
+    lines = [f"Exception has occurred: {name}       (note: full exception trace is shown but execution is "
+             f"paused at: {frames[0].name})", *str(exc).split("\n")]
+    for index, frame in enumerate(reversed(frames)):
+        current = " (Current frame)" if index == len(frames) - 1 else ""
+        lines += [f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}{current}', f"    {frame.line}"]
+    return [*lines, *([f"{name}: {exc}"] if trailing_line else [])]
+
+
+def editor_linked(lines: list[str]) -> list[str]:
+    """A CPython traceback as an editor's notebook output copies it: each frame's path and line number
+    a markdown link to the file (`File "[x.py", line 3](file:///x.py#line=2), in f`)."""
+    def link(m: re.Match) -> str:
+        return f"{m[1]}[{m[2]}\", line {m[3]}](file:///{m[2].lstrip('/')}#line={int(m[3]) - 1}){m[4]}"
+
+    return [re.sub(r'^(\s*File ")(.+?)", line (\d+)(, in .*)$', link, line) for line in lines]
+
+
 # ----------------------------------------------------------------------------- Rich
 
 RICH_MODULE = """\

@@ -14,7 +14,7 @@ from analyzer.core.scan import events_from_lines
 from analyzer.core.view import incident_view
 from tests import failureforms as forms
 from tests import logformats as fmt
-from tests.realtb import capture, text_of
+from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import builtin_engine
 
 
@@ -372,6 +372,26 @@ def test_a_notebook_copy_with_linked_frames(lines):
     assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
     assert (event.root.raise_site.lineno, event.root.raise_site.function) == (3, "load")
     assert len(event.root.frames) == 2
+
+
+@pytest.mark.parametrize("trailing_line", [False, True])
+def test_vs_codes_copy_of_an_exception(trailing_line):
+    """VS Code's debugger lists the frames newest first under the type and message: read in Python's order."""
+    exc = capture(_load_weights)
+    lines = ["INFO loading", *forms.vscode_exception(exc, trailing_line), "next output"]
+    event = only(lines)
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == [f[:3] for f in expected.frames]
+    assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 1)
+
+
+def test_a_traceback_copied_with_linked_frames():
+    """An editor's copy of a CPython traceback, each frame's place a markdown link: the frames read as before."""
+    exc = capture(_wrapped_chain)
+    linked = forms.editor_linked(text_of(exc).rstrip("\n").split("\n"))
+    assert sum("](file:///" in line for line in linked) == sum(len(link.frames) for link in expected_chain(exc))
+    assert actual_chain(only(linked).chain) == expected_chain(exc)
 
 
 @pytest.mark.parametrize("base, frame", [

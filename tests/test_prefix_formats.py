@@ -336,3 +336,18 @@ def test_text_glued_to_a_known_prefix_is_not_learned_alone():
     events = _events(log)
     assert sorted(map(repr, (actual_chain(e.chain) for e in events))) == sorted(
         map(repr, (expected_chain(first), expected_chain(second))))
+
+
+def test_compose_prefix_in_front_of_an_error_without_traceback():
+    """docker compose's `service  | ` is learned from an exception line too, where no traceback shows it."""
+    exc = capture(lambda: {}["k"])
+    lines = [*fmt.compose(["Loading the model", "RuntimeError: Failed to import transformers.generation.utils"
+                           " because of the", "following error (look up to see its traceback):"], "text-generation-webui"),
+             "text-generation-webui exited with code 1", *fmt.compose(["| table | cell |", "Done"], "web", 21)]
+    events = _events(lines)
+    assert [(e.kind, e.root.exception_type, e.root.message, e.rank) for e in events] == [
+        (EventKind.BARE, "RuntimeError", "Failed to import transformers.generation.utils because of the",
+         None)]
+    assert events[0].stream.startswith("text-generation-webui")
+    traceback = [*fmt.compose(["INFO starting"], "app"), *fmt.compose(text_of(exc).rstrip("\n").split("\n"), "app")]
+    assert _only(traceback, exc).span.line_start == 2  # (a traceback behind it reads as before)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, pytest_report, richtb
+from analyzer.core import ipython, native, pytest_report, richtb, vscode
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -46,6 +46,7 @@ class _State(enum.Enum):
     NATIVE = "native"  # a native crash report (core/native.py)
     PYTEST = "pytest"  # pytest's report of a failing test (core/pytest_report.py)
     NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
+    VSCODE = "vscode"  # VS Code's debugger's copy of an exception (core/vscode.py)
 
 
 class _Step(enum.Enum):
@@ -60,6 +61,9 @@ _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _Sta
              _State.PYTEST)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (_State.BARE, _State.NOTE)  # states whose last lines may have to be looked at afresh
+_WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
+_WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
+_MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
 _SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
 
@@ -201,7 +205,14 @@ class TracebackAssembler:
                  max_held: int = 96 << 20) -> None:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
         self._last: LogLine | None = None  # the line fed last
-        self._after_rest = False  # ... was the rest of a wrapped frame line (see _unwrapped)
+        self._after_rest = False  # ... was the rest of a wrapped line (see _unwrapped, _takes_rest)
+        self._physical = (0, 0)  # the number and length (prefix and text) of the line fed last, as it came
+        self._width = 0  # a terminal's width the input was wrapped at, once two wraps agree (see _vote)
+        self._width_votes: dict[int, int] = {}
+        self._longest = 0  # the longest line a record took so far
+        # Prefixed lines in a row that one record took (rests aside): a rest follows two or more. (After
+        # one, a line without the prefix is what a prefix on a record's first line only looks like.)
+        self._run = 0
         self._by_channel = _ChannelIndex()  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
         # those that are down to their header (what is left to give is the whole block). Ordered
@@ -225,9 +236,26 @@ class TracebackAssembler:
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
-        line, rest = self._unwrapped(line)
-        out = self._feed(line)
-        self._last, self._after_rest = line, rest
+        physical = (line.lineno, len(line.prefix) + len(line.text))
+        last = self._last
+        if (self._run > 1 and not line.prefix and line.text.strip() and line.lineno == self._physical[0] + 1
+                and last is not None and self._took(last.stream, self._physical[0])):
+            self._vote(self._physical[1])  # a record's prefixed lines, and the next one without: maybe a rest
+        out: list[ErrorEvent] = []
+        if not line.prefix and last is not None and last.prefix and self._takes_rest(line):
+            self._last, self._after_rest = replace(last, text=line.text, lineno=line.lineno), True
+        else:
+            line, rest = self._unwrapped(line)
+            out = self._feed(line)
+            took = bool(line.prefix or physical[1] > self._longest) and self._took(line.stream, line.lineno)
+            if not rest:  # (the rest of a line leaves the run as it was)
+                same = self._run and last is not None and last.stream == line.stream
+                self._run = (self._run + 1 if same else 1) if took and line.prefix else 0
+            self._last, self._after_rest = line, rest
+            if took and physical[1] > self._longest:
+                self._longest = physical[1]  # no line is longer than the width a terminal wrapped at
+                self._width = 0 if physical[1] > self._width else self._width
+        self._physical = physical
         while self._held + self._texts.size > self._max_held:
             out.extend(self._shed())
         return out
@@ -244,13 +272,68 @@ class TracebackAssembler:
             return line, False
         if self._after_rest and line.starts_message and line.stream == last.stream and line.prefix == last.prefix:
             return replace(line, starts_message=False), False
+        if line.prefix or line.lineno != self._physical[0] + 1 or (line.stream != last.stream and line.stream in self._open):
+            return line, False
         block = self._open.get(last.stream)
-        if (line.prefix or block is None or block.state is not _State.FRAMES
-                or (line.stream != last.stream and line.stream in self._open)
-                or g.rest_of_frame_line(block.texts[-1], line.text) is None):
+        if block is None and (whole := g.rest_of_fixed_line(last.text, line.text)) and g.HEADER.match(whole):
+            return replace(last, text=whole), True  # a header cut in two: the traceback begins at its first part
+        if block is None or block.state is not _State.FRAMES or g.rest_of_frame_line(block.texts[-1], line.text) is None:
             return line, False
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
+
+    def _takes_rest(self, line: LogLine) -> bool:
+        """Whether `line`, which has no prefix, is the rest of the prefixed line before it, which an open record took and a terminal
+        wrapped at its width, and joined it to that line's text (no line break between). So the rest of
+        a message's line, a source line, or a chain separator or header cut inside its words goes on
+        with its record, where the prefix it lacks would have made it another stream's line. A line
+        is taken as cut where the join makes a separator or a header, or where it was as long as the
+        input's width (`_vote`), or, for a frame's source line, as the longest line so far; frame
+        lines are mended apart (`_unwrapped`)."""
+        last = self._last
+        assert last is not None  # (see feed)
+        if not line.text.strip() or line.lineno != self._physical[0] + 1 or (
+                line.stream != last.stream and line.stream in self._open):
+            return False
+        block = self._open.get(last.stream)
+        if block is None or block.linenos[-1] != self._physical[0] or block.state not in _WRAPPED_STATES:
+            return False
+        cut = block.texts[-1]
+        if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
+            return False  # read as a line of its own (see _unwrapped)
+        whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
+        if whole is None and self._run > 1 and (self._physical[1] == self._width or (
+                block.state is _State.FRAMES and self._physical[1] >= self._longest and _source_line(cut)
+                and not self._starts_record(line.text))):
+            whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
+        if whole is None:
+            return False
+        self._texts.release((cut,))
+        block.texts[-1], block.linenos[-1] = self._texts.hold(whole), line.lineno
+        stripped = whole.strip()
+        if stripped in _SEPARATORS and block.state in (_State.MESSAGE, _State.AFTER_BLANK):
+            block.message_lines -= block.state is _State.MESSAGE  # (it was counted as the message's line)
+            block.state, block.held = _State.SEPARATOR, 0
+        elif block.state is _State.SEPARATOR and g.HEADER.match(whole):
+            block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1
+        self._touch(last.stream)
+        return True
+
+    def _took(self, stream: str, lineno: int) -> bool:
+        """Whether the open record of `stream` took line `lineno` last. (Records' lines alone tell the
+        width: the fast path reads them all, and only them for sure.)"""
+        block = self._open.get(stream)
+        return block is not None and block.linenos[-1] == lineno
+
+    def _vote(self, width: int) -> None:
+        """One more record's line of this length that a terminal may have wrapped: a prefixed line the next
+        line goes on from without the prefix. Two at one length make it the input's width, if no record's
+        line so far is longer."""
+        if len(self._width_votes) >= _MAX_WIDTHS:
+            self._width_votes.clear()
+        votes = self._width_votes[width] = self._width_votes.get(width, 0) + 1
+        if votes >= _WIDTH_VOTES and width >= self._longest:
+            self._width = width
 
     def _feed(self, line: LogLine) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
@@ -310,6 +393,7 @@ class TracebackAssembler:
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
         self._last, self._after_rest = line, False
+        self._physical = (line.lineno + len(texts) - 1, len(texts[-1]))
         self._held += _LINE_COST * len(texts)
         block.held = 0
         if block.timestamp is None:
@@ -461,6 +545,8 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
+        elif vscode.HEADER.match(text):
+            self._opened(line, _State.VSCODE, EventKind.TRACEBACK)
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
             self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
         elif g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text):
@@ -561,6 +647,8 @@ class TracebackAssembler:
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
+            if line.prefix and g.begins_header(stripped):
+                return _Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
             block.truncated = True
             return _Step.CLOSE
         if state is _State.BARE:
@@ -593,6 +681,15 @@ class TracebackAssembler:
                 block.state, block.message_lines = _State.MESSAGE, 0  # the note's or the child's exception
                 return _Step.TAKE  # line; its message may go on
             return _Step.CLOSE  # not a note: the block ends where it began (see _close)
+        if state is _State.VSCODE:  # its message, then frames newest first
+            if g.REVERSED_FRAME.match(text) or (text[:1] == " " and stripped and block.message_lines < len(block.texts) - 1):
+                return _Step.TAKE
+            if block.message_lines == len(block.texts) - 1 and stripped and not self._starts_record(text):
+                block.message_lines += 1
+                return _Step.TAKE
+            if g.EXCEPTION_LINE.match(text) and text.startswith(vscode.HEADER.match(block.texts[0])["type"] + ":"):
+                return _Step.TAKE_AND_CLOSE  # a copy that ends in the exception line itself
+            return _Step.CLOSE
         if state is _State.NATIVE:
             if native.continues(block.texts, text):
                 return _Step.TAKE
@@ -641,7 +738,7 @@ class TracebackAssembler:
     def _starts_record(self, text: str) -> bool:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
         return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
-                    or native.starts(text) or ipython.HEADER.match(text)
+                    or native.starts(text) or ipython.HEADER.match(text) or vscode.HEADER.match(text)
                     or (self._notices is not None and self._notices(text) is not None))
 
     def _close(self, key: str) -> list[ErrorEvent]:
@@ -689,7 +786,8 @@ class TracebackAssembler:
         elif block.state is _State.PYTEST:
             chain, context = (pytest_report.parse(texts),), ""
         else:
-            chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED else texts)
+            chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED
+                                else vscode.to_standard(texts) if block.state is _State.VSCODE else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.first
@@ -706,6 +804,19 @@ class TracebackAssembler:
             lines=tuple(texts),
             elided=block.elided,
         )
+
+
+def _rest_of_rest(block: _Block, rest: str) -> str | None:
+    """The last two lines of `block` and `rest` as one, where they are the three parts of a frame line
+    wrapped twice (its last part in the function's name)."""
+    if block.state is not _State.FRAMES or len(block.texts) < 2:
+        return None
+    frame = g.rest_of_frame_line(block.texts[-2], block.texts[-1])
+    return block.texts[-1] + rest if frame is not None and g.rest_of_frame_line(frame, rest) is not None else None
+
+
+def _source_line(text: str) -> bool:
+    return text[:1] == " " and not g.FRAME.match(text) and not g.FRAME_CUT.match(text)
 
 
 def _frame_detail(text: str) -> bool:

@@ -79,10 +79,12 @@ _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
 
 def _mended_frames(lines: list[str]) -> list[str]:
     """Frame lines a terminal hard-wrapped inside their path or function put back together, frames a
-    copy joined into one line (each with its source line) taken apart, and a first frame line the
-    paste began inside of given back its start."""
+    copy joined into one line (each with its source line) taken apart, a first frame line the paste
+    began inside of given back its start, and links taken out of frame lines."""
     joined: list[str] = []
     for line in lines:
+        if 'File "[' in line and "](" in line:  # an editor's copy made the path a link: `File "[x.py", line 3](url)`
+            line = ipython.unlinked(line)
         for text in _NEXT_FRAME.split(line) if line.count('File "') > 1 and g.FRAME.match(line) else (line,):
             _mend(joined, text)
     return joined

@@ -20,6 +20,9 @@ __all__ = [
     "frame_cut_at_start",
     "joined_frame",
     "rest_of_frame_line",
+    "HEADER_TEXT",
+    "rest_of_fixed_line",
+    "begins_header",
     "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
@@ -64,10 +67,11 @@ REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 # or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
 FRAME_CUT = regex.compile(r'^\s*File "[^"]*(?P<closed>",?)?\s*$')
 _PATH_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
-_LINE_REST = regex.compile(r"^\s*line \d+(?:, in .+?)?\s*$")
+_LINE_REST = regex.compile(r"^,?\s*line \d+(?:, in .+?)?\s*$")
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
-_FUNCTION_REST = regex.compile(r"^[a-z_]\w*>?$")
+_FUNCTION_REST = regex.compile(r"^<?[a-z_]\w*>?$")
+_FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in ?$')  # ... or just before it (`..., in` + `f`)
 
 
 def joined_frame(cut: str, rest: str) -> str | None:
@@ -78,15 +82,39 @@ def joined_frame(cut: str, rest: str) -> str | None:
     m = FRAME_CUT.match(cut)
     if m is None or bool(m["closed"]) != after_path:
         return None
-    return f"{cut[:m.start('closed') + 1]}, {rest.strip()}" if after_path else cut + rest
+    return f"{cut[:m.start('closed') + 1]}, {rest.strip(', ')}" if after_path else cut + rest
 
 
 def rest_of_frame_line(cut: str, rest: str) -> str | None:
     """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two, inside
-    its path (see `joined_frame`) or inside the function's name of an indented frame line; else None."""
+    its path (see `joined_frame`), inside the function's name of an indented frame line or just before
+    it; else None."""
     if (whole := joined_frame(cut, rest)) is not None:
         return whole
-    return cut + rest if _FUNCTION_REST.match(rest) and cut[:1] == " " and FRAME.match(cut) else None
+    if cut[:1] != " " or not _FUNCTION_REST.match(rest):
+        return None
+    if _FUNCTION_CUT.match(cut):
+        return f"{cut.rstrip()} {rest}"
+    return cut + rest if FRAME.match(cut) else None
+
+
+HEADER_TEXT = "Traceback (most recent call last):"
+_FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)
+
+
+def rest_of_fixed_line(cut: str, rest: str) -> str | None:
+    """The line that `cut` and `rest` were when a terminal broke a traceback's header or a chain
+    separator in two inside its words (`... Traceback (most recen` + `t call last):`); else None."""
+    joined = (cut + rest).rstrip()
+    for fixed in _FIXED_LINES:
+        if joined.endswith(fixed) and len(joined) - len(fixed) < len(cut) < len(joined):
+            return joined
+    return None
+
+
+def begins_header(text: str) -> bool:
+    """Whether `text` is the first part of a traceback's header, as a wrap cuts it."""
+    return 0 < len(text) < len(HEADER_TEXT) and HEADER_TEXT.startswith(text)
 
 
 def frame_cut_at_start(text: str) -> str | None:

@@ -135,7 +135,7 @@ def _tally(counts: dict[str, int], key: str, change: int) -> None:
 
 
 def _rank_of(event: ErrorEvent) -> str | None:
-    return event.rank or (event.stream if event.stream.strip("|#") else None)
+    return event.rank or (event.stream.removesuffix("#") if event.stream.strip("|#") else None)  # (no empty tags)
 
 
 class IncidentGrouper:

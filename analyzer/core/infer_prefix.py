@@ -35,6 +35,10 @@ __all__ = [
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
+# A third, for one shape only: docker compose's `service  | ` right before an exception line, so that an
+# error printed without a traceback behind it is read too.
+_COMPOSE_EXCEPTION = regex.compile(
+    r"^[A-Za-z0-9][\w.-]* +\| (?=[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)(?:\([\w.]+\))?: )")
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -67,7 +71,8 @@ _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 
 
 def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
-    """The text in front of a traceback header or frame on this line, and whether it was a header.
+    """The text in front of a traceback header or frame on this line (or compose's in front of an
+    exception line), and whether it was a header.
     None when the line holds neither, or holds it at its start or behind blanks only. A line's own
     text may start with blanks (indentation) only `nested` behind prefixes peeled already, and then
     not when it is drawn in an exception group's box."""
@@ -76,6 +81,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
+    if m is None and "| " in body and (compose := _COMPOSE_EXCEPTION.match(body)) is not None:
+        return compose.group(), False
     if m is None or not body[:m.start()].strip():
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):

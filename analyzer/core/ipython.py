@@ -26,7 +26,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "RULE", "is_ipython", "to_standard"]
+__all__ = ["HEADER", "RULE", "is_ipython", "to_standard", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(
@@ -41,6 +41,11 @@ _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in 
 _LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
+
+
+def unlinked(text: str) -> str:
+    """`text` with each markdown link `[shown](url)` in it as the text it shows."""
+    return _LINK.sub(r"\g<text>", text)
 
 
 def is_ipython(lines: list[str]) -> bool:
@@ -62,7 +67,7 @@ def to_standard(lines: list[str]) -> list[str]:
                 out.append(text)
             continue
         if "](" in text and not _CURRENT.match(text):
-            text = _LINK.sub(r"\g<text>", text)
+            text = unlinked(text)
         frame = _FRAME.match(text)
         if frame:
             path = frame["path"] or f"Cell {frame['cell']}"

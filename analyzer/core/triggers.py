@@ -52,6 +52,7 @@ _PASTED = rb"(?:\t|\xc2\xa0 \| )?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
+    rb"Exception has occurred: ",  # VS Code's debugger (vscode.HEADER)
     rb'File "', rb'^[^"\n]*", line \d',  # FRAME (also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
@@ -68,6 +69,10 @@ _STARTS = (
     rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
     rb"\\\r?$", rb"^" + _PASTED + rb"[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
+# A header a terminal wrapped at its width, its rest on the next line without the line's prefix (see
+# TracebackAssembler._unwrapped): each cut as a literal, reported in both lines.
+_HEADER_TEXT = "Traceback (most recent call last):"
+_CUT_HEADERS = tuple(f"{_HEADER_TEXT[:k]}\n{_HEADER_TEXT[k:]}" for k in range(1, len(_HEADER_TEXT)))
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
 _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
@@ -191,10 +196,14 @@ class TriggerFinder:
         hits: list[int] = []
         loose: list[int] = []
         setters: dict[int, int] = {}
+        cut: list[int] = []
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
             if pattern < len(_SETTERS):  # reported once each
                 setters[pattern] = buffer.rfind(b"\n", 0, end) + 1
+            elif _CUT_FROM <= pattern < _LOOSE_ID:  # the rest's line and the cut one's
+                hits.extend((end - 1, end - len(_HEADER_TEXT) + pattern - _CUT_FROM - 1))
+                cut.append(pattern)
             else:
                 (loose if pattern == _LOOSE_ID else hits).append(end - 1)
 
@@ -208,7 +217,7 @@ class TriggerFinder:
         database, scratch = self._forms[told]
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
         self._scanned = (buffer, setters, told)
-        merged = False
+        merged = bool(cut)
         if self._non_ascii is not None and not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
             merged = True
@@ -291,14 +300,15 @@ def _extra_database(expressions: tuple[bytes, ...]):
 def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
     """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the
     keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
-    expressions = (*_STARTS, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
+    expressions = (*_STARTS, *map(_literal, _CUT_HEADERS), _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
     setters = _SETTERS if heads else (*_SETTERS[:_ANY_HEAD], rb"\A\z")
     flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(_SETTERS) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
     return compile((*setters, *expressions), flags)
 
 
-_LOOSE_ID = len(_SETTERS) + len(_STARTS)  # its hits are confirmed by _LOGGED_ERROR
+_CUT_FROM = len(_SETTERS) + len(_STARTS)  # the first of _CUT_HEADERS
+_LOOSE_ID = _CUT_FROM + len(_CUT_HEADERS)  # its hits are confirmed by _LOGGED_ERROR
 
 
 @lru_cache(maxsize=2)

@@ -97,6 +97,10 @@ class ChunkScanner:
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         events: list[ErrorEvent] = []
         end = chunk.rfind(b"\n") + 1
+        if end and self._finder is not None and not self._dropped and _ends_in_header(chunk, end - 1):
+            # a header a terminal may have cut, its rest in the next chunk: read with it (the finder
+            # looks for both parts at once), held with the unfinished line
+            end = chunk.rfind(b"\n", 0, end - 1) + 1
         if not end:  # no line ends in this chunk
             self._keep(self._tail + chunk, 0)
             return events
@@ -109,6 +113,8 @@ class ChunkScanner:
                 events += self.scanner.feed(self._text(line, 0, len(line) - 1, self._dropped))
                 self._dropped = 0
             else:
+                if self._finder is not None and end > start and _ends_in_header(line, len(line) - 1):
+                    line, start = line + chunk[start:end], end  # with the line after it (as below)
                 self._scan(line, 0, len(line), events)
         if end > start:
             self._scan(chunk, start, end, events)
@@ -116,6 +122,11 @@ class ChunkScanner:
         return events
 
     def finish(self) -> Iterator[ErrorEvent]:
+        if (whole := self._tail.rfind(b"\n") + 1) and not self._dropped:  # a line held back (see feed)
+            events: list[ErrorEvent] = []
+            self._scan(self._tail, 0, whole, events)
+            yield from events
+            self._tail = self._tail[whole:]
         if self._tail or self._dropped:  # the last line has no newline
             self._flush()
             yield from self.scanner.feed(self._text(self._tail, 0, len(self._tail), self._dropped))
@@ -423,6 +434,15 @@ class ChunkScanner:
         if rest > self._max_line:
             self._dropped += rest - self._max_line
         self._tail = buffer[end:end + self._max_line]
+
+
+_HEADER_PARTS = tuple(b"Traceback (most recent call last):"[:k] for k in range(1, 34))
+
+
+def _ends_in_header(buffer: bytes, end: int) -> bool:
+    """Whether the line that ends at `end` ends with the first part of a traceback's header."""
+    end -= buffer[end - 1:end] == b"\r"
+    return buffer.endswith(_HEADER_PARTS, max(0, end - 40), end)
 
 
 def _newlines(buffer: bytes, start: int, end: int) -> int:

@@ -1,0 +1,46 @@
+"""The exception VS Code's Python debugger shows where it stopped, as users copy it from the editor,
+rewritten into the standard format so that `blocks.parse_chain` reads it like any other.
+
+    Exception has occurred: ImportError       (note: full exception trace is shown but execution is paused at: main)
+    cannot import name 'SFTConfig' from 'trl' (/venv/lib/python3.11/site-packages/trl/__init__.py)
+      File "/work/train.py", line 2, in <module>
+        from trl import SFTConfig
+      File "/usr/lib/python3.11/runpy.py", line 88, in _run_code
+        exec(code, run_globals)
+      File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main (Current frame)
+        return _run_code(code, main_globals, None,
+
+The type is on the first line, the message below it, then the frames newest first (each with its
+source and caret lines under it), the frame the debugger is paused in marked `(Current frame)`.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core import grammar as g
+
+__all__ = ["HEADER", "to_standard"]
+
+HEADER = regex.compile(r"^\W{0,2}Exception has occurred: (?P<type>[A-Za-z_][\w.]*)(?:\s.*)?$")
+_CURRENT = regex.compile(r" \(Current frame\)\s*$")
+
+
+def to_standard(texts: list[str]) -> list[str]:
+    """The lines in CPython's order: header, frames oldest first with their source lines, exception line."""
+    m = HEADER.match(texts[0])
+    assert m is not None  # (the block began with it)
+    frames: list[list[str]] = []
+    message: list[str] = []
+    for text in texts[1:]:
+        if g.REVERSED_FRAME.match(text):
+            frames.append([_CURRENT.sub("", text)])
+        elif frames:
+            frames[-1].append(text)
+        else:
+            message.append(text)
+    exception = f"{m['type']}: {chr(10).join(message)}" if message else m["type"]
+    if frames and g.EXCEPTION_LINE.match(frames[-1][-1].strip()) and frames[-1][-1].startswith(m["type"]):
+        exception = frames[-1].pop()  # the copy ended in the exception line itself
+    return ["Traceback (most recent call last):", *(line for frame in reversed(frames) for line in frame),
+            *exception.split("\n")]

@@ -1,0 +1,126 @@
+"""A terminal's copy of a log with a prefix on every line, hard-wrapped at the terminal's width: the
+rest of each long line comes on the next line without the prefix. The tracebacks come out as they
+were before the wrap: a header or chain separator cut inside its words, a message's words, source
+lines, at every width, on the line-by-line path and on the fast path alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer.core import grammar as g
+from analyzer.core.records import EventKind
+from tests import logformats as fmt
+from tests.failureforms import hard_wrapped
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.test_fastpath import assert_same, line_path
+
+
+def _load_checkpoint_shard(name: str) -> None:
+    raise KeyError(f"model.layers.{name}.mlp.experts.w2_weight_scale_inv is missing from the checkpoint shard")
+
+
+def _chained_long_message() -> None:
+    try:
+        _load_checkpoint_shard("31")
+    except KeyError as err:
+        raise ValueError("The decoder prompt (length 9000) is longer than the maximum model length of 8192. "
+                         "Make sure that `max_model_len` is no smaller than the number of text tokens plus "
+                         "multimodal tokens, or shorten the prompt.") from err
+
+
+def _handled_then_failed() -> None:
+    try:
+        _chained_long_message()
+    except ValueError:
+        raise RuntimeError("Worker failed with error 'The decoder prompt is too long', please check the stack "
+                           "trace above for the root cause") from None
+
+
+def _context_chain() -> None:
+    try:
+        _load_checkpoint_shard("7")
+    except KeyError:
+        raise RuntimeError("loading weights failed while another error was being handled")  # noqa: B904 (the context chain is the point)
+
+
+ERRORS = (_chained_long_message, _handled_then_failed, _context_chain)
+STYLES = {  # each with its prefix's length
+    "vllm worker": (lambda exc: fmt.vllm_worker(fmt.vllm_record("WorkerProc hit an exception.", exc), rank=3), 65),
+    "torchrun": (lambda exc: [f"[rank3]: {line}" for line in text_of(exc).rstrip("\n").split("\n")], 9),
+    "vllm": (lambda exc: fmt.vllm_record("EngineCore failed to start.", exc), 35),
+}
+AROUND = ["INFO 11-28 03:12:39 [api_server.py:1080] vLLM API server version 0.9.1"]
+
+
+def _traceback(lines: list[str]):
+    events, *_ = line_path("\n".join([*lines, ""]).encode())
+    tracebacks = [e for e in events if e.kind is EventKind.TRACEBACK]
+    assert len(tracebacks) == 1, [(e.chain, e.span) for e in tracebacks]
+    return tracebacks[0]
+
+
+def _without_code(chain):
+    return [(link.exception_type, link.message, link.link, [frame[:3] for frame in link.frames]) for link in chain]
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+@pytest.mark.parametrize("error", ERRORS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("columns", [31, 47, 62, 79, 96])  # past the prefix: frame lines cut or not
+def test_wrapped_traceback_reads_as_unwrapped(style, error, columns):
+    exc = capture(error)
+    format_lines, prefix = STYLES[style]
+    lines = [line.rstrip("\r") for line in format_lines(exc)]  # (a terminal shows no carriage return)
+    whole = _traceback([*AROUND, *lines, *AROUND])
+    assert actual_chain(whole.chain) == expected_chain(exc)
+    wrapped = hard_wrapped([*AROUND, *lines, *AROUND], prefix + columns)  # (all of a terminal's lines)
+    assert len(wrapped) > len(lines) + 2 * len(AROUND)
+    event = _traceback(wrapped)
+    assert _without_code(actual_chain(event.chain)) == _without_code(expected_chain(exc))
+    assert not event.truncated
+    header = next(i for i, line in enumerate(lines) if g.HEADER_TEXT in line)
+    assert event.span.line_start == 1 + len(hard_wrapped([*AROUND, *lines[:header]], prefix + columns))
+    assert event.span.line_end == len(wrapped) - len(hard_wrapped(AROUND, prefix + columns))
+    data = "\n".join([*wrapped, ""]).encode()
+    assert assert_same(data) == assert_same(data)  # the fast path finds the same (a header cut: both lines)
+
+
+def test_one_long_line_tells_no_width():
+    """A prefixed line followed by one without the prefix is no cut line on its own: only where two
+    such lines are as long as each other, and no line is longer, is that the terminal's width."""
+    exc = capture(lambda: _load_checkpoint_shard("1"))
+    lines = [f"[rank0]: {line}" for line in text_of(exc).rstrip("\n").split("\n")]
+    exception_line = lines[-1]
+    for after in (["next record without a prefix"], [f"[rank0]: {'x' * (len(exception_line) - 9)}", "unprefixed",
+                                                      f"[rank0]: {'y' * len(exception_line)}", "unprefixed"]):
+        events, *_ = line_path("\n".join([*after, *lines, "next record without a prefix", ""]).encode())
+        assert [e.chain[-1].message for e in events if e.kind is EventKind.TRACEBACK] == [exception_line.split(": ", 2)[2]]
+
+
+@pytest.mark.parametrize("cut", range(1, len(g.HEADER_TEXT)))
+def test_header_cut_anywhere(cut):
+    assert g.rest_of_fixed_line("[x] " + g.HEADER_TEXT[:cut], g.HEADER_TEXT[cut:]) == "[x] " + g.HEADER_TEXT
+    assert g.begins_header(g.HEADER_TEXT[:cut])
+
+
+def test_fixed_lines_are_not_made_up():
+    assert g.rest_of_fixed_line(g.HEADER_TEXT, "more") is None  # whole before the rest
+    assert g.rest_of_fixed_line("Traceback (most", " recent call first):") is None
+    assert g.rest_of_fixed_line("", g.HEADER_TEXT) is None  # nothing cut
+    assert g.rest_of_fixed_line("During handling of the above ", "exception, another exception occurred:") \
+        == g.CONTEXT_SEPARATOR
+    assert not g.begins_header("Traceback (most recent call last):")
+    assert not g.begins_header("")
+
+
+@pytest.mark.parametrize("cut", ['  File "/srv/ray/memory_monitor.py", line 76, in', '  File "/srv/x.py", line 76, in '])
+def test_frame_line_cut_before_its_function(cut):
+    """A terminal (or a wrapping viewer) that breaks a frame line just before the function's name."""
+    assert g.rest_of_frame_line(cut, "raise_if_low_memory") == f"{cut.rstrip()} raise_if_low_memory"
+    assert g.rest_of_frame_line(cut, "<module>") == f"{cut.rstrip()} <module>"
+    assert g.rest_of_frame_line(cut, "KeyError: 'x'") is None
+    events, *_ = line_path("\n".join(["Traceback (most recent call last):", cut, "raise_if_low_memory",
+                                      "    self.error_threshold))", "ray.memory_monitor.RayOutOfMemoryError: More than 95%",
+                                      ""]).encode())
+    (event,) = events
+    assert (event.root.exception_type, event.root.frames[-1].function) == (
+        "ray.memory_monitor.RayOutOfMemoryError", "raise_if_low_memory")
