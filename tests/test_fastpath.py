@@ -361,6 +361,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
         forms.child_output_in_message(), forms.device_assertion(), forms.device_assertion(rocm=True),
         forms.build_backend_output(pasted), forms.pytest_report(), forms.pytest_report("short"),
+        [line for line in forms.pytest_report("short") if line.startswith("FAILED ")],
         forms.ray_task_error(), forms.ray_task_error(cut_frame=True), forms.ray_task_error()[-8:], forms.locals_type(), forms.paragraph_message(),
         forms.IPYTHON_FROM_DEFINITION, forms.IPYTHON7_FROM_DEFINITION, forms.rich_traceback(60),
         forms.rich_traceback(100)[5:], forms.newest_first(pasted),

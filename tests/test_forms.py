@@ -191,6 +191,20 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
     assert not failed.truncated and not raised.truncated
 
 
+def test_pytests_short_summary_alone_names_each_failure():
+    """A CI log cut to pytest's summary lines: each failure from its line, the test as its place; where the
+    full report came before them, they repeat it and add nothing (the test above: two events)."""
+    summary = [line for line in forms.pytest_report("short") if line.startswith("FAILED ")]
+    assert len(summary) == 2
+    failed, raised = events(["=== short test summary info ===", *summary, "2 failed in 0.01s"])
+    assert [(e.kind, e.root.exception_type, e.root.message) for e in (failed, raised)] == [
+        (EventKind.NOTICE, "AssertionError", "assert not True"),
+        (EventKind.NOTICE, "ValueError", "no weights named lm_head")]
+    assert (raised.root.raise_site.path, raised.root.raise_site.lineno, raised.root.raise_site.function) == (
+        "test_engine.py", None, "test_weights_load")
+    assert events(["FAILED tests/x.py::test_a - oops, not an exception", "ERROR tests/x.py - nothing"]) == []
+
+
 def test_a_pytest_report_copied_from_a_ci_web_page():
     failed, raised = events(forms.web_viewer(forms.pytest_report("long")))
     assert (failed.root.exception_type, raised.root.exception_type) == ("AssertionError", "ValueError")

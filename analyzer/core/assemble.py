@@ -213,6 +213,7 @@ class TracebackAssembler:
         # Prefixed lines in a row that one record took (rests aside): a rest follows two or more. (After
         # one, a line without the prefix is what a prefix on a record's first line only looks like.)
         self._run = 0
+        self._pytest_reports = False  # pytest reported a failure in full: its short summary repeats it
         self._by_channel = _ChannelIndex()  # the streams of the open blocks, per channel
         # The open blocks' streams, the one idle longest first: those that can give memory back, and
         # those that are down to their header (what is left to give is the whole block). Ordered
@@ -556,6 +557,10 @@ class TracebackAssembler:
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
         elif pytest_report.starts(text):
             self._opened(line, _State.PYTEST, EventKind.TRACEBACK)
+            self._pytest_reports = True
+        elif not self._pytest_reports and (failed := pytest_report.summary(text)) is not None:
+            # pytest's summary line for a failure, where no report of it came before (its own echo there)
+            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), failed)]
         elif g.ARGPARSE_USAGE.match(text):
             self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
@@ -739,7 +744,7 @@ class TracebackAssembler:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
         return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
                     or native.starts(text) or ipython.HEADER.match(text) or vscode.HEADER.match(text)
-                    or (self._notices is not None and self._notices(text) is not None))
+                    or pytest_report.summary(text) is not None or (self._notices is not None and self._notices(text) is not None))
 
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._forget(key)

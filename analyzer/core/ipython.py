@@ -66,8 +66,8 @@ def to_standard(lines: list[str]) -> list[str]:
             elif not RULE.match(text):
                 out.append(text)
             continue
-        if "](" in text and not _CURRENT.match(text):
-            text = unlinked(text)
+        if "](" in text and not _CURRENT.match(text) and (_FRAME.match(plain := unlinked(text)) or _OLD_FRAME.match(plain)):
+            text = plain  # (a frame's place; an exception's message keeps what it printed)
         frame = _FRAME.match(text)
         if frame:
             path = frame["path"] or f"Cell {frame['cell']}"

@@ -15,11 +15,14 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["continues", "parse", "starts"]
+__all__ = ["continues", "parse", "starts", "summary"]
 
 _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
+# A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
+# for an error outside the test; the exception's first line, cut to the terminal's width.
+_SUMMARY = regex.compile(r"^(?:FAILED|ERROR) (?P<path>[^\s:]+\.py)::(?P<test>\S+) - (?P<what>.+?)\s*$")
 
 
 def starts(text: str) -> bool:
@@ -48,3 +51,17 @@ def parse(lines: list[str]) -> ErrorInfo:
         exception_type, message = location["type"] if location else "AssertionError", "\n".join(texts)
     frames = (Frame(location["path"], int(location["lineno"]), None),) if location else ()
     return ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames))
+
+
+def summary(text: str) -> ErrorInfo | None:
+    """The failure a line of pytest's short test summary names, its test as the frame; else None."""
+    m = _SUMMARY.match(text) if text[:1] in ("F", "E") else None
+    if m is None:
+        return None
+    frames = (Frame(m["path"], None, m["test"]),)
+    if m["what"].startswith(_ASSERTION):
+        return ErrorInfo("AssertionError", m["what"], frames, has_traceback=False)
+    exc = g.EXCEPTION_LINE.match(m["what"])
+    if exc is None:
+        return None
+    return ErrorInfo(exc["type"], (exc["message"] or "").strip(), frames, has_traceback=False)

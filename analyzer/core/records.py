@@ -41,6 +41,11 @@ class Frame:
     def relpath(self) -> str:
         return package_relative(self.path)
 
+    @property
+    def place(self) -> str:
+        """`relpath:lineno`, or the path alone where the line is not known (a test pytest names)."""
+        return f"{self.relpath}:{self.lineno}" if self.lineno is not None else self.relpath
+
 
 class Link(enum.Enum):
     """How an exception is printed relative to the one before it in a chain."""

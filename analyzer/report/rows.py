@@ -135,7 +135,7 @@ def _time(stamp: datetime | None) -> str | None:
 def _site(frame: Frame | None) -> str | None:
     if frame is None:
         return None
-    return f"{frame.relpath}:{frame.lineno}" if frame.lineno is not None else frame.relpath
+    return frame.place
 
 
 def run_config_data(config: RunConfig) -> dict[str, Any] | None:

@@ -92,7 +92,7 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
             console.print(f"  [dim]{link.relation}[/] {escape(_cut(link.headline))}", soft_wrap=True)
     for label, frame in (("raised at", view.raise_site), ("blame frame", view.blame)):
         if frame is not None:
-            console.print(f"  [dim]{label}[/] [cyan]{escape(frame.relpath)}:{frame.lineno}[/] "
+            console.print(f"  [dim]{label}[/] [cyan]{escape(frame.place)}[/] "
                           f"[dim]in[/] {escape(frame.function or '?')}")
             if frame.code:
                 console.print(f"      [dim]{escape(frame.code)}[/]")

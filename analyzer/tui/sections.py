@@ -122,13 +122,13 @@ def raise_site(view: IncidentView, width: int | None = None) -> Text:
     site = view.raise_site
     if site is None:
         return text.append("no frame printed", "dim")
-    text.append(fit_path(f"{site.relpath}:{site.lineno}", width), "cyan")
+    text.append(fit_path(site.place, width), "cyan")
     text.append(f"\nin {site.function or '?'}")
     if site.code:
         text.append("\n").append_text(_code(site.code))
     if view.blame is not None:
         text.append("\nblame frame\n", "bold")
-        text.append(fit_path(f"{view.blame.relpath}:{view.blame.lineno}", width), "cyan")
+        text.append(fit_path(view.blame.place, width), "cyan")
         text.append(f" in {view.blame.function or '?'}")
     return text
 
