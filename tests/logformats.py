@@ -267,3 +267,14 @@ def ecs_logger(message: str, exc: BaseException, when: datetime = T0, name: str 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
     """`kubectl logs --timestamps`: the runtime's RFC 3339 time (nanoseconds) and a space before each line."""
     return [f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {line}" for i, line in enumerate(lines)]
+
+
+def numbered(lines: list[str], first: int = 1) -> list[str]:
+    """`cat -n FILE` (and `nl -ba`): each line's number right-aligned in six columns, then a tab."""
+    return [f"{number:6d}\t{line}" for number, line in enumerate(lines, first)]
+
+
+def notebook_viewer(lines: list[str], first: int = 1009, seconds: float = 129.7) -> list[str]:
+    """A notebook service's log viewer (Kaggle) copied as text: seconds since the start, the line's number
+    and the line, as table cells (`141.8s | 1015 | Traceback (most recent call last):`)."""
+    return [f"{seconds + index * 0.1:.1f}s | {first + index} | {line}" for index, line in enumerate(lines)]

@@ -375,6 +375,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.vscode_exception(capture(_chained)), forms.vscode_exception(capture(_chained), trailing_line=True),
         ["svc  | RuntimeError: Failed to import x because of the", "svc  | following error"],
         forms.hard_wrapped([f"[rank0]: {line}" for line in pasted], 47),
+        fmt.numbered(["[2026-08-28 10:00:01 TP0] Scheduler hit an exception:", *pasted]),
+        fmt.notebook_viewer(forms.stripped(pasted)),
         ["CUDA error: an illegal memory access was encountered",
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],

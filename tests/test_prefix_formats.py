@@ -90,6 +90,8 @@ FORMATS = {
                                               "vllm-1")),
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
+    "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
+    "notebook_viewer": lambda tb: fmt.notebook_viewer(tb[1]),
 }
 NOISE_BEFORE = "INFO 11-28 03:12:39 [engine.py:12] Starting engine"
 NOISE_AFTER = "INFO 11-28 03:12:41 [engine.py:80] Shutting down"

@@ -291,7 +291,8 @@ class LineNormalizer:
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
-        if text[:1] in ("\t", ">", "\xa0") and (pasted := PASTED.pattern.match(text)) is not None:
+        if (text[:1] in ("\t", ">", "\xa0") or text[:1].isdigit() or text[5:6].isdigit()) and (
+                pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest

@@ -38,7 +38,11 @@ class KnownPrefix:
 # blank line), or a cell and a quote. No program writes it and it says nothing, but it hides every other
 # prefix; it is only ever outermost (inside a prefix, `[a]> ` say, a `> ` is that prefix's). (`>>> ` is
 # Python's prompt; Python indents with spaces, never a tab.)
-PASTED = KnownPrefix("pasted", regex.compile(r"^(?:(?:\t|\xa0 \| )(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
+# Or numbers each line: `cat -n` and `nl` right-align it in six columns before a tab; a notebook's log
+# viewer (Kaggle) puts the seconds elapsed and the line's number in cells (`141.8s | 1015 | `).
+PASTED = KnownPrefix("pasted", regex.compile(
+    r"^(?:(?: {5}\d| {4}\d\d| {3}\d{3}| {2}\d{4}| \d{5}|\d{6,9})\t|\d+(?:\.\d+)?s \| \d+ \| "
+    r"|(?:\t|\xa0 \| )(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"

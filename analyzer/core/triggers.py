@@ -46,9 +46,9 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
-# How a paste wraps a line (the normaliser's PASTED: a tab, a web viewer's cell, a markdown blockquote) in
+# How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote) in
 # front of what it begins with.
-_PASTED = rb"(?:\t|\xc2\xa0 \| )?(?:> )*"
+_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| )?(?:> )*"  # (numbered: a superset)
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
