@@ -192,7 +192,7 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
 
 
 def test_pytests_short_summary_alone_names_each_failure():
-    """A CI log cut to pytest's summary lines: each failure from its line, the test as its place; where the
+    """A CI log cut to pytest's summary lines: each failure from its line, the test as its context; where the
     full report came before them, they repeat it and add nothing (the test above: two events)."""
     summary = [line for line in forms.pytest_report("short") if line.startswith("FAILED ")]
     assert len(summary) == 2
@@ -200,8 +200,9 @@ def test_pytests_short_summary_alone_names_each_failure():
     assert [(e.kind, e.root.exception_type, e.root.message) for e in (failed, raised)] == [
         (EventKind.NOTICE, "AssertionError", "assert not True"),
         (EventKind.NOTICE, "ValueError", "no weights named lm_head")]
-    assert (raised.root.raise_site.path, raised.root.raise_site.lineno, raised.root.raise_site.function) == (
-        "test_engine.py", None, "test_weights_load")
+    assert (raised.context, raised.root.raise_site) == ("FAILED test_engine.py::test_weights_load", None)
+    again = [line.replace("::test_weights_load", "::test_other") for line in summary[1:]]
+    assert [i.count for i in incidents([*summary[1:], *again])] == [2]  # the same failure in two tests
     assert events(["FAILED tests/x.py::test_a - oops, not an exception", "ERROR tests/x.py - nothing"]) == []
 
 

@@ -560,7 +560,7 @@ class TracebackAssembler:
             self._pytest_reports = True
         elif not self._pytest_reports and (failed := pytest_report.summary(text)) is not None:
             # pytest's summary line for a failure, where no report of it came before (its own echo there)
-            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), failed)]
+            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text, context=failed[1]), failed[0])]
         elif g.ARGPARSE_USAGE.match(text):
             self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
@@ -785,7 +785,7 @@ class TracebackAssembler:
             chain = (ErrorInfo("ArgumentError", error["message"], has_traceback=False),)
             context = " ".join(t.strip() for t in texts[:-1])
         elif notice is not None:
-            chain, context = (notice,), ""
+            chain, context = (notice,), block.context
         elif block.kind is EventKind.NATIVE:
             chain, context = (native.parse(texts),), ""
         elif block.state is _State.PYTEST:

@@ -22,7 +22,7 @@ _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width.
-_SUMMARY = regex.compile(r"^(?:FAILED|ERROR) (?P<path>[^\s:]+\.py)::(?P<test>\S+) - (?P<what>.+?)\s*$")
+_SUMMARY = regex.compile(r"^(?:FAILED|ERROR) [^\s:]+\.py::(?P<test>\S+) - (?P<what>.+?)\s*$")
 
 
 def starts(text: str) -> bool:
@@ -53,15 +53,16 @@ def parse(lines: list[str]) -> ErrorInfo:
     return ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames))
 
 
-def summary(text: str) -> ErrorInfo | None:
-    """The failure a line of pytest's short test summary names, its test as the frame; else None."""
+def summary(text: str) -> tuple[ErrorInfo, str] | None:
+    """The failure a line of pytest's short test summary names, and the test (`FAILED tests/x.py::test_y`);
+    else None."""
     m = _SUMMARY.match(text) if text[:1] in ("F", "E") else None
     if m is None:
         return None
-    frames = (Frame(m["path"], None, m["test"]),)
+    test = text[:m.end("test")]
     if m["what"].startswith(_ASSERTION):
-        return ErrorInfo("AssertionError", m["what"], frames, has_traceback=False)
+        return ErrorInfo("AssertionError", m["what"], has_traceback=False), test
     exc = g.EXCEPTION_LINE.match(m["what"])
     if exc is None:
         return None
-    return ErrorInfo(exc["type"], (exc["message"] or "").strip(), frames, has_traceback=False)
+    return ErrorInfo(exc["type"], (exc["message"] or "").strip(), has_traceback=False), test
