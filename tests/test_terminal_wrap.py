@@ -124,3 +124,17 @@ def test_frame_line_cut_before_its_function(cut):
     (event,) = events
     assert (event.root.exception_type, event.root.frames[-1].function) == (
         "ray.memory_monitor.RayOutOfMemoryError", "raise_if_low_memory")
+
+
+@pytest.mark.parametrize("error", ERRORS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("width", [47, 62, 79])
+def test_a_wrapped_traceback_without_prefixes(error, width):
+    """No prefix tells a rest from a line: the frame lines the width cuts tell it (two, and no longer
+    line), and from then on a message's or source line as long as it goes on in the next."""
+    exc = capture(error)
+    lines = hard_wrapped(text_of(exc).rstrip("\n").split("\n"), width)
+    event = _traceback(["INFO starting", *lines, "INFO done"])
+    assert _without_code(actual_chain(event.chain)) == _without_code(expected_chain(exc))
+    assert (event.span.line_start, event.span.line_end) == (2, len(lines) + 1)
+    data = "\n".join(["INFO starting", *lines, "INFO done", ""]).encode()
+    assert assert_same(data)

@@ -243,7 +243,8 @@ class TracebackAssembler:
                 and last is not None and self._took(last.stream, self._physical[0])):
             self._vote(self._physical[1])  # a record's prefixed lines, and the next one without: maybe a rest
         out: list[ErrorEvent] = []
-        if not line.prefix and last is not None and last.prefix and self._takes_rest(line):
+        if (not line.prefix and last is not None and (last.prefix or self._width or self._physical[1] >= self._longest)
+                and self._takes_rest(line)):
             self._last, self._after_rest = replace(last, text=line.text, lineno=line.lineno), True
         else:
             line, rest = self._unwrapped(line)
@@ -303,7 +304,9 @@ class TracebackAssembler:
         if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
             return False  # read as a line of its own (see _unwrapped)
         whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
-        if whole is None and self._run > 1 and (self._physical[1] == self._width or (
+        if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
+            whole = self._unprefixed_rest(block, line.text)
+        elif whole is None and self._run > 1 and (self._physical[1] == self._width or (
                 block.state is _State.FRAMES and self._physical[1] >= self._longest and _source_line(cut)
                 and not self._starts_record(line.text))):
             whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
@@ -319,6 +322,21 @@ class TracebackAssembler:
             block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1
         self._touch(last.stream)
         return True
+
+    def _unprefixed_rest(self, block: _Block, rest: str) -> str | None:
+        """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width, or
+        a source line as long as the longest so far (which also tells the width) where `rest` reads as no
+        line of its own."""
+        cut, length = block.texts[-1], self._physical[1]
+        if self._starts_record(rest):
+            return None
+        if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _source_line(cut))):
+            return cut + rest
+        if (block.state is _State.FRAMES and length >= self._longest and _source_line(cut) and rest[:1] not in (" ", "\t")
+                and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)):
+            self._vote(length)
+            return cut + rest
+        return None
 
     def _took(self, stream: str, lineno: int) -> bool:
         """Whether the open record of `stream` took line `lineno` last. (Records' lines alone tell the
@@ -590,6 +608,7 @@ class TracebackAssembler:
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
             if g.rest_of_frame_line(block.texts[-1], text) is not None:
+                self._vote(self._physical[1])  # (the cut line's length: maybe the terminal's width)
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)

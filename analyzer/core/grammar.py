@@ -71,6 +71,8 @@ _LINE_REST = regex.compile(r"^,?\s*line \d+(?:, in .+?)?\s*$")
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 _FUNCTION_REST = regex.compile(r"^<?[a-z_]\w*>?$")
+_AFTER_PATH_CUT = regex.compile(r'^\s*File "[^"]*",[^"]*$')
+_FRAME_TAIL = regex.compile(r"^[\w<>., ]+$")  # what follows the path's quote: `, line 4, in Model.forward`
 _FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in ?$')  # ... or just before it (`..., in` + `f`)
 
 
@@ -91,6 +93,9 @@ def rest_of_frame_line(cut: str, rest: str) -> str | None:
     it; else None."""
     if (whole := joined_frame(cut, rest)) is not None:
         return whole
+    if (rest[:1] not in ("", " ", "\t") and _AFTER_PATH_CUT.match(cut) and _FRAME_TAIL.match(rest)
+            and ((whole := FRAME.match(cut)) is None or whole["function"] is None) and FRAME.match(cut + rest)):
+        return cut + rest  # cut anywhere in `, line N, in` (a function's name: below): `..." li` + `ne 4, in f`
     if cut[:1] != " " or not _FUNCTION_REST.match(rest):
         return None
     if _FUNCTION_CUT.match(cut):
