@@ -206,7 +206,7 @@ class TracebackAssembler:
         self._open: dict[str, _Block] = {}  # by stream, in the order they opened
         self._last: LogLine | None = None  # the line fed last
         self._after_rest = False  # ... was the rest of a wrapped line (see _unwrapped, _takes_rest)
-        self._physical = (0, 0)  # the number and length (prefix and text) of the line fed last, as it came
+        self._physical_lineno = self._physical_length = 0  # the line fed last as it came: its number, length
         self._width = 0  # a terminal's width the input was wrapped at, once two wraps agree (see _vote)
         self._width_votes: dict[int, int] = {}
         self._longest = 0  # the longest line a record took so far
@@ -237,27 +237,35 @@ class TracebackAssembler:
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
-        physical = (line.lineno, len(line.prefix) + len(line.text))
+        lineno, length = line.lineno, len(line.prefix) + len(line.text)
         last = self._last
-        if (self._run > 1 and not line.prefix and line.text.strip() and line.lineno == self._physical[0] + 1
-                and last is not None and self._took(last.stream, self._physical[0])):
-            self._vote(self._physical[1])  # a record's prefixed lines, and the next one without: maybe a rest
         out: list[ErrorEvent] = []
-        if (not line.prefix and last is not None and (last.prefix or self._width or self._physical[1] >= self._longest)
-                and self._takes_rest(line)):
-            self._last, self._after_rest = replace(last, text=line.text, lineno=line.lineno), True
-        else:
-            line, rest = self._unwrapped(line)
-            out = self._feed(line)
-            took = bool(line.prefix or physical[1] > self._longest) and self._took(line.stream, line.lineno)
+        if not line.prefix and last is not None:
+            if (self._run > 1 and line.lineno == self._physical_lineno + 1 and line.text.strip()
+                    and self._took(last.stream, self._physical_lineno)):
+                self._vote(self._physical_length)  # a record's prefixed lines, and the next one without: maybe a rest
+            if (last.prefix or self._width or self._physical_length >= self._longest) and self._takes_rest(line):
+                self._last, self._after_rest = replace(last, text=line.text, lineno=line.lineno), True
+                self._physical_lineno, self._physical_length = lineno, length
+                return self._within_budget(out)
+        line, rest = self._unwrapped(line)
+        out = self._feed(line)
+        if line.prefix:
+            took = self._took(line.stream, line.lineno)
             if not rest:  # (the rest of a line leaves the run as it was)
                 same = self._run and last is not None and last.stream == line.stream
-                self._run = (self._run + 1 if same else 1) if took and line.prefix else 0
-            self._last, self._after_rest = line, rest
-            if took and physical[1] > self._longest:
-                self._longest = physical[1]  # no line is longer than the width a terminal wrapped at
-                self._width = 0 if physical[1] > self._width else self._width
-        self._physical = physical
+                self._run = (self._run + 1 if same else 1) if took else 0
+        else:
+            took = length > self._longest and self._took(line.stream, line.lineno)
+            self._run = self._run if rest else 0
+        if took and length > self._longest:
+            self._longest = length  # no line is longer than the width a terminal wrapped at
+            self._width = 0 if length > self._width else self._width
+        self._last, self._after_rest = line, rest
+        self._physical_lineno, self._physical_length = lineno, length
+        return self._within_budget(out)
+
+    def _within_budget(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         while self._held + self._texts.size > self._max_held:
             out.extend(self._shed())
         return out
@@ -274,7 +282,7 @@ class TracebackAssembler:
             return line, False
         if self._after_rest and line.starts_message and line.stream == last.stream and line.prefix == last.prefix:
             return replace(line, starts_message=False), False
-        if line.prefix or line.lineno != self._physical[0] + 1 or (line.stream != last.stream and line.stream in self._open):
+        if line.prefix or line.lineno != self._physical_lineno + 1 or (line.stream != last.stream and line.stream in self._open):
             return line, False
         block = self._open.get(last.stream)
         if block is None and (whole := g.rest_of_fixed_line(last.text, line.text)) and g.HEADER.match(whole):
@@ -294,11 +302,11 @@ class TracebackAssembler:
         lines are mended apart (`_unwrapped`)."""
         last = self._last
         assert last is not None  # (see feed)
-        if not line.text.strip() or line.lineno != self._physical[0] + 1 or (
+        if not line.text.strip() or line.lineno != self._physical_lineno + 1 or (
                 line.stream != last.stream and line.stream in self._open):
             return False
         block = self._open.get(last.stream)
-        if block is None or block.linenos[-1] != self._physical[0] or block.state not in _WRAPPED_STATES:
+        if block is None or block.linenos[-1] != self._physical_lineno or block.state not in _WRAPPED_STATES:
             return False
         cut = block.texts[-1]
         if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
@@ -306,8 +314,8 @@ class TracebackAssembler:
         whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
-        elif whole is None and self._run > 1 and (self._physical[1] == self._width or (
-                block.state is _State.FRAMES and self._physical[1] >= self._longest and _source_line(cut)
+        elif whole is None and self._run > 1 and (self._physical_length == self._width or (
+                block.state is _State.FRAMES and self._physical_length >= self._longest and _source_line(cut)
                 and not self._starts_record(line.text))):
             whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
         if whole is None:
@@ -327,7 +335,7 @@ class TracebackAssembler:
         """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width, or
         a source line as long as the longest so far (which also tells the width) where `rest` reads as no
         line of its own."""
-        cut, length = block.texts[-1], self._physical[1]
+        cut, length = block.texts[-1], self._physical_length
         if self._starts_record(rest):
             return None
         if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _source_line(cut))):
@@ -412,7 +420,7 @@ class TracebackAssembler:
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
         self._last, self._after_rest = line, False
-        self._physical = (line.lineno + len(texts) - 1, len(texts[-1]))
+        self._physical_lineno, self._physical_length = line.lineno + len(texts) - 1, len(texts[-1])
         self._held += _LINE_COST * len(texts)
         block.held = 0
         if block.timestamp is None:
@@ -608,7 +616,7 @@ class TracebackAssembler:
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
             if g.rest_of_frame_line(block.texts[-1], text) is not None:
-                self._vote(self._physical[1])  # (the cut line's length: maybe the terminal's width)
+                self._vote(self._physical_length)  # (the cut line's length: maybe the terminal's width)
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)
