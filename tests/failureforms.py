@@ -337,6 +337,23 @@ IPYTHON_FROM_DEFINITION = [
 ]
 
 
+def ipython_library_frame() -> list[str]:
+    """The IPython traceback above, raised in a library's file below the cells."""
+    return [*IPYTHON_FROM_DEFINITION[:-1], "File /usr/lib/python3.11/loader/shards.py:41, in check(n)",
+            "     40     if n != 8:", "---> 41         raise ValueError(f'{n} shards, expected 8')", "",
+            "ValueError: 6 shards, expected 8"]
+
+
+def ipython_copies(lines: list[str]) -> tuple[list[str], list[str]]:
+    """Two copies of an IPython traceback: one begun at its first frame in a file (`File /x.py:3, in f(a)`,
+    the header and the cell above it left out), and Databricks' (the exception line first, cells as
+    `File <command-1108086693486187>, line N`)."""
+    first_file = next(i for i, line in enumerate(lines) if line.startswith("File "))
+    databricks = [re.sub(r"^Cell In\[\d+\], line (\d+)", r"File <command-1108086693486187>, line \1", line)
+                  for line in lines[2:-1] if line]
+    return lines[first_file:], [lines[-1], *databricks]
+
+
 # IPython 7's layout of the same error: frames `<ipython-input-N-hash> in f(args)` or `path in f(args)`,
 # the line number only on the `---->` marker.
 IPYTHON7_FROM_DEFINITION = [

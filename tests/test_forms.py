@@ -409,6 +409,27 @@ def test_a_traceback_copied_with_linked_frames():
     assert actual_chain(only(linked).chain) == expected_chain(exc)
 
 
+def test_notebook_tracebacks_copied_from_a_frame_or_exception_first():
+    """A copy begun at a library frame of an IPython traceback, and Databricks' (its exception line first)."""
+    headless, databricks = forms.ipython_copies(forms.notebook_linked(forms.ipython_library_frame()))
+    event = only(headless)
+    assert (event.root.exception_type, event.root.raise_site.path, event.root.raise_site.lineno) == (
+        "ValueError", "/usr/lib/python3.11/loader/shards.py", 41)
+    assert event.truncated  # (its top is not in the copy)
+    event = only(databricks)
+    assert [(f.path, f.lineno) for f in event.root.frames] == [
+        ("<command-1108086693486187>", 2), ("<command-1108086693486187>", 3), ("/usr/lib/python3.11/loader/shards.py", 41)]
+    assert (event.root.message, event.truncated, event.span.line_start) == ("6 shards, expected 8", False, 1)
+
+
+def test_a_code_fence_glued_to_a_log_line():
+    """A paste that typed the log's first line on the fence's line, and its last before the closing one."""
+    exc = capture(_wrapped_chain)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    event = only([f"```{lines[0]}", *lines[1:-1], f"{lines[-1]}```"])
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+
+
 @pytest.mark.parametrize("base, frame", [
     (forms.IPYTHON7_FROM_DEFINITION, "/usr/local/lib/python3.11/dist-packages/loader/shards.py in check(n)"),
     (forms.IPYTHON_FROM_DEFINITION, "File /usr/local/lib/python3.11/dist-packages/loader/shards.py:41, in check(n)"),

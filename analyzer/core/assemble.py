@@ -572,6 +572,8 @@ class TracebackAssembler:
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
             self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
+        elif ipython.starts_cut(text):  # a copy begun inside a notebook's traceback
+            self._opened(line, _State.IPYTHON, EventKind.TRACEBACK, truncated=True)
         elif vscode.HEADER.match(text):
             self._opened(line, _State.VSCODE, EventKind.TRACEBACK)
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
@@ -694,6 +696,9 @@ class TracebackAssembler:
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
                 return _Step.TAKE
+            if len(block.texts) == 1 and ipython.starts_cut(text):
+                block.state, block.kind = _State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
+                return _Step.TAKE
             if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):
                 return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
             return _Step.CLOSE
@@ -800,7 +805,8 @@ class TracebackAssembler:
             _cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
             _cut(block, len(block.texts) - block.held)
-        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON, _State.RICH):
+        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON, _State.RICH) and not (
+                block.state is _State.IPYTHON and g.EXCEPTION_LINE.match(block.texts[0])):  # (its exception came first)
             block.truncated = True
         return []
 

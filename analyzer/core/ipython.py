@@ -26,14 +26,17 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "RULE", "is_ipython", "to_standard", "unlinked"]
+__all__ = ["HEADER", "RULE", "is_ipython", "starts_cut", "to_standard", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(
     r"^(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+Traceback \(most recent call last\)\s*$")
 _FRAME = regex.compile(
-    r"^(?:File (?P<path>.+?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+))"
-    r"(?:, in (?P<function>.+?))?\s*$")
+    r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
+    r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:, in (?P<function>.+?))?\s*$")  # (Databricks' cell)
+# Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
+# is not in it, or (Databricks) the exception line comes first.
+_OPENING_FRAME = regex.compile(r"^File (?:[^\s\"][^\n]*?:\d+, in \S|<command-\d+>, line \d+)")
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
@@ -49,7 +52,14 @@ def unlinked(text: str) -> str:
 
 
 def is_ipython(lines: list[str]) -> bool:
-    return any(HEADER.match(text) for text in lines)
+    return any(HEADER.match(text) for text in lines) or starts_cut(lines[0]) or (
+        len(lines) > 1 and starts_cut(lines[1]) and bool(g.EXCEPTION_LINE.match(lines[0])))
+
+
+def starts_cut(text: str) -> bool:
+    """An IPython frame line such as a copy begins with, above its first frame or after its exception
+    line (Databricks prints that first)."""
+    return text[:5] == "File " and _OPENING_FRAME.match(unlinked(text) if "](" in text else text) is not None
 
 
 def to_standard(lines: list[str]) -> list[str]:
@@ -58,7 +68,11 @@ def to_standard(lines: list[str]) -> list[str]:
     out: list[str] = []
     inside = False  # between a header and its exception line
     unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
-    for text in lines:
+    first = [] if starts_cut(lines[0]) or HEADER.match(lines[0]) or RULE.match(lines[0]) else lines[:1]
+    if first or starts_cut(lines[0]):  # a copy begun at a frame, or its exception line first (Databricks)
+        out.append("Traceback (most recent call last):")
+        inside = True
+    for text in lines[len(first):]:
         if not inside:
             if HEADER.match(text):
                 out.append("Traceback (most recent call last):")
@@ -70,9 +84,9 @@ def to_standard(lines: list[str]) -> list[str]:
             text = plain  # (a frame's place; an exception's message keeps what it printed)
         frame = _FRAME.match(text)
         if frame:
-            path = frame["path"] or f"Cell {frame['cell']}"
+            path = frame["path"] or frame["command"] or f"Cell {frame['cell']}"
             function = regex.sub(r"\(.*\)$", "", frame["function"] or "<module>")
-            out.append(f'  File "{path}", line {frame["lineno"] or frame["cell_line"]}, in {function}')
+            out.append(f'  File "{path}", line {frame["lineno"] or frame["cell_line"] or frame["command_line"]}, in {function}')
         elif old := _OLD_FRAME.match(text):
             unnumbered = (old["path"], old["function"])
         elif current := _CURRENT.match(text):
@@ -83,4 +97,4 @@ def to_standard(lines: list[str]) -> list[str]:
         elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
             out.append(text)
             inside = False
-    return out
+    return [*out, *first] if inside and first else out

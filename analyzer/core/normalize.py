@@ -111,6 +111,8 @@ class LineNormalizer:
         if known is not None:
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
+        if "```" in text:
+            text = _unfenced(text)
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []
@@ -423,6 +425,16 @@ def _shown(text: str) -> str:
     text = strip_ansi(text).rstrip("\r")
     if "\r" in text:
         text = next((part for part in reversed(text.split("\r")) if part), "")
+    return text
+
+
+def _unfenced(text: str) -> str:
+    """The line without a markdown code fence a paste glued to its text (```` ```ValueError: x ````, its
+    closing ```` x``` ````): what the user put on the fence's line is the log's."""
+    if text.startswith("```") and text[3:].strip("`").strip():
+        text = text[3:].lstrip("`")
+    if text.endswith("```") and text.rstrip("`").strip():
+        text = text.rstrip("`")
     return text
 
 

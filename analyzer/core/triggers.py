@@ -46,13 +46,15 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
 _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
-# How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote) in
+# How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote;
+# and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.
-_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| )?(?:> )*"  # (numbered: a superset)
+_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |```)?(?:> )*"  # (numbered: a superset)
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
     rb"Exception has occurred: ",  # VS Code's debugger (vscode.HEADER)
+    rb"^File (?:[^\s\"\n][^\n]*:\d+, in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb'File "', rb'^[^"\n]*", line \d',  # FRAME (also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
