@@ -212,6 +212,32 @@ def test_a_pytest_report_copied_from_a_ci_web_page():
     assert raised.root.raise_site.lineno == 7 and raised.timestamp is not None
 
 
+class _InternalServerError(Exception):  # as the openai client names a 500 answer
+    pass
+
+
+_InternalServerError.__module__, _InternalServerError.__qualname__ = "openai", "InternalServerError"
+
+
+def _request():
+    """Raised from the client library's file, as openai raises it (`raise self._make_status_error_from_response(...)`)."""
+    path = "/venv/lib/python3.11/site-packages/openai/_base_client.py"
+    source = "def _request(error):\n    raise error\n"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)  # (the source line comes from linecache)
+    scope["_request"](_InternalServerError("Internal Server Error"))
+
+
+def test_a_clients_500_pasted_before_the_servers_traceback_is_its_echo():
+    """A test client's `openai.InternalServerError` first, then the server's own traceback: the server's
+    error is the root cause, the client's its consequence."""
+    client = text_of(capture(_request)).splitlines()
+    server = text_of(capture(_load_weights)).splitlines()
+    roles = {i.info.exception_type: (i.role, i.is_run_root) for i in incidents([*client, "", "server log:", *server])}
+    assert roles == {"openai.InternalServerError": ("consequence", False), "KeyError": ("root", True)}
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])
