@@ -238,6 +238,23 @@ def test_a_clients_500_pasted_before_the_servers_traceback_is_its_echo():
     assert roles == {"openai.InternalServerError": ("consequence", False), "KeyError": ("root", True)}
 
 
+def _model_execution():
+    try:
+        ().__getitem__(0)
+    except IndexError as err:
+        raise type(err)(f"Error in model execution: {err}") from err  # as vLLM's model runner wraps it
+
+
+def test_a_logged_repr_before_its_own_chain_is_that_error():
+    """vLLM V0 logs `repr(e)` with the traceback below it: the chain's root link is the root cause, the
+    repr line the same error told first."""
+    exc = capture(_model_execution)
+    lines = fmt.vllm_record(repr(exc), exc, v0=True, file="engine.py", lineno=135)
+    found = {i.info.message: (i.role, i.is_run_root) for i in incidents(lines)}
+    assert found == {"tuple index out of range": ("root", True),
+                     "Error in model execution: tuple index out of range": ("consequence", False)}
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

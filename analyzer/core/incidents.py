@@ -272,6 +272,8 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
             continue  # only echoes: the failure itself is in a log we were not given
         root = _best_evidenced(roots[0], roots)
         marks[root.id] = {"is_run_root": True}
+        if root is not roots[0]:  # the first told it without frames: the same error, told again
+            marks[roots[0].id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
         for incident in run:
             if incident.role == "consequence" and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
@@ -302,11 +304,17 @@ def _retells(later: Incident, root: Incident) -> bool:
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     """The first root cause, or where it is an exception line without frames (the end of a copy cut
-    above it, a logged echo), the same error printed with its frames later in the run."""
+    above it, a logged echo), the same error printed with its frames later in the run: the error of its
+    diagnosed link, or of a link its chain wraps it in (vLLM logs `IndexError('Error in model execution:
+    ...')`, then the chain whose last link that is)."""
     if first.info.frames or not first.info.exception_type:
         return first
     said = (first.info.exception_type, _first_line(first))
-    return next((i for i in roots if i.info.frames and (i.info.exception_type, _first_line(i)) == said), first)
+    return next((i for i in roots if i.info.frames and said in _links_said(i)), first)
+
+
+def _links_said(incident: Incident) -> set[tuple[str, str]]:
+    return {(link.exception_type, link.message.split("\n", 1)[0]) for link in incident.event.chain}
 
 
 def _first_line(incident: Incident) -> str:
