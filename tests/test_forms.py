@@ -255,6 +255,28 @@ def test_a_logged_repr_before_its_own_chain_is_that_error():
                      "Error in model execution: tuple index out of range": ("consequence", False)}
 
 
+def _worker_loads_extension():
+    raise OSError("/root/.cache/torch_extensions/xgrammar/xgrammar.so: cannot open shared object file")
+
+
+def _executor_reraises(worker_error: BaseException):
+    raise type(worker_error)(*worker_error.args)  # as an executor raises a result a worker sent back
+
+
+def test_the_same_error_from_other_frames_below_it_is_where_it_was_raised():
+    """vLLM's executor re-raises a worker's error and prints the worker's traceback right below its own
+    exception line: the worker's frames are the root link. The same traceback printed twice is two errors."""
+    worker = capture(_worker_loads_extension)
+    executor = capture(lambda: _executor_reraises(worker))
+    lines = [*text_of(executor).splitlines(), *text_of(worker).splitlines()]
+    event = only(lines)
+    assert [(link.exception_type, link.frames[-1].function) for link in event.chain] == [
+        ("OSError", "_worker_loads_extension"), ("OSError", "_executor_reraises")]
+    assert event.root.raise_site.function == "_worker_loads_extension"
+    printed = text_of(worker).splitlines()
+    assert len(events(printed * 2)) == len(events([*printed[1:], *printed])) == 2  # (the first cut above its frames)
+
+
 def test_shell_signal_lines():
     killed, segfault = events(["./entrypoint.sh: line 47:    28 Killed            python3 -m sglang.launch_server",
                                "Segmentation fault (core dumped)"])

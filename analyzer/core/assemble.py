@@ -714,7 +714,8 @@ class TracebackAssembler:
         if state is _State.NOTE:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
                 return _Step.TAKE
-            if g.EXCEPTION_LINE.match(text) and (block.output or self._is_note(block.texts, block.note_start, text)):
+            if g.EXCEPTION_LINE.match(text) and (block.output or _retold(block, text)
+                                                 or self._is_note(block.texts, block.note_start, text)):
                 block.state, block.message_lines = _State.MESSAGE, 0  # the note's or the child's exception
                 return _Step.TAKE  # line; its message may go on
             return _Step.CLOSE  # not a note: the block ends where it began (see _close)
@@ -851,6 +852,18 @@ def _rest_of_rest(block: _Block, rest: str) -> str | None:
         return None
     frame = g.rest_of_frame_line(block.texts[-2], block.texts[-1])
     return block.texts[-1] + rest if frame is not None and g.rest_of_frame_line(frame, rest) is not None else None
+
+
+def _retold(block: _Block, exception_line: str) -> bool:
+    """Whether the traceback a note state reads ends in the very exception line its block's traceback
+    ended in (right before the note's header), from other frames: where the error was first raised, in
+    another process (vLLM's executor re-raising a worker's error with the worker's traceback below it).
+    (From the same frames it is the same error printed again.)"""
+    start = block.note_start
+    if block.message_lines or block.texts[start - 1].strip() != exception_line.strip():
+        return False
+    below_header = [text for text in block.texts[block.frames_from:start] if not g.HEADER.match(text)]
+    return [*block.texts[start + 1:], exception_line] != below_header
 
 
 def _source_line(text: str) -> bool:

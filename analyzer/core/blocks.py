@@ -173,9 +173,11 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
-        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD
-                and g.introduces_output("\n".join(message))
-                and (inner := list(parse_chain(lines[i:])))):  # a child's output: its traceback is the chain's root
+        introduces = bool(header) and g.introduces_output("\n".join(message))
+        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD and (introduces or len(message) == 1)
+                and (inner := list(parse_chain(lines[i:])))
+                and (introduces or _same_error(inner[-1], exc["type"], exc["message"] or "", frames))):
+            # a child's output, or where it was first raised (the same error, its traceback below it): the root
             outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
             return [outer], len(lines), inner
         if header or g.GROUP_HEADER.match(lines[i]):
@@ -244,6 +246,11 @@ def _paragraph_end(lines: list[str], i: int) -> int:
         if g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.FRAME.match(text):
             return i
     return i
+
+
+def _same_error(info: ErrorInfo, exception_type: str, message: str, frames: list[Frame]) -> bool:
+    """The same exception as this, raised from other frames: where it was first raised."""
+    return info.exception_type == exception_type and info.message == message.strip() and info.frames != tuple(frames)
 
 
 def _introduction_end(lines: list[str], i: int) -> int:
