@@ -237,33 +237,36 @@ class TracebackAssembler:
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
-        lineno, length = line.lineno, len(line.prefix) + len(line.text)
+        lineno, prefix = line.lineno, line.prefix
+        length = len(prefix) + len(line.text)
         last = self._last
-        out: list[ErrorEvent] = []
-        if not line.prefix and last is not None:
-            if (self._run > 1 and line.lineno == self._physical_lineno + 1 and line.text.strip()
+        if not prefix and last is not None:
+            if (self._run > 1 and lineno == self._physical_lineno + 1 and line.text.strip()
                     and self._took(last.stream, self._physical_lineno)):
                 self._vote(self._physical_length)  # a record's prefixed lines, and the next one without: maybe a rest
             if (last.prefix or self._width or self._physical_length >= self._longest) and self._takes_rest(line):
-                self._last, self._after_rest = replace(last, text=line.text, lineno=line.lineno), True
+                self._last, self._after_rest = replace(last, text=line.text, lineno=lineno), True
                 self._physical_lineno, self._physical_length = lineno, length
-                return self._within_budget(out)
+                return self._within_budget([])
         line, rest = self._unwrapped(line)
         out = self._feed(line)
         if line.prefix:
-            took = self._took(line.stream, line.lineno)
+            took = self._took(line.stream, lineno)
             if not rest:  # (the rest of a line leaves the run as it was)
                 same = self._run and last is not None and last.stream == line.stream
                 self._run = (self._run + 1 if same else 1) if took else 0
         else:
-            took = length > self._longest and self._took(line.stream, line.lineno)
-            self._run = self._run if rest else 0
+            took = length > self._longest and self._took(line.stream, lineno)
+            if self._run and not rest:
+                self._run = 0
         if took and length > self._longest:
             self._longest = length  # no line is longer than the width a terminal wrapped at
             self._width = 0 if length > self._width else self._width
         self._last, self._after_rest = line, rest
         self._physical_lineno, self._physical_length = lineno, length
-        return self._within_budget(out)
+        if self._held + self._texts.size > self._max_held:
+            return self._within_budget(out)
+        return out
 
     def _within_budget(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         while self._held + self._texts.size > self._max_held:
