@@ -58,10 +58,15 @@ def triage(live: LiveScan, scenario, size=(100, 32)):
             if not live.streaming:
                 # the same incidents, not just as many: a record that grew after a poll (a chain
                 # link came) is revised in place, and the table must show its final diagnosis
-                await until(pilot, lambda: live.done and app.incidents == live.incidents(), "scan shown")
+                await until(pilot, lambda: live.done and app.incidents == live.incidents()
+                            and len(app.query_one(IncidentTable).rows) == len(app.incidents), "scan shown")
                 await until(pilot, lambda: app.query_one(LogPane).settled or not app.incidents,
                             "log window read")
-            return await scenario(app, pilot)
+            outcome = await scenario(app, pilot)
+        deadline = time.monotonic() + 60  # the scan's thread ends (the app stopped it) before the next test
+        while not live.done and time.monotonic() < deadline:  # shares the engine: never two scans at once
+            await asyncio.sleep(0.01)
+        return outcome
 
     return asyncio.run(main())
 
