@@ -493,6 +493,11 @@ def test_a_code_fence_glued_to_a_log_line():
     lines = text_of(exc).rstrip("\n").split("\n")
     event = only([f"```{lines[0]}", *lines[1:-1], f"{lines[-1]}```"])
     assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+    # an inline code span around the whole paste, prefixes and all
+    prefixed = [f"[rank0]: {line}" for line in lines]
+    event = only([f"`{prefixed[0]}", *prefixed[1:-1], f"{prefixed[-1]}`"])
+    assert actual_chain(event.chain) == expected_chain(exc) and event.rank == "rank0"
+    assert only(["`[rank0]: RuntimeError: expected `x` here"]).root.message == "expected `x` here"  # (a pair is the line's)
 
 
 @pytest.mark.parametrize("base, frame", [

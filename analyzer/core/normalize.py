@@ -111,7 +111,7 @@ class LineNormalizer:
         if known is not None:
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
-        if "```" in text:
+        if "`" in text:
             text = _unfenced(text)
         joined = self._join_partial(text, lineno)
         if joined is None:
@@ -430,11 +430,18 @@ def _shown(text: str) -> str:
 
 def _unfenced(text: str) -> str:
     """The line without a markdown code fence a paste glued to its text (```` ```ValueError: x ````, its
-    closing ```` x``` ````): what the user put on the fence's line is the log's."""
+    closing ```` x``` ````): what the user put on the fence's line is the log's. So is an inline code
+    span the paste opened at a line's start or closed at its end on another line (a backtick there
+    that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``)."""
     if text.startswith("```") and text[3:].strip("`").strip():
         text = text[3:].lstrip("`")
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
+    if text.count("`") % 2:
+        if text.startswith("`") and len(text) > 1:
+            return text[1:]
+        if text.endswith("`") and len(text) > 1:
+            return text[:-1]
     return text
 
 

@@ -49,7 +49,7 @@ _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
 # How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote;
 # and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.
-_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |```)?(?:> )*"  # (numbered: a superset)
+_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+)?(?:> )*"  # (numbered: a superset)
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
