@@ -384,7 +384,23 @@ def _compile_with_backend():
         raise BackendCompilerFailed("inductor", err).with_traceback(err.__traceback__) from None
 
 
+class OutOfResources(Exception):  # as triton.runtime.errors names it: no Error suffix
+    def __str__(self) -> str:
+        return "out of resource: shared memory, Required: 196608, Hardware limit: 65536."
+
+
+def _autotune():
+    try:
+        raise OutOfResources()
+    except OutOfResources as err:
+        raise BackendCompilerFailed("inductor", err).with_traceback(err.__traceback__) from None
+
+
 def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
+    event = only(text_of(capture(_autotune)).splitlines())  # a type without the usual suffix too
+    assert [(link.exception_type, link.message.split("\n")[0]) for link in event.chain][0] == (
+        "OutOfResources", "out of resource: shared memory, Required: 196608, Hardware limit: 65536.")
+    assert only(["ValueError: backend='inductor' raised:", "note: see below"]).chain[0].exception_type == "ValueError"
     event = only(text_of(capture(_compile_with_backend)).splitlines())
     inner, outer = event.chain
     assert (inner.exception_type, inner.message) == ("AttributeError", "'object' object has no attribute 'wait'")

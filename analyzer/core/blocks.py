@@ -194,7 +194,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         message.append(lines[i])
         i += 1
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
-    named = g.BARE_EXCEPTION_LINE.match(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
+    named = _named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
         raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
@@ -246,6 +246,15 @@ def _paragraph_end(lines: list[str], i: int) -> int:
         if g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.FRAME.match(text):
             return i
     return i
+
+
+def _named_error(text: str) -> regex.Match | None:
+    """The error a wrapper's message names on its second line (`backend='inductor' raised:` then
+    `OutOfResources: out of resource: ...`): an exception line whose type reads as a class."""
+    if (m := g.BARE_EXCEPTION_LINE.match(text)) is not None:
+        return m
+    m = g.EXCEPTION_LINE.match(text)  # (a type without the usual suffix: with its message, named as a class)
+    return m if m is not None and m["message"] is not None and (m["type"][:1].isupper() or "." in m["type"]) else None
 
 
 def _same_error(info: ErrorInfo, exception_type: str, message: str, frames: list[Frame]) -> bool:
