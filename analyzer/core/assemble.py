@@ -296,13 +296,13 @@ class TracebackAssembler:
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
 
     def _takes_rest(self, line: LogLine) -> bool:
-        """Whether `line`, which has no prefix, is the rest of the prefixed line before it, which an open record took and a terminal
-        wrapped at its width, and joined it to that line's text (no line break between). So the rest of
-        a message's line, a source line, or a chain separator or header cut inside its words goes on
-        with its record, where the prefix it lacks would have made it another stream's line. A line
-        is taken as cut where the join makes a separator or a header, or where it was as long as the
-        input's width (`_vote`), or, for a frame's source line, as the longest line so far; frame
-        lines are mended apart (`_unwrapped`)."""
+        """Whether `line` (no prefix) is the rest of the line before it, which an open record took and a
+        terminal wrapped at its width; if so it is joined to that line's text (no line break between).
+        So the rest of a message's line, a source line, or a chain separator or header cut inside its
+        words goes on with its record, where the prefix it lacks would have made it another stream's
+        line. A line is taken as cut where the join makes a separator or a header, or where it was as
+        long as the input's width (`_vote`), or, for a frame's source line, as the longest line so far;
+        frame lines are mended apart (`_unwrapped`). A log without prefixes: `_unprefixed_rest`."""
         last = self._last
         assert last is not None  # (see feed)
         if not line.text.strip() or line.lineno != self._physical_lineno + 1 or (

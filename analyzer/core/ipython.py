@@ -52,8 +52,12 @@ def unlinked(text: str) -> str:
 
 
 def is_ipython(lines: list[str]) -> bool:
-    return any(HEADER.match(text) for text in lines) or starts_cut(lines[0]) or (
-        len(lines) > 1 and starts_cut(lines[1]) and bool(g.EXCEPTION_LINE.match(lines[0])))
+    return any(HEADER.match(text) for text in lines) or starts_cut(lines[0]) or _exception_first(lines)
+
+
+def _exception_first(lines: list[str]) -> bool:
+    """Databricks' copy: the exception line, then the frames."""
+    return len(lines) > 1 and starts_cut(lines[1]) and bool(g.EXCEPTION_LINE.match(lines[0]))
 
 
 def starts_cut(text: str) -> bool:
@@ -68,7 +72,7 @@ def to_standard(lines: list[str]) -> list[str]:
     out: list[str] = []
     inside = False  # between a header and its exception line
     unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
-    first = [] if starts_cut(lines[0]) or HEADER.match(lines[0]) or RULE.match(lines[0]) else lines[:1]
+    first = lines[:1] if _exception_first(lines) else []
     if first or starts_cut(lines[0]):  # a copy begun at a frame, or its exception line first (Databricks)
         out.append("Traceback (most recent call last):")
         inside = True

@@ -39,7 +39,8 @@ def to_standard(texts: list[str]) -> list[str]:
             frames[-1].append(text)
         else:
             message.append(text)
-    exception = f"{m['type']}: {chr(10).join(message)}" if message else m["type"]
+    text = "\n".join(message)
+    exception = f"{m['type']}: {text}" if message else m["type"]
     if frames and g.EXCEPTION_LINE.match(frames[-1][-1].strip()) and frames[-1][-1].startswith(m["type"]):
         exception = frames[-1].pop()  # the copy ended in the exception line itself
     return ["Traceback (most recent call last):", *(line for frame in reversed(frames) for line in frame),
