@@ -400,7 +400,6 @@ def _ruled_out(first: str) -> frozenset[str]:
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
-_HEADER_TEXT = "Traceback (most recent call last):"
 _T = TypeVar("_T")
 
 
@@ -446,7 +445,7 @@ def _unfenced(text: str) -> str:
 
 
 def _header_context(body: str) -> str | None:
-    if _HEADER_TEXT not in body:  # (what both headers hold: most lines are not one)
+    if g.HEADER_TEXT not in body:  # (what both headers hold: most lines are not one)
         return None
     return _matched_header(body)
 

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from analyzer.core.grammar import HEADER_TEXT
 from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
@@ -74,8 +75,7 @@ _STARTS = (
 )
 # A header a terminal wrapped at its width, its rest on the next line without the line's prefix (see
 # TracebackAssembler._unwrapped): each cut as a literal, reported in both lines.
-_HEADER_TEXT = "Traceback (most recent call last):"
-_CUT_HEADERS = tuple(f"{_HEADER_TEXT[:k]}\n{_HEADER_TEXT[k:]}" for k in range(1, len(_HEADER_TEXT)))
+_CUT_HEADERS = tuple(f"{HEADER_TEXT[:k]}\n{HEADER_TEXT[k:]}" for k in range(1, len(HEADER_TEXT)))
 # Prefix state that is not rebuilt from the lines around: JSON records and a container's partial records.
 _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
@@ -199,14 +199,15 @@ class TriggerFinder:
         hits: list[int] = []
         loose: list[int] = []
         setters: dict[int, int] = {}
-        cut: list[int] = []
+        cut = False  # a cut header was reported: the hits are out of order
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
+            nonlocal cut
             if pattern < len(_SETTERS):  # reported once each
                 setters[pattern] = buffer.rfind(b"\n", 0, end) + 1
             elif _CUT_FROM <= pattern < _LOOSE_ID:  # the rest's line and the cut one's
-                hits.extend((end - 1, end - len(_HEADER_TEXT) + pattern - _CUT_FROM - 1))
-                cut.append(pattern)
+                hits.extend((end - 1, end - len(HEADER_TEXT) + pattern - _CUT_FROM - 1))
+                cut = True
             else:
                 (loose if pattern == _LOOSE_ID else hits).append(end - 1)
 
@@ -220,7 +221,7 @@ class TriggerFinder:
         database, scratch = self._forms[told]
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
         self._scanned = (buffer, setters, told)
-        merged = bool(cut)
+        merged = cut
         if self._non_ascii is not None and not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
             merged = True

@@ -43,5 +43,5 @@ def to_standard(texts: list[str]) -> list[str]:
     exception = f"{m['type']}: {text}" if message else m["type"]
     if frames and g.EXCEPTION_LINE.match(frames[-1][-1].strip()) and frames[-1][-1].startswith(m["type"]):
         exception = frames[-1].pop()  # the copy ended in the exception line itself
-    return ["Traceback (most recent call last):", *(line for frame in reversed(frames) for line in frame),
+    return [g.HEADER_TEXT, *(line for frame in reversed(frames) for line in frame),
             *exception.split("\n")]

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from analyzer.core.grammar import HEADER_TEXT
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
@@ -436,7 +437,7 @@ class ChunkScanner:
         self._tail = buffer[end:end + self._max_line]
 
 
-_HEADER_PARTS = tuple(b"Traceback (most recent call last):"[:k] for k in range(1, 34))
+_HEADER_PARTS = tuple(HEADER_TEXT.encode()[:k] for k in range(1, len(HEADER_TEXT)))
 
 
 def _ends_in_header(buffer: bytes, end: int) -> bool:
