@@ -84,6 +84,29 @@ def test_wrapped_traceback_reads_as_unwrapped(style, error, columns):
     assert assert_same(data) == assert_same(data)  # the fast path finds the same (a header cut: both lines)
 
 
+@pytest.mark.parametrize("style", ["no prefix", *sorted(STYLES)])
+@pytest.mark.parametrize("error", ERRORS, ids=lambda f: f.__name__)
+def test_every_width(style, error):
+    """Every width from a narrow terminal's to the longest line's, so every place a cut can fall in a
+    frame line, a source line, a message or a separator (where this checkout's paths put them), where
+    two lines or more are cut (one alone tells no width: below). The fast path reads them alike."""
+    exc = capture(error)
+    format_lines, prefix = STYLES.get(style, (lambda exc: text_of(exc).rstrip("\n").split("\n"), 0))
+    lines = [line.rstrip("\r") for line in format_lines(exc)]
+    around = AROUND if prefix else ["INFO starting"]
+    header = next(i for i, line in enumerate(lines) if g.HEADER_TEXT in line)
+    widths = [width for width in range(prefix + 18, max(map(len, lines)) + 1) if sum(len(line) > width for line in lines) > 1]
+    assert len(widths) > 40
+    for width in widths:
+        wrapped = hard_wrapped([*around, *lines, *around], width)
+        event = _traceback(wrapped)
+        assert _without_code(actual_chain(event.chain)) == _without_code(expected_chain(exc)), width
+        assert not event.truncated, width
+        assert event.span.line_start == 1 + len(hard_wrapped([*around, *lines[:header]], width)), width
+        assert event.span.line_end == len(wrapped) - len(hard_wrapped(around, width)), width
+        assert assert_same("\n".join([*wrapped, ""]).encode(), chunks=(1 << 20, 97))
+
+
 def test_one_long_line_tells_no_width():
     """A prefixed line followed by one without the prefix is no cut line on its own: only where two
     such lines are as long as each other, and no line is longer, is that the terminal's width."""
@@ -110,6 +133,25 @@ def test_fixed_lines_are_not_made_up():
         == g.CONTEXT_SEPARATOR
     assert not g.begins_header("Traceback (most recent call last):")
     assert not g.begins_header("")
+
+
+@pytest.mark.parametrize("line", ['  File "/srv/vllm/worker.py", line 1234, in _run_speculative_decoding_step',
+                                  '  File "/srv/x.py", line 7, in <module>', 'File "C:\\Program Files\\x.py", line 7'])
+def test_frame_line_cut_anywhere(line):
+    """A terminal's cut keeps every character: anywhere from the path on, the two parts make the line."""
+    for cut in range(line.index('"') + 1, len(line)):
+        assert g.rest_of_frame_line(line[:cut], line[cut:]) == line, cut
+
+
+def test_frame_line_cut_again():
+    line = '  File "/srv/vllm/worker.py", line 1234, in _run_speculative_decoding_step'
+    for first in range(line.index('"') + 1, len(line)):
+        for second in range(first + 1, line.index(" in ") + 3):  # (in the function's name: two whole frames)
+            cut, rest = line[:first], line[first:second]
+            assert g.goes_on_frame_line(cut, rest), (first, second)
+    assert not g.goes_on_frame_line(line[:40], line[40:])  # the whole line
+    assert not g.goes_on_frame_line(line[:40], "    source()")
+    assert not g.goes_on_frame_line("    source()", "x")
 
 
 @pytest.mark.parametrize("cut", ['  File "/srv/ray/memory_monitor.py", line 76, in', '  File "/srv/x.py", line 76, in '])

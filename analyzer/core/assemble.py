@@ -281,15 +281,18 @@ class TracebackAssembler:
         on after it (its next line is no new record for repeating the prefix). Also whether `line` is
         such a rest."""
         last = self._last
-        if last is None or not last.prefix:
+        if last is None:
             return line, False
-        if self._after_rest and line.starts_message and line.stream == last.stream and line.prefix == last.prefix:
+        if (self._after_rest and line.starts_message and last.prefix and line.stream == last.stream
+                and line.prefix == last.prefix):
             return replace(line, starts_message=False), False
-        if line.prefix or line.lineno != self._physical_lineno + 1 or (line.stream != last.stream and line.stream in self._open):
+        if line.prefix or line.lineno != self._physical_lineno + 1:
             return line, False
         block = self._open.get(last.stream)
         if block is None and (whole := g.rest_of_fixed_line(last.text, line.text)) and g.HEADER.match(whole):
             return replace(last, text=whole), True  # a header cut in two: the traceback begins at its first part
+        if not last.prefix or (line.stream != last.stream and line.stream in self._open):
+            return line, False
         if block is None or block.state is not _State.FRAMES or g.rest_of_frame_line(block.texts[-1], line.text) is None:
             return line, False
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
@@ -315,6 +318,10 @@ class TracebackAssembler:
         if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
             return False  # read as a line of its own (see _unwrapped)
         whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
+        if whole is None and (g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()) or (
+                block.state is _State.FRAMES and len(line.text) == self._physical_length
+                and g.goes_on_frame_line(cut, line.text))):
+            whole = cut + line.text  # the middle of a separator or a frame line cut more than once
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
         elif whole is None and self._run > 1 and (self._physical_length == self._width or (
@@ -335,15 +342,18 @@ class TracebackAssembler:
         return True
 
     def _unprefixed_rest(self, block: _Block, rest: str) -> str | None:
-        """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width, or
-        a source line as long as the longest so far (which also tells the width) where `rest` reads as no
-        line of its own."""
+        """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width (or
+        as another line cut before, none longer), or a source line as long as the longest so far (which also tells the width) where `rest` reads as no
+        line of its own (nor as an indented one: a space, if any, is a word's)."""
         cut, length = block.texts[-1], self._physical_length
         if self._starts_record(rest):
             return None
         if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _source_line(cut))):
             return cut + rest
-        if (block.state is _State.FRAMES and length >= self._longest and _source_line(cut) and rest[:1] not in (" ", "\t")
+        if block.state is _State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
+            self._vote(length)  # the second line cut at one length, none longer: the width
+            return cut + rest
+        if (block.state is _State.FRAMES and length >= self._longest and _source_line(cut) and rest[:2].strip()
                 and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)):
             self._vote(length)
             return cut + rest
@@ -409,7 +419,8 @@ class TracebackAssembler:
     def extend(self, line: LogLine, texts: list[str]) -> bool:
         """Lines of `line`'s stream numbered from its number on, which differ from it only in text:
         taken as `feed` would take them one by one, when that is sure to be as more lines of the
-        stack the stream's record is reading (each indented and not blank; no limit near). False,
+        stack the stream's record is reading (each indented as Python indents and not blank; no limit
+        near: a line one space in may be the rest of a line a terminal cut before a space). False,
         and nothing taken, otherwise."""
         stream = line.stream
         block = self._open.get(stream)
@@ -417,7 +428,7 @@ class TracebackAssembler:
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
-                or not all(text[:1] == " " and not text.isspace() for text in texts)
+                or not all(text[:2] == "  " and not text.isspace() for text in texts)  # (one space in: maybe a rest)
                 or (len(block.texts) == 1 and _tells_indent(texts[0]))):  # (see _advance: read it one by one)
             return False
         block.texts += map(self._texts.hold, texts)
@@ -607,6 +618,9 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is _State.FRAMES:
+            if text[:1] == " " and g.rest_of_frame_line(block.texts[-1], text) is not None:
+                self._vote(self._physical_length)  # (the cut line's length: maybe the terminal's width)
+                return _Step.TAKE  # the rest of a frame line the terminal wrapped before a space
             if (g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text)):
                 if len(block.texts) == 1 and not block.indent and _tells_indent(text):
@@ -684,7 +698,7 @@ class TracebackAssembler:
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
-            if line.prefix and g.begins_header(stripped):
+            if g.begins_header(stripped):
                 return _Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
             block.truncated = True
             return _Step.CLOSE

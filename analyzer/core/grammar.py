@@ -20,9 +20,11 @@ __all__ = [
     "frame_cut_at_start",
     "joined_frame",
     "rest_of_frame_line",
+    "goes_on_frame_line",
     "HEADER_TEXT",
     "rest_of_fixed_line",
     "begins_header",
+    "begins_fixed_line",
     "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
@@ -70,10 +72,10 @@ _PATH_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
 _LINE_REST = regex.compile(r"^,?\s*line \d+(?:, in .+?)?\s*$")
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
-_FUNCTION_REST = regex.compile(r"^<?[a-z_]\w*>?$")
-_AFTER_PATH_CUT = regex.compile(r'^\s*File "[^"]*",[^"]*$')
-_FRAME_TAIL = regex.compile(r"^[\w<>., ]+$")  # what follows the path's quote: `, line 4, in Model.forward`
-_FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in ?$')  # ... or just before it (`..., in` + `f`)
+_FUNCTION_REST = regex.compile(r"^(?:<?[a-z_]\w*)?>?$")
+_FRAME_START = regex.compile(r'^\s*File "')
+_FUNCTION = regex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
+_FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in$')  # a paste's break before the function's name
 
 
 def joined_frame(cut: str, rest: str) -> str | None:
@@ -88,19 +90,28 @@ def joined_frame(cut: str, rest: str) -> str | None:
 
 
 def rest_of_frame_line(cut: str, rest: str) -> str | None:
-    """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two, inside
-    its path (see `joined_frame`), inside the function's name of an indented frame line or just before
-    it; else None."""
+    """The frame line that `cut` and `rest` were before a terminal or a paste broke it in two: inside its
+    path or after it (see `joined_frame`), anywhere in `", line N, in ` (a terminal's cut keeps every
+    character, a space the rest's first), inside the function's name of an indented frame line, or
+    just before it; else None. A rest that begins two spaces in (a source line) or is empty is none."""
     if (whole := joined_frame(cut, rest)) is not None:
         return whole
-    if (rest[:1] not in ("", " ", "\t") and _AFTER_PATH_CUT.match(cut) and _FRAME_TAIL.match(rest)
-            and ((whole := FRAME.match(cut)) is None or whole["function"] is None) and FRAME.match(cut + rest)):
-        return cut + rest  # cut anywhere in `, line N, in` (a function's name: below): `..." li` + `ne 4, in f`
-    if cut[:1] != " " or not _FUNCTION_REST.match(rest):
+    if rest[:1] in ("", "\t") or rest[:2] == "  " or not _FRAME_START.match(cut):
         return None
-    if _FUNCTION_CUT.match(cut):
-        return f"{cut.rstrip()} {rest}"
-    return cut + rest if FRAME.match(cut) else None
+    before = FRAME.match(cut)
+    if before is None or (before["function"] is None and rest[:1] != " "):  # (a SyntaxError's frame: its source below)
+        if (after := FRAME.match(cut + rest)) is not None and (
+                _FUNCTION.fullmatch(after["function"]) if after["function"] else before is None):
+            return cut + rest
+        return f"{cut} {rest}" if _FUNCTION_CUT.match(cut) and _FUNCTION_REST.match(rest) else None
+    return cut + rest if cut[:1] == " " and before["function"] is not None and _FUNCTION_REST.match(rest) else None
+
+
+def goes_on_frame_line(cut: str, rest: str) -> bool:
+    """Whether `cut` and `rest` together are still only the first part of a frame line: a narrow terminal
+    cut it more than once (`  File "/very/long` + `/path/x.py", line 3,` + ` in f`)."""
+    m = FRAME.match(cut + rest, partial=True)
+    return m is not None and (m.partial or m["function"] is None)  # (`, in f` may follow a line number)
 
 
 HEADER_TEXT = "Traceback (most recent call last):"
@@ -120,6 +131,12 @@ def rest_of_fixed_line(cut: str, rest: str) -> str | None:
 def begins_header(text: str) -> bool:
     """Whether `text` is the first part of a traceback's header, as a wrap cuts it."""
     return 0 < len(text) < len(HEADER_TEXT) and HEADER_TEXT.startswith(text)
+
+
+def begins_fixed_line(text: str) -> bool:
+    """Whether `text` is the first part of a header or a chain separator, as a wrap cuts it (a narrow
+    terminal cuts a separator twice)."""
+    return any(0 < len(text) < len(fixed) and fixed.startswith(text) for fixed in _FIXED_LINES)
 
 
 def frame_cut_at_start(text: str) -> str | None:

@@ -431,15 +431,17 @@ def _unfenced(text: str) -> str:
     """The line without a markdown code fence a paste glued to its text (```` ```ValueError: x ````, its
     closing ```` x``` ````): what the user put on the fence's line is the log's. So is an inline code
     span the paste opened at a line's start or closed at its end on another line (a backtick there
-    that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``)."""
+    that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
+    a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
+    wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``)."""
     if text.startswith("```") and text[3:].strip("`").strip():
         text = text[3:].lstrip("`")
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
     if text.count("`") % 2:
-        if text.startswith("`") and len(text) > 1:
+        if text.startswith("`") and text[1:2].strip():
             return text[1:]
-        if text.endswith("`") and len(text) > 1:
+        if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
     return text
 
