@@ -325,7 +325,7 @@ class TracebackAssembler:
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
         elif whole is None and self._run > 1 and (self._physical_length == self._width or (
-                block.state is _State.FRAMES and self._physical_length >= self._longest and _source_line(cut)
+                block.state is _State.FRAMES and self._physical_length >= self._longest and _ends_in_source(block)
                 and not self._starts_record(line.text))):
             whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
         if whole is None:
@@ -348,12 +348,12 @@ class TracebackAssembler:
         cut, length = block.texts[-1], self._physical_length
         if self._starts_record(rest):
             return None
-        if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _source_line(cut))):
+        if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _ends_in_source(block))):
             return cut + rest
         if block.state is _State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
             self._vote(length)  # the second line cut at one length, none longer: the width
             return cut + rest
-        if (block.state is _State.FRAMES and length >= self._longest and _source_line(cut) and rest[:2].strip()
+        if (block.state is _State.FRAMES and length >= self._longest and _ends_in_source(block) and rest[:2].strip()
                 and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)):
             self._vote(length)
             return cut + rest
@@ -881,6 +881,13 @@ def _retold(block: _Block, exception_line: str) -> bool:
         return False
     below_header = [text for text in block.texts[block.frames_from:start] if not g.HEADER.match(text)]
     return [*block.texts[start + 1:], exception_line] != below_header
+
+
+def _ends_in_source(block: _Block) -> bool:
+    """Whether the last line `block` took is a frame's source line (not the rest of a frame line a
+    terminal cut before a space)."""
+    texts = block.texts
+    return _source_line(texts[-1]) and not (len(texts) > 1 and g.rest_of_frame_line(texts[-2], texts[-1]))
 
 
 def _source_line(text: str) -> bool:
