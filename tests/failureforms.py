@@ -410,6 +410,24 @@ def editor_linked(lines: list[str]) -> list[str]:
     return [re.sub(r'^(\s*File ")(.+?)", line (\d+)(, in .*)$', link, line) for line in lines]
 
 
+def line_number_linked(lines: list[str]) -> list[str]:
+    """An editor's copy that made each frame's line number a markdown link to the source
+    (`File "x.py", [line 3](https://host/x.py?l=3), in f`)."""
+    return [re.sub(r'^(\s*File "(.+?)", )line (\d+)', r"\1[line \3](https://source.example/\2?l=\3)", line)
+            for line in lines]
+
+
+def on_one_line(lines: list[str]) -> str:
+    """A paste that lost its line breaks and indentation (a forum rendering it as one paragraph): one line."""
+    return " ".join(line.strip() for line in lines if line.strip())
+
+
+def curly_quoted(lines: list[str], strip: bool) -> list[str]:
+    """A word processor's copy: typographic quotes around each frame's path, the indentation stripped or not."""
+    quoted = [re.sub(r'File "([^"]*)"', "File \u201c\\1\u201d", line) for line in lines]
+    return [line.strip() for line in quoted] if strip else quoted
+
+
 # ----------------------------------------------------------------------------- Rich
 
 RICH_MODULE = """\

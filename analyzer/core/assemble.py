@@ -289,7 +289,10 @@ class TracebackAssembler:
         if line.prefix or line.lineno != self._physical_lineno + 1:
             return line, False
         block = self._open.get(last.stream)
-        if block is None and (whole := g.rest_of_fixed_line(last.text, line.text)) and g.HEADER.match(whole):
+        if ((block is None or _typeless_header(block)) and (whole := g.rest_of_fixed_line(last.text, line.text))
+                and g.HEADER.match(whole)):
+            if block is not None:  # not IPython's header copied without its type: CPython's, cut before its colon
+                self._forget(last.stream)
             return replace(last, text=whole), True  # a header cut in two: the traceback begins at its first part
         if not last.prefix or (line.stream != last.stream and line.stream in self._open):
             return line, False
@@ -386,6 +389,10 @@ class TracebackAssembler:
                 if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
+        if block is not None and block.indent and len(block.texts) == 1 and g.FRAME.match(line.text):
+            # a header further in than its first frame is: a paste's stray spaces before it, not a traceback
+            # indented as a whole (whose frames are two further in than its header)
+            block.indent = min(block.indent, max(0, len(line.text) - len(line.text.lstrip(" ")) - 2))
         if block is not None and block.indent:
             if line.text.startswith(" " * block.indent):
                 line = replace(line, text=line.text[block.indent:])
@@ -592,8 +599,10 @@ class TracebackAssembler:
             self._opened(line, _State.VSCODE, EventKind.TRACEBACK)
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
             self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
-        elif g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text):
-            # frames without their header: the log was cut above them (maybe inside the first)
+        elif (g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
+              or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
+            # frames without their header: the log was cut above them (maybe inside the first; an
+            # editor's copy may have made its path or line number a markdown link)
             self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
@@ -689,6 +698,8 @@ class TracebackAssembler:
             if g.HEADER.match(text):
                 block.state, block.frames_from = _State.FRAMES, len(block.texts)
                 return _Step.TAKE
+            if g.begins_header(stripped):  # (before IPython's: one that lost its type reads as such a cut)
+                return _Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
             if ipython.RULE.match(text) or ipython.HEADER.match(text):
                 block.state = _State.IPYTHON
                 return _Step.TAKE
@@ -698,8 +709,6 @@ class TracebackAssembler:
             if g.EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 0
                 return _Step.TAKE
-            if g.begins_header(stripped):
-                return _Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
             block.truncated = True
             return _Step.CLOSE
         if state is _State.BARE:
@@ -718,6 +727,9 @@ class TracebackAssembler:
                 return _Step.TAKE
             if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):
                 return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
+            if stripped and _indented_below(block.texts[0], [*block.texts[1:], text]):
+                block.state, block.message_lines = _State.MESSAGE, len(block.texts) - 1
+                return _Step.TAKE  # more indented lines than a frame prints: its message's (torch._dynamo's hints)
             return _Step.CLOSE
         if state is _State.REVERSED:
             if g.REVERSED_FRAME.match(text):
@@ -813,7 +825,11 @@ class TracebackAssembler:
         """Cut a block that ends here to the record it holds; returns the lines after the record,
         which are to be looked at afresh."""
         if block.reread:  # no frame came after a bare line, or a traceback was no note:
-            held, block.reread = block.reread, None  # the block ends before them
+            held, block.reread = block.reread, None
+            if block.state is _State.BARE and _indented_below(block.texts[0], [line.text for line in held]):
+                block.state, block.message_lines = _State.MESSAGE, len(held)  # its message's indented lines
+                return []
+            # the block ends before them
             _cut(block, len(block.texts) - len(held))
             block.state = _State.MESSAGE
             return held
@@ -881,6 +897,16 @@ def _retold(block: _Block, exception_line: str) -> bool:
         return False
     below_header = [text for text in block.texts[block.frames_from:start] if not g.HEADER.match(text)]
     return [*block.texts[start + 1:], exception_line] != below_header
+
+
+def _indented_below(exception_line: str, texts: list[str]) -> bool:
+    """Whether `texts` are all indented under an exception line that is not: its message's further lines."""
+    return exception_line[:1] not in (" ", "\t") and all(text[:1] in (" ", "\t") for text in texts)
+
+
+def _typeless_header(block: _Block) -> bool:
+    """Whether `block` holds an IPython header without its type and nothing else."""
+    return block.state is _State.IPYTHON and len(block.texts) == 1 and block.texts[0].lstrip().startswith("Traceback")
 
 
 def _ends_in_source(block: _Block) -> bool:

@@ -72,6 +72,7 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     return tuple(links)
 
 
+_FUNCTION_AND_CODE = regex.compile(r"((?:[^\s<]|<[^<>]*>|<)*)\s*(.*)")
 _TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
 # Where the next frame begins in a line that holds several: a copy that dropped the line breaks.
 _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
@@ -83,7 +84,8 @@ def _mended_frames(lines: list[str]) -> list[str]:
     began inside of given back its start, and links taken out of frame lines."""
     joined: list[str] = []
     for line in lines:
-        if 'File "[' in line and "](" in line:  # an editor's copy made the path a link: `File "[x.py", line 3](url)`
+        if "](" in line and 'File "' in line:  # an editor's copy made a link of the path or the line number:
+            # `File "[x.py", line 3](url)`, `File "x.py", [line 3](url)`
             line = ipython.unlinked(line)
         for text in _NEXT_FRAME.split(line) if line.count('File "') > 1 and g.FRAME.match(line) else (line,):
             _mend(joined, text)
@@ -130,8 +132,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         right_after, after_frame = stripped and after_frame, frame is not None
         if frame:
             has_traceback = True
-            # a function's name holds no blank: after one, a terminal's padding joined the source line
-            function, _, code = (frame["function"] or "").partition(" ")
+            # a function's name holds no blank (but in `<cell line: 4>`): after one, a terminal's padding joined
+            # the source line
+            function, code = _FUNCTION_AND_CODE.match(frame["function"] or "").groups()
             code = _TRAILING_CARETS.sub("", code).strip()  # (and its caret line, where the copy joined that too)
             frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code or None))
             stripped = g.lost_indentation(text)

@@ -174,10 +174,11 @@ EXCEPTION_LINE = regex.compile(
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
-# `Error` (a command line tool's "Error: ..." is no Python exception).
+# `Error` (a command line tool's "Error: ..." is no Python exception); nor is a class of a module of
+# exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
-    rf"|Exception){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
+    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 

@@ -29,8 +29,8 @@ from analyzer.core import grammar as g
 __all__ = ["HEADER", "RULE", "is_ipython", "starts_cut", "to_standard", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
-HEADER = regex.compile(
-    r"^(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+Traceback \(most recent call last\)\s*$")
+HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
+    r"^(?:(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+)?Traceback \(most recent call last\)\s*$")
 _FRAME = regex.compile(
     r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
     r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:, in (?P<function>.+?))?\s*$")  # (Databricks' cell)

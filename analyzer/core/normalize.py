@@ -20,9 +20,9 @@ from typing import TypeVar
 
 import regex
 
+from analyzer.core import collapsed, jsonlog
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
-from analyzer.core import jsonlog
 from analyzer.core.prefixes import (
     CONTAINER,
     KNOWN,
@@ -113,6 +113,8 @@ class LineNormalizer:
         text = _shown(raw.rstrip("\n"))
         if "`" in text:
             text = _unfenced(text)
+        if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
+            text = text.replace("\u201c", '"').replace("\u201d", '"')
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []
@@ -123,6 +125,9 @@ class LineNormalizer:
                 return self._unwrap(found, lineno)
             if found is not None:
                 return self._record_lines(found, lineno, PrefixMeta(), "")
+        if collapsed.MARK in text and (pieces := collapsed.uncollapsed(text)):  # a traceback that lost its breaks
+            *lines, first = self._lines(pieces[0], lineno, PrefixMeta())
+            return [*lines, first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
         # (a line that begins with a digit may be a container's record: joining reads state)
         return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 

@@ -56,11 +56,12 @@ _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
     rb"Exception has occurred: ",  # VS Code's debugger (vscode.HEADER)
     rb"^File (?:[^\s\"\n][^\n]*:\d+, in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
-    rb'File "', rb'^[^"\n]*", line \d',  # FRAME (also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
+    rb'File "', rb"File \xe2\x80\x9c", rb'^[^"\n]*", line \d',  # FRAME (with curly quotes: normalize; also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?(?:Error|Exception|Interrupt|Exit|Failure|Fault)[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
+    rb"\.(?:exc|exceptions|errors)\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"]|\)\s*$)",  # notices.logged_error; its other form: _LOGGED_ERROR
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts

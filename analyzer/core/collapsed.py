@@ -1,0 +1,62 @@
+"""A traceback whose line breaks a copy lost: header, frames, source lines and exception line all on
+one line, each part where the break was a blank (a forum that renders a paste as one paragraph):
+
+    Traceback (most recent call last): File "x.py", line 3, in f g(1) File "y.py", line 7, in g
+    return d[k] KeyError: 'k'
+
+is read as the lines it was. Pure: text in, lines out.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core import grammar as g
+
+__all__ = ["MARK", "uncollapsed"]
+
+MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
+_FIXED = regex.compile(
+    "(" + "|".join(regex.escape(fixed) for fixed in (g.HEADER_TEXT, g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)) + ")")
+_FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
+# A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
+_FRAME = regex.compile(r'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>(?:[^\s<]|<[^<>]*>)+))?\s*(?P<rest>.*)')
+_CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
+# Where the exception line begins after the last source line: a type that reads as an exception's.
+_EXCEPTION_START = regex.compile(
+    r"(?:^|(?<=\s))(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Warning|Failure|Fault)"
+    r"(?:\([\w.]+\))?(?=:\s|:?$)")
+
+
+def uncollapsed(text: str) -> list[str] | None:
+    """The lines of a traceback that `text` holds on one line (see the module); None unless it holds one."""
+    if MARK not in text:
+        return None
+    before, *parts = _FIXED.split(text)
+    lines: list[str] = []
+    for fixed, body in zip(parts[::2], parts[1::2]):
+        if fixed == g.HEADER_TEXT:  # (words before the first: its context, as a logger writes it)
+            lines += [fixed if lines else f"{before.strip()} {fixed}".lstrip(), *_link_lines(body)]
+        else:
+            lines += [fixed, "", *([body.strip()] if body.strip() else [])]
+    return lines
+
+
+def _link_lines(body: str) -> list[str]:
+    """Frames, their source lines and the exception line of one link, from its run of text."""
+    frames = [piece for piece in _FRAME_START.split(body) if piece.strip()]
+    lines: list[str] = []
+    for i, piece in enumerate(frames):
+        frame = _FRAME.match(piece)
+        if frame is None:  # (words before the first frame)
+            lines.append(piece.strip())
+            continue
+        function = f", in {frame['function']}" if frame["function"] else ""
+        lines.append(f'  File "{frame["path"]}", line {frame["lineno"]}{function}')
+        rest, exception = frame["rest"].strip(), None
+        if i == len(frames) - 1 and (start := _EXCEPTION_START.search(rest)) is not None:
+            rest, exception = rest[:start.start()].strip(), rest[start.start():]
+        source = _CARETS.match(rest)  # (Python 3.11's carets under the source, on its line now)
+        lines += [f"    {part}" for part in (source.groups() if source else (rest,)) if part]
+        lines += [exception] if exception is not None else []
+    return [*lines, ""]  # (the blank line before a chain's separator)

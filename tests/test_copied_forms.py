@@ -1,0 +1,110 @@
+"""Forms a copy gives a traceback on its way into an issue: its line breaks lost, typographic quotes
+around paths, a line number made a link, stray spaces before its header, an IPython header copied
+without its type; and an exception line alone whose type is a class of a module of exceptions."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+
+from analyzer.core.records import EventKind
+from tests import failureforms as forms
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.test_fastpath import assert_same, line_path
+
+AROUND = ["INFO 12-04 10:00:00 loading weights", "INFO 12-04 10:00:09 shutting down"]
+
+
+def _load_shard(name: str) -> dict:
+    return {}[name]
+
+
+def _load_weights() -> None:
+    try:
+        _load_shard("model.layers.3.mlp.down_proj.weight")
+    except KeyError as err:
+        raise RuntimeError("Failed to load weights of layer 3") from err
+
+
+def _tracebacks(lines: list[str]):
+    events = assert_same("\n".join([*lines, ""]).encode(), chunks=(1 << 20, 89))  # (the fast path alike)
+    return [event for event in events if event.kind is EventKind.TRACEBACK]
+
+
+def _places(chain):
+    return [(link.exception_type, link.message, link.link, [frame[:3] for frame in link.frames]) for link in chain]
+
+
+def test_a_traceback_that_lost_its_line_breaks():
+    exc = capture(_load_weights)
+    (event,) = _tracebacks([AROUND[0], forms.on_one_line(text_of(exc).split("\n")), AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)  # (source lines too: carets apart)
+    assert (event.span.line_start, event.span.line_end) == (2, 2)
+
+
+def test_a_logged_traceback_that_lost_its_line_breaks_keeps_the_loggers_words():
+    exc = capture(_load_weights)
+    (event,) = _tracebacks([f"ERROR worker failed: {forms.on_one_line(text_of(exc).split(chr(10)))}"])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+    assert event.context == "ERROR worker failed:"
+
+
+def test_words_that_mention_a_traceback_are_no_collapsed_one():
+    events, *_ = line_path(b"see Traceback (most recent call last): in the file attached\n")
+    assert events == []
+
+
+@pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
+def test_typographic_quotes_around_frame_paths(strip):
+    exc = capture(_load_weights)
+    (event,) = _tracebacks([AROUND[0], *forms.curly_quoted(text_of(exc).rstrip("\n").split("\n"), strip), AROUND[1]])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
+@pytest.mark.parametrize("headless", [False, True], ids=("whole", "from its first frame"))
+def test_a_line_number_made_a_link(headless):
+    exc = capture(_load_weights)
+    lines = forms.line_number_linked(text_of(exc).rstrip("\n").split("\n"))
+    if headless:  # the copy begins at the last link's first frame
+        lines = lines[max(i for i, line in enumerate(lines) if line.startswith("Traceback")) + 1:]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    places = _places(expected_chain(exc))
+    assert [place[:2] + place[3:] for place in _places(actual_chain(event.chain))] == [
+        place[:2] + place[3:] for place in (places[-1:] if headless else places)]  # (headless: no link before it)
+
+
+@pytest.mark.parametrize("spaces", [1, 3])
+def test_stray_spaces_before_a_header(spaces):
+    """A header further in than its frames is no traceback indented as a whole: its frames read as they are."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    (event,) = _tracebacks([AROUND[0], " " * spaces + lines[0], *lines[1:], AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_an_ipython_header_copied_without_its_type():
+    """IPython 7's traceback copied from the word `Traceback` on, a module-level cell named `<cell line: N>`."""
+    lines = [line.replace("<ipython-input-2-5b1c0d2e9f3a> in <module>", "/tmp/ipykernel_906/333157.py in <cell line: 2>()")
+             for line in forms.IPYTHON7_FROM_DEFINITION[2:]]
+    (event,) = _tracebacks(["", "Traceback (most recent call last)", *lines])
+    assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
+    assert [(frame.path, frame.lineno, frame.function) for frame in event.root.frames] == [
+        ("/tmp/ipykernel_906/333157.py", 2, "<cell line: 2>"), ("<ipython-input-1-8e7f6a5b4c3d>", 3, "load")]
+
+
+class Unsupported(Exception):
+    """A class of a module of exceptions, named without an Error suffix (as torch._dynamo.exc's)."""
+
+
+Unsupported.__module__ = "torch._dynamo.exc"
+
+
+def test_an_exception_modules_class_alone_is_an_error():
+    exc = Unsupported("Attempted to call function marked as skipped\n  Explanation: it is skipped.\n"
+                      "  Hint: Avoid calling the function `f`.\n  Hint: Please file an issue.")
+    lines = traceback.format_exception_only(exc)[0].rstrip("\n").split("\n")
+    events = assert_same("\n".join([AROUND[0], *lines, "", AROUND[1], ""]).encode())
+    assert [(event.kind, event.root.exception_type, event.root.message) for event in events] == [
+        (EventKind.BARE, "torch._dynamo.exc.Unsupported", str(exc))]
+    assert assert_same(b"INFO fastapi.routing.Route: /v1/models\n") == []  # (not a module of exceptions)
