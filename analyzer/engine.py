@@ -131,8 +131,8 @@ class Engine:
     def run_config(self, file: str) -> RunConfig | None:
         """The configuration the log `file` showed (settings, launch command), once it was read."""
         found = self._configs.get(file)
-        if found is None or not found.known:  # another file of the same run may have shown it
-            run = self._runs.get(file)
+        run = self._runs.get(file)  # (None: a file read without `expand`, a run of its own)
+        if (found is None or not found.known) and run is not None:  # another file of the same run may have shown it
             # a copy: reader threads of other inputs may add configurations while this looks
             found = next((config for other, config in list(self._configs.items())
                           if config.known and self._runs.get(other) == run), found)

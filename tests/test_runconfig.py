@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -18,6 +19,7 @@ from analyzer.core.runconfig import RunConfigCollector, Server, parse_launch_com
 from analyzer.core.scan import events_from_lines
 from analyzer.core.schema import Fix
 from analyzer.core.triggers import TriggerFinder, available
+from analyzer.engine import Engine, Options
 from analyzer.sinks.page import page_dict, render_page
 from analyzer.sinks.text import render_report
 from fixtures.generate import SCHED, Frame, foreign_exception, formatted
@@ -279,3 +281,14 @@ def test_scan_fills_the_oom_fix_from_the_logs_own_configuration(tmp_path, monkey
     lower = next(fix for fix in incident["fixes"] if fix["after"] and "--mem-fraction-static" in fix["after"])
     assert lower["before"] == "--mem-fraction-static 0.8" and float(lower["after"].split()[-1]) < 0.8
     assert not any("gpu-memory-utilization" in (fix["after"] or "") + fix["text"] for fix in incident["fixes"])
+
+
+def test_a_log_read_without_expanding_its_paths_takes_no_other_logs_configuration():
+    """Files scanned as given (the TUI's live scan) are each a run of their own: a log that shows no
+    configuration is not told another's."""
+    engine = Engine(Options())
+    logs = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
+    sglang, plain = str(logs / "sglang_8rank_scheduler_crash.log"), str(logs / "torchrun_interleaved.log")
+    list(engine.events([sglang, plain], lambda problem: None))
+    assert engine.run_config(sglang).server is Server.SGLANG
+    assert engine.run_config(plain) is None or engine.run_config(plain).server is None

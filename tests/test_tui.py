@@ -21,7 +21,6 @@ from analyzer.tui.incident_table import IncidentTable
 from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import LogPane
 from analyzer.tui.pattern_screen import PatternScreen
-from tests.support import builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CRASH = str(LOGS / "sglang_8rank_scheduler_crash.log")
@@ -32,7 +31,9 @@ INTERLEAVED = str(LOGS / "torchrun_interleaved.log")  # holds an error no patter
 
 @pytest.fixture(scope="module")
 def engine():
-    return builtin_engine()
+    """An engine of this module's own: the scans of other modules' tests (a followed log's thread
+    among them) note their files' runs in the engine they share, and so change what its matcher sees."""
+    return Engine(Options())
 
 
 def engine_incidents(engine, *paths):

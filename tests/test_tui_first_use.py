@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from analyzer.engine import Engine, Options
 from analyzer.tui import app as app_module
 from analyzer.tui.app import TriageApp, open_command
 from analyzer.tui.context import read_window
@@ -17,7 +18,6 @@ from analyzer.tui.incident_table import IncidentTable
 from analyzer.tui.live import LiveScan
 from analyzer.tui.log_pane import LogPane, window_text
 from tests.realtb import capture, text_of
-from tests.support import builtin_engine
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 CRASH = str(LOGS / "sglang_8rank_scheduler_crash.log")
@@ -32,7 +32,9 @@ OOM = text_of(capture(_oom)).splitlines()
 
 @pytest.fixture(scope="module")
 def engine():
-    return builtin_engine()
+    """An engine of this module's own: the scans of other modules' tests (a followed log's thread
+    among them) note their files' runs in the engine they share, and so change what its matcher sees."""
+    return Engine(Options())
 
 
 async def _until(pilot, condition, what: str) -> None:
@@ -53,7 +55,11 @@ def triage(live: LiveScan, scenario, size=(120, 36), before=None):
             if not live.streaming:
                 await _until(pilot, lambda: live.done and app.incidents == live.incidents(), "scan shown")
                 await _until(pilot, lambda: app.log_pane.settled, "log window read")
-            return await scenario(app, pilot)
+            outcome = await scenario(app, pilot)
+        deadline = time.monotonic() + 60  # the scan's thread ends (the app stopped it) before the next test
+        while not live.done and time.monotonic() < deadline:  # shares the engine: never two scans at once
+            await asyncio.sleep(0.01)
+        return outcome
 
     return asyncio.run(main())
 
