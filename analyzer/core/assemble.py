@@ -321,9 +321,9 @@ class TracebackAssembler:
         if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
             return False  # read as a line of its own (see _unwrapped)
         whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
-        if whole is None and (g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()) or (
-                block.state is _State.FRAMES and len(line.text) == self._physical_length
-                and g.goes_on_frame_line(cut, line.text))):
+        if whole is None and ((g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()))
+                              or (block.state is _State.FRAMES and len(line.text) == self._physical_length
+                                  and g.goes_on_frame_line(cut, line.text))):
             whole = cut + line.text  # the middle of a separator or a frame line cut more than once
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
@@ -345,9 +345,10 @@ class TracebackAssembler:
         return True
 
     def _unprefixed_rest(self, block: _Block, rest: str) -> str | None:
-        """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width (or
-        as another line cut before, none longer), or a source line as long as the longest so far (which also tells the width) where `rest` reads as no
-        line of its own (nor as an indented one: a space, if any, is a word's)."""
+        """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width
+        (or as another line cut before, none longer), or a source line as long as the longest so far
+        (which also tells the width) where `rest` reads as no line of its own (nor as an indented one:
+        a space it begins with, if any, is a word's)."""
         cut, length = block.texts[-1], self._physical_length
         if self._starts_record(rest):
             return None
@@ -829,8 +830,7 @@ class TracebackAssembler:
             if block.state is _State.BARE and _indented_below(block.texts[0], [line.text for line in held]):
                 block.state, block.message_lines = _State.MESSAGE, len(held)  # its message's indented lines
                 return []
-            # the block ends before them
-            _cut(block, len(block.texts) - len(held))
+            _cut(block, len(block.texts) - len(held))  # the block ends before them
             block.state = _State.MESSAGE
             return held
         while block.state in (_State.NATIVE, _State.PYTEST) and not block.texts[-1].strip():
