@@ -29,6 +29,7 @@ __all__ = [
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
     "REMOTE_QUOTE",
+    "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
     "CARETS",
     "LOG_RECORD_START",
@@ -176,8 +177,9 @@ EXCEPTION_LINE = regex.compile(
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
 # `Error` (a command line tool's "Error: ..." is no Python exception); nor is a class of a module of
 # exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
+EXCEPTION_NAME = r"[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (a class's name that reads as one)
 BARE_EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:{EXCEPTION_NAME}"
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
