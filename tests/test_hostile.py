@@ -146,6 +146,18 @@ def test_traceback_of_huge_lines_stays_within_the_assembler_budget():
     assert peak < 40 * MIB  # the block at its budget, the event made of it, and the next block
 
 
+@pytest.mark.parametrize("where", ["after a source line", "on one line with its traceback"])
+def test_a_megabyte_of_dotted_names_is_read_in_one_pass(where):
+    """`a.a.a. ...` where an exception line may be: its type is read in one pass (a pattern that tried
+    every split of the dotted name would take hours on this line), and the traceback is reported."""
+    dotted = "A." * 500_000 + " z"
+    lines = ["Traceback (most recent call last):", '  File "/srv/x.py", line 3, in f', "    f()", dotted]
+    if where != "after a source line":
+        lines = [" ".join(lines)]
+    (event,) = events_from_lines(lines, "dotted.log", NO_NOTICES)
+    assert event.root.frames[-1].lineno == 3
+
+
 def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():
     """Frames without a header, each from another pid: every line opens a block, and each stays
     open (its frames may go on) until the budget sheds the one idle longest, cut off."""

@@ -23,7 +23,7 @@ _FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
 _FRAME = regex.compile(r'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>(?:[^\s<]|<[^<>]*>)+))?\s*(?P<rest>.*)')
 _CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
 # Where the exception line begins after the last source line: a type that reads as an exception's.
-_EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME}(?:\([\w.]+\))?(?=:\s|:?$)")
+_EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
 def uncollapsed(text: str) -> list[str] | None:

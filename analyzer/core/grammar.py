@@ -161,7 +161,7 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
 # line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose,
 # or begin with the backtick of an inline code span ("`RuntimeError: message").
-_TYPE_PART = r"[A-Za-z_]\w*(?:\.(?:[A-Za-z_]\w*|<locals>))*"
+_TYPE_PART = r"[A-Za-z_]\w*+(?:\.(?:[A-Za-z_]\w*+|<locals>))*+"  # (possessive: linear on a line of `a.a.a.`)
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
 # the same match, but a lazy `.*?` tries the end at every character, 10x slower on a long message.)
@@ -179,7 +179,7 @@ EXCEPTION_LINE = regex.compile(
 # exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
 EXCEPTION_NAME = r"[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (a class's name that reads as one)
 BARE_EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*|<locals>)\.)*(?:{EXCEPTION_NAME}"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
