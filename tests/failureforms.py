@@ -258,6 +258,17 @@ def ray_task_error(cut_frame: bool = False) -> list[str]:
             *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
 
 
+def ray_failed_dependency(system_error: BaseException) -> list[str]:
+    """A task whose argument came from a failed task, as Ray prints it: a wrapper of Ray's own type (no
+    inner type in parentheses) naming each remote task, each over its remote frames, down to the error
+    that failed the first (`system_error`, raised and formatted for real), whose frames end the text."""
+    remote = text_of(system_error).rstrip("\n").split("\n")
+    raylet = ['  File "python/ray/_raylet.pyx", line 458, in ray._raylet.execute_task',
+              '  File "python/ray/_raylet.pyx", line 349, in ray._raylet.raise_if_dependency_failed']
+    return ["ray.exceptions.RayTaskError: ray::deploy_ray_func() (pid=538, ip=172.17.0.3)", *raylet,
+            "ray.exceptions.RayTaskError: ray::prepare_partition() (pid=457, ip=172.17.0.3)", *remote[1:]]
+
+
 def _config_error():
     class ConfigError(Exception):
         pass
@@ -501,6 +512,11 @@ def stripped(lines: list[str], gap: bool = False) -> list[str]:
     """A paste that lost its indentation, optionally with a blank line before the exception line."""
     out = [line.strip() for line in lines]
     return [*out[:-1], "", out[-1]] if gap else out
+
+
+def double_spaced(lines: list[str]) -> list[str]:
+    """A paste that doubled every line break (a blank line after each line)."""
+    return [piece for line in lines for piece in (line, "")][:-1]
 
 
 def markdown_bold(lines: list[str]) -> list[str]:

@@ -1,6 +1,8 @@
-"""Forms a copy gives a traceback on its way into an issue: its line breaks lost, typographic quotes
-around paths, a line number made a link, stray spaces before its header, an IPython header copied
-without its type; and an exception line alone whose type is a class of a module of exceptions."""
+"""Forms a copy gives a traceback on its way into an issue: its line breaks lost or doubled (its
+indentation lost too), typographic quotes around paths, a line number made a link, stray spaces before
+its header, an IPython header copied without its type, an exception line glued to the user's words in
+CJK; an exception line alone whose type is a class of a module of exceptions; Ray's wrappers of its own
+type over a failed dependency, also in a pytest report."""
 
 from __future__ import annotations
 
@@ -108,3 +110,56 @@ def test_an_exception_modules_class_alone_is_an_error():
     assert [(event.kind, event.root.exception_type, event.root.message) for event in events] == [
         (EventKind.BARE, "torch._dynamo.exc.Unsupported", str(exc))]
     assert assert_same(b"INFO fastapi.routing.Route: /v1/models\n") == []  # (not a module of exceptions)
+
+
+def _raise_if_error(response: dict) -> None:
+    raise ConnectionError(f"inference failed: {response['error']}")
+
+
+def _infer() -> None:
+    response = {"error": "model densenet_onnx is not ready"}
+    _raise_if_error(response)
+
+
+def test_a_paste_that_doubled_its_line_breaks_and_lost_its_indentation():
+    """A source line such as `_raise_if_error(response)` reads like a wrapped type (`Type(Inner)`); after a
+    frame line and a blank line it is still that frame's source line."""
+    exc = capture(_infer)
+    lines = forms.double_spaced(forms.stripped(text_of(exc).rstrip("\n").split("\n")))
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_an_exception_line_glued_to_words_in_cjk():
+    line = traceback.format_exception_only(RuntimeError("Expected to mark a variable ready only once."))[0].rstrip()
+    events = assert_same(f"单卡不报错，双卡运行报如下错误：{line}\n".encode())
+    assert [(event.kind, event.root.exception_type, event.root.message, event.context) for event in events] == [
+        (EventKind.BARE, "RuntimeError", "Expected to mark a variable ready only once.", "单卡不报错，双卡运行报如下错误")]
+    assert assert_same("说明：Note: this is not an error\n".encode()) == []
+
+
+class RaySystemError(Exception):
+    """Ray's own error for a task that could not run (here: its module was missing on the worker)."""
+
+
+RaySystemError.__module__ = "ray.exceptions"
+
+
+def _import_on_worker() -> None:
+    raise RaySystemError("System error: No module named 'modin'")
+
+
+@pytest.mark.parametrize("in_pytest", [False, True], ids=("driver", "pytest report"))
+def test_rays_wrappers_of_its_own_type_give_the_error_that_failed_the_first_task(in_pytest):
+    exc = capture(_import_on_worker)
+    lines = forms.ray_failed_dependency(exc)
+    if in_pytest:  # a CI run's report: `E` and pytest's indentation on every line
+        lines = ["    def test_deploy():", ">       ray.get(refs)", "", *[f"E                       {line}" for line in lines],
+                 "", "modin/conftest.py:81: RayTaskError"]
+    events = assert_same("\n".join([*lines, ""]).encode())
+    (event,) = [event for event in events if event.kind is EventKind.TRACEBACK]
+    (expected,) = expected_chain(exc)
+    root = event.chain[0]
+    assert (root.exception_type, root.message) == ("ray.exceptions.RaySystemError", expected.message)
+    assert [(frame.path, frame.lineno, frame.function) for frame in root.frames] == [frame[:3] for frame in expected.frames]
+    assert [link.message.split(" (")[0] for link in event.chain[1:]] == ["ray::prepare_partition()", "ray::deploy_ray_func()"]

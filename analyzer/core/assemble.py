@@ -617,6 +617,9 @@ class TracebackAssembler:
             self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
             self._opened(line, _State.BARE, EventKind.BARE)
+        elif "\uff1a" in text and (exception := g.exception_after_prose(text)) is not None:
+            self._opened(replace(line, text=exception), _State.BARE, EventKind.BARE,
+                         context=text[:text.index("\uff1a")].strip())
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
@@ -637,8 +640,8 @@ class TracebackAssembler:
                     block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
                 block.held = 0
                 return _Step.TAKE
-            if not stripped and block.held < _SOURCE_LINES and (
-                    block.held or _frame_detail(block.texts[-1]) or _after_stripped_frame(block, 1)):
+            if not stripped and block.held < _SOURCE_LINES and (block.held or _frame_detail(block.texts[-1])
+                                                               or _after_stripped_frame(block, 1) or g.HEADER.match(block.texts[-1])):
                 block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
                 return _Step.TAKE
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
@@ -856,7 +859,7 @@ class TracebackAssembler:
         elif block.kind is EventKind.NATIVE:
             chain, context = (native.parse(texts),), ""
         elif block.state is _State.PYTEST:
-            chain, context = (pytest_report.parse(texts),), ""
+            chain, context = pytest_report.parse(texts), ""
         else:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED
                                 else vscode.to_standard(texts) if block.state is _State.VSCODE else texts)
@@ -969,7 +972,10 @@ def _introduces_output(text: str) -> bool:
 
 def _reads_as_exception_line(text: str, block: _Block) -> bool:
     """Whether a line among the stripped frame's last lines is the exception's."""
-    if _ends_stripped_frame(block.texts, len(block.texts) - 1):
+    last = len(block.texts) - 1
+    while last > 0 and not block.texts[last].strip():
+        last -= 1  # (a paste's doubled line breaks)
+    if _ends_stripped_frame(block.texts, last):
         return g.exception_line_at_source(text)
     return g.EXCEPTION_LINE.match(text) is not None
 
@@ -1009,9 +1015,9 @@ def _wraps_remote_here(block: _Block) -> bool:
 
 
 def _wraps_remote(text: str) -> bool:
-    """An exception line like `ray.exceptions.RayTaskError(ValueError): ...`."""
+    """An exception line like `ray.exceptions.RayTaskError(ValueError): ...` (see grammar.wraps_remote)."""
     exc = g.EXCEPTION_LINE.match(text)
-    return exc is not None and exc["inner"] is not None
+    return exc is not None and g.wraps_remote(exc)
 
 
 def _opens_something(text: str) -> bool:

@@ -129,7 +129,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
-        right_after, after_frame = stripped and after_frame, frame is not None
+        # (a blank line between a frame and its source line is a paste's doubled line break)
+        right_after, after_frame = stripped and after_frame, frame is not None or (after_frame and not text.strip())
         if frame:
             has_traceback = True
             # a function's name holds no blank (but in `<cell line: 4>`): after one, a terminal's padding joined
@@ -143,8 +144,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
                                                      else g.EXCEPTION_LINE.match(text)))):
             if frames and frames[-1].code is None and _is_source(text):
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
-        elif not (frames and not text.strip() and _frame_or_exception_after(lines, i)):
-            break  # (a blank line among frames is a paste's doubled line break)
+        elif not ((frames or has_traceback) and not text.strip() and (after_frame or _frame_or_exception_after(lines, i))):
+            break  # (a blank line among frames, or after one, is a paste's doubled line break)
         i += 1
     if i >= len(lines):
         if not has_traceback:
@@ -162,13 +163,14 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             intro = (exc["message"] or "").rstrip()[:-len(_HEADER_TEXT)].strip()
             return [ErrorInfo(exc["type"], intro or _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
     carets = i
-    while exc["inner"] and carets < len(lines) and g.CARETS.match(lines[carets]):
+    remote = g.wraps_remote(exc)
+    while remote and carets < len(lines) and g.CARETS.match(lines[carets]):
         carets += 1  # of the remote's first frame, which Ray cut
-    if exc["inner"] and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
-        remote, end, _ = _parse_link(lines, carets, link)
-        if remote and remote[-1].exception_type:
+    if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
+        inner, end, _ = _parse_link(lines, carets, link)
+        if inner and inner[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
-            return [*remote, outer], end, []
+            return [*inner, outer], end, []
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         header = g.HEADER.match(lines[i])

@@ -28,9 +28,11 @@ __all__ = [
     "lost_indentation",
     "EXCEPTION_LINE",
     "WRAPPED_TYPE",
+    "wraps_remote",
     "REMOTE_QUOTE",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
+    "exception_after_prose",
     "CARETS",
     "LOG_RECORD_START",
     "ARGPARSE_USAGE",
@@ -173,6 +175,13 @@ EXCEPTION_LINE = regex.compile(
     r"(?(tick)`?)\s*$"
 )
 
+def wraps_remote(exception_line: regex.Match) -> bool:
+    """Whether an EXCEPTION_LINE match is a wrapper that Ray prints over the remote error's frames:
+    `ray.exceptions.RayTaskError(ValueError): ...`, or, where the remote error is one of Ray's own,
+    its type alone with the remote task's name (`RayTaskError: ray::f() (pid=538, ip=10.0.0.3)`)."""
+    return exception_line["inner"] is not None or (exception_line["message"] or "").startswith("ray::")
+
+
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
 # `Error` (a command line tool's "Error: ..." is no Python exception); nor is a class of a module of
@@ -182,6 +191,14 @@ BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
+
+
+def exception_after_prose(text: str) -> str | None:
+    """The exception line a user's words in CJK glued to the line with a fullwidth colon
+    (`运行报如下错误：RuntimeError: ...`); else None."""
+    words, colon, rest = text.partition("\uff1a")
+    rest = rest.strip()
+    return rest if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest) else None
 
 
 def introduces_output(message: str) -> bool:

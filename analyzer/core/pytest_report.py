@@ -13,6 +13,7 @@ from __future__ import annotations
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["continues", "parse", "starts", "summary"]
@@ -40,17 +41,30 @@ def continues(lines: list[str], text: str) -> bool:
     return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text))
 
 
-def parse(lines: list[str]) -> ErrorInfo:
+def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
+    """The report's error; where its `E` lines hold another error's frames (Ray's wrapper over a remote
+    task's), the chain they make, that error first."""
     texts = [m["text"] or "" for m in map(_E_LINE.match, lines) if m is not None]
     location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
+    frames = (Frame(location["path"], int(location["lineno"]), None),) if location else ()
     first = texts[0]
     exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
+    if exc is not None and any(g.FRAME.match(text) for text in texts[1:]):
+        chain = parse_chain(_dedented([line[1:] for line in lines if _E_LINE.match(line)]))
+        if len(chain) > 1 and chain[0].exception_type:
+            *inner, outer = chain
+            return (*inner, ErrorInfo(outer.exception_type, outer.message, outer.frames + frames, outer.link, True))
     if exc is not None:
         exception_type, message = exc["type"], "\n".join([exc["message"] or "", *texts[1:]])
     else:
         exception_type, message = location["type"] if location else "AssertionError", "\n".join(texts)
-    frames = (Frame(location["path"], int(location["lineno"]), None),) if location else ()
-    return ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames))
+    return (ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames)),)
+
+
+def _dedented(texts: list[str]) -> list[str]:
+    """Lines without the indentation they all share (pytest's, after its `E`)."""
+    indent = min((len(text) - len(text.lstrip(" ")) for text in texts if text.strip()), default=0)
+    return [text[indent:] for text in texts]
 
 
 def summary(text: str) -> tuple[ErrorInfo, str] | None:
