@@ -163,3 +163,16 @@ def test_rays_wrappers_of_its_own_type_give_the_error_that_failed_the_first_task
     assert (root.exception_type, root.message) == ("ray.exceptions.RaySystemError", expected.message)
     assert [(frame.path, frame.lineno, frame.function) for frame in root.frames] == [frame[:3] for frame in expected.frames]
     assert [link.message.split(" (")[0] for link in event.chain[1:]] == ["ray::prepare_partition()", "ray::deploy_ray_func()"]
+
+
+def test_a_ray_wrapper_without_the_remotes_frames_is_its_inner_error_where_ray_raised_it():
+    """`raise value.as_instanceof_cause()` raises an instance of the wrapper and of the remote error's type
+    both; with no remote frames below (`<no detail available>`), the inner type is the error, at Ray's frame."""
+    driver = text_of(capture(_load_weights)).rstrip("\n").split("\n")
+    last = max(i for i, line in enumerate(driver) if line.startswith("Traceback"))
+    lines = [*driver[last:-1], "ray.exceptions.RayTaskError(SyntaxError): <no detail available>"]
+    (event,) = _tracebacks(lines)
+    assert [(link.exception_type, link.message, link.link.value) for link in event.chain] == [
+        ("SyntaxError", "<no detail available>", "first"),
+        ("ray.exceptions.RayTaskError(SyntaxError)", "<no detail available>", "cause")]
+    assert event.chain[0].frames == event.chain[1].frames and event.chain[0].raise_site.function == "_load_weights"

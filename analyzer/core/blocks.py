@@ -203,6 +203,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
         raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
+    if exc["inner"]:  # Ray's `RayTaskError(SyntaxError): ...` without the remote's frames: an instance of both,
+        # raised where these frames end (`raise value.as_instanceof_cause()`); the inner type is what failed
+        return [_replace(outer, exception_type=exc["inner"]), _replace(outer, link=Link.CAUSE)], i, []
     return [outer], i, []
 
 

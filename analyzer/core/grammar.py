@@ -27,7 +27,6 @@ __all__ = [
     "begins_fixed_line",
     "lost_indentation",
     "EXCEPTION_LINE",
-    "WRAPPED_TYPE",
     "wraps_remote",
     "REMOTE_QUOTE",
     "EXCEPTION_NAME",
@@ -225,9 +224,6 @@ def exception_line_at_source(text: str) -> bool:
     named_class = m["type"].split("(", 1)[0].rsplit(".", 1)[-1][:1].isupper()
     return (m["message"] is not None and named_class) or BARE_EXCEPTION_LINE.match(text) is not None
 
-
-# "ray.exceptions.RayTaskError(ValueError)": the wrapper's own frames, then the remote error's.
-WRAPPED_TYPE = regex.compile(r"^[\w.]+\((?P<inner>[A-Za-z_][\w.]*)\)$")
 
 # concurrent.futures.process._RemoteTraceback quotes the worker's traceback between '"""' lines.
 REMOTE_QUOTE = '"""'
