@@ -6,6 +6,7 @@ type over a failed dependency, also in a pytest report."""
 
 from __future__ import annotations
 
+import json
 import traceback
 
 import pytest
@@ -176,3 +177,16 @@ def test_a_ray_wrapper_without_the_remotes_frames_is_its_inner_error_where_ray_r
         ("SyntaxError", "<no detail available>", "first"),
         ("ray.exceptions.RayTaskError(SyntaxError)", "<no detail available>", "cause")]
     assert event.chain[0].frames == event.chain[1].frames and event.chain[0].raise_site.function == "_load_weights"
+
+
+@pytest.mark.parametrize("printed", [repr, json.dumps], ids=("a dict's repr", "JSON in a log line"))
+def test_a_traceback_held_in_a_strings_escapes(printed):
+    """A client that prints the error body a server sent back: the server's traceback in one string."""
+    exc = capture(_load_weights)
+    body = printed({"detail": text_of(exc), "status": 500})
+    (event,) = _tracebacks([AROUND[0], f"ERROR request failed with body {body}", AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_one_escaped_line_break_before_a_frame_is_no_traceback():
+    assert assert_same(b'INFO see the docs:\\n  File "README.md" explains it\n') == []

@@ -4,7 +4,9 @@ one line, each part where the break was a blank (a forum that renders a paste as
     Traceback (most recent call last): File "x.py", line 3, in f g(1) File "y.py", line 7, in g
     return d[k] KeyError: 'k'
 
-is read as the lines it was. Pure: text in, lines out.
+is read as the lines it was; so is one a string's escapes hold on one line (a client printing the
+error body a server sent, `{'detail': 'Traceback (most recent call last):\\n  File "x.py", ...'}`).
+Pure: text in, lines out.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["MARK", "uncollapsed"]
+__all__ = ["ESCAPED", "MARK", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
 _FIXED = regex.compile(
@@ -24,6 +26,29 @@ _FRAME = regex.compile(r'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P
 _CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
 # Where the exception line begins after the last source line: a type that reads as an exception's.
 _EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}(?:\([\w.]+\))?(?=:\s|:?$)")
+
+
+ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
+_ESCAPED_FRAME = regex.compile(r'\\n\s*File \\?"')
+_ESCAPE = regex.compile(r'\\([n"\'\\t])')
+_UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+_STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
+
+
+def unescaped(text: str) -> list[str] | None:
+    """The lines of a traceback that `text` holds as a string's escapes (`\\n` between its lines, maybe
+    `\\"` around its paths); None unless it holds one: a header or two frame lines after a `\\n`. Where
+    a quote opens the string right before the header, what follows its closing quote is a line apart."""
+    if ESCAPED not in text:
+        return None
+    frames = len(_ESCAPED_FRAME.findall(text))
+    header = text.find(g.HEADER_TEXT + ESCAPED)
+    if frames < 2 and not (frames and header >= 0):
+        return None
+    quote = text[header - 1] if header > 0 and text[header - 1] in "'\"" else None
+    end = _STRING_BODY[quote].match(text, header).end() if quote else len(text)
+    lines = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text[:end]).split("\n")
+    return [*lines, text[end:]] if text[end:].strip() else lines
 
 
 def uncollapsed(text: str) -> list[str] | None:

@@ -125,9 +125,6 @@ class LineNormalizer:
                 return self._unwrap(found, lineno)
             if found is not None:
                 return self._record_lines(found, lineno, PrefixMeta(), "")
-        if collapsed.MARK in text and (pieces := collapsed.uncollapsed(text)):  # a traceback that lost its breaks
-            *lines, first = self._lines(pieces[0], lineno, PrefixMeta())
-            return [*lines, first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
         # (a line that begins with a digit may be a container's record: joining reads state)
         return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 
@@ -197,6 +194,11 @@ class LineNormalizer:
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
+        pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body  # a traceback that lost its breaks,
+                  else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # or holds them escaped
+        if pieces:
+            first = self._line(_Peeled(pieces[0], prefix, meta, _header_context(pieces[0]), False), lineno)
+            return [first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
         header = _header_context(body)
         peeled = _Peeled(body, prefix, meta, header, not prefix and header is None and meta == _NO_PREFIX)
         # A line with a time is seldom seen twice: not worth a place.
