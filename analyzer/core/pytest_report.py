@@ -1,4 +1,5 @@
-"""pytest's report of a failing test, read into one ErrorInfo.
+"""pytest's report of a failing test, read into one ErrorInfo (a chain where its `E` lines hold another
+error's frames, as a Ray wrapper's do).
 
 Under the failing source line (marked `>`) pytest prints the exception as `E` lines, `E   ` and the
 exception line, then its message's further lines, or for a failed `assert` the assertion as pytest
