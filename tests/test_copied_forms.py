@@ -205,3 +205,35 @@ def test_a_paste_begun_inside_a_prefixed_frame_line_keeps_its_traceback_whole(sh
     (expected,) = _places(expected_chain(exc)[-1:])
     assert (event.rank, event.root.exception_type, event.root.message) == ("rank0", *expected[:2])
     assert [frame[1:] for frame in expected[3]] == [(f.lineno, f.function) for f in event.root.frames]
+
+
+def _pip_output(lines: list[str]) -> list[str]:
+    """pip (22 and later) showing a build backend's failure: its output indented six spaces under the
+    failing step, closed by `[end of output]`, then pip's note."""
+    return ["  error: subprocess-exited-with-error", "  ", "  × python setup.py bdist_wheel did not run successfully.",
+            "  │ exit code: 1", f"  ╰─> [{len(lines)} lines of output]", *(f"      {line}" for line in lines),
+            "      [end of output]", "  ", "  note: This error originates from a subprocess, and is likely not a problem with pip."]
+
+
+@pytest.mark.parametrize("headless", [False, True], ids=("whole", "from its last frame"))
+def test_a_build_backends_traceback_in_pips_output(headless):
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    if headless:  # a paste begun at the last frame
+        lines = lines[max(i for i, line in enumerate(lines) if line.lstrip().startswith("File ")):]
+    (event,) = _tracebacks(_pip_output(lines))
+    (*_, expected) = expected_chain(exc)
+    last = event.chain[-1]  # (the message ends at pip's `[end of output]`)
+    assert (last.exception_type, last.message) == (expected.exception_type, expected.message)
+    assert last.raise_site.lineno == expected.frames[-1][1]
+
+
+def test_a_traceback_held_in_a_string_from_its_first_frame():
+    """A paste begun at a frame of a traceback held in a string's escapes (a task's failure payload): the
+    string's closing quote after its last line break ends it."""
+    exc = capture(_load_weights)
+    body = repr({"exc": text_of(exc), "args": "[9]"})
+    start = body.index("  File", body.index("direct cause"))  # the last link's first frame
+    (event,) = _tracebacks([AROUND[0], body[start:], AROUND[1]])
+    (*_, expected) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)

@@ -618,8 +618,11 @@ class TracebackAssembler:
         elif (g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
               or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
             # frames without their header: the log was cut above them (maybe inside the first; an
-            # editor's copy may have made its path or line number a markdown link)
-            self._opened(line, _State.FRAMES, EventKind.TRACEBACK, truncated=True)
+            # editor's copy may have made its path or line number a markdown link); further in than
+            # Python puts a frame, the traceback is indented as a whole (pip's output of a build)
+            indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if g.FRAME.match(text) else 0
+            self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
+                         truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
         elif pytest_report.starts(text):
@@ -677,6 +680,8 @@ class TracebackAssembler:
             if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
                 block.state, block.held = _State.AFTER_BLANK, 1
                 return _Step.TAKE
+            if stripped == g.PIP_OUTPUT_END:
+                return _Step.CLOSE
             if stripped in _SEPARATORS:
                 block.state = _State.SEPARATOR
                 return _Step.TAKE

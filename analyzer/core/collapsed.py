@@ -29,7 +29,7 @@ _EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTI
 
 
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
-_ESCAPED_FRAME = regex.compile(r'\\n\s*File \\?"')
+_ESCAPED_FRAME = regex.compile(r'(?:^|\\n)\s*File \\?"')  # (the first may begin the text: a copy begun there)
 _ESCAPE = regex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
@@ -37,8 +37,9 @@ _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'
 
 def unescaped(text: str) -> list[str] | None:
     """The lines of a traceback that `text` holds as a string's escapes (`\\n` between its lines, maybe
-    `\\"` around its paths); None unless it holds one: a header or two frame lines after a `\\n`. Where
-    a quote opens the string right before the header, what follows its closing quote is a line apart."""
+    `\\"` around its paths); None unless it holds one: a header, or two frame lines after a `\\n` (or at
+    the start). What follows the string's closing quote is a line apart: the quote right before the
+    header closes it; without a header, a quote right after the last `\\n` does."""
     if ESCAPED not in text:
         return None
     frames = len(_ESCAPED_FRAME.findall(text))
@@ -47,6 +48,9 @@ def unescaped(text: str) -> list[str] | None:
         return None
     quote = text[header - 1] if header > 0 and text[header - 1] in "'\"" else None
     end = _STRING_BODY[quote].match(text, header).end() if quote else len(text)
+    last = text.rfind(ESCAPED) + len(ESCAPED)
+    if quote is None and text[last:last + 1] in ("'", '"'):
+        end = last  # (its last line break: then the string's end)
     lines = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text[:end]).split("\n")
     return [*lines, text[end:]] if text[end:].strip() else lines
 

@@ -29,6 +29,7 @@ __all__ = [
     "EXCEPTION_LINE",
     "wraps_remote",
     "REMOTE_QUOTE",
+    "PIP_OUTPUT_END",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
     "exception_after_prose",
@@ -227,6 +228,9 @@ def exception_line_at_source(text: str) -> bool:
 
 # concurrent.futures.process._RemoteTraceback quotes the worker's traceback between '"""' lines.
 REMOTE_QUOTE = '"""'
+
+# pip's line under a build backend's output, which it indents (its traceback's message ends there).
+PIP_OUTPUT_END = "[end of output]"
 
 
 # Lines that open a new log record: they end a multi-line exception message. Besides dated and
