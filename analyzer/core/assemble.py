@@ -394,6 +394,14 @@ class TracebackAssembler:
         if votes >= _WIDTH_VOTES and width >= self._longest:
             self._width = width
 
+    def _frame_rest(self, block: _Block, text: str) -> bool:
+        """Whether `text` is the rest of the frame line `block` took last; if so the cut line's length is a
+        vote for the terminal's width."""
+        if g.rest_of_frame_line(block.texts[-1], text) is None:
+            return False
+        self._vote(self._physical_length)
+        return True
+
     def _feed(self, line: LogLine) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
         if self._parked and line.stream in self._parked:
@@ -615,12 +623,12 @@ class TracebackAssembler:
             self._opened(line, _State.VSCODE, EventKind.TRACEBACK)
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
             self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
-        elif (g.FRAME.match(text) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
+        elif ((frame := g.FRAME.match(text)) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
               or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
             # frames without their header: the log was cut above them (maybe inside the first; an
             # editor's copy may have made its path or line number a markdown link); further in than
             # Python puts a frame, the traceback is indented as a whole (pip's output of a build)
-            indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if g.FRAME.match(text) else 0
+            indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if frame else 0
             self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
                          truncated=True, indent=indent)
         elif native.starts(text):
@@ -649,8 +657,7 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is _State.FRAMES:
-            if text[:1] == " " and g.rest_of_frame_line(block.texts[-1], text) is not None:
-                self._vote(self._physical_length)  # (the cut line's length: maybe the terminal's width)
+            if text[:1] == " " and self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped before a space
             if (g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text)):
@@ -665,8 +672,7 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
-            if g.rest_of_frame_line(block.texts[-1], text) is not None:
-                self._vote(self._physical_length)  # (the cut line's length: maybe the terminal's width)
+            if self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)

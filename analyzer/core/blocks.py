@@ -72,7 +72,7 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     return tuple(links)
 
 
-_FUNCTION_AND_CODE = regex.compile(r"((?:[^\s<]|<[^<>]*>|<)*)\s*(.*)")
+_FUNCTION_AND_CODE = regex.compile(rf"((?:{g.FUNCTION_PART}|<)*)\s*(.*)")
 _TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
 # Where the next frame begins in a line that holds several: a copy that dropped the line breaks.
 _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')

@@ -18,11 +18,10 @@ from analyzer.core import grammar as g
 __all__ = ["ESCAPED", "MARK", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
-_FIXED = regex.compile(
-    "(" + "|".join(regex.escape(fixed) for fixed in (g.HEADER_TEXT, g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)) + ")")
+_FIXED = regex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
 _FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
 # A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
-_FRAME = regex.compile(r'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>(?:[^\s<]|<[^<>]*>)+))?\s*(?P<rest>.*)')
+_FRAME = regex.compile(rf'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>{g.FUNCTION_PART}+))?\s*(?P<rest>.*)')
 _CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
 # Where the exception line begins after the last source line: a type that reads as an exception's.
 _EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}(?:\([\w.]+\))?(?=:\s|:?$)")

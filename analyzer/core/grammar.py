@@ -22,6 +22,8 @@ __all__ = [
     "rest_of_frame_line",
     "goes_on_frame_line",
     "HEADER_TEXT",
+    "FIXED_LINES",
+    "FUNCTION_PART",
     "rest_of_fixed_line",
     "begins_header",
     "begins_fixed_line",
@@ -30,6 +32,7 @@ __all__ = [
     "wraps_remote",
     "REMOTE_QUOTE",
     "PIP_OUTPUT_END",
+    "EXCEPTION_SUFFIX",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
     "exception_after_prose",
@@ -77,6 +80,8 @@ _LINE_REST = regex.compile(r"^,?\s*line \d+(?:, in .+?)?\s*$")
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 _FUNCTION_REST = regex.compile(r"^(?:<?[a-z_]\w*)?>?$")
 _FRAME_START = regex.compile(r'^\s*File "')
+# A piece of a function's name as a frame line prints it: no blank but inside `<...>` (`<cell line: 4>`).
+FUNCTION_PART = r"(?:[^\s<]|<[^<>]*>)"
 _FUNCTION = regex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
 _FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in$')  # a paste's break before the function's name
 
@@ -118,14 +123,14 @@ def goes_on_frame_line(cut: str, rest: str) -> bool:
 
 
 HEADER_TEXT = "Traceback (most recent call last):"
-_FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)
+FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines a traceback prints as they are
 
 
 def rest_of_fixed_line(cut: str, rest: str) -> str | None:
     """The line that `cut` and `rest` were when a terminal broke a traceback's header or a chain
     separator in two inside its words (`... Traceback (most recen` + `t call last):`); else None."""
     joined = (cut + rest).rstrip()
-    for fixed in _FIXED_LINES:
+    for fixed in FIXED_LINES:
         if joined.endswith(fixed) and len(joined) - len(fixed) < len(cut) < len(joined):
             return joined
     return None
@@ -139,7 +144,7 @@ def begins_header(text: str) -> bool:
 def begins_fixed_line(text: str) -> bool:
     """Whether `text` is the first part of a header or a chain separator, as a wrap cuts it (a narrow
     terminal cuts a separator twice)."""
-    return any(0 < len(text) < len(fixed) and fixed.startswith(text) for fixed in _FIXED_LINES)
+    return any(0 < len(text) < len(fixed) and fixed.startswith(text) for fixed in FIXED_LINES)
 
 
 def frame_cut_at_start(text: str) -> str | None:
@@ -186,7 +191,8 @@ def wraps_remote(exception_line: regex.Match) -> bool:
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
 # `Error` (a command line tool's "Error: ..." is no Python exception); nor is a class of a module of
 # exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
-EXCEPTION_NAME = r"[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (a class's name that reads as one)
+EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
+EXCEPTION_NAME = rf"[A-Z]\w*{EXCEPTION_SUFFIX}"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"

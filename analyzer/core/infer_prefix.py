@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import regex
 
+from analyzer.core import grammar as g
 from analyzer.core.prefixes import parse_timestamp
 
 __all__ = [
@@ -38,7 +39,7 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # A third, for one shape only: docker compose's `service  | ` right before an exception line, so that an
 # error printed without a traceback behind it is read too.
 _COMPOSE_EXCEPTION = regex.compile(
-    r"^[A-Za-z0-9][\w.-]* +\| (?=[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Failure|Fault)(?:\([\w.]+\))?: )")
+    r"^[A-Za-z0-9][\w.-]* +\| (?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: )")
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 

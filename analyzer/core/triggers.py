@@ -30,7 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from analyzer.core.grammar import HEADER_TEXT
+from analyzer.core.grammar import EXCEPTION_SUFFIX, HEADER_TEXT
 from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
@@ -59,7 +59,7 @@ _STARTS = (
     rb'File "', rb"File \xe2\x80\x9c", rb'^[^"\n]*", line \d',  # FRAME (with curly quotes: normalize; also cut at its start, its first quote the path's end: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
-    _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?(?:Error|Exception|Interrupt|Exit|Failure|Fault)[ \t]*[:\r\n]",
+    _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"\.(?:exc|exceptions|errors)\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"]|\)\s*$)",  # notices.logged_error; its other form: _LOGGED_ERROR

@@ -443,7 +443,7 @@ _HEADER_PARTS = tuple(HEADER_TEXT.encode()[:k] for k in range(1, len(HEADER_TEXT
 def _ends_in_header(buffer: bytes, end: int) -> bool:
     """Whether the line that ends at `end` ends with the first part of a traceback's header."""
     end -= buffer[end - 1:end] == b"\r"
-    return buffer.endswith(_HEADER_PARTS, max(0, end - 40), end)
+    return buffer.endswith(_HEADER_PARTS, max(0, end - len(HEADER_TEXT)), end)
 
 
 def _newlines(buffer: bytes, start: int, end: int) -> int:
