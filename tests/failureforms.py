@@ -514,6 +514,22 @@ def stripped(lines: list[str], gap: bool = False) -> list[str]:
     return [*out[:-1], "", out[-1]] if gap else out
 
 
+def reindented(lines: list[str], source: int = 6) -> list[str]:
+    """A traceback re-indented by hand in a description, copied from its first frame on (no header):
+    the first frame line flush left, the other frame lines and the exception line two blanks in, the
+    source and caret lines `source` blanks in."""
+    out = []
+    for line in lines[1:]:
+        text = line.strip()
+        if line.startswith("  File "):
+            out.append(text if not out else "  " + text)
+        elif line.startswith("    "):
+            out.append(" " * source + line[4:])
+        else:
+            out.append("  " + text)
+    return out
+
+
 def double_spaced(lines: list[str]) -> list[str]:
     """A paste that doubled every line break (a blank line after each line)."""
     return [piece for line in lines for piece in (line, "")][:-1]

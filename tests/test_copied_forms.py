@@ -1,7 +1,8 @@
 """Forms a copy gives a traceback on its way into an issue: its line breaks lost or doubled (its
 indentation lost too), typographic quotes around paths, a line number made a link, stray spaces before
 its header, an IPython header copied without its type, an exception line glued to the user's words in
-CJK; an exception line alone whose type is a class of a module of exceptions; Ray's wrappers of its own
+CJK, a frame line glued to the user's words by a colon, a traceback re-indented by hand; an exception
+line alone whose type is a class of a module of exceptions; Ray's wrappers of its own
 type over a failed dependency, also in a pytest report."""
 
 from __future__ import annotations
@@ -237,3 +238,32 @@ def test_a_traceback_held_in_a_string_from_its_first_frame():
     (event,) = _tracebacks([AROUND[0], body[start:], AROUND[1]])
     (*_, expected) = expected_chain(exc)
     assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+
+
+@pytest.mark.parametrize("colon", [":", "\uff1a", ": "])
+def test_a_frame_line_glued_to_words_by_a_colon(colon):
+    """A paste begun at the innermost frame, in the middle of a sentence: the words are its context."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    innermost = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    (event,) = _tracebacks([AROUND[0], f"3. the server error log is{colon}{lines[innermost].lstrip()}",
+                            *lines[innermost + 1:], AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (
+        expected.exception_type, expected.message, expected.frames[-1:])
+    assert event.context == "3. the server error log is"
+    assert assert_same(b"see File \"x.py\", line 3, in f\nthe log:File x.py line 3\n") == []  # (no colon; no frame)
+
+
+@pytest.mark.parametrize("source", [6, 2], ids=("source further in", "source at the frames' indentation"))
+def test_an_exception_line_indented_as_its_frames(source):
+    """A traceback a description re-indented by hand: its exception line as far in as its frames, not at
+    the line's start (where it would close the traceback) nor under a frame (where it would be source)."""
+    exc = capture(_load_weights)
+    last = text_of(exc).rstrip("\n").split("\n\n")[-1]  # (the outermost link's traceback)
+    (event,) = _tracebacks([AROUND[0], *forms.reindented(last.split("\n"), source)])
+    (actual,) = actual_chain(event.chain)
+    expected = expected_chain(exc)[-1]
+    assert (actual.exception_type, actual.message, actual.frames) == (
+        expected.exception_type, expected.message, expected.frames)

@@ -646,6 +646,9 @@ class TracebackAssembler:
         elif "\uff1a" in text and (exception := g.exception_after_prose(text)) is not None:
             self._opened(replace(line, text=exception), _State.BARE, EventKind.BARE,
                          context=text[:text.index("\uff1a")].strip())
+        elif 'File "' in text and (glued := g.frame_after_words(text)) is not None:  # (cut above: no header)
+            self._opened(replace(line, text=glued[1]), _State.FRAMES, EventKind.TRACEBACK, truncated=True,
+                         context=glued[0])
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:

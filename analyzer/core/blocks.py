@@ -126,6 +126,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         i += 1
     stripped = False  # the last frame line lost (some of) its indentation, and so did its source line
     after_frame = False  # the line before was a frame line
+    frame_indent = -1  # the last frame line's
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
@@ -139,6 +140,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             code = _TRAILING_CARETS.sub("", code).strip()  # (and its caret line, where the copy joined that too)
             frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code or None))
             stripped = g.lost_indentation(text)
+            frame_indent = len(text) - len(text.lstrip(" "))
+        elif _exception_at(text, frame_indent):
+            break  # the exception line, indented as the frames are: a paste indented all but the header
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):
@@ -151,7 +155,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         if not has_traceback:
             return [], i, []
         return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
-    exc = g.EXCEPTION_LINE.match(lines[i])
+    exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if _exception_at(lines[i], frame_indent) else lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
             return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
@@ -280,6 +284,13 @@ def _introduction_end(lines: list[str], i: int) -> int:
         if header:
             return j if not header["context"] and g.introduces_output("\n".join(lines[i:j])) else i
     return i
+
+
+def _exception_at(text: str, indent: int) -> bool:
+    """Whether `text` is an exception line indented by `indent` (> 0) blanks, named as exceptions are named
+    (a source line such as `raise` or `x: int = 1` at that indentation is none)."""
+    return (indent > 0 and text[:indent].isspace() and text[indent:indent + 1] not in ("", " ", "\t")
+            and g.BARE_EXCEPTION_LINE.match(text[indent:]) is not None)
 
 
 def _is_source(text: str) -> bool:

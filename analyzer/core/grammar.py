@@ -207,6 +207,16 @@ def exception_after_prose(text: str) -> str | None:
     return rest if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest) else None
 
 
+def frame_after_words(text: str) -> tuple[str, str] | None:
+    """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`):
+    the words (without the colon) and the frame line; else None."""
+    at = text.find('File "')
+    words = text[:at].rstrip()
+    if at <= 0 or words[-1:] not in (":", "\uff1a") or not words[:-1].strip() or FRAME.match(text[at:]) is None:
+        return None
+    return words[:-1].rstrip(), text[at:]
+
+
 def introduces_output(message: str) -> bool:
     """Whether an exception's message, by its first line, introduces text that follows it, such as the
     output of a child process (`Error raised in subprocess:` then the child's stderr), which may hold
