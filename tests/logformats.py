@@ -30,6 +30,7 @@ __all__ = [
     "sglang_each_line",
     "sglang_record",
     "torch_glog",
+    "glog",
     "torchrun_tee",
     "vllm_record",
     "vllm_worker",
@@ -141,6 +142,13 @@ def torch_glog(lines: list[str], rank: int | None = 4, pid: int = 2265, level: s
     rank_prefix = f"[rank{rank}]:" if rank is not None else ""
     prefix = f"{rank_prefix}{level[0]}{when:%m%d %H:%M:%S}.{when.microsecond:06d} {pid} {where}]{trace}"
     return [f"{prefix} {line}" for line in lines]
+
+
+def glog(lines: list[str], level: str = "ERROR", thread: int = 1234, where: str = "python_be.cc:1233",
+         when: datetime = T0) -> list[str]:
+    """glog's LogMessage prefix (C++ servers: Triton, absl): level letter, `MMDD hh:mm:ss.micros`, the
+    thread id right-aligned in five columns, `file:line] `."""
+    return [f"{level[0]}{when:%m%d %H:%M:%S}.{when.microsecond:06d} {thread:5d} {where}] {line}" for line in lines]
 
 
 def cri(lines: list[str], stream: str = "stderr", start: datetime = T0, max_record: int = 16384) -> list[str]:

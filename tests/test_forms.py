@@ -16,6 +16,7 @@ from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import builtin_engine
+from tests.test_fastpath import assert_same
 
 
 def events(lines: list[str]):
@@ -933,6 +934,22 @@ def test_a_cxx_exception_in_a_logged_error_line_is_a_notice():
     assert (event.kind, event.root.exception_type, event.root.message) == (
         EventKind.NOTICE, "tensorrt_llm::common::TllmException", what)
     assert events(["[TensorRT-LLM][INFO] retrying after tensorrt_llm::common::TllmException: busy"]) == []
+
+
+def _postprocess(scores: list) -> int:
+    return scores[0] + None
+
+
+@pytest.mark.parametrize("form", ["glog", "torch_glog"])
+def test_an_exception_in_a_glog_error_line_is_a_notice(form):
+    """glog names the level by a letter (`E1204 ...`): Triton's Python backend reports a model's error so."""
+    exc = capture(lambda: _postprocess([1]))
+    said = f"Failed to process the request(s) for model instance 'llm_0_0', message: {traceback.format_exception_only(exc)[0].strip()}"
+    write = fmt.glog if form == "glog" else fmt.torch_glog
+    lines = [*write(["successfully loaded 'llm'"], level="INFO"), *write([said])]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())  # (the fast path alike)
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "TypeError", str(exc))
+    assert events(write([said], level="INFO")) == events(write([said], level="WARNING")) == []
 
 
 def _bitsandbytes_setup():

@@ -93,9 +93,13 @@ class NoticeDetector:
 # exception's text: `logger.error(exc)` gives "[Errno 98] ..." (an OSError's str), and
 # `logger.error(f"Saving failed: {exc!r}")`-like lines end in "...: OSError: [Errno 28] ...". A C++
 # exception's type is named with `::` (`[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: ...`).
-_LEVEL_IN_PREFIX = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+# glog's prefix (C++ servers such as Triton, absl, torch._logging) names the level by its first letter:
+# `E1204 10:00:05.456789  1234 python_be.cc:1233] `, torch's with a trace id after it (` [14/1]`).
+_GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
+_LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}")
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\])*\[(?:ERROR|FATAL)\]\s*)")
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\])*\[(?:ERROR|FATAL)\]\s*"
+                               rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon; an OSError with its errno may also end a sentence
 # (pip's "Could not install packages due to an OSError: [Errno 28] ...").
