@@ -348,6 +348,40 @@ IPYTHON_FROM_DEFINITION = [
 ]
 
 
+# IPython's Plain mode (`%xmode Plain`, Spyder's console): CPython's layout but IPython's frame lines,
+# `Cell In[N], line L[ in f]` and `File path:L in f` (no comma, no arguments), for machines without IPython.
+IPYTHON_PLAIN_FROM_DEFINITION = [
+    "Traceback (most recent call last):",
+    "  Cell In[2], line 1",
+    "    load('{')",
+    "  Cell In[1], line 3 in load",
+    "    return json.loads(s)",
+    "  File /usr/lib/python3.11/json/__init__.py:346 in loads",
+    "    return _default_decoder.decode(s)",
+    "  File /usr/lib/python3.11/json/decoder.py:353 in raw_decode",
+    "    obj, end = self.scan_once(s, idx)",
+    "JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+]
+
+
+def ipython_plain_traceback() -> list[str]:
+    """A JSONDecodeError raised in the standard library under two cells, in IPython's Plain mode,
+    printed by a real InteractiveShell when IPython is installed."""
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:
+        return IPYTHON_PLAIN_FROM_DEFINITION
+    InteractiveShell.clear_instance()
+    shell = InteractiveShell.instance(colors="nocolor")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        shell.run_line_magic("xmode", "Plain")
+        for cell in ("import json\ndef load(s):\n    return json.loads(s)\n", "load('{')"):
+            shell.run_cell(cell, store_history=True)
+    InteractiveShell.clear_instance()
+    return out.getvalue().splitlines()[1:]  # (after the line that tells the mode)
+
+
 def ipython_library_frame() -> list[str]:
     """The IPython traceback above, raised in a library's file below the cells."""
     return [*IPYTHON_FROM_DEFINITION[:-1], "File /usr/lib/python3.11/loader/shards.py:41, in check(n)",

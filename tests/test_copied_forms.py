@@ -267,3 +267,20 @@ def test_an_exception_line_indented_as_its_frames(source):
     expected = expected_chain(exc)[-1]
     assert (actual.exception_type, actual.message, actual.frames) == (
         expected.exception_type, expected.message, expected.frames)
+
+
+@pytest.mark.parametrize("spaced", [False, True], ids=("ipython", "spyder's blank lines"))
+def test_ipythons_plain_mode(spaced):
+    """CPython's layout with IPython's frame lines (`Cell In[1], line 3 in load`, `File path:346 in loads`)."""
+    lines = forms.ipython_plain_traceback()
+    if spaced:  # Spyder's console: a blank line after the header and after each frame's source line
+        lines = [lines[0], "", *(piece for line in lines[1:-1] for piece in ([line, ""] if line.startswith("    ") else [line])),
+                 lines[-1]]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    (link,) = event.chain
+    assert link.exception_type == "JSONDecodeError" and link.message.startswith("Expecting property name")
+    assert [(frame.path.rsplit("/", 1)[-1], frame.function, frame.code) for frame in link.frames][:2] == [
+        ("Cell In[2]", "<module>", "load('{')"), ("Cell In[1]", "load", "return json.loads(s)")]
+    assert [frame.path.rsplit("/", 1)[-1] for frame in link.frames[2:]] == ["__init__.py", "decoder.py", *(
+        ["decoder.py"] if len(link.frames) == 5 else [])]
+    assert link.frames[-1].function == "raw_decode" and link.frames[-1].lineno > 0

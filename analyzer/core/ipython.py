@@ -26,17 +26,17 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "RULE", "is_ipython", "starts_cut", "to_standard", "unlinked"]
+__all__ = ["HEADER", "RULE", "is_ipython", "standard_frame", "starts_cut", "to_standard", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
     r"^(?:(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+)?Traceback \(most recent call last\)\s*$")
-_FRAME = regex.compile(
+_FRAME = regex.compile(  # (Plain mode, as Spyder's console prints it, has no comma before `in`)
     r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
-    r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:, in (?P<function>.+?))?\s*$")  # (Databricks' cell)
+    r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in (?P<function>.+?))?\s*$")  # (Databricks' cell)
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
-_OPENING_FRAME = regex.compile(r"^File (?:[^\s\"][^\n]*?:\d+, in \S|<command-\d+>, line \d+)")
+_OPENING_FRAME = regex.compile(r"^File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+)")
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
@@ -66,6 +66,17 @@ def starts_cut(text: str) -> bool:
     return text[:5] == "File " and _OPENING_FRAME.match(unlinked(text) if "](" in text else text) is not None
 
 
+def standard_frame(text: str) -> str | None:
+    """An IPython frame line, indented or not (in Plain mode IPython prints its frames in CPython's
+    layout otherwise), as CPython prints a frame line; else None."""
+    frame = _FRAME.match(text.strip())
+    if frame is None:
+        return None
+    path = frame["path"] or frame["command"] or f"Cell {frame['cell']}"
+    function = regex.sub(r"\(.*\)$", "", frame["function"] or "<module>")
+    return f'  File "{path}", line {frame["lineno"] or frame["cell_line"] or frame["command_line"]}, in {function}'
+
+
 def to_standard(lines: list[str]) -> list[str]:
     """The lines in CPython's format: header, `  File "...", line N, in f` frames with their current
     source line, the exception line and what follows it unchanged."""
@@ -86,11 +97,8 @@ def to_standard(lines: list[str]) -> list[str]:
             continue
         if "](" in text and not _CURRENT.match(text) and (_FRAME.match(plain := unlinked(text)) or _OLD_FRAME.match(plain)):
             text = plain  # (a frame's place; an exception's message keeps what it printed)
-        frame = _FRAME.match(text)
-        if frame:
-            path = frame["path"] or frame["command"] or f"Cell {frame['cell']}"
-            function = regex.sub(r"\(.*\)$", "", frame["function"] or "<module>")
-            out.append(f'  File "{path}", line {frame["lineno"] or frame["cell_line"] or frame["command_line"]}, in {function}')
+        if (frame := standard_frame(text)) is not None:
+            out.append(frame)
         elif old := _OLD_FRAME.match(text):
             unnumbered = (old["path"], old["function"])
         elif current := _CURRENT.match(text):
