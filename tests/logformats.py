@@ -31,6 +31,7 @@ __all__ = [
     "sglang_record",
     "torch_glog",
     "glog",
+    "loguru",
     "torchrun_tee",
     "vllm_record",
     "vllm_worker",
@@ -104,6 +105,14 @@ def fastchat_stderr(lines: list[str], start: datetime = T0, step: timedelta = ti
     """FastChat's StreamToLogger: each stderr line a record of the `stderr` logger at ERROR, formatted
     `%(asctime)s | %(levelname)s | %(name)s | %(message)s` with `%Y-%m-%d %H:%M:%S`; the clock ticks."""
     return [f"{when:%Y-%m-%d %H:%M:%S} | ERROR | stderr | {line}"
+            for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def loguru(lines: list[str], level: str = "ERROR", where: str = "app.server:main:12", start: datetime = T0,
+           step: timedelta = timedelta(milliseconds=400)) -> list[str]:
+    """loguru's default format, `{time:YYYY-MM-DD HH:mm:ss.SSS} | {level: <8} | {name}:{function}:{line} - `,
+    each line a record of its own (a message without line breaks)."""
+    return [f"{when:%Y-%m-%d %H:%M:%S}.{when.microsecond // 1000:03d} | {level:<8} | {where} - {line}"
             for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from datetime import timedelta
 
 import pytest
@@ -15,6 +16,7 @@ from analyzer.core.scan import events_from_lines
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
+from tests.test_fastpath import assert_same
 
 
 def _chained():
@@ -353,3 +355,21 @@ def test_compose_prefix_in_front_of_an_error_without_traceback():
     assert events[0].stream.startswith("text-generation-webui")
     traceback = [*fmt.compose(["INFO starting"], "app"), *fmt.compose(text_of(exc).rstrip("\n").split("\n"), "app")]
     assert _only(traceback, exc).span.line_start == 2  # (a traceback behind it reads as before)
+
+
+def _register_worker():
+    raise ConnectionError("HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url: /register_worker")
+
+
+@pytest.mark.parametrize("form", ["fastchat", "loguru"])
+def test_a_dated_levelled_prefix_in_front_of_an_error_without_traceback(form):
+    """A prefix that names its time and level between bars is learned from an exception line too (FastChat
+    logs stderr line by line, loguru each record), where no traceback shows it."""
+    exc = capture(_register_worker)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    write = fmt.fastchat_stderr if form == "fastchat" else fmt.loguru
+    lines = [*write(["registering with the controller"]), *write([said]), *write(["retrying in 5 s"])]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())  # (the fast path alike)
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
+    assert (event.span.line_start, event.span.line_end) == (2, 2)
+    assert _events(write(["| table | cell |", "Error: not a Python exception", "ValueError in a sentence"])) == []

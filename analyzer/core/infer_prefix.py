@@ -36,10 +36,14 @@ __all__ = [
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
-# A third, for one shape only: docker compose's `service  | ` right before an exception line, so that an
-# error printed without a traceback behind it is read too.
-_COMPOSE_EXCEPTION = regex.compile(
-    r"^[A-Za-z0-9][\w.-]* +\| (?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: )")
+# A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
+# without a traceback behind it is read too: docker compose's `service  | `, and a dated record's prefix
+# that names its level between bars (FastChat logs stderr as `2023-05-30 17:19:25 | ERROR | stderr | `,
+# loguru writes `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `).
+_PREFIX_BEFORE_EXCEPTION = regex.compile(
+    r"^(?:[A-Za-z0-9][\w.-]* +\| |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)? +\| +"
+    r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE) *\|(?: +[\w.:<>-]+ +[|-])* )"
+    r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: )")
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -72,8 +76,8 @@ _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 
 
 def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
-    """The text in front of a traceback header or frame on this line (or compose's in front of an
-    exception line), and whether it was a header.
+    """The text in front of a traceback header or frame on this line (or a prefix that reads as nothing
+    else in front of an exception line), and whether it was a header.
     None when the line holds neither, or holds it at its start or behind blanks only. A line's own
     text may start with blanks (indentation) only `nested` behind prefixes peeled already, and then
     not when it is drawn in an exception group's box."""
@@ -82,8 +86,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
-    if m is None and "| " in body and (compose := _COMPOSE_EXCEPTION.match(body)) is not None:
-        return compose.group(), False
+    if m is None and "| " in body and (prefix := _PREFIX_BEFORE_EXCEPTION.match(body)) is not None:
+        return prefix.group(), False
     if m is None or not body[:m.start()].strip():
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
