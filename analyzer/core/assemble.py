@@ -25,7 +25,7 @@ from datetime import datetime
 
 from analyzer.core import grammar as g
 from analyzer.core import ipython, native, pytest_report, richtb, vscode
-from analyzer.core.blocks import box_column, in_box, note_end, parse_chain
+from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -47,6 +47,8 @@ class _State(enum.Enum):
     PYTEST = "pytest"  # pytest's report of a failing test (core/pytest_report.py)
     NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
     VSCODE = "vscode"  # VS Code's debugger's copy of an exception (core/vscode.py)
+    PYBIND = "pybind"  # pybind11's stack under an exception line (`At:`, innermost first)
+    LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
 
 
 class _Step(enum.Enum):
@@ -58,9 +60,9 @@ class _Step(enum.Enum):
 
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
-             _State.PYTEST)
+             _State.PYTEST, _State.PYBIND, _State.LOGGED)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-_REREAD = (_State.BARE, _State.NOTE)  # states whose last lines may have to be looked at afresh
+_REREAD = (_State.BARE, _State.NOTE, _State.LOGGED)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
@@ -95,6 +97,7 @@ class _Block:
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
+    logged: ErrorInfo | None = None  # the error a logged error's line reports
 
 
 def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -> _Block:
@@ -652,7 +655,7 @@ class TracebackAssembler:
         elif self._notices is not None and (notice := self._notices(text)) is not None:
             return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
-            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), logged)]
+            self._opened(line, _State.LOGGED, EventKind.NOTICE, logged=logged)
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -710,6 +713,9 @@ class TracebackAssembler:
             block.message_lines += 1
             return _Step.TAKE
         if state is _State.AFTER_BLANK:
+            if stripped == g.PYBIND_AT and block.held == 1:
+                block.state, block.held = _State.PYBIND, 0
+                return _Step.TAKE  # pybind11's stack of the error (see grammar)
             if stripped in _SEPARATORS:
                 block.state, block.held = _State.SEPARATOR, 0
                 return _Step.TAKE
@@ -748,6 +754,13 @@ class TracebackAssembler:
             if len(block.texts) == 1 and _message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
                 block.state, block.message_lines = _State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
+            if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
+                if stripped != g.PYBIND_AT:  # the error ends there, unless pybind11's stack follows
+                    return _Step.CLOSE
+                block.state, block.kind = _State.PYBIND, EventKind.TRACEBACK
+                return _Step.TAKE
+            if len(block.texts) == 1 and not stripped:
+                return _Step.TAKE  # (looked at again if no `At:` follows it)
             if g.FRAME.match(text) and _wraps_remote(block.texts[0]):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1
@@ -796,6 +809,15 @@ class TracebackAssembler:
             return _Step.CLOSE
         if state is _State.PYTEST:
             return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
+        if state is _State.PYBIND:
+            return _Step.TAKE if g.PYBIND_FRAME.match(text) else _Step.CLOSE
+        if state is _State.LOGGED:  # one blank line, then pybind11's stack, or the error ends on its line
+            if len(block.texts) == 1 and not stripped:
+                return _Step.TAKE
+            if len(block.texts) == 2 and stripped == g.PYBIND_AT:
+                block.state, block.kind = _State.PYBIND, EventKind.TRACEBACK
+                return _Step.TAKE
+            return _Step.CLOSE
         if state is _State.RICH:
             if richtb.continues(text):
                 return _Step.TAKE
@@ -885,6 +907,9 @@ class TracebackAssembler:
             context = " ".join(t.strip() for t in texts[:-1])
         elif notice is not None:
             chain, context = (notice,), block.context
+        elif block.logged is not None:
+            stack = pybind_stack(texts, 1)
+            chain, context = tuple(with_pybind_stack(block.logged, stack[0]) if stack else (block.logged,)), block.context
         elif block.kind is EventKind.NATIVE:
             chain, context = (native.parse(texts),), ""
         elif block.state is _State.PYTEST:

@@ -14,7 +14,7 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["box_column", "in_box", "note_end", "parse_chain"]
+__all__ = ["box_column", "in_box", "note_end", "parse_chain", "pybind_stack", "with_pybind_stack"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -206,6 +206,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         message.append(lines[i])
         i += 1
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
+    if (stack := pybind_stack(lines, i)) is not None:
+        return with_pybind_stack(outer, stack[0]), stack[1], []
     named = _named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
         raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
@@ -287,6 +289,37 @@ def _introduction_end(lines: list[str], i: int) -> int:
         if header:
             return j if not header["context"] and g.introduces_output("\n".join(lines[i:j])) else i
     return i
+
+
+def pybind_stack(lines: list[str], i: int) -> tuple[tuple[Frame, ...], int] | None:
+    """pybind11's stack under an exception's message from `lines[i]` on (a blank line, `At:`, its frames
+    innermost first): the frames outermost first, and where they end; else None."""
+    j = i
+    while j < len(lines) and not lines[j].strip():
+        j += 1
+    if j == i or j >= len(lines) or lines[j].strip() != g.PYBIND_AT:
+        return None
+    frames = []
+    end = j + 1
+    while end < len(lines) and (frame := g.PYBIND_FRAME.match(lines[end])) is not None:
+        frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"], None))
+        end += 1
+    return tuple(reversed(frames)), end
+
+
+def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorInfo]:
+    """An error and the pybind11 stack printed under it. The stack is the frames of the error the message
+    names at its end (`... message: TypeError: ...`, the Python error a C++ caller reported), then the
+    cause of the error printed; else the error's own, where it shows none."""
+    named = _NAMED_AT_END.search(error.message.split("\n", 1)[0])
+    if named is not None and (named["type"], named["message"]) != (error.exception_type, error.message):
+        raised = ErrorInfo(named["type"], named["message"], stack, Link.FIRST, True)
+        return [raised, _replace(error, link=Link.CAUSE if error.link is Link.FIRST else error.link)]
+    return [error if error.frames else _replace(error, frames=stack, has_traceback=True)]
+
+
+# An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
+_NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME}): (?P<message>.*)$")
 
 
 def _exception_at(text: str, indent: int) -> bool:

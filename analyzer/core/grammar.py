@@ -245,6 +245,12 @@ def exception_line_at_source(text: str) -> bool:
 # concurrent.futures.process._RemoteTraceback quotes the worker's traceback between '"""' lines.
 REMOTE_QUOTE = '"""'
 
+# pybind11's text of a Python error that reached C++ (`error_already_set::what()`, which Triton's Python
+# backend reports): the exception line, a blank line, `At:`, then the stack innermost first, from the
+# frame that raised out to the outermost caller, one `  path(line): function` line a frame.
+PYBIND_AT = "At:"
+PYBIND_FRAME = regex.compile(r"^\s+(?P<path>\S[^\n]*?)\((?P<lineno>\d+)\): (?P<function>[\w<>.]+)\s*$")
+
 # pip's line under a build backend's output, which it indents (its traceback's message ends there).
 PIP_OUTPUT_END = "[end of output]"
 

@@ -258,7 +258,8 @@ class LineNormalizer:
             stream = adopted.get(family, own)
             if header is not None:
                 self._remember_header(meta.channel, stream, meta.learned + header)
-                _remember(self._tentative, meta.channel, (stream, False))
+            if header is not None or g.BARE_EXCEPTION_LINE.match(body):  # its traceback's lines may follow
+                _remember(self._tentative, meta.channel, (stream, False))  # unprefixed (or pybind11's stack)
             else:
                 self._tentative.pop(meta.channel, None)
             return stream
@@ -473,11 +474,11 @@ def _introduced_by(pretext: str, learned: str) -> bool:
 
 
 def _reads_as_traceback(body: str, header: str | None) -> bool:
-    """A line that can only continue a traceback (or is blank): indented, a separator, a header, or an
-    exception line (one whose type reads as an exception's: `name.py:3] text` has the form too).
+    """A line that can only continue a traceback (or is blank): indented, a separator (or pybind11's `At:`),
+    a header, or an exception line (one whose type reads as an exception's: `name.py:3] text` has the form too).
     `header`: the body's `_header_context`."""
     stripped = body.strip()
-    return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
+    return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR, g.PYBIND_AT)
             or header is not None or g.BARE_EXCEPTION_LINE.match(body) is not None)
 
 

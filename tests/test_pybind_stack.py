@@ -1,0 +1,93 @@
+"""pybind11's text of a Python error that reached C++ (`error_already_set::what()`): the exception line, a
+blank line, `At:` and the stack innermost first. Triton's Python backend reports a model's errors so: in
+its server log (glog), and to the client, whose own exception's message then holds it."""
+
+from __future__ import annotations
+
+import traceback
+
+import pytest
+
+from analyzer.core.records import EventKind
+from tests import logformats as fmt
+from tests.realtb import capture
+from tests.test_fastpath import assert_same
+
+
+def pybind_what(exc: BaseException) -> list[str]:
+    """pybind11's `format_value_and_trace`: `Type: value`, then, under `At:`, each frame from the one that
+    raised outwards as `  path(line): function`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f"{type(exc).__name__}: {exc}", "", "At:", *(f"  {f.filename}({f.lineno}): {f.name}" for f in reversed(frames))]
+
+
+def _postprocess(scores: list) -> int:
+    return scores[0] + None
+
+
+def _execute(requests: list) -> int:
+    return _postprocess(requests)
+
+
+class InferenceServerException(Exception):
+    """tritonclient's error: the server's message, pybind11's text included."""
+
+
+def _infer(message: str) -> None:
+    raise InferenceServerException(message)
+
+
+def _expected_frames(exc: BaseException) -> list[tuple[str, int, str]]:
+    return [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+
+
+def _events(lines: list[str]):
+    return assert_same("\n".join([*lines, ""]).encode())  # (the fast path alike)
+
+
+@pytest.mark.parametrize("level", ["ERROR", ""], ids=("error line", "level letter lost"))
+def test_a_bare_error_in_a_glog_line_with_pybinds_stack(level):
+    exc = capture(lambda: _execute([1]))
+    what = pybind_what(exc)
+    lines = [*fmt.glog(["Preinit finished."], level="INFO"), *fmt.glog(what[:1], level=level or "ERROR"), *what[1:],
+             *fmt.glog(["Finalizing"], level="INFO")]
+    if not level:
+        lines[1] = lines[1][1:]
+    (event,) = _events(lines)
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
+    assert (event.span.line_start, event.span.line_end) == (2, 2 + len(what) - 1)
+
+
+def test_a_logged_error_naming_a_python_error_with_pybinds_stack():
+    """Triton: `Failed to process the request(s) ..., message: TypeError: ...`, the stack under it."""
+    exc = capture(lambda: _execute([1]))
+    what = pybind_what(exc)
+    said = f"Failed to process the request(s) for model instance 'llm_0_0', message: {what[0]}"
+    (event,) = _events([*fmt.glog([said]), *what[1:], *fmt.glog(["Waiting for in-flight requests"], level="INFO")])
+    assert event.kind is EventKind.TRACEBACK
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
+
+
+def test_a_clients_exception_holding_the_servers_pybind_text():
+    """The client's traceback: its exception's message ends in the server's error, whose stack follows it:
+    that error, raised in the model's code, is the root cause, the client's its consequence."""
+    server = capture(lambda: _execute([1]))
+    what = pybind_what(server)
+    client = capture(lambda: _infer("[StatusCode.INTERNAL] Failed to process the request(s) for model instance "
+                                    "'llm_0_0', message: " + "\n".join(what)))
+    (event,) = _events(["INFO sending the request", *"".join(traceback.format_exception(client)).rstrip("\n").split("\n")])
+    root, outer = event.chain
+    assert (root.exception_type, root.message) == ("TypeError", str(server))
+    assert [(f.path, f.lineno, f.function) for f in root.frames] == _expected_frames(server)
+    assert outer.exception_type.endswith("InferenceServerException") and outer.message.endswith(what[0])
+    assert [f.function for f in outer.frames][-1] == "_infer"
+
+
+def test_a_blank_line_after_a_bare_error_without_pybinds_stack_ends_it():
+    exc = capture(lambda: _execute([1]))
+    lines = [f"{type(exc).__name__}: {exc}", "", "At the end of the run: 3 requests failed", "ValueError: bad config"]
+    events = _events(lines)
+    assert [(e.kind, e.root.exception_type, e.span.line_start, e.span.line_end) for e in events] == [
+        (EventKind.BARE, "TypeError", 1, 1), (EventKind.BARE, "ValueError", 4, 4)]
