@@ -284,3 +284,15 @@ def test_ipythons_plain_mode(spaced):
     assert [frame.path.rsplit("/", 1)[-1] for frame in link.frames[2:]] == ["__init__.py", "decoder.py", *(
         ["decoder.py"] if len(link.frames) == 5 else [])]
     assert link.frames[-1].function == "raw_decode" and link.frames[-1].lineno > 0
+
+
+@pytest.mark.parametrize("indent", ["  ", "   ", "\t"])
+def test_an_exception_line_quoted_alone_and_indented(indent):
+    """A description quotes the error alone, indented (maybe under the `raise` that raised it)."""
+    exc = capture(_infer)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    events = assert_same("\n".join([AROUND[0], f"{indent}...", f"{indent}raise ConnectionError(message)",
+                                    f"{indent}{said}", AROUND[1], ""]).encode())
+    assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
+        (EventKind.BARE, "ConnectionError", str(exc), 4)]
+    assert assert_same(f"{indent}Error: not a Python exception\n{indent}retrying after ValueError: x\n".encode()) == []

@@ -646,6 +646,8 @@ class TracebackAssembler:
             self._opened(line, _State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
             self._opened(line, _State.BARE, EventKind.BARE)
+        elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
+            self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
         elif "\uff1a" in text and (exception := g.exception_after_prose(text)) is not None:
             self._opened(replace(line, text=exception), _State.BARE, EventKind.BARE,
                          context=text[:text.index("\uff1a")].strip())
