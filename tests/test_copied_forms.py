@@ -8,6 +8,8 @@ type over a failed dependency, also in a pytest report."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import traceback
 
 import pytest
@@ -296,3 +298,13 @@ def test_an_exception_line_quoted_alone_and_indented(indent):
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
         (EventKind.BARE, "ConnectionError", str(exc), 4)]
     assert assert_same(f"{indent}Error: not a Python exception\n{indent}retrying after ValueError: x\n".encode()) == []
+
+
+@pytest.mark.parametrize("module", ["absent_package_7f3a.serve.deploy", "absent_package_7f3a.py"])
+def test_runpys_report_that_python_dash_m_found_no_module(module):
+    """`python -m pkg.mod` with `pkg` missing: runpy names the error it met in parentheses (a real run)."""
+    said = subprocess.run([sys.executable, "-m", module], capture_output=True, text=True).stderr.rstrip("\n")
+    events = assert_same("\n".join([f"$ python -m {module}", said, ""]).encode())
+    assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
+        (EventKind.BARE, "ModuleNotFoundError", "No module named 'absent_package_7f3a'", 2)]
+    assert events[0].context.endswith(f"Error while finding module specification for '{module}'")

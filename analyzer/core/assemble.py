@@ -651,6 +651,8 @@ class TracebackAssembler:
         elif "\uff1a" in text and (exception := g.exception_after_prose(text)) is not None:
             self._opened(replace(line, text=exception), _State.BARE, EventKind.BARE,
                          context=text[:text.index("\uff1a")].strip())
+        elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
+            self._opened(replace(line, text=runpy[1]), _State.BARE, EventKind.BARE, context=runpy[0])
         elif 'File "' in text and (glued := g.frame_after_words(text)) is not None:  # (cut above: no header)
             self._opened(replace(line, text=glued[1]), _State.FRAMES, EventKind.TRACEBACK, truncated=True,
                          context=glued[0])

@@ -207,6 +207,20 @@ def exception_after_prose(text: str) -> str | None:
     return rest if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest) else None
 
 
+# `python -m module` when the module's spec cannot be found (CPython's runpy, through sys.exit): the
+# interpreter, then the error that finding it raised in parentheses, maybe a hint after it.
+_RUNPY_ERROR = regex.compile(
+    r"^(?P<words>.*?: Error while finding module specification for (?:'[^']*'|\"[^\"]*\")) "
+    r"\((?P<error>[A-Za-z_][\w.]*: .*)\)(?:\. Try using .*)?\s*$")
+
+
+def runpy_error(text: str) -> tuple[str, str] | None:
+    """runpy's report that `python -m` found no module to run: (its words, the exception line of the
+    error it names); else None."""
+    m = _RUNPY_ERROR.match(text)
+    return (m["words"], m["error"]) if m is not None and EXCEPTION_LINE.match(m["error"]) else None
+
+
 def frame_after_words(text: str) -> tuple[str, str] | None:
     """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`):
     the words (without the colon) and the frame line; else None."""
