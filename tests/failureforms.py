@@ -269,6 +269,20 @@ def ray_failed_dependency(system_error: BaseException) -> list[str]:
             "ray.exceptions.RayTaskError: ray::prepare_partition() (pid=457, ip=172.17.0.3)", *remote[1:]]
 
 
+def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
+    """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
+    raises it): the wrapper's exception line, the remote task named on the line after it, the remote
+    frames (no header) and the remote error. `on_driver`: under the driver's traceback."""
+    def driver():
+        raise RuntimeError("placeholder")
+
+    remote = text_of(remote_error).rstrip("\n").split("\n")
+    above = text_of(capture(driver)).splitlines()[:-1] if on_driver else []
+    return [*above, "ray.exceptions.RuntimeEnvSetupError: Failed to setup runtime environment.",
+            "ray::ServeController.get_serve_status() (pid=40678, ip=127.0.0.1, repr=<ray.serve.controller."
+            "ServeController object at 0x10db66520>)", *remote[1:]]
+
+
 def _config_error():
     class ConfigError(Exception):
         pass

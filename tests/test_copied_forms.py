@@ -169,6 +169,23 @@ def test_rays_wrappers_of_its_own_type_give_the_error_that_failed_the_first_task
     assert [link.message.split(" (")[0] for link in event.chain[1:]] == ["ray::prepare_partition()", "ray::deploy_ray_func()"]
 
 
+def _setup_plugins(name: str) -> None:
+    raise RuntimeError(f"runtime env plugin {name} not found.")
+
+
+@pytest.mark.parametrize("on_driver", [False, True], ids=("alone", "under the driver's traceback"))
+def test_rays_own_error_naming_its_remote_task_on_the_next_line(on_driver):
+    """`RuntimeEnvSetupError: ...` then `ray::Controller.method() (pid=...)` on a line of its own, then the
+    remote frames: the remote error is the root cause, Ray's its consequence."""
+    exc = capture(lambda: _setup_plugins("fake"))
+    (event,) = _tracebacks([AROUND[0], *forms.ray_own_error_over_remote(exc, on_driver), AROUND[1]])
+    root, wrapper = actual_chain(event.chain)[:2]
+    (expected,) = expected_chain(exc)
+    assert (root.exception_type, root.message, root.frames) == (expected.exception_type, expected.message, expected.frames)
+    assert (wrapper.exception_type, wrapper.message) == (
+        "ray.exceptions.RuntimeEnvSetupError", "Failed to setup runtime environment.")
+
+
 def test_a_ray_wrapper_without_the_remotes_frames_is_its_inner_error_where_ray_raised_it():
     """`raise value.as_instanceof_cause()` raises an instance of the wrapper and of the remote error's type
     both; with no remote frames below (`<no detail available>`), the inner type is the error, at Ray's frame."""

@@ -765,7 +765,8 @@ class TracebackAssembler:
                 return _Step.TAKE
             if len(block.texts) == 1 and not stripped:
                 return _Step.TAKE  # (looked at again if no `At:` follows it)
-            if g.FRAME.match(text) and _wraps_remote(block.texts[0]):
+            if g.FRAME.match(text) and (_wraps_remote(block.texts[0])
+                                        or (len(block.texts) == 2 and g.remote_task(block.texts[1]))):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1
                 return _Step.TAKE
@@ -1066,10 +1067,11 @@ def _nests_traceback(text: str) -> bool:
 
 
 def _wraps_remote_here(block: _Block) -> bool:
-    """The message read so far is a remote error's wrapper line, maybe with caret lines of a frame cut
-    off under it."""
+    """The message read so far is a remote error's wrapper line (its remote task named on it or on the next
+    line), maybe with caret lines of a frame cut off under it."""
     texts = block.texts[len(block.texts) - 1 - block.message_lines:]
-    return block.message_lines <= _SOURCE_LINES and _wraps_remote(texts[0]) and all(map(g.CARETS.match, texts[1:]))
+    told = 1 if _wraps_remote(texts[0]) else 2 if len(texts) > 1 and g.remote_task(texts[1]) else 0
+    return bool(told) and len(texts) - told <= _SOURCE_LINES and all(map(g.CARETS.match, texts[told:]))
 
 
 def _wraps_remote(text: str) -> bool:

@@ -171,6 +171,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [ErrorInfo(exc["type"], intro or _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
     carets = i
     remote = g.wraps_remote(exc)
+    if not remote and carets < len(lines) and g.remote_task(lines[carets]):
+        remote, carets = True, carets + 1  # (the remote task named on the line after the wrapper's)
     while remote and carets < len(lines) and g.CARETS.match(lines[carets]):
         carets += 1  # of the remote's first frame, which Ray cut
     if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows

@@ -184,7 +184,13 @@ def wraps_remote(exception_line: regex.Match) -> bool:
     """Whether an EXCEPTION_LINE match is a wrapper that Ray prints over the remote error's frames:
     `ray.exceptions.RayTaskError(ValueError): ...`, or, where the remote error is one of Ray's own,
     its type alone with the remote task's name (`RayTaskError: ray::f() (pid=538, ip=10.0.0.3)`)."""
-    return exception_line["inner"] is not None or (exception_line["message"] or "").startswith("ray::")
+    return exception_line["inner"] is not None or remote_task(exception_line["message"] or "")
+
+
+def remote_task(text: str) -> bool:
+    """Ray's line that names the remote task an error was raised in (`ray::Actor.method() (pid=538, ...)`):
+    on its wrapper's exception line, or (Ray's own errors, such as RuntimeEnvSetupError) the line after it."""
+    return text.startswith("ray::") and " (pid=" in text
 
 
 # An exception line seen outside a traceback: only names that read as exceptions, so that
