@@ -325,3 +325,16 @@ def test_runpys_report_that_python_dash_m_found_no_module(module):
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
         (EventKind.BARE, "ModuleNotFoundError", "No module named 'absent_package_7f3a'", 2)]
     assert events[0].context.endswith(f"Error while finding module specification for '{module}'")
+
+
+def test_a_notebooks_copy_begun_at_a_library_frame_without_the_word_file():
+    """A notebook viewer shows a frame's place as a link; its copy may keep only the path
+    (`/usr/lib/x.py:41, in check(n)`), the numbered context and `---->` marker below it."""
+    lines = forms.ipython_library_frame()
+    at = next(i for i, line in enumerate(lines) if line.startswith("File /"))
+    (event,) = _tracebacks([AROUND[0], lines[at][len("File "):], *lines[at + 1:], AROUND[1]])
+    (link,) = event.chain
+    assert (link.exception_type, link.message) == ("ValueError", "6 shards, expected 8")
+    assert [(frame.path, frame.lineno, frame.function) for frame in link.frames] == [
+        ("/usr/lib/python3.11/loader/shards.py", 41, "check")]
+    assert assert_same(b"see /usr/lib/x.py:41, in the docs\nthe run at x.py:41, in check(n) was slow\n") == []

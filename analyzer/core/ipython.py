@@ -31,12 +31,16 @@ __all__ = ["HEADER", "RULE", "is_ipython", "standard_frame", "starts_cut", "to_s
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
     r"^(?:(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+)?Traceback \(most recent call last\)\s*$")
-_FRAME = regex.compile(  # (Plain mode, as Spyder's console prints it, has no comma before `in`)
-    r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
+# (Plain mode, as Spyder's console prints it, has no comma before `in`; a notebook viewer's copy, which made
+# the place a link, may have lost the word `File` before a file's path)
+_FRAME = regex.compile(
+    r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|(?P<path>[^\s\"(\[][^\s\"]*\.py[cx]?):(?P<lineno>\d+)(?=, in )"
+    r"|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
     r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in (?P<function>.+?))?\s*$")  # (Databricks' cell)
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
-_OPENING_FRAME = regex.compile(r"^File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+)")
+_OPENING_FRAME = regex.compile(
+    r"^(?:File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+)|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
@@ -63,7 +67,8 @@ def _exception_first(lines: list[str]) -> bool:
 def starts_cut(text: str) -> bool:
     """An IPython frame line such as a copy begins with, above its first frame or after its exception
     line (Databricks prints that first)."""
-    return text[:5] == "File " and _OPENING_FRAME.match(unlinked(text) if "](" in text else text) is not None
+    return ((text[:5] == "File " or (".py" in text and ", in " in text))
+            and _OPENING_FRAME.match(unlinked(text) if "](" in text else text) is not None)
 
 
 def standard_frame(text: str) -> str | None:
