@@ -321,7 +321,7 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
 
 
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
-_NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME}): (?P<message>.*)$")
+_NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
 
 
 def _exception_at(text: str, indent: int) -> bool:
