@@ -269,6 +269,13 @@ def ray_failed_dependency(system_error: BaseException) -> list[str]:
             "ray.exceptions.RayTaskError: ray::prepare_partition() (pid=457, ip=172.17.0.3)", *remote[1:]]
 
 
+def pybind_what(exc: BaseException) -> list[str]:
+    """pybind11's `format_value_and_trace` of a Python error that reached C++: `Type: value`, then, under
+    `At:`, each frame from the one that raised outwards as `  path(line): function`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f"{type(exc).__name__}: {exc}", "", "At:", *(f"  {f.filename}({f.lineno}): {f.name}" for f in reversed(frames))]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

@@ -389,6 +389,19 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.logged_repr_without_exception(KeyError()), forms.spawn_failure(), forms.spawn_failure()[5:],
         ["[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: [TensorRT-LLM][ERROR] Assertion failed: x"],
         ["RuntimeError: ", "        CUDA Setup failed despite GPU being available.", "", "        python -m bitsandbytes"],
+        # this session's forms: a frame glued to words, a traceback re-indented by hand, an indented quote of
+        # an exception line, IPython's Plain mode and a copy that lost `File`, runpy's report, Ray's own
+        # error over the remote one, pybind11's stack (bare, logged, in a glog line), levelled prefixes
+        [f"the error log is:{pasted[-3].lstrip()}", *pasted[-2:]], forms.reindented(pasted[-6:]),
+        ["  ...", f"  {pasted[-1]}"], forms.IPYTHON_PLAIN_FROM_DEFINITION,
+        [forms.ipython_library_frame()[-4][len("File "):], *forms.ipython_library_frame()[-3:]],
+        ["/usr/bin/python3: Error while finding module specification for 'x.y' (ModuleNotFoundError: No module named 'x')"],
+        forms.ray_own_error_over_remote(capture(_chained)), forms.pybind_what(capture(_chained)),
+        ["E1204 10:00:05.456789  1234 python_be.cc:1233] Failed to process the request(s), message: "
+         + forms.pybind_what(capture(_chained))[0], *forms.pybind_what(capture(_chained))[1:]],
+        ["0614 14:43:50.807869 370 pb_stub.cc:598] " + forms.pybind_what(capture(_chained))[0],
+         *forms.pybind_what(capture(_chained))[1:]],
+        fmt.fastchat_stderr(["ConnectionError: refused", "(Caused by x)"]), fmt.loguru(["ValueError: bad value 3"]),
     ))
 
 

@@ -10,15 +10,9 @@ import pytest
 
 from analyzer.core.records import EventKind
 from tests import logformats as fmt
+from tests.failureforms import pybind_what
 from tests.realtb import capture
 from tests.test_fastpath import assert_same
-
-
-def pybind_what(exc: BaseException) -> list[str]:
-    """pybind11's `format_value_and_trace`: `Type: value`, then, under `At:`, each frame from the one that
-    raised outwards as `  path(line): function`."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return [f"{type(exc).__name__}: {exc}", "", "At:", *(f"  {f.filename}({f.lineno}): {f.name}" for f in reversed(frames))]
 
 
 def _postprocess(scores: list) -> int:
