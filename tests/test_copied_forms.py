@@ -16,6 +16,7 @@ import pytest
 
 from analyzer.core.records import EventKind
 from tests import failureforms as forms
+from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.test_fastpath import assert_same, line_path
 
@@ -338,3 +339,42 @@ def test_a_notebooks_copy_begun_at_a_library_frame_without_the_word_file():
     assert [(frame.path, frame.lineno, frame.function) for frame in link.frames] == [
         ("/usr/lib/python3.11/loader/shards.py", 41, "check")]
     assert assert_same(b"see /usr/lib/x.py:41, in the docs\nthe run at x.py:41, in check(n) was slow\n") == []
+
+
+def test_colour_codes_a_viewer_showed_in_caret_notation():
+    """A CI page's copy shows ESC as `^[` (`^[[31mERROR^[[0m`): the codes go, as real ones do; a regex's
+    `^[[:alpha:]]` in a message is no colour code."""
+    exc = capture(_infer)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    lines = fmt.vllm_worker([f"ERROR 01-26 09:25:37 [core.py:935] {said}"], name="EngineCore_DP0", pid=738)
+    coloured = "> [2026-01-26T17:25:37Z] " + lines[0].replace("(EngineCore_DP0 pid=738)", "^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m").replace(
+        "ERROR ", "^[[31mERROR^[[0m ", 1)
+    (event,) = assert_same(f"{coloured}\n".encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == ("ConnectionError", str(exc), "pid=738")
+    (event,) = assert_same(b"ValueError: pattern ^[[:alpha:]] is not supported\n")
+    assert event.root.message == "pattern ^[[:alpha:]] is not supported"
+
+
+def test_a_record_quoted_whole_as_one_code_span():
+    """`` `ERROR 05-16 10:53:31 [core.py:390] AttributeError: ...` ``: the span is the user's, the record the log's."""
+    exc = capture(_infer)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    (event,) = assert_same(f"`ERROR 05-16 10:53:31 [core.py:390] {said}`\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
+
+
+class nixlNotFoundError(Exception):  # (named as the extension module's class is)
+    """An extension's exception class named in lower case (nixl's bindings)."""
+
+
+nixlNotFoundError.__module__ = "nixl._bindings"
+
+
+def test_an_extensions_class_named_in_lower_case_alone_is_an_error():
+    exc = nixlNotFoundError("NIXL_ERR_NOT_FOUND")
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    assert said == "nixl._bindings.nixlNotFoundError: NIXL_ERR_NOT_FOUND"
+    (event,) = assert_same(f"{AROUND[0]}\n{said}\n{AROUND[1]}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.BARE, "nixl._bindings.nixlNotFoundError", "NIXL_ERR_NOT_FOUND")
+    assert assert_same(b"nixlNotFoundError: NIXL_ERR_NOT_FOUND\nconsole.error: x\n") == []  # (no module: no class)

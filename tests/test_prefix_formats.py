@@ -373,3 +373,13 @@ def test_a_dated_levelled_prefix_in_front_of_an_error_without_traceback(form):
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
     assert (event.span.line_start, event.span.line_end) == (2, 2)
     assert _events(write(["| table | cell |", "Error: not a Python exception", "ValueError in a sentence"])) == []
+
+
+def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
+    """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `): learned from the
+    exception line behind it."""
+    exc = capture(_register_worker)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    (event,) = assert_same(f"[serving_chat.py:1001] {said}\n[serving_chat.py:1001] request done\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
+    assert _events(["[serving_chat.py:1001] Error: not a Python exception", "[x.py:3] waiting for ValueError: x"]) == []

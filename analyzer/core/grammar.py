@@ -196,12 +196,14 @@ def remote_task(text: str) -> bool:
 # An exception line seen outside a traceback: only names that read as exceptions, so that
 # "Note: ..." or "Loading: 50%" lines are not taken for errors; `Exception` itself is one, but not
 # `Error` (a command line tool's "Error: ..." is no Python exception); nor is a class of a module of
-# exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
+# exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`), and a
+# class of a module named in lower case as an extension's may be (`nixl._bindings.nixlNotFoundError`).
 EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
 EXCEPTION_NAME = rf"[A-Z]\w*{EXCEPTION_SUFFIX}"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*){_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
+    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}){_INNER})"
+    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 

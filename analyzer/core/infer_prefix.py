@@ -39,13 +39,14 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | `, a dated record's prefix that
 # names its level between bars (FastChat logs stderr as `2023-05-30 17:19:25 | ERROR | stderr | `, loguru
-# writes `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `), and glog's (C++ servers such as Triton:
-# `E0614 14:43:50.807869 370 pb_stub.cc:598] `, its level letter sometimes lost in a paste).
+# writes `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `), glog's (C++ servers such as Triton:
+# `E0614 14:43:50.807869 370 pb_stub.cc:598] `, its level letter sometimes lost in a paste), and a logger's
+# place tag left of vLLM's prefix where a paste cut its level and time (`[serving_chat.py:1001] `).
 _EXCEPTION_AHEAD = r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: )"
 _PREFIX_BEFORE_EXCEPTION = regex.compile(
     r"^(?:[A-Za-z0-9][\w.-]* +\| |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)? +\| +"
     rf"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ "
-    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] )" + _EXCEPTION_AHEAD)
+    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 

@@ -51,7 +51,14 @@ _MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
 _NO_PREFIX = PrefixMeta()
 
 
+# A colour code a viewer's copy shows in caret notation (`^[[31m`: ESC as `^[`, as `cat -v` and CI log pages
+# print it); only colour codes, which no text writes so.
+_CARET_ANSI = regex.compile(r"\^\[\[[0-9;]*m")
+
+
 def strip_ansi(text: str) -> str:
+    if "^[[" in text:
+        text = _CARET_ANSI.sub("", text)
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
@@ -441,7 +448,8 @@ def _unfenced(text: str) -> str:
     span the paste opened at a line's start or closed at its end on another line (a backtick there
     that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
-    wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``)."""
+    wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``), or a span
+    that is the whole line."""
     if text.startswith("```") and text[3:].strip("`").strip():
         text = text[3:].lstrip("`")
     if text.endswith("```") and text.rstrip("`").strip():
@@ -451,6 +459,8 @@ def _unfenced(text: str) -> str:
             return text[1:]
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
+    elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[1:2].strip() and text[-2:-1].strip():
+        return text[1:-1]  # the whole line one code span
     return text
 
 
