@@ -378,3 +378,15 @@ def test_an_extensions_class_named_in_lower_case_alone_is_an_error():
     assert (event.kind, event.root.exception_type, event.root.message) == (
         EventKind.BARE, "nixl._bindings.nixlNotFoundError", "NIXL_ERR_NOT_FOUND")
     assert assert_same(b"nixlNotFoundError: NIXL_ERR_NOT_FOUND\nconsole.error: x\n") == []  # (no module: no class)
+
+
+@pytest.mark.parametrize("which", ["innermost", "every"])
+def test_a_source_line_that_alone_lost_its_indentation(which):
+    """The frame lines kept their indentation, their source lines did not (a paste, an editor's reflow)."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    sources = [i for i, line in enumerate(lines) if line.startswith("    ") and lines[i - 1].startswith("  File ")]
+    for i in sources[-1:] if which == "innermost" else sources:
+        lines[i] = lines[i].strip()
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)

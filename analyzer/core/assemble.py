@@ -682,6 +682,9 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
+            if (stripped and g.FRAME.match(block.texts[-1]) and not g.exception_line_at_source(text)
+                    and not self._starts_record(text)):
+                return _Step.TAKE  # the source line of the frame above, which alone lost its indentation
             if self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):

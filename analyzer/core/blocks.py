@@ -130,11 +130,14 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     stripped = False  # the last frame line lost (some of) its indentation, and so did its source line
     after_frame = False  # the line before was a frame line
     frame_indent = -1  # the last frame line's
+    framed = False  # the line before was a frame line
     while i < len(lines):
         text = lines[i]
         frame = g.FRAME.match(text)
         # (a blank line between a frame and its source line is a paste's doubled line break)
         right_after, after_frame = stripped and after_frame, frame is not None or (after_frame and not text.strip())
+        source_lost = framed and text.strip() and not g.exception_line_at_source(text)  # (its indentation)
+        framed = frame is not None
         if frame:
             has_traceback = True
             # a function's name holds no blank (but in `<cell line: 4>`): after one, a terminal's padding joined
@@ -146,7 +149,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             frame_indent = len(text) - len(text.lstrip(" "))
         elif _exception_at(text, frame_indent):
             break  # the exception line, indented as the frames are: a paste indented all but the header
-        elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip())
+        elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()) or source_lost
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):
             if frames and frames[-1].code is None and _is_source(text):
