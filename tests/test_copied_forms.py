@@ -390,3 +390,20 @@ def test_a_source_line_that_alone_lost_its_indentation(which):
         lines[i] = lines[i].strip()
     (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
     assert actual_chain(event.chain) == expected_chain(exc)
+
+
+@pytest.mark.parametrize("cut", [", in ", ", in", ", "], ids=("before the function", "after in", "after the number"))
+@pytest.mark.parametrize("quoted", [False, True], ids=("plain", "quoted"))
+def test_a_copy_begun_at_a_frame_line_wrapped_in_its_place(cut, quoted):
+    """A page wrapped the innermost frame line before its function (or its `in f`), and the copy begins there."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    at = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    head, rest = lines[at].rsplit(cut, 1)
+    copy = [head + cut.rstrip(" "), rest.lstrip(), *lines[at + 1:]]  # (the wrap took the space it broke at)
+    if quoted:  # a markdown quote of it
+        copy = [f"> {line}" for line in copy]
+    (event,) = _tracebacks([AROUND[0], *copy, AROUND[1]])
+    (expected,) = expected_chain(exc)[-1:]
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames[-1:])

@@ -627,9 +627,9 @@ class TracebackAssembler:
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
             self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
         elif ((frame := g.FRAME.match(text)) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
-              or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
-            # frames without their header: the log was cut above them (maybe inside the first; an
-            # editor's copy may have made its path or line number a markdown link); further in than
+              or g.PLACE_CUT.match(text) or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
+            # frames without their header: the log was cut above them (maybe inside the first, or in its
+            # place; an editor's copy may have made its path or line number a markdown link); further in than
             # Python puts a frame, the traceback is indented as a whole (pip's output of a build)
             indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if frame else 0
             self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
@@ -682,11 +682,11 @@ class TracebackAssembler:
             if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
+            if self._frame_rest(block, text):
+                return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if (stripped and g.FRAME.match(block.texts[-1]) and not g.exception_line_at_source(text)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of the frame above, which alone lost its indentation
-            if self._frame_rest(block, text):
-                return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)
                 return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows

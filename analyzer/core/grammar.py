@@ -71,6 +71,9 @@ FRAME = regex.compile(
 # A frame line as log viewers export it newest-first: indentation may be stripped.
 REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
+# A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f'.
+PLACE_CUT = regex.compile(r'^\s*File "[^"]*", line \d+,?(?: in)?\s*$')
+
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f',
 # or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
 FRAME_CUT = regex.compile(r'^\s*File "[^"]*(?P<closed>",?)?\s*$')
@@ -83,7 +86,6 @@ _FRAME_START = regex.compile(r'^\s*File "')
 # A piece of a function's name as a frame line prints it: no blank but inside `<...>` (`<cell line: 4>`).
 FUNCTION_PART = r"(?:[^\s<]|<[^<>]*>)"
 _FUNCTION = regex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
-_FUNCTION_CUT = regex.compile(r'^\s+File "[^"]*", line \d+, in$')  # a paste's break before the function's name
 
 
 def joined_frame(cut: str, rest: str) -> str | None:
@@ -111,7 +113,9 @@ def rest_of_frame_line(cut: str, rest: str) -> str | None:
         if (after := FRAME.match(cut + rest)) is not None and (
                 _FUNCTION.fullmatch(after["function"]) if after["function"] else before is None):
             return cut + rest
-        return f"{cut} {rest}" if _FUNCTION_CUT.match(cut) and _FUNCTION_REST.match(rest) else None
+        joined = f"{cut} {rest}"  # a paste's break (a page's soft wrap took the space it broke at)
+        after = FRAME.match(joined) if PLACE_CUT.match(cut) else None
+        return joined if after is not None and after["function"] and _FUNCTION.fullmatch(after["function"]) else None
     return cut + rest if cut[:1] == " " and before["function"] is not None and _FUNCTION_REST.match(rest) else None
 
 
