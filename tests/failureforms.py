@@ -276,6 +276,14 @@ def pybind_what(exc: BaseException) -> list[str]:
     return [f"{type(exc).__name__}: {exc}", "", "At:", *(f"  {f.filename}({f.lineno}): {f.name}" for f in reversed(frames))]
 
 
+def streamlit_error_box(exc: BaseException) -> list[str]:
+    """Streamlit's error box as a copy from the page gives it: the exception line, `Traceback:`, then the
+    frames oldest first, flush left, each with its source line four spaces in."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [traceback.format_exception_only(exc)[-1].rstrip("\n"), "Traceback:",
+            *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

@@ -407,3 +407,16 @@ def test_a_copy_begun_at_a_frame_line_wrapped_in_its_place(cut, quoted):
     (expected,) = expected_chain(exc)[-1:]
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames[-1:])
+
+
+def test_streamlits_error_box_copied_from_the_page():
+    """The exception line first, then `Traceback:` and the frames (oldest first, flush left)."""
+    exc = capture(_infer)
+    lines = forms.streamlit_error_box(exc)
+    (event,) = _tracebacks([AROUND[0], *lines, "", AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames)
+    assert not event.truncated
+    events = assert_same(f"{lines[0]}\nTraceback: see the log above\nINFO next\n".encode())  # (no box: the line alone)
+    assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]

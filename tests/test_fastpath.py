@@ -402,6 +402,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["0614 14:43:50.807869 370 pb_stub.cc:598] " + forms.pybind_what(capture(_chained))[0],
          *forms.pybind_what(capture(_chained))[1:]],
         fmt.fastchat_stderr(["ConnectionError: refused", "(Caused by x)"]), fmt.loguru(["ValueError: bad value 3"]),
+        forms.streamlit_error_box(capture(_chained)),
     ))
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, pytest_report, richtb, vscode
+from analyzer.core import ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -49,6 +49,7 @@ class _State(enum.Enum):
     VSCODE = "vscode"  # VS Code's debugger's copy of an exception (core/vscode.py)
     PYBIND = "pybind"  # pybind11's stack under an exception line (`At:`, innermost first)
     LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
+    STREAMLIT = "streamlit"  # Streamlit's error box: the exception line, `Traceback:`, the frames (core/streamlit.py)
 
 
 class _Step(enum.Enum):
@@ -60,7 +61,7 @@ class _Step(enum.Enum):
 
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
-             _State.PYTEST, _State.PYBIND, _State.LOGGED)
+             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (_State.BARE, _State.NOTE, _State.LOGGED)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
@@ -768,6 +769,9 @@ class TracebackAssembler:
                 return _Step.TAKE
             if len(block.texts) == 1 and not stripped:
                 return _Step.TAKE  # (looked at again if no `At:` follows it)
+            if len(block.texts) == 1 and stripped == streamlit.HEADER:
+                block.state, block.kind = _State.STREAMLIT, EventKind.TRACEBACK
+                return _Step.TAKE
             if g.FRAME.match(text) and (_wraps_remote(block.texts[0])
                                         or (len(block.texts) == 2 and g.remote_task(block.texts[1]))):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
@@ -817,6 +821,10 @@ class TracebackAssembler:
             return _Step.CLOSE
         if state is _State.PYTEST:
             return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
+        if state is _State.STREAMLIT:  # frame lines, each with its source line under it
+            if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2):
+                return _Step.TAKE
+            return _Step.CLOSE
         if state is _State.PYBIND:
             return _Step.TAKE if g.PYBIND_FRAME.match(text) else _Step.CLOSE
         if state is _State.LOGGED:  # one blank line, then pybind11's stack, or the error ends on its line
@@ -924,7 +932,8 @@ class TracebackAssembler:
             chain, context = pytest_report.parse(texts), ""
         else:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED
-                                else vscode.to_standard(texts) if block.state is _State.VSCODE else texts)
+                                else vscode.to_standard(texts) if block.state is _State.VSCODE
+                                else streamlit.to_standard(texts) if block.state is _State.STREAMLIT else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.first

@@ -1,0 +1,28 @@
+"""The exception Streamlit's app shows in its error box, as users copy it from the page, rewritten into
+the standard format so that `blocks.parse_chain` reads it like any other.
+
+    ModuleNotFoundError: No module named 'ml'
+    Traceback:
+    File "/app/venv/lib/python3.8/site-packages/streamlit/script_runner.py", line 354, in _run_script
+        exec(code, module.__dict__)
+    File "/app/src/ml/app.py", line 4, in <module>
+        from ml.pages.intro import IntroPage
+
+The exception line comes first, then `Traceback:` and the frames oldest first, each with its source
+line, the frame lines flush left.
+"""
+
+from __future__ import annotations
+
+from analyzer.core import grammar as g
+
+__all__ = ["HEADER", "to_standard"]
+
+HEADER = "Traceback:"  # the line between the exception line and the frames
+
+
+def to_standard(texts: list[str]) -> list[str]:
+    """The lines in CPython's order and indentation: header, frames, exception line."""
+    at = texts.index(HEADER)
+    frames = [f"  {text}" if g.FRAME.match(text) and text[:1] != " " else text for text in texts[at + 1:]]
+    return [g.HEADER_TEXT, *frames, *texts[:at]]
