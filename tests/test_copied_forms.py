@@ -420,3 +420,23 @@ def test_streamlits_error_box_copied_from_the_page():
     assert not event.truncated
     events = assert_same(f"{lines[0]}\nTraceback: see the log above\nINFO next\n".encode())  # (no box: the line alone)
     assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]
+
+
+@pytest.mark.parametrize("quote", ["`{}`", "\u201d{}\u201c", "\u201c{}\u201d"], ids=("code span", "curly quotes reversed", "curly quotes"))
+def test_an_exception_line_quoted_in_a_sentence(quote):
+    """The error quoted in the middle of the user's sentence: the words before it are its context."""
+    exc = capture(_infer)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    events = assert_same(f"设置--tp 2后报错{quote.format(said)}，但是单卡正常\n".encode())
+    assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
+        (EventKind.BARE, "ConnectionError", str(exc), "设置--tp 2后报错")]
+    assert assert_same(f"see {quote.format('Note: not an error')} and `x: y`\n".encode()) == []
+
+
+def test_an_exception_line_behind_a_one_word_label():
+    exc = capture(_infer)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    events = assert_same(f"python -m vllm.entrypoints.openai.api_server\n7b-model: {said}\n".encode())
+    assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
+        (EventKind.BARE, "ConnectionError", str(exc), "7b-model")]
+    assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n".encode()) == []

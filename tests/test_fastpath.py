@@ -403,6 +403,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          *forms.pybind_what(capture(_chained))[1:]],
         fmt.fastchat_stderr(["ConnectionError: refused", "(Caused by x)"]), fmt.loguru(["ValueError: bad value 3"]),
         forms.streamlit_error_box(capture(_chained)),
+        ["设置--tp 2后报错`RuntimeError: [TM][ERROR] Assertion fail`，但是", "7b-model: torch.cuda.OutOfMemoryError: CUDA out"],
     ))
 
 

@@ -649,9 +649,8 @@ class TracebackAssembler:
             self._opened(line, _State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
-        elif "\uff1a" in text and (exception := g.exception_after_prose(text)) is not None:
-            self._opened(replace(line, text=exception), _State.BARE, EventKind.BARE,
-                         context=text[:text.index("\uff1a")].strip())
+        elif (words := g.exception_in_words(text)) is not None:
+            self._opened(replace(line, text=words[1]), _State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
             self._opened(replace(line, text=runpy[1]), _State.BARE, EventKind.BARE, context=runpy[0])
         elif 'File "' in text and (glued := g.frame_after_words(text)) is not None:  # (cut above: no header)

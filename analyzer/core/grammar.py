@@ -35,7 +35,7 @@ __all__ = [
     "EXCEPTION_SUFFIX",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
-    "exception_after_prose",
+    "exception_in_words",
     "CARETS",
     "LOG_RECORD_START",
     "ARGPARSE_USAGE",
@@ -211,12 +211,24 @@ BARE_EXCEPTION_LINE = regex.compile(
 )
 
 
-def exception_after_prose(text: str) -> str | None:
-    """The exception line a user's words in CJK glued to the line with a fullwidth colon
-    (`运行报如下错误：RuntimeError: ...`); else None."""
+def exception_in_words(text: str) -> tuple[str, str] | None:
+    """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
+    ...`), quoted in them (an inline code span, curly quotes), or behind a one-word label (`7b-model:
+    torch.cuda.OutOfMemoryError: ...`; not a level: `INFO: retrying after ValueError: ...` is none): the
+    words before it and the exception line; else None. Its type must read as an exception's."""
+    if (label := _LABEL.match(text)) is not None and BARE_EXCEPTION_LINE.match(rest := text[label.end():]):
+        return label["label"], rest
     words, colon, rest = text.partition("\uff1a")
-    rest = rest.strip()
-    return rest if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest) else None
+    if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest := rest.strip()):
+        return words.strip(), rest
+    for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
+        if BARE_EXCEPTION_LINE.match(inner := quoted.group()[1:-1].strip()):
+            return text[:quoted.start()].strip(), inner
+    return None
+
+
+_LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
+_QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
 
 
 # `python -m module` when the module's spec cannot be found (CPython's runpy, through sys.exit): the
