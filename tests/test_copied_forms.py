@@ -431,6 +431,7 @@ def test_an_exception_line_quoted_in_a_sentence(quote):
     assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
         (EventKind.BARE, "ConnectionError", str(exc), "设置--tp 2后报错")]
     assert assert_same(f"see {quote.format('Note: not an error')} and `x: y`\n".encode()) == []
+    assert assert_same(f"it raises a {quote.format('KeyError')} here\n".encode()) == []  # (a class named, no error)
 
 
 def test_an_exception_line_behind_a_one_word_label():
@@ -440,3 +441,4 @@ def test_an_exception_line_behind_a_one_word_label():
     assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
         (EventKind.BARE, "ConnectionError", str(exc), "7b-model")]
     assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n".encode()) == []
+    assert assert_same(b"error_class: KeyError\n") == []  # (a class named, no error)

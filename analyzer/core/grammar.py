@@ -216,15 +216,22 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     ...`), quoted in them (an inline code span, curly quotes), or behind a one-word label (`7b-model:
     torch.cuda.OutOfMemoryError: ...`; not a level: `INFO: retrying after ValueError: ...` is none): the
     words before it and the exception line; else None. Its type must read as an exception's."""
-    if (label := _LABEL.match(text)) is not None and BARE_EXCEPTION_LINE.match(rest := text[label.end():]):
+    if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
         return label["label"], rest
     words, colon, rest = text.partition("\uff1a")
     if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest := rest.strip()):
         return words.strip(), rest
     for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
-        if BARE_EXCEPTION_LINE.match(inner := quoted.group()[1:-1].strip()):
+        if _said(inner := quoted.group()[1:-1].strip()):
             return text[:quoted.start()].strip(), inner
     return None
+
+
+def _said(text: str) -> bool:
+    """An exception line with a message: a type alone in words (`raises a \u201cKeyError\u201d`, `type: KeyError`)
+    names the class, it reports no error."""
+    m = BARE_EXCEPTION_LINE.match(text)
+    return m is not None and bool(m["message"])
 
 
 _LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
