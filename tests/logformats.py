@@ -32,6 +32,8 @@ __all__ = [
     "torch_glog",
     "glog",
     "loguru",
+    "ci_clock",
+    "app_stream_level",
     "torchrun_tee",
     "vllm_record",
     "vllm_worker",
@@ -114,6 +116,16 @@ def loguru(lines: list[str], level: str = "ERROR", where: str = "app.server:main
     each line a record of its own (a message without line breaks)."""
     return [f"{when:%Y-%m-%d %H:%M:%S}.{when.microsecond // 1000:03d} | {level:<8} | {where} - {line}"
             for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
+def ci_clock(lines: list[str], start: datetime = T0) -> list[str]:
+    """A CI runner's clock on every line it captured, month by name and no year (`Nov 20 16:03:25 `)."""
+    return [f"{when:%b %d %H:%M:%S} {line}" for when, line in zip(_ticking(len(lines), start, timedelta(seconds=1)), lines)]
+
+
+def app_stream_level(lines: list[str], stream: str = "stdout", level: str = "INFO", start: datetime = T0) -> list[str]:
+    """An app's launcher that tags each line of its child's streams: `[16:10:33] stdout/INFO  `."""
+    return [f"[{when:%H:%M:%S}] {stream}/{level}  {line}" for when, line in zip(_ticking(len(lines), start, timedelta(seconds=1)), lines)]
 
 
 def logging_each_line(lines: list[str], name: str = "sglang", level: str = "INFO", start: datetime = T0,

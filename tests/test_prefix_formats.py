@@ -383,3 +383,25 @@ def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
     (event,) = assert_same(f"[serving_chat.py:1001] {said}\n[serving_chat.py:1001] request done\n".encode())
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
     assert _events(["[serving_chat.py:1001] Error: not a Python exception", "[x.py:3] waiting for ValueError: x"]) == []
+
+
+class OutOfResources(Exception):
+    """A class of a module of exceptions, named without an Error suffix (as triton.runtime.errors')."""
+
+
+OutOfResources.__module__ = "triton.runtime.errors"
+
+
+@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level"])
+def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
+    """A time alone (a CI runner's clock, an ISO time) or with a stream and level, in front of an exception
+    line with no traceback, is learned from it; its type reads as one by its module's name too."""
+    for exc in (capture(_register_worker), OutOfResources("out of resource: shared memory, Required: 98304")):
+        said = traceback.format_exception_only(exc)[0].rstrip("\n")
+        lines = ["starting", said, "done"]
+        wrapped = (fmt.ci_clock(lines) if form == "ci_clock" else fmt.app_stream_level(lines) if form == "app_stream_level"
+                   else [f"2026-01-26 17:25:3{i} {line}" for i, line in enumerate(lines)])
+        (event,) = assert_same("\n".join([*wrapped, ""]).encode())
+        assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
+            EventKind.BARE, traceback.format_exception_only(exc)[0].split(":")[0], str(exc), 2)
+    assert _events(fmt.ci_clock(["Error: not a Python exception", "waiting for ValueError: x"])) == []

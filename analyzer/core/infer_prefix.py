@@ -37,15 +37,21 @@ __all__ = [
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
-# without a traceback behind it is read too: docker compose's `service  | `, a dated record's prefix that
-# names its level between bars (FastChat logs stderr as `2023-05-30 17:19:25 | ERROR | stderr | `, loguru
-# writes `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `), glog's (C++ servers such as Triton:
-# `E0614 14:43:50.807869 370 pb_stub.cc:598] `, its level letter sometimes lost in a paste), and a logger's
-# place tag left of vLLM's prefix where a paste cut its level and time (`[serving_chat.py:1001] `).
-_EXCEPTION_AHEAD = r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: )"
+# without a traceback behind it is read too: docker compose's `service  | `; a time, alone (a CI runner's
+# `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
+# `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `;
+# an app's `[16:10:33] stdout/INFO  `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
+# pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
+# vLLM prefix (`[serving_chat.py:1001] `). The exception's type reads as one by its name or its module's.
+_EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
+                    r"|(?:[A-Za-z_]\w*+\.)+(?:exc|exceptions|errors)\.[A-Z]\w*: )")
+_LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _PREFIX_BEFORE_EXCEPTION = regex.compile(
-    r"^(?:[A-Za-z0-9][\w.-]* +\| |\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)? +\| +"
-    rf"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ "
+    r"^(?:[A-Za-z0-9][\w.-]* +\| "
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? +"
+    rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
+    rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
@@ -89,7 +95,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
-    if m is None and ("| " in body or "] " in body) and (prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
+    if m is None and ": " in body and (body[:1].isalnum() or body[:1] == "[") and (
+            prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
         return prefix.group(), False
     if m is None or not body[:m.start()].strip():
         return None
