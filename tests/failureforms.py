@@ -593,6 +593,13 @@ def reindented(lines: list[str], source: int = 6) -> list[str]:
     return out
 
 
+def html_rendered(lines: list[str]) -> list[str]:
+    """A traceback pasted into an issue outside a code block, copied from the rendered page: the renderer
+    took `<module>`, `<lambda>` and the like for HTML tags and dropped them, and the copy lost the blanks
+    they left at the lines' ends."""
+    return [re.sub(r"<[A-Za-z][^<>]*>", "", line).rstrip() for line in lines]
+
+
 def double_spaced(lines: list[str]) -> list[str]:
     """A paste that doubled every line break (a blank line after each line)."""
     return [piece for line in lines for piece in (line, "")][:-1]

@@ -442,3 +442,17 @@ def test_an_exception_line_behind_a_one_word_label():
         (EventKind.BARE, "ConnectionError", str(exc), "7b-model")]
     assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n".encode()) == []
     assert assert_same(b"error_class: KeyError\n") == []  # (a class named, no error)
+
+
+@pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
+def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
+    """`in <module>` copied from a rendered issue reads `in`: still a frame, its function unknown."""
+    exc = capture(lambda: _load_shard("model.layers.3.mlp.down_proj.weight"))
+    lines = forms.html_rendered(text_of(exc).rstrip("\n").split("\n"))
+    assert any(line.endswith(", in") for line in lines)
+    (event,) = _tracebacks([AROUND[0], *(forms.stripped(lines) if strip else lines), AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:2] for frame in actual.frames] == [frame[:2] for frame in expected.frames]
+    assert [frame[2] for frame in actual.frames] == [None if frame[2].startswith("<") else frame[2] for frame in expected.frames]

@@ -404,6 +404,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         fmt.fastchat_stderr(["ConnectionError: refused", "(Caused by x)"]), fmt.loguru(["ValueError: bad value 3"]),
         forms.streamlit_error_box(capture(_chained)),
         ["设置--tp 2后报错`RuntimeError: [TM][ERROR] Assertion fail`，但是", "7b-model: torch.cuda.OutOfMemoryError: CUDA out"],
+        forms.html_rendered(pasted), forms.stripped(forms.html_rendered(pasted)), fmt.ci_clock(["RuntimeError: NCCL error"]),
     ))
 
 

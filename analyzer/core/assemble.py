@@ -669,7 +669,7 @@ class TracebackAssembler:
         if state is _State.FRAMES:
             if text[:1] == " " and self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped before a space
-            if (g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
+            if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text)):
                 if len(block.texts) == 1 and not block.indent and _tells_indent(text):
                     block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
@@ -684,7 +684,7 @@ class TracebackAssembler:
                 return _Step.TAKE  # the source line of a frame whose indentation was stripped
             if self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
-            if (stripped and g.FRAME.match(block.texts[-1]) and not g.exception_line_at_source(text)
+            if (stripped and g.frame_line(block.texts[-1]) and not g.exception_line_at_source(text)
                     and not self._starts_record(text)):
                 return _Step.TAKE  # the source line of the frame above, which alone lost its indentation
             if _nests_traceback(text):
@@ -1008,7 +1008,7 @@ def _ends_stripped_frame(texts: list[str], i: int) -> bool:
     """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, the rest of one
     broken in two, or (first) one the paste began inside of."""
     text = texts[i]
-    if g.FRAME.match(text):
+    if g.frame_line(text):
         return g.lost_indentation(text)
     if i:
         return g.lost_indentation(texts[i - 1]) and g.joined_frame(texts[i - 1], text) is not None

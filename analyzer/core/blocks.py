@@ -133,7 +133,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     framed = False  # the line before was a frame line
     while i < len(lines):
         text = lines[i]
-        frame = g.FRAME.match(text)
+        frame = g.frame_line(text)
         # (a blank line between a frame and its source line is a paste's doubled line break)
         right_after, after_frame = stripped and after_frame, frame is not None or (after_frame and not text.strip())
         source_lost = framed and text.strip() and not g.exception_line_at_source(text)  # (its indentation)
@@ -142,7 +142,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             has_traceback = True
             # a function's name holds no blank (but in `<cell line: 4>`): after one, a terminal's padding joined
             # the source line
-            function, code = _FUNCTION_AND_CODE.match(frame["function"] or "").groups()
+            function, code = _FUNCTION_AND_CODE.match(frame.groupdict().get("function") or "").groups()
             code = _TRAILING_CARETS.sub("", code).strip()  # (and its caret line, where the copy joined that too)
             frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code or None))
             stripped = g.lost_indentation(text)

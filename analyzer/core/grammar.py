@@ -17,6 +17,9 @@ __all__ = [
     "REPEATED",
     "REVERSED_FRAME",
     "FRAME_CUT",
+    "PLACE_CUT",
+    "NAMELESS_FRAME",
+    "frame_line",
     "frame_cut_at_start",
     "joined_frame",
     "rest_of_frame_line",
@@ -30,7 +33,12 @@ __all__ = [
     "lost_indentation",
     "EXCEPTION_LINE",
     "wraps_remote",
+    "remote_task",
+    "runpy_error",
+    "frame_after_words",
     "REMOTE_QUOTE",
+    "PYBIND_AT",
+    "PYBIND_FRAME",
     "PIP_OUTPUT_END",
     "EXCEPTION_SUFFIX",
     "EXCEPTION_NAME",
@@ -73,6 +81,15 @@ REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
 # A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f'.
 PLACE_CUT = regex.compile(r'^\s*File "[^"]*", line \d+,?(?: in)?\s*$')
+# A frame line whose function a rendered page took for an HTML tag and dropped (`in <module>` -> `in`): a
+# copy from an issue whose traceback was not in a code block. (Where the next line is its rest, that one
+# was cut there instead: see rest_of_frame_line.)
+NAMELESS_FRAME = regex.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+), in\s*$')
+
+
+def frame_line(text: str) -> regex.Match | None:
+    """A frame line, with its function or without it (NAMELESS_FRAME)."""
+    return FRAME.match(text) or NAMELESS_FRAME.match(text)
 
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f',
 # or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
