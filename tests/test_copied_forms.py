@@ -456,3 +456,24 @@ def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
     assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
     assert [frame[:2] for frame in actual.frames] == [frame[:2] for frame in expected.frames]
     assert [frame[2] for frame in actual.frames] == [None if frame[2].startswith("<") else frame[2] for frame in expected.frames]
+
+
+@pytest.mark.parametrize("wrap", ["torchrun", "worker"])
+def test_lines_of_one_prefix_a_paste_joined(wrap):
+    """Two prefixed lines joined into one (a source line and the next frame line): the prefix repeated
+    inside the line tells where the second began."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    prefixed = ([f"[rank0]: {line}" for line in lines] if wrap == "torchrun"
+                else fmt.vllm_worker(lines, name="VllmWorker", rank=0, pid=4300))
+    at = next(i for i, line in enumerate(lines) if line.startswith("    ") and i + 1 < len(lines) and lines[i + 1].startswith("  File"))
+    prefixed[at:at + 2] = [f"{prefixed[at]} {prefixed[at + 1]}"]
+    (event,) = _tracebacks([AROUND[0], *prefixed, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    quoted = [f"> {line}" for line in text_of(capture(lambda: _check_positive(-1))).rstrip("\n").split("\n")]
+    (event,) = _tracebacks(quoted)  # (a quote's `> ` is no channel: `if x > 0` stays one line)
+    assert event.root.frames[-1].code.startswith('if not x > 0: raise ValueError(f"{x} > 0 is false")')
+
+
+def _check_positive(x: int) -> None:
+    if not x > 0: raise ValueError(f"{x} > 0 is false")  # noqa: E701 - one line, ` > ` inside it

@@ -405,6 +405,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.streamlit_error_box(capture(_chained)),
         ["设置--tp 2后报错`RuntimeError: [TM][ERROR] Assertion fail`，但是", "7b-model: torch.cuda.OutOfMemoryError: CUDA out"],
         forms.html_rendered(pasted), forms.stripped(forms.html_rendered(pasted)), fmt.ci_clock(["RuntimeError: NCCL error"]),
+        [f"[rank0]: {pasted[0]}", f"[rank0]: {pasted[1]} [rank0]: {pasted[2]}", *(f"[rank0]: {line}" for line in pasted[3:])],
     ))
 
 

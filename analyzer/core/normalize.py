@@ -28,6 +28,7 @@ from analyzer.core.prefixes import (
     KNOWN,
     PASTED,
     TORCHRUN,
+    WORKER,
     KnownPrefix,
     PrefixMeta,
     parse_timestamp,
@@ -118,6 +119,8 @@ class LineNormalizer:
         if known is not None:
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
+        if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
+            return [line for piece in lines for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
@@ -440,6 +443,19 @@ def _shown(text: str) -> str:
     if "\r" in text:
         text = next((part for part in reversed(text.split("\r")) if part), "")
     return text
+
+
+def _joined(text: str) -> list[str] | None:
+    """The lines of a line that begins with a channel's head (torchrun's `[rank0]:`, a worker's `(... pid=N)`)
+    and holds it again after a blank: lines a paste joined (`[rank0]:     f( [rank0]:   File ...`); else None."""
+    head = (TORCHRUN.pattern.match(text) or WORKER.pattern.match(text)) if "]:" in text or "pid=" in text else None
+    if head is None:
+        return None
+    mark = " " + head.group().rstrip()
+    if mark not in text:
+        return None
+    first, *more = text.split(mark)
+    return [first, *(mark[1:] + piece for piece in more)]
 
 
 def _unfenced(text: str) -> str:
