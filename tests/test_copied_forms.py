@@ -126,6 +126,17 @@ def _infer() -> None:
     _raise_if_error(response)
 
 
+def _inference_failure() -> tuple[BaseException, str]:
+    """A real error, and its exception line as Python prints it."""
+    exc = capture(_infer)
+    return exc, traceback.format_exception_only(exc)[0].rstrip("\n")
+
+
+def _bare_errors(data: bytes) -> list[tuple]:
+    """The errors both paths find in `data`, each as (kind, type, message, context)."""
+    return [(e.kind, e.root.exception_type, e.root.message, e.context) for e in assert_same(data)]
+
+
 def test_a_paste_that_doubled_its_line_breaks_and_lost_its_indentation():
     """A source line such as `_raise_if_error(response)` reads like a wrapped type (`Type(Inner)`); after a
     frame line and a blank line it is still that frame's source line."""
@@ -309,8 +320,7 @@ def test_ipythons_plain_mode(spaced):
 @pytest.mark.parametrize("indent", ["  ", "   ", "\t"])
 def test_an_exception_line_quoted_alone_and_indented(indent):
     """A description quotes the error alone, indented (maybe under the `raise` that raised it)."""
-    exc = capture(_infer)
-    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    exc, said = _inference_failure()
     events = assert_same("\n".join([AROUND[0], f"{indent}...", f"{indent}raise ConnectionError(message)",
                                     f"{indent}{said}", AROUND[1], ""]).encode())
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
@@ -344,8 +354,7 @@ def test_a_notebooks_copy_begun_at_a_library_frame_without_the_word_file():
 def test_colour_codes_a_viewer_showed_in_caret_notation():
     """A CI page's copy shows ESC as `^[` (`^[[31mERROR^[[0m`): the codes go, as real ones do; a regex's
     `^[[:alpha:]]` in a message is no colour code."""
-    exc = capture(_infer)
-    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    exc, said = _inference_failure()
     lines = fmt.vllm_worker([f"ERROR 01-26 09:25:37 [core.py:935] {said}"], name="EngineCore_DP0", pid=738)
     coloured = "> [2026-01-26T17:25:37Z] " + lines[0].replace("(EngineCore_DP0 pid=738)", "^[[0;36m(EngineCore_DP0 pid=738)^[[0;0m").replace(
         "ERROR ", "^[[31mERROR^[[0m ", 1)
@@ -357,8 +366,7 @@ def test_colour_codes_a_viewer_showed_in_caret_notation():
 
 def test_a_record_quoted_whole_as_one_code_span():
     """`` `ERROR 05-16 10:53:31 [core.py:390] AttributeError: ...` ``: the span is the user's, the record the log's."""
-    exc = capture(_infer)
-    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    exc, said = _inference_failure()
     (event,) = assert_same(f"`ERROR 05-16 10:53:31 [core.py:390] {said}`\n".encode())
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
 
@@ -425,20 +433,16 @@ def test_streamlits_error_box_copied_from_the_page():
 @pytest.mark.parametrize("quote", ["`{}`", "\u201d{}\u201c", "\u201c{}\u201d"], ids=("code span", "curly quotes reversed", "curly quotes"))
 def test_an_exception_line_quoted_in_a_sentence(quote):
     """The error quoted in the middle of the user's sentence: the words before it are its context."""
-    exc = capture(_infer)
-    said = traceback.format_exception_only(exc)[0].rstrip("\n")
-    events = assert_same(f"设置--tp 2后报错{quote.format(said)}，但是单卡正常\n".encode())
-    assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
+    exc, said = _inference_failure()
+    assert _bare_errors(f"设置--tp 2后报错{quote.format(said)}，但是单卡正常\n".encode()) == [
         (EventKind.BARE, "ConnectionError", str(exc), "设置--tp 2后报错")]
     assert assert_same(f"see {quote.format('Note: not an error')} and `x: y`\n".encode()) == []
     assert assert_same(f"it raises a {quote.format('KeyError')} here\n".encode()) == []  # (a class named, no error)
 
 
 def test_an_exception_line_behind_a_one_word_label():
-    exc = capture(_infer)
-    said = traceback.format_exception_only(exc)[0].rstrip("\n")
-    events = assert_same(f"python -m vllm.entrypoints.openai.api_server\n7b-model: {said}\n".encode())
-    assert [(e.kind, e.root.exception_type, e.root.message, e.context) for e in events] == [
+    exc, said = _inference_failure()
+    assert _bare_errors(f"python -m vllm.entrypoints.openai.api_server\n7b-model: {said}\n".encode()) == [
         (EventKind.BARE, "ConnectionError", str(exc), "7b-model")]
     assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n".encode()) == []
     assert assert_same(b"error_class: KeyError\n") == []  # (a class named, no error)
