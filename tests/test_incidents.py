@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import pickle
 from contextlib import redirect_stdout
 from functools import cache
 from pathlib import Path
@@ -328,3 +329,36 @@ def test_the_same_error_recurring_through_a_long_log_is_one_incident():
     assert (incident.first_seen.minute, incident.last_seen.minute) == (0, 48)
     split = analysed({"run.log": lines}, run_gap_seconds=600)  # a shorter run gap: each its own run
     assert len(split) == 5 and all(i.is_run_root for i in split)
+
+
+def _unpack_args(args: tuple) -> None:
+    first, second = args  # raises ValueError: too many values to unpack
+
+
+def _worker_step(results: list) -> None:
+    try:
+        _unpack_args((1, 2, 3))
+    except ValueError as err:
+        results.append(err)
+
+
+def _collective_rpc(results: list) -> None:
+    for result in map(pickle.loads, results):  # (sent between processes: its traceback stays behind)
+        if isinstance(result, BaseException):
+            raise result  # the worker's exception, received and raised again
+
+
+def test_an_error_raised_again_where_it_was_received_is_a_consequence_of_where_it_was_raised():
+    """vLLM's engine re-raises the exception a worker sent back (`raise result`); the worker prints its
+    own traceback too. Printed first or not, the engine's is the echo; the worker's is the root cause."""
+    results: list = []
+    _worker_step(results)
+    worker = text_of(results[0]).splitlines()
+    engine = text_of(capture(lambda: _collective_rpc([pickle.dumps(results[0])]))).splitlines()
+    incidents = analysed({"run.log": [*(f"ERROR 04-07 10:56:15 [core.py:390] {line}" for line in engine),
+                                      *(f"(VllmWorker rank=1 pid=9198) {line}" for line in worker)]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert root.info.frames[-1].function == "_unpack_args" and root.event.rank == "rank1"
+    (echo,) = [i for i in incidents if not i.is_run_root]
+    assert echo.info.frames[-1].code == "raise result  # the worker's exception, received and raised again"
+    assert echo.caused_by == root.id

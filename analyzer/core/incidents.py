@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+import regex
+
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
 from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
@@ -306,11 +308,26 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     """The first root cause, or where it is an exception line without frames (the end of a copy cut
     above it, a logged echo), the same error printed with its frames later in the run: the error of its
     diagnosed link, or of a link its chain wraps it in (vLLM logs `IndexError('Error in model execution:
-    ...')`, then the chain whose last link that is)."""
-    if first.info.frames or not first.info.exception_type:
+    ...')`, then the chain whose last link that is). Where the first was raised again where it was received
+    (`raise result`: vLLM's engine re-raising a worker's exception), the same error printed where it was
+    raised first."""
+    if not first.info.exception_type:
         return first
     said = (first.info.exception_type, _first_line(first))
-    return next((i for i in roots if i.info.frames and said in _links_said(i)), first)
+    if not first.info.frames:
+        return next((i for i in roots if i.info.frames and said in _links_said(i)), first)
+    if _raised_again(first):
+        return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
+    return first
+
+
+def _raised_again(incident: Incident) -> bool:
+    """Whether its error was raised at a `raise name` (an exception object made elsewhere, raised anew)."""
+    code = incident.info.frames[-1].code or ""
+    return code.startswith("raise ") and _RAISED_NAME.fullmatch(code, 6) is not None
+
+
+_RAISED_NAME = regex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may follow it)
 
 
 def _links_said(incident: Incident) -> set[tuple[str, str]]:
