@@ -287,13 +287,15 @@ def test_a_frame_line_glued_to_words_by_a_colon(colon):
     assert assert_same(b"see File \"x.py\", line 3, in f\nthe log:File x.py line 3\n") == []  # (no colon; no frame)
 
 
+@pytest.mark.parametrize("header", [False, True], ids=("from its first frame", "with its header"))
 @pytest.mark.parametrize("source", [6, 2], ids=("source further in", "source at the frames' indentation"))
-def test_an_exception_line_indented_as_its_frames(source):
+def test_an_exception_line_indented_as_its_frames(source, header):
     """A traceback a description re-indented by hand: its exception line as far in as its frames, not at
     the line's start (where it would close the traceback) nor under a frame (where it would be source)."""
     exc = capture(_load_weights)
-    last = text_of(exc).rstrip("\n").split("\n\n")[-1]  # (the outermost link's traceback)
-    (event,) = _tracebacks([AROUND[0], *forms.reindented(last.split("\n"), source)])
+    last = text_of(exc).rstrip("\n").split("\n\n")[-1].split("\n")  # (the outermost link's traceback)
+    (event,) = _tracebacks([AROUND[0], *last[:1] * header, *forms.reindented(last, source), AROUND[1]])
+    assert event.truncated is not header  # (with its header it is whole)
     (actual,) = actual_chain(event.chain)
     expected = expected_chain(exc)[-1]
     assert (actual.exception_type, actual.message, actual.frames) == (

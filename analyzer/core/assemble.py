@@ -464,6 +464,7 @@ class TracebackAssembler:
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
                 or not all(text[:2] == "  " and not text.isspace() for text in texts)  # (one space in: maybe a rest)
+                or any(text[2:3] != " " and text[2:7] != "File " and g.BARE_EXCEPTION_LINE.match(text[2:]) for text in texts)
                 or (len(block.texts) == 1 and _tells_indent(texts[0]))):  # (see _advance: read it one by one)
             return False
         block.texts += map(self._texts.hold, texts)
@@ -669,6 +670,9 @@ class TracebackAssembler:
         if state is _State.FRAMES:
             if text[:1] == " " and self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped before a space
+            if _exception_at_frames_indent(block, text):
+                block.state, block.held = _State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
+                return _Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text)):
                 if len(block.texts) == 1 and not block.indent and _tells_indent(text):
@@ -975,6 +979,15 @@ def _retold(block: _Block, exception_line: str) -> bool:
 def _indented_below(exception_line: str, texts: list[str]) -> bool:
     """Whether `texts` are all indented under an exception line that is not: its message's further lines."""
     return exception_line[:1] not in (" ", "\t") and all(text[:1] in (" ", "\t") for text in texts)
+
+
+def _exception_at_frames_indent(block: _Block, text: str) -> bool:
+    """Whether `text` is an exception line two blanks in, as the frame line above it (after its source
+    lines) is: a traceback re-indented by hand. (Only two in: `extend` refuses such a line cheaply.)"""
+    if text[:2] != "  " or text[2:3] in (" ", "\t", "") or text[2:7] == "File ":
+        return False
+    frame = next((held for held in reversed(block.texts[-1 - _SOURCE_LINES:]) if g.frame_line(held)), None)
+    return frame is not None and frame[2:3] != " " and g.BARE_EXCEPTION_LINE.match(text[2:]) is not None
 
 
 def _typeless_header(block: _Block) -> bool:
