@@ -448,7 +448,9 @@ def _shown(text: str) -> str:
 def _joined(text: str) -> list[str] | None:
     """The lines of a line that begins with a channel's head (torchrun's `[rank0]:`, a worker's `(... pid=N)`)
     and holds it again after a blank: lines a paste joined (`[rank0]:     f( [rank0]:   File ...`); else None."""
-    head = (TORCHRUN.pattern.match(text) or WORKER.pattern.match(text)) if "]:" in text or "pid=" in text else None
+    if text.count("]:") < 2 and text.count("pid=") < 2:  # (the head twice: most lines have it once)
+        return None
+    head = TORCHRUN.pattern.match(text) or WORKER.pattern.match(text)
     if head is None:
         return None
     mark = " " + head.group().rstrip()
