@@ -464,7 +464,7 @@ class TracebackAssembler:
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
                 or not all(text[:2] == "  " and not text.isspace() for text in texts)  # (one space in: maybe a rest)
-                or any(text[2:3] != " " and text[2:7] != "File " and g.BARE_EXCEPTION_LINE.match(text[2:]) for text in texts)
+                or any(text[2:3] != " " and text[2:7] != "File " and g.exception_line_at_indent(text, 2) for text in texts)
                 or (len(block.texts) == 1 and _tells_indent(texts[0]))):  # (see _advance: read it one by one)
             return False
         block.texts += map(self._texts.hold, texts)
@@ -987,7 +987,7 @@ def _exception_at_frames_indent(block: _Block, text: str) -> bool:
     if text[:2] != "  " or text[2:3] in (" ", "\t", "") or text[2:7] == "File ":
         return False
     frame = next((held for held in reversed(block.texts[-1 - _SOURCE_LINES:]) if g.frame_line(held)), None)
-    return frame is not None and frame[2:3] != " " and g.BARE_EXCEPTION_LINE.match(text[2:]) is not None
+    return frame is not None and frame[2:3] != " " and g.exception_line_at_indent(text, 2)
 
 
 def _typeless_header(block: _Block) -> bool:

@@ -147,7 +147,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             frames.append(Frame(frame["path"], int(frame["lineno"]), function or None, code or None))
             stripped = g.lost_indentation(text)
             frame_indent = len(text) - len(text.lstrip(" "))
-        elif _exception_at(text, frame_indent):
+        elif g.exception_line_at_indent(text, frame_indent):
             break  # the exception line, indented as the frames are: a paste indented all but the header
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()) or source_lost
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
@@ -161,7 +161,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         if not has_traceback:
             return [], i, []
         return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
-    exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if _exception_at(lines[i], frame_indent) else lines[i])
+    exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if g.exception_line_at_indent(lines[i], frame_indent) else lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
             return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
@@ -325,13 +325,6 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
 
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
 _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
-
-
-def _exception_at(text: str, indent: int) -> bool:
-    """Whether `text` is an exception line indented by `indent` (> 0) blanks, named as exceptions are named
-    (a source line such as `raise` or `x: int = 1` at that indentation is none)."""
-    return (indent > 0 and text[:indent].isspace() and text[indent:indent + 1] not in ("", " ", "\t")
-            and g.BARE_EXCEPTION_LINE.match(text[indent:]) is not None)
 
 
 def _is_source(text: str) -> bool:

@@ -52,6 +52,7 @@ __all__ = [
     "GROUP_SEPARATOR",
     "OUTPUT_LEAD",
     "exception_line_at_source",
+    "exception_line_at_indent",
     "introduces_output",
     "is_frame_detail",
 ]
@@ -302,6 +303,14 @@ def exception_line_at_source(text: str) -> bool:
         return False
     named_class = m["type"].split("(", 1)[0].rsplit(".", 1)[-1][:1].isupper()
     return (m["message"] is not None and named_class) or BARE_EXCEPTION_LINE.match(text) is not None
+
+
+def exception_line_at_indent(text: str, indent: int) -> bool:
+    """Whether `text` is an exception line `indent` (> 0) blanks in, named as exceptions are named (a
+    source line such as `raise` or `x: int = 1` at that indentation is none): a traceback re-indented
+    by hand puts it as far in as its frames."""
+    return (indent > 0 and text[:indent].isspace() and text[indent:indent + 1] not in ("", " ", "\t")
+            and BARE_EXCEPTION_LINE.match(text[indent:]) is not None)
 
 
 # concurrent.futures.process._RemoteTraceback quotes the worker's traceback between '"""' lines.
