@@ -48,6 +48,10 @@ PATTERNS = [
             style="plain", source=_at("demo/cache.py", 20, "size_pool")),
     Pattern(id="demo.logged", exception="log.error", template="Scheduler hit an exception while decoding batches",
             source=_at("demo/scheduler.py", 5, "event_loop")),
+    Pattern(id="demo.no-device", exception="RuntimeError", template="Failed to infer device type",
+            source=_at("demo/config.py", 90, "infer_device")),
+    Pattern(id="demo.getattr", exception="AttributeError", template="{!r} object has no attribute {!r}",
+            source=_at("demo/utils.py", 7, "Proxy.__getattr__")),
     Pattern(id="demo.linear-assert", exception="AssertionError", template="",
             source=_at("demo/gen/layers/linear.py", 88, "weight_loader"), assert_expr="param.shape == loaded.shape"),
 ]
@@ -110,6 +114,27 @@ def test_generic_template_needs_the_site_to_agree(matcher):
     offered = matcher.match_message("ValueError: Unsupported dtype: float8")
     assert (offered.pattern.id, offered.match_kind) == ("demo.dtype", MatchKind.POSSIBLE)
     assert offered.confidence < 0.5
+
+
+def _bare_line(exc: BaseException) -> ErrorInfo:
+    """The exception as a log shows it with no traceback: its last line alone."""
+    (event,) = events_from_lines([text_of(exc).splitlines()[-1]], "server.log", NO_NOTICES)
+    return event.chain[-1]
+
+
+def test_a_bare_line_in_a_log_is_not_pinned_on_a_generic_text_with_values(matcher):
+    """The interpreter itself says `'EagleProposer' object has no attribute 'positions'`: a log's bare
+    line that fits a generic template with values names no pattern; `explain` still offers it."""
+    missing = capture(lambda: object.__getattribute__(object(), "positions"))
+    assert isinstance(missing, AttributeError)
+    line = _bare_line(missing)
+    assert line.frames == () and matcher.match(line).pattern is None
+    asked = matcher.match_message(f"AttributeError: {missing}")
+    assert (asked.pattern.id, asked.match_kind) == ("demo.getattr", MatchKind.POSSIBLE)
+    assert matcher.match(_bare_line(ValueError("Unsupported dtype: float8"))).pattern is None
+    # a fixed text is that text wherever it is read: still offered
+    fixed = matcher.match(_bare_line(RuntimeError("Failed to infer device type")))
+    assert (fixed.pattern.id, fixed.match_kind) == ("demo.no-device", MatchKind.POSSIBLE)
 
 
 def test_same_text_twins_are_told_apart_by_function_in_any_frame(matcher):

@@ -43,7 +43,7 @@ from analyzer.core.schema import Pattern
 from analyzer.core.sites import SiteIndex, StackKey
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
-from analyzer.core.template.fields import literal_parts, literal_text
+from analyzer.core.template.fields import has_fields, literal_parts, literal_text
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_keys", "site_key"]
 
@@ -57,7 +57,7 @@ class MatchKind(enum.Enum):
     EXACT = "exact"
     RAISE_SITE = "raise_site"
     FUZZY = "fuzzy"
-    POSSIBLE = "possible"  # a generic template fits, and no traceback says where the error was raised
+    POSSIBLE = "possible"  # a generic template fits, and no traceback says where the error was raised (see _Entry)
     UNKNOWN = "unknown"
 
 
@@ -94,6 +94,9 @@ class _Entry:
     content: frozenset[str]  # the literal words that say what the error is about (not filler)
     root: str | None  # the package the pattern's raise site is in
     generic: bool  # a short text raised at a site in a package: anyone's text until the site agrees
+    # ... and one with values, not a curated page: a log's message alone never names it (`'{}' object has no
+    # attribute '{}'` is also the interpreter's own text); only `explain` offers it as "possible"
+    needs_site: bool
     compiled: CompiledTemplate | None = None
     broken: bool = False
 
@@ -159,8 +162,10 @@ class Matcher:
         if entry is None:  # a store gives each id one pattern
             literal, tokens = literal_parts(pattern.template, _WORD, pattern.style)
             spec, root = specificity(literal, tokens), package_root(pattern)
+            generic = spec.generic and root is not None
+            needs_site = generic and not pattern.curated and has_fields(pattern.template, pattern.style)
             entry = _Entry(pattern, tokens, literal, pattern.short_exception, spec, content_words(tokens), root,
-                           spec.generic and root is not None)
+                           generic, needs_site)
             self._entries[pattern.id] = entry
         return entry
 
@@ -179,7 +184,7 @@ class Matcher:
     def match(self, info: ErrorInfo) -> Diagnosis:
         stack = self._framed.stack(info.frames) if self._framed else ()
         short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
-        return self._match_cached((short_type, info.message, site_frames(info.frames), stack))
+        return self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""
@@ -187,12 +192,13 @@ class Matcher:
             head, _, rest = message.partition(": ")
             if regex.fullmatch(r"[A-Za-z_][\w.]*", head):
                 exception_type, message = head.rsplit(".", 1)[-1], rest
-        return self._match_cached((exception_type, message, (), ()))
+        return self._match_cached((exception_type, message, (), (), True))
 
-    def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...], StackKey]) -> Diagnosis:
-        short_type, message, frames, stack = key
+    def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...], StackKey, bool]) -> Diagnosis:
+        """`key[-1]`: a generic text with values may be offered as "possible" (asked about, not read in a log)."""
+        short_type, message, frames, stack, asked = key
         words = message_words(message)
-        exact = self._exact(short_type, message, words, frames)
+        exact = self._exact(short_type, message, words, frames, asked)
         exact_pattern = exact.pattern if exact is not None else None
         framed = self._framed.match(short_type, message, stack) if stack else None
         if framed is not None and (exact_pattern is None or len(self._entry(framed[0]).literal)
@@ -229,10 +235,10 @@ class Matcher:
         return not frames or entry.root is None or raised_in(frames, entry.root)
 
     def _exact(self, short_type: str | None, message: str, words: set[str],
-               frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
+               frames: tuple[SiteFrame, ...], asked: bool) -> Diagnosis | None:
         hits = []
         for entry in (e for word in words for e in self._bucket(word, short_type) if e.tokens <= words):
-            if not self._belongs(entry, frames):
+            if not self._belongs(entry, frames) or (entry.needs_site and not frames and not asked):
                 continue
             evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
             if frames and entry.generic and Evidence.FUNCTION not in evidence:

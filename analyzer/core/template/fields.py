@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import regex
 
-__all__ = ["TemplateError", "Field", "segments", "literal_text", "literal_parts", "literal_tokens"]
+__all__ = ["TemplateError", "Field", "segments", "has_fields", "literal_text", "literal_parts", "literal_tokens"]
 
 STYLES = ("auto", "fstring", "format", "percent", "plain")
 _TOKEN_RE = regex.compile(r"[a-z0-9_-]{3,}")
@@ -312,6 +312,14 @@ def segments(template: str, style: str = "auto") -> tuple[list[_Segment], str]:
 def literal_text(template: str, style: str = "auto") -> str:
     """The fixed text with each field replaced by one space, whitespace collapsed."""
     return literal_parts(template, _NO_WORD, style)[0]
+
+
+def has_fields(template: str, style: str = "auto") -> bool:
+    """Whether the template holds a value (a template that does not parse is taken as fixed text)."""
+    try:
+        return any(not isinstance(part, str) for part in segments(template, style)[0])
+    except TemplateError:
+        return False
 
 
 def literal_parts(template: str, word: regex.Pattern[str], style: str = "auto") -> tuple[str, frozenset[str]]:
