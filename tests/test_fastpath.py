@@ -420,6 +420,14 @@ def test_failure_forms(seed, wrap):
     assert len(events) > len(failure_forms())
 
 
+def test_failure_forms_at_the_start_of_the_input():
+    """The input's first line has no line before it: a pattern that looks at what precedes the text
+    must see the start as well, indented or not; a line arriving in pieces smaller than a header too."""
+    for form in failure_forms():
+        for lead in ("", " "):
+            assert_same("\n".join([lead + form[0], *form[1:]]).encode(), chunks=(*CHUNKS, 7))
+
+
 def test_first_characters_rule_out_only_prefixes_that_cannot_match():
     from analyzer.core.normalize import _ruled_out
     from analyzer.core.prefixes import KNOWN

@@ -46,7 +46,7 @@ __all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile
 # prefix, so not after a name character, nor after a letter and a space as in prose
 # (`after ConnectionResetError: ...`, `token usage: `), though a container prefix ends in `F `,
 # `P ` or `Z `.
-_OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|[^A-EG-OQ-Ya-z] )"
+_OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|(?:^|[^A-EG-OQ-Ya-z]) )"
 # How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote;
 # and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.

@@ -114,7 +114,10 @@ class ChunkScanner:
                 events += self.scanner.feed(self._text(line, 0, len(line) - 1, self._dropped))
                 self._dropped = 0
             else:
-                if self._finder is not None and end > start and _ends_in_header(line, len(line) - 1):
+                if self._finder is not None and _ends_in_header(line, len(line) - 1):
+                    if end == start:  # the line after it is not here yet: held with it
+                        self._keep(self._tail + chunk, 0)
+                        return events
                     line, start = line + chunk[start:end], end  # with the line after it (as below)
                 self._scan(line, 0, len(line), events)
         if end > start:
