@@ -76,6 +76,15 @@ def vllm_record(message: str, exc: BaseException | None = None, when: datetime =
     return text.split("\n")
 
 
+def logging_placed(message: str, exc: BaseException | None = None, when: datetime = T0,
+                   name: str = "lmdeploy") -> list[str]:
+    """`logger.exception(message)` formatted `%(asctime)s - %(name)s - %(levelname)s - %(filename)s:%(lineno)d
+    - %(message)s` (lmdeploy's logger): the record's first line prefixed, its traceback's lines not."""
+    formatter = logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(filename)s:%(lineno)d - %(message)s")
+    return formatter.format(_record(message, exc, when, pathname=f"/srv/{name}/utils.py", lineno=411,
+                                    name=name)).split("\n")
+
+
 def vllm_worker(lines: list[str], name: str = "VllmWorker", pid: int = 4321, rank: int | None = None,
                 tp: int | None = None) -> list[str]:
     """vLLM's multiprocessing workers write stdout/stderr through a wrapper that starts each line with
@@ -296,6 +305,11 @@ def ecs_logger(message: str, exc: BaseException, when: datetime = T0, name: str 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
     """`kubectl logs --timestamps`: the runtime's RFC 3339 time (nanoseconds) and a space before each line."""
     return [f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {line}" for i, line in enumerate(lines)]
+
+
+def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
+    """pdsh (DeepSpeed's multi-node launcher): `%h: ` in front of each line a host's processes print."""
+    return [f"{host}: {line}" for line in lines]
 
 
 def numbered(lines: list[str], first: int = 1) -> list[str]:

@@ -80,6 +80,7 @@ FORMATS = {
     "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
+    "logging_placed": lambda tb: fmt.logging_placed("Failed to load the model", tb[0]),
     # a launcher logging each line its server prints: the server's prefix inside on the first line only
     "launcher_relays_sglang": lambda tb: fmt.logging_each_line(
         fmt.sglang_record("Scheduler hit an exception: ", tb[1]), name="__main__"),
@@ -91,6 +92,8 @@ FORMATS = {
     "stacked": lambda tb: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), rank=3),
                                               "vllm-1")),
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
+    "pdsh": lambda tb: fmt.pdsh(tb[1]),
+    "pdsh_torchrun": lambda tb: fmt.pdsh([f"[rank0]: {line}" for line in tb[1]]),
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
     "notebook_viewer": lambda tb: fmt.notebook_viewer(tb[1]),
@@ -113,6 +116,24 @@ def test_the_lines_come_back_exactly_as_python_printed_them(name):
     event = _only(FORMATS[name]((exc, lines)), exc)
     assert [t for t in event.lines[1:] if t.strip()] == [t for t in lines[1:] if t.strip()]
     assert event.lines[0].endswith(lines[0])
+
+
+def test_an_exception_line_logged_behind_the_place_of_the_call():
+    """`logger.error(f"{type(e).__name__}: {e}")` behind `... - ERROR - utils.py:411 - `: a bare error."""
+    exc = capture(_odd_message)
+    (line,) = fmt.logging_placed(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
+    assert (event.chain[-1].exception_type, event.chain[-1].message) == ("ValueError", "first")
+    assert event.timestamp is not None and event.timestamp.year == 2026
+
+
+def test_pdsh_hosts_in_front_of_a_cut_traceback():
+    """The tail of a rank's traceback behind pdsh's host and torchrun's rank, its frame lines cut: the
+    exception line is read, on its host's channel."""
+    exc, lines = _tb(_register_worker)
+    (event,) = _events(fmt.pdsh([f"[rank0]: {line}" for line in lines[-3:]]))
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert (event.host, event.rank) == ("10.29.253.123", "rank0")
 
 
 def test_the_prefix_metadata_of_learned_prefixes():
@@ -376,12 +397,14 @@ def test_a_dated_levelled_prefix_in_front_of_an_error_without_traceback(form):
 
 
 def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
-    """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `): learned from the
-    exception line behind it."""
+    """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `), or just before the blank
+    in front of it: learned from the exception line behind it."""
     exc = capture(_register_worker)
     said = traceback.format_exception_only(exc)[0].rstrip("\n")
-    (event,) = assert_same(f"[serving_chat.py:1001] {said}\n[serving_chat.py:1001] request done\n".encode())
-    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
+    for cut in ("", " "):
+        (event,) = assert_same(f"...\n{cut}[serving_chat.py:1001] {said}\n{cut}[serving_chat.py:1001] done\n".encode())
+        assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError",
+                                                                               str(exc))
     assert _events(["[serving_chat.py:1001] Error: not a Python exception", "[x.py:3] waiting for ValueError: x"]) == []
 
 

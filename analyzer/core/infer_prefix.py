@@ -52,7 +52,7 @@ _PREFIX_BEFORE_EXCEPTION = regex.compile(
     rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
-    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
+    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -95,7 +95,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
         is_header = True
-    if m is None and ": " in body and (body[:1].isalnum() or body[:1] == "[") and (
+    if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] == "[") and (
             prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
         return prefix.group(), False
     if m is None or not body[:m.start()].strip():

@@ -50,6 +50,9 @@ CONTAINER = KnownPrefix("container", regex.compile(
 # A CI runner's time on every line it captured (Buildkite: `[2025-06-26T16:27:15Z] `).
 CI_TIME = KnownPrefix("ci_time", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\](?: |$)"), Scope.LINE)
+# pdsh (DeepSpeed's multi-node launcher) puts the host each line came from in front of it; only an
+# address is taken: a name and a colon read as prose (`Error: `, `Note: `).
+PDSH = KnownPrefix("pdsh", regex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "), Scope.LINE)
 SYSLOG = KnownPrefix("syslog", regex.compile(
     r"^(?:(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) )?"
     r"(?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
@@ -62,9 +65,10 @@ WORKER = KnownPrefix("worker", regex.compile(
 TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
+# logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+) - "
-    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: |$)"), Scope.MESSAGE)
+    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
 LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
 # vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0).
@@ -74,7 +78,7 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
 # Outermost first, as they stack.
-KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (PASTED before all)
+KNOWN = (CONTAINER, CI_TIME, PDSH, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (PASTED before all)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
@@ -125,7 +129,10 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
     groups = m.groupdict()
     if groups.get("ts"):
         meta.timestamp = parse_timestamp(groups["ts"]) or meta.timestamp
-    if kind is SYSLOG:
+    if kind is PDSH:
+        meta.host = groups["host"]
+        meta.channel += (groups["host"],)
+    elif kind is SYSLOG:
         meta.host = groups["host"]
         meta.channel += (f"{groups['host']} {groups['proc']}[{groups['pid']}]",)
         meta.rank = meta.rank or f"pid={groups['pid']}"
