@@ -307,6 +307,13 @@ def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
     return [f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {line}" for i, line in enumerate(lines)]
 
 
+def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "litellm", pid: int = 511221,
+            start: datetime = T0) -> list[str]:
+    """`journalctl`'s short output, `%b %e %T host ident[pid]: ` (a copy may have lost the host)."""
+    where = f"{host} " if host else ""
+    return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}[{pid}]: {line}" for line in lines]
+
+
 def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
     """pdsh (DeepSpeed's multi-node launcher): `%h: ` in front of each line a host's processes print."""
     return [f"{host}: {line}" for line in lines]

@@ -154,6 +154,7 @@ WRAPS = {
     "container": lambda rng, line: f"2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**9):09d}Z stderr F {line}",
     "crlf": lambda rng, line: line + "\r",
     "syslog": lambda rng, line: f"Dec  1 10:00:00 gpu-node-7 python3[{rng.choice((5, 6))}]: {line}",
+    "syslog_no_host": lambda rng, line: f"fev  1 10:00:00 litellm[{rng.choice((5, 6))}]: {line}",
     "pdsh": lambda rng, line: f"10.0.0.{rng.choice((5, 6))}: " + rng.choice(("", "[rank0]: ", "[rank1]: ")) + line,
     "torchrun": lambda rng, line: f"[rank{rng.randrange(2)}]: {line}",
     "ray": lambda rng, line: f"(pid={rng.choice((12, 13))}, ip=10.0.0.1) {line}",

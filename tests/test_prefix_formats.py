@@ -93,6 +93,8 @@ FORMATS = {
                                               "vllm-1")),
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
     "pdsh": lambda tb: fmt.pdsh(tb[1]),
+    "journal": lambda tb: fmt.journal(tb[1]),
+    "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
     "pdsh_torchrun": lambda tb: fmt.pdsh([f"[rank0]: {line}" for line in tb[1]]),
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
@@ -134,6 +136,16 @@ def test_pdsh_hosts_in_front_of_a_cut_traceback():
     (event,) = _events(fmt.pdsh([f"[rank0]: {line}" for line in lines[-3:]]))
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
     assert (event.host, event.rank) == ("10.29.253.123", "rank0")
+
+
+def test_a_journal_without_its_host_after_a_frame_copied_without_it():
+    """A copy of `journalctl` lost the host (and the first line its prefix and indentation): the
+    frame, its source line and the exception line are still one traceback's tail."""
+    exc, lines = _tb(_register_worker)
+    frame, code, said = lines[-3:]
+    (event,) = _events([frame.lstrip(), *fmt.journal([code, said], host=None)])
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert event.root.frames[-1].code == code.strip()
 
 
 def test_the_prefix_metadata_of_learned_prefixes():

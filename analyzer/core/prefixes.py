@@ -53,9 +53,11 @@ CI_TIME = KnownPrefix("ci_time", regex.compile(
 # pdsh (DeepSpeed's multi-node launcher) puts the host each line came from in front of it; only an
 # address is taken: a name and a colon read as prose (`Error: `, `Note: `).
 PDSH = KnownPrefix("pdsh", regex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "), Scope.LINE)
+# journald/syslog: `time host proc[pid]: `; a copy may lack the time or the host, not both (a month in a
+# locale's lower case too: `fev`)
 SYSLOG = KnownPrefix("syslog", regex.compile(
-    r"^(?:(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) )?"
-    r"(?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
+    r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
+    r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
 # Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`.
 WORKER = KnownPrefix("worker", regex.compile(
     r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
@@ -133,8 +135,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.host = groups["host"]
         meta.channel += (groups["host"],)
     elif kind is SYSLOG:
-        meta.host = groups["host"]
-        meta.channel += (f"{groups['host']} {groups['proc']}[{groups['pid']}]",)
+        meta.host = groups["host"] or meta.host
+        meta.channel += (f"{groups['host'] or ''} {groups['proc']}[{groups['pid']}]",)
         meta.rank = meta.rank or f"pid={groups['pid']}"
     elif kind is WORKER:
         meta.host = groups["ip"] or meta.host
