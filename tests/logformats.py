@@ -314,6 +314,12 @@ def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "lit
     return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}[{pid}]: {line}" for line in lines]
 
 
+def heroku(lines: list[str], dyno: str = "web.1", start: datetime = T0,
+           step: timedelta = timedelta(microseconds=2)) -> list[str]:
+    """`heroku logs`: the time with its offset, then `app[dyno]: ` in front of each line."""
+    return [f"{when.isoformat()}+00:00 app[{dyno}]: {line}" for when, line in zip(_ticking(len(lines), start, step), lines)]
+
+
 def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
     """pdsh (DeepSpeed's multi-node launcher): `%h: ` in front of each line a host's processes print."""
     return [f"{host}: {line}" for line in lines]

@@ -93,6 +93,7 @@ FORMATS = {
                                               "vllm-1")),
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
     "pdsh": lambda tb: fmt.pdsh(tb[1]),
+    "heroku": lambda tb: fmt.heroku(tb[1]),
     "journal": lambda tb: fmt.journal(tb[1]),
     "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
     "pdsh_torchrun": lambda tb: fmt.pdsh([f"[rank0]: {line}" for line in tb[1]]),
@@ -146,6 +147,14 @@ def test_a_journal_without_its_host_after_a_frame_copied_without_it():
     (event,) = _events([frame.lstrip(), *fmt.journal([code, said], host=None)])
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
     assert event.root.frames[-1].code == code.strip()
+
+
+def test_heroku_dynos_lines_copied_without_their_indentation():
+    """`heroku logs --tail` copied from a page that dropped each line's indentation, from mid-traceback."""
+    exc, lines = _tb(_register_worker)
+    (event,) = _events(fmt.heroku([line.strip() for line in lines[2:]]))
+    assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), "web.1")
+    assert event.root.frames[-1].code == lines[-2].strip()
 
 
 def test_the_prefix_metadata_of_learned_prefixes():
