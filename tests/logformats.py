@@ -320,6 +320,14 @@ def heroku(lines: list[str], dyno: str = "web.1", start: datetime = T0,
     return [f"{when.isoformat()}+00:00 app[{dyno}]: {line}" for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 
+def aws_lambda(exc: BaseException) -> list[str]:
+    """The Python Lambda runtime's log of an unhandled error (awslambdaric's `log_error`): `[ERROR] Type:
+    message`, then `Traceback (most recent call last):` and the stack as `traceback.format_list` gives
+    it, without the exception line again."""
+    stack = "".join(traceback.format_list(traceback.extract_tb(exc.__traceback__)))
+    return [f"[ERROR] {type(exc).__name__}: {exc}", "Traceback (most recent call last):", *stack.splitlines()]
+
+
 def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
     """pdsh (DeepSpeed's multi-node launcher): `%h: ` in front of each line a host's processes print."""
     return [f"{host}: {line}" for line in lines]

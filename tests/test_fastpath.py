@@ -409,6 +409,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["设置--tp 2后报错`RuntimeError: [TM][ERROR] Assertion fail`，但是", "7b-model: torch.cuda.OutOfMemoryError: CUDA out"],
         forms.html_rendered(pasted), forms.stripped(forms.html_rendered(pasted)), fmt.ci_clock(["RuntimeError: NCCL error"]),
         [f"[rank0]: {pasted[0]}", f"[rank0]: {pasted[1]} [rank0]: {pasted[2]}", *(f"[rank0]: {line}" for line in pasted[3:])],
+        # AWS Lambda's exception line above the stack alone
+        fmt.aws_lambda(capture(_chained)),
     ))
 
 

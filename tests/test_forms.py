@@ -604,6 +604,27 @@ def test_a_paste_that_lost_its_indentation(form):
         [(f.path.rsplit("/", 1)[-1], f.lineno, f.function, f.code) for f in original.root.frames]  # (a cut path's file)
 
 
+@pytest.mark.parametrize("wrap", ["log", "code-span", "timestamped"])
+def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
+    """AWS Lambda's runtime logs the exception line first, then the stack alone: one traceback. Where the
+    stack ends in its own exception line, the line above it is an error of its own, as before."""
+    exc = capture(_load_weights)
+    original = only(text_of(exc).splitlines())
+    lines = {"log": lambda: fmt.aws_lambda(exc),
+             "code-span": lambda: [f"`{line}" if k == 0 else f"{line}`" if k == len(fmt.aws_lambda(exc)) - 1 else line
+                                   for k, line in enumerate(fmt.aws_lambda(exc))],
+             "timestamped": lambda: fmt.ci_timestamps(fmt.aws_lambda(exc))}[wrap]()
+    event = only(lines)
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.TRACEBACK, "KeyError",
+                                                                           original.root.message)
+    assert not event.truncated and (event.span.line_start, event.span.line_end) == (1, len(lines))
+    assert [(f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.lineno, f.function, f.code) for f in original.root.frames]
+    assert_same("\n".join(lines).encode())
+    said, whole = events([fmt.aws_lambda(exc)[0], *text_of(exc).splitlines()])
+    assert (said.kind, whole.kind, whole.span.line_start) == (EventKind.NOTICE, EventKind.TRACEBACK, 2)
+
+
 def _run_stage(config):
     return _load_weights() if config else None
 

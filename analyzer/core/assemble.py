@@ -99,6 +99,8 @@ class _Block:
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
     logged: ErrorInfo | None = None  # the error a logged error's line reports
+    # An exception line right above its header (see _leads): the traceback's own if it ends without one
+    lead: _Block | None = None
 
 
 def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -> _Block:
@@ -444,6 +446,11 @@ class TracebackAssembler:
                 return out
             if step is _Step.DROP:
                 self._forget(line.stream)
+            elif _leads(block, line):
+                self._forget(line.stream)
+                out.extend(self._start(line))
+                self._open[line.stream].lead = block  # its event waits for the traceback's end
+                return out
             else:
                 out.extend(self._close(line.stream))
                 if line.stream in self._open:  # a line held back by the closed block opened one
@@ -886,13 +893,27 @@ class TracebackAssembler:
         block = self._forget(key)
         held = self._trim(block)
         if held:
-            out = [self._event(block)]
+            out = self._led(block)
             for line in held:
                 out.extend(self._feed(line))
             return out
         if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1]):
             return []  # a usage text printed on its own (--help, a warning): not an error
-        return [self._event(block)]
+        return self._led(block)
+
+    def _led(self, block: _Block) -> list[ErrorEvent]:
+        """The block's event; where an exception line came right above its header, that line's event
+        first, or, when the traceback ended without an exception line of its own, one event of both."""
+        event = self._event(block)
+        if block.lead is None:
+            return [event]
+        said = self._event(block.lead)
+        last = event.chain[-1]
+        if last.exception_type or event.kind is not EventKind.TRACEBACK:
+            return [said, event]
+        own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
+        return [replace(event, chain=(*event.chain[:-1], own), span=replace(event.span, line_start=said.span.line_start),
+                        truncated=False, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
 
     @staticmethod
     def _trim(block: _Block) -> list[LogLine]:
@@ -953,6 +974,14 @@ class TracebackAssembler:
             lines=tuple(texts),
             elided=block.elided,
         )
+
+
+def _leads(block: _Block, line: LogLine) -> bool:
+    """Whether `block` is an exception line (bare or logged) right above `line`, a traceback's header:
+    AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it."""
+    return (block.state in (_State.BARE, _State.LOGGED) and len(block.texts) == 1
+            and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
+            and not m["context"].strip())
 
 
 def _rest_of_rest(block: _Block, rest: str) -> str | None:
