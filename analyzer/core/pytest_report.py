@@ -23,8 +23,9 @@ _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank 
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
-# for an error outside the test; the exception's first line, cut to the terminal's width.
-_SUMMARY = regex.compile(r"^(?:FAILED|ERROR) [^\s:]+\.py::(?P<test>\S+) - (?P<what>.+?)\s*$")
+# for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
+# have lost the word in front.)
+_SUMMARY = regex.compile(r"^[ \t]*(?:(?:FAILED|ERROR) )?[^\s:]+\.py::(?P<test>\S+) - (?P<what>.+?)\s*$")
 
 
 def starts(text: str) -> bool:
@@ -71,7 +72,7 @@ def _dedented(texts: list[str]) -> list[str]:
 def summary(text: str) -> tuple[ErrorInfo, str] | None:
     """The failure a line of pytest's short test summary names, and the test (`FAILED tests/x.py::test_y`);
     else None."""
-    m = _SUMMARY.match(text) if text[:1] in ("F", "E") else None
+    m = _SUMMARY.match(text) if ".py::" in text else None
     if m is None:
         return None
     test = text[:m.end("test")]
