@@ -390,6 +390,23 @@ def test_an_extensions_class_named_in_lower_case_alone_is_an_error():
     assert assert_same(b"nixlNotFoundError: NIXL_ERR_NOT_FOUND\nconsole.error: x\n") == []  # (no module: no class)
 
 
+class _InactiveRpcError(Exception):  # (named as grpc's is)
+    """A private exception class (grpc's channel raises one)."""
+
+
+_InactiveRpcError.__module__ = "grpc._channel"
+
+
+def test_a_private_class_alone_is_an_error():
+    exc = _InactiveRpcError('<_InactiveRpcError of RPC that terminated with:\n\tstatus = StatusCode.UNAVAILABLE\n>')
+    said = traceback.format_exception_only(exc)[0].split("\n")[0]
+    assert said.startswith("grpc._channel._InactiveRpcError: <_InactiveRpcError of RPC")
+    for line in (said, said[len("grpc._channel."):]):
+        (event,) = assert_same(f"{AROUND[0]}\n{line}\n{AROUND[1]}\n".encode())
+        assert (event.kind, event.root.message) == (EventKind.BARE, said.split(": ", 1)[1])
+        assert event.root.exception_type == line.split(":")[0]
+
+
 @pytest.mark.parametrize("which", ["innermost", "every"])
 def test_a_source_line_that_alone_lost_its_indentation(which):
     """The frame lines kept their indentation, their source lines did not (a paste, an editor's reflow)."""

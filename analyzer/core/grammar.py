@@ -221,7 +221,7 @@ def remote_task(text: str) -> bool:
 # exceptions, whatever its name (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`), and a
 # class of a module named in lower case as an extension's may be (`nixl._bindings.nixlNotFoundError`).
 EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
-EXCEPTION_NAME = rf"[A-Z]\w*{EXCEPTION_SUFFIX}"
+EXCEPTION_NAME = rf"_*[A-Z]\w*{EXCEPTION_SUFFIX}"  # (a private class too: grpc's `_InactiveRpcError`)
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}){_INNER})"
