@@ -390,6 +390,18 @@ def test_an_extensions_class_named_in_lower_case_alone_is_an_error():
     assert assert_same(b"nixlNotFoundError: NIXL_ERR_NOT_FOUND\nconsole.error: x\n") == []  # (no module: no class)
 
 
+@pytest.mark.parametrize("lead", ["", " "])
+def test_a_paste_begun_just_after_a_frames_word_file(lead):
+    """` "/x/y.py", line 3, in f`: the copy began after `File`, the frame's quote kept."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    last = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    (event,) = assert_same("\n".join([lead + lines[last][len("  File "):], *lines[last + 1:]]).encode())
+    frame = exc.__traceback__.tb_next.tb_next  # where it was raised
+    assert event.truncated and event.root.message == str(exc)
+    assert [(f.lineno, f.function) for f in event.root.frames] == [(frame.tb_lineno, frame.tb_frame.f_code.co_name)]
+
+
 class _InactiveRpcError(Exception):  # (named as grpc's is)
     """A private exception class (grpc's channel raises one)."""
 

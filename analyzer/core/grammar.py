@@ -170,9 +170,14 @@ def begins_fixed_line(text: str) -> bool:
 
 
 def frame_cut_at_start(text: str) -> str | None:
-    """A paste that begins inside a frame line (`site-packages/x/y.py", line 3, in f`): that frame line,
-    its path as far as it goes; else None."""
-    return f'File "{text}' if '", line ' in text and _PATH_REST.match(text) else None
+    """A paste that begins inside a frame line (`site-packages/x/y.py", line 3, in f`, or just after its
+    word File: ` "/x/y.py", line 3, in f`): that frame line, its path as far as it goes; else None."""
+    if '", line ' not in text:
+        return None
+    if _PATH_REST.match(text):
+        return f'File "{text}'
+    quoted = text.lstrip(" \t")
+    return f"File {quoted}" if quoted[:1] == '"' and _PATH_REST.match(quoted[1:]) else None
 
 
 def lost_indentation(frame_line: str) -> bool:
