@@ -271,14 +271,16 @@ def test_a_traceback_held_in_a_string_from_its_first_frame():
     assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
 
 
-@pytest.mark.parametrize("colon", [":", "\uff1a", ": "])
+@pytest.mark.parametrize("colon", [":", "\uff1a", ": ", "```"])
 def test_a_frame_line_glued_to_words_by_a_colon(colon):
-    """A paste begun at the innermost frame, in the middle of a sentence: the words are its context."""
+    """A paste begun at the innermost frame, in the middle of a sentence (or a code fence opened there):
+    the words are its context."""
     exc = capture(_infer)
     lines = text_of(exc).rstrip("\n").split("\n")
     innermost = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    closing = "```" if colon == "```" else ""
     (event,) = _tracebacks([AROUND[0], f"3. the server error log is{colon}{lines[innermost].lstrip()}",
-                            *lines[innermost + 1:], AROUND[1]])
+                            *lines[innermost + 1:-1], lines[-1] + closing, AROUND[1]])
     (expected,) = expected_chain(exc)
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.message, actual.frames) == (

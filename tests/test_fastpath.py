@@ -411,6 +411,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         [f"[rank0]: {pasted[0]}", f"[rank0]: {pasted[1]} [rank0]: {pasted[2]}", *(f"[rank0]: {line}" for line in pasted[3:])],
         # AWS Lambda's exception line above the stack alone
         fmt.aws_lambda(capture(_chained)),
+        [f"not related```{pasted[-3].lstrip()}", *pasted[-2:-1], f"{pasted[-1]}```"],
         [f" {line[len('FAILED '):]}" for line in forms.pytest_report("short") if line.startswith("FAILED ")],
     ))
 

@@ -276,13 +276,15 @@ def runpy_error(text: str) -> tuple[str, str] | None:
 
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
-    """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`):
-    the words (without the colon) and the frame line; else None."""
+    """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`) or by
+    a markdown code fence (`not related```File "x.py", ...`): the words (without the glue) and the frame
+    line; else None."""
     at = text.find('File "')
     words = text[:at].rstrip()
-    if at <= 0 or words[-1:] not in (":", "\uff1a") or not words[:-1].strip() or FRAME.match(text[at:]) is None:
+    glue = 3 if words.endswith("```") else 1 if words[-1:] in (":", "\uff1a") else 0
+    if at <= 0 or not glue or not words[:-glue].strip() or FRAME.match(text[at:]) is None:
         return None
-    return words[:-1].rstrip(), text[at:]
+    return words[:-glue].rstrip(), text[at:]
 
 
 def introduces_output(message: str) -> bool:
