@@ -332,6 +332,17 @@ def test_an_exception_line_quoted_alone_and_indented(indent):
     assert assert_same(f"{indent}Error: not a Python exception\n{indent}retrying after ValueError: x\n".encode()) == []
 
 
+@pytest.mark.parametrize("closed", ["on its line", "on the next line"])
+def test_an_exception_line_in_double_quotes(closed):
+    """The error quoted whole, its message maybe running on to the next line, where the quote closes."""
+    exc, said = _inference_failure()
+    quoted = [f'"{said}"'] if closed == "on its line" else [f'"{said}', 'Check the server."']
+    events = assert_same("\n".join([AROUND[0], *quoted, AROUND[1], ""]).encode())
+    assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
+        (EventKind.BARE, "ConnectionError", str(exc), 2)]
+    assert assert_same(b'"error": "ValueError: x"\n"see ValueError: x"\n') == []
+
+
 @pytest.mark.parametrize("module", ["absent_package_7f3a.serve.deploy", "absent_package_7f3a.py"])
 def test_runpys_report_that_python_dash_m_found_no_module(module):
     """`python -m pkg.mod` with `pkg` missing: runpy names the error it met in parentheses (a real run)."""
