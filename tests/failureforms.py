@@ -736,3 +736,15 @@ def _worker_step():
 def traceback_in_a_note() -> list[str]:
     """An exception carrying a note that is a whole traceback of itself."""
     return text_of(capture(_worker_step)).splitlines()
+
+
+def printed_in_step(exc: BaseException, copies: int = 2) -> str:
+    """The exception line of `exc` as `copies` ranks print it at the same moment: CPython's hook writes
+    the class's module and a dot, its name, `: ` and the message one by one (pythonrun.c's
+    print_exception_message), so the ranks' writes alternate piece by piece."""
+    cls = type(exc)
+    pieces = [cls.__module__, "."] if cls.__module__ not in ("builtins", "__main__") else []
+    pieces.append(cls.__qualname__)
+    if str(exc):
+        pieces += [": ", str(exc)]
+    return "".join(piece * copies for piece in pieces)

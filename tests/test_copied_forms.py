@@ -415,6 +415,33 @@ def test_a_paste_begun_just_after_a_frames_word_file(lead):
     assert [(f.lineno, f.function) for f in event.root.frames] == [(frame.tb_lineno, frame.tb_frame.f_code.co_name)]
 
 
+def _rpc():
+    raise _InactiveRpcError("socket closed")
+
+
+def _assert_backend(backend=None):
+    if backend is None:  # (an `assert` here pytest would rewrite: its message would grow)
+        raise AssertionError("backend not set")
+
+
+def _assert_bare():
+    raise AssertionError
+
+
+@pytest.mark.parametrize("copies", [2, 3])
+def test_an_exception_line_ranks_printed_in_step(copies):
+    """Ranks that print the same uncaught error at once, their writes alternating piece by piece:
+    `AssertionErrorAssertionError: : msgmsg` is the line each printed, bare or at its traceback's end."""
+    for exc in (capture(_infer), capture(_rpc), capture(_assert_backend), capture(_assert_bare)):
+        said = traceback.format_exception_only(exc)[0].rstrip("\n")
+        lines = text_of(exc).rstrip("\n").split("\n")
+        (bare,) = assert_same(f"{AROUND[0]}\n{forms.printed_in_step(exc, copies)}\n{AROUND[1]}\n".encode())
+        (whole,) = _tracebacks([*lines[:-1], forms.printed_in_step(exc, copies)])
+        for event in (bare, whole):
+            assert (event.root.exception_type, event.root.message) == (said.partition(": ")[0], said.partition(": ")[2])
+    assert assert_same(b"ValueErrorKeyError: : ab\n") != []  # (no copies: read as it stands)
+
+
 class _InactiveRpcError(Exception):  # (named as grpc's is)
     """A private exception class (grpc's channel raises one)."""
 

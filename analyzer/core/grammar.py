@@ -44,6 +44,8 @@ __all__ = [
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
     "exception_in_words",
+    "in_step_copies",
+    "EXCEPTION_SUFFIXES",
     "CARETS",
     "LOG_RECORD_START",
     "ARGPARSE_USAGE",
@@ -232,6 +234,48 @@ BARE_EXCEPTION_LINE = regex.compile(
     rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}){_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
+
+
+EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's
+_TWICE_NAMED = regex.compile(rf"^[\w.]*{EXCEPTION_SUFFIX}[\w.]*{EXCEPTION_SUFFIX}(?=:|\s*$)")
+_IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
+
+
+def in_step_copies(text: str) -> str | None:
+    """An exception line that processes (ranks) printed at the same time, piece by piece in step:
+    CPython writes an uncaught exception's module, `.`, class name, `: ` and message one by one, so two
+    ranks make `AssertionErrorAssertionError: : msgmsg`. The line they each printed; else None."""
+    if ": : " not in text and not (text.rstrip().endswith(EXCEPTION_SUFFIXES) and _TWICE_NAMED.match(text)):
+        return None  # (looked at on every line read: this much costs a tenth of a microsecond)
+    if (m := _IN_STEP.match(text)) is None:
+        return None
+    counted = m["colons"].count(":")
+    for copies in (counted,) if counted > 1 else range(2, 9) if not counted else ():
+        name, message = _name_once(m["name"], copies), _once(m["message"].rstrip(), copies)
+        line = f"{name}: {message}" if message else name
+        if name is not None and message is not None and BARE_EXCEPTION_LINE.match(line):
+            return line
+    return None
+
+
+def _once(text: str, copies: int) -> str | None:
+    """What `text` says once, where it is that said `copies` times; else None."""
+    size = len(text) // copies
+    return text[:size] if text == text[:size] * copies else None
+
+
+def _name_once(name: str, copies: int) -> str | None:
+    """A class name written in step: its module's copies, the dots, its name's copies (or the name's alone)."""
+    if (alone := _once(name, copies)) is not None:
+        return alone
+    dots = "." * copies
+    at = name.find(dots)
+    while at > 0:
+        module, leaf = _once(name[:at], copies), _once(name[at + copies:], copies)
+        if module and leaf:
+            return f"{module}.{leaf}"
+        at = name.find(dots, at + 1)
+    return None
 
 
 def exception_in_words(text: str) -> tuple[str, str] | None:

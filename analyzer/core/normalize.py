@@ -202,6 +202,8 @@ class LineNormalizer:
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
+        if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
+            body = g.in_step_copies(body) or body  # an exception line ranks printed at once
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
         pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body  # a traceback that lost its breaks,
