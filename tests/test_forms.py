@@ -626,6 +626,9 @@ def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     assert_same("\n".join(lines).encode())
     said, whole = events([fmt.aws_lambda(exc)[0], *text_of(exc).splitlines()])
     assert (said.kind, whole.kind, whole.span.line_start) == (EventKind.NOTICE, EventKind.TRACEBACK, 2)
+    # a bare exception line above a traceback cut short (a rotation, a copy): two errors, not one
+    said, cut = events(["ValueError: marker", *text_of(exc).splitlines()[:3]])
+    assert (said.kind, cut.truncated, cut.root.exception_type) == (EventKind.BARE, True, "")
 
 
 def _run_stage(config):

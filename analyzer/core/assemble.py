@@ -979,9 +979,10 @@ class TracebackAssembler:
 
 
 def _leads(block: _Block, line: LogLine) -> bool:
-    """Whether `block` is an exception line (bare or logged) right above `line`, a traceback's header:
-    AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it."""
-    return (block.state in (_State.BARE, _State.LOGGED) and len(block.texts) == 1
+    """Whether `block` is an exception line logged as an error right above `line`, a traceback's header:
+    AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it. (A bare exception
+    line above a traceback cut short, by a rotation say, is no sign that the two are one.)"""
+    return (block.state is _State.LOGGED and len(block.texts) == 1
             and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
             and not m["context"].strip())
 
