@@ -362,3 +362,33 @@ def test_an_error_raised_again_where_it_was_received_is_a_consequence_of_where_i
     (echo,) = [i for i in incidents if not i.is_run_root]
     assert echo.info.frames[-1].code == "raise result  # the worker's exception, received and raised again"
     assert echo.caused_by == root.id
+
+
+class _APIConnectionError(Exception):  # (named as litellm's is)
+    pass
+
+
+_APIConnectionError.__module__, _APIConnectionError.__qualname__ = "litellm", "APIConnectionError"
+
+
+def _count_tokens(arguments):
+    text = "tokens: "
+    return text + arguments
+
+
+def test_a_wrappers_line_on_the_errors_text_is_that_error_told_again():
+    """litellm prints its own type on the error's text, then the traceback of the error itself: the
+    traceback's error is the root cause, the line above it its echo. A short text proves nothing."""
+    error = capture(lambda: _count_tokens({"name": "f"}))
+    wrapper = f"{_APIConnectionError.__module__}.{_APIConnectionError.__qualname__}: {error}"
+    incidents = analysed({"run.log": [wrapper, *text_of(error).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("TypeError", "_count_tokens")
+    (echo,) = [i for i in incidents if not i.is_run_root]
+    assert (echo.info.exception_type, echo.caused_by) == ("litellm.APIConnectionError", root.id)
+    short = analysed({"run.log": ["litellm.APIConnectionError: boom", *text_of(capture(_boom)).splitlines()]})
+    assert [i.info.exception_type for i in short if i.is_run_root] == ["litellm.APIConnectionError"]
+
+
+def _boom():
+    raise TypeError("boom")
