@@ -146,6 +146,24 @@ def test_a_paste_that_doubled_its_line_breaks_and_lost_its_indentation():
     assert actual_chain(event.chain) == expected_chain(exc)
 
 
+def _create_stream(config):
+    return config["model"].create_stream()
+
+
+def _serve_stream():
+    if not _create_stream({"model": None}):
+        return
+
+
+def test_a_paste_that_doubled_its_line_breaks_under_caret_lines():
+    """Python 3.11's caret lines under the source lines, each line followed by a blank one."""
+    exc = capture(_serve_stream)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    assert any(line.strip().startswith("^") for line in lines)
+    (event,) = _tracebacks([AROUND[0], *forms.double_spaced(lines), AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 def test_an_exception_line_glued_to_words_in_cjk():
     line = traceback.format_exception_only(RuntimeError("Expected to mark a variable ready only once."))[0].rstrip()
     events = assert_same(f"单卡不报错，双卡运行报如下错误：{line}\n".encode())

@@ -247,8 +247,11 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
 
 
 def _frame_or_exception_after(lines: list[str], i: int) -> bool:
+    """Whether the next line with text goes on a traceback's frames: a frame, a frame's source or caret
+    line (a paste that doubled every line break), or the exception line."""
     following = next((text for text in lines[i:] if text.strip()), "")
-    return bool(g.FRAME.match(following) or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
+    return bool(g.FRAME.match(following) or g.is_frame_detail(following)
+                or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
 
 
 def _final_line(info: ErrorInfo) -> str:
