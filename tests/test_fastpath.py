@@ -156,6 +156,7 @@ WRAPS = {
     "syslog": lambda rng, line: f"Dec  1 10:00:00 gpu-node-7 python3[{rng.choice((5, 6))}]: {line}",
     "syslog_no_host": lambda rng, line: f"fev  1 10:00:00 litellm[{rng.choice((5, 6))}]: {line}",
     "heroku": lambda rng, line: f"2019-09-18T13:31:13.9461{rng.randrange(10)}+00:00 app[web.{rng.choice((1, 2))}]: {line}",
+    "mpi": lambda rng, line: f"[1,{rng.randrange(2)}]<{rng.choice(('stdout', 'stderr'))}>:{line}",
     "pdsh": lambda rng, line: f"10.0.0.{rng.choice((5, 6))}: " + rng.choice(("", "[rank0]: ", "[rank1]: ")) + line,
     "torchrun": lambda rng, line: f"[rank{rng.randrange(2)}]: {line}",
     "ray": lambda rng, line: f"(pid={rng.choice((12, 13))}, ip=10.0.0.1) {line}",

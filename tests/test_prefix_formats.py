@@ -93,6 +93,7 @@ FORMATS = {
                                               "vllm-1")),
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
     "pdsh": lambda tb: fmt.pdsh(tb[1]),
+    "mpi": lambda tb: fmt.mpi_tagged(tb[1]),
     "heroku": lambda tb: fmt.heroku(tb[1]),
     "journal": lambda tb: fmt.journal(tb[1]),
     "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
@@ -128,6 +129,16 @@ def test_an_exception_line_logged_behind_the_place_of_the_call():
     (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
     assert (event.chain[-1].exception_type, event.chain[-1].message) == ("ValueError", "first")
     assert event.timestamp is not None and event.timestamp.year == 2026
+
+
+def test_mpi_ranks_tagged_lines_interleaved_and_a_bare_error():
+    """`mpirun --tag-output`: two ranks' tracebacks line by line, and an error line alone; each its rank's."""
+    exc, lines = _tb(_register_worker)
+    events = _events(_interleave([fmt.mpi_tagged(lines, rank=0), fmt.mpi_tagged(lines, rank=1)]))
+    assert sorted(e.rank for e in events) == ["rank0", "rank1"]
+    assert all(actual_chain(e.chain) == expected_chain(exc) for e in events)
+    (bare,) = _events(["loading the model", *fmt.mpi_tagged([lines[-1]]), *fmt.mpi_tagged(["done"], stream="stdout")])
+    assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank2")
 
 
 def test_pdsh_hosts_in_front_of_a_cut_traceback():
