@@ -170,6 +170,9 @@ def test_an_exception_line_glued_to_words_in_cjk():
     assert [(event.kind, event.root.exception_type, event.root.message, event.context) for event in events] == [
         (EventKind.BARE, "RuntimeError", "Expected to mark a variable ready only once.", "单卡不报错，双卡运行报如下错误")]
     assert assert_same("说明：Note: this is not an error\n".encode()) == []
+    events = assert_same(f"import paddlenlp as ppnlp报错: {line}\n".encode())  # an ASCII colon after CJK words
+    assert [(event.root.exception_type, event.context) for event in events] == [("RuntimeError", "import paddlenlp as ppnlp报错")]
+    assert assert_same("说明: ValueError 是什么\n".encode()) == []
 
 
 class RaySystemError(Exception):

@@ -280,7 +280,7 @@ def _name_once(name: str, copies: int) -> str | None:
 
 def exception_in_words(text: str) -> tuple[str, str] | None:
     """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
-    ...`), quoted in them (an inline code span, curly quotes), or behind a one-word label (`7b-model:
+    ...`) or by an ASCII one after CJK words, quoted in them (an inline code span, curly quotes), or behind a one-word label (`7b-model:
     torch.cuda.OutOfMemoryError: ...`; not a level: `INFO: retrying after ValueError: ...` is none): the
     words before it and the exception line; else None. Its type must read as an exception's."""
     if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
@@ -288,6 +288,8 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     words, colon, rest = text.partition("\uff1a")
     if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest := rest.strip()):
         return words.strip(), rest
+    if not text.isascii() and (cjk := _CJK_COLON.search(text)) is not None and _said(rest := text[cjk.end():].strip()):
+        return text[:cjk.start() + 1].strip(), rest  # (or an ASCII colon after CJK words: `报错: TypeError: ...`)
     for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
         if _said(inner := quoted.group()[1:-1].strip()):
             return text[:quoted.start()].strip(), inner
@@ -302,6 +304,7 @@ def _said(text: str) -> bool:
 
 
 _LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
+_CJK_COLON = regex.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]: ")  # (kana, CJK ideographs, hangul)
 _QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
 
 
