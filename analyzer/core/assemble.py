@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from analyzer.core import fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -50,6 +50,7 @@ class _State(enum.Enum):
     PYBIND = "pybind"  # pybind11's stack under an exception line (`At:`, innermost first)
     LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
     STREAMLIT = "streamlit"  # Streamlit's error box: the exception line, `Traceback:`, the frames (core/streamlit.py)
+    FIELDS = "fields"  # a report that names the exception in fields: Django's page (core/fieldreport.py)
 
 
 class _Step(enum.Enum):
@@ -645,6 +646,8 @@ class TracebackAssembler:
                          truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, _State.NATIVE, EventKind.NATIVE)
+        elif fieldreport.opens(text):
+            self._opened(line, _State.FIELDS, EventKind.BARE)
         elif pytest_report.starts(text):
             self._opened(line, _State.PYTEST, EventKind.TRACEBACK)
             self._pytest_reports = True
@@ -833,6 +836,9 @@ class TracebackAssembler:
             return _Step.CLOSE
         if state is _State.PYTEST:
             return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
+        if state is _State.FIELDS:
+            goes_on = fieldreport.goes_on(block.texts, text)
+            return _Step.TAKE_AND_CLOSE if goes_on is None else _Step.TAKE if goes_on else _Step.CLOSE
         if state is _State.STREAMLIT:  # frame lines, each with its source line under it
             if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2):
                 return _Step.TAKE
@@ -956,6 +962,8 @@ class TracebackAssembler:
             chain, context = (native.parse(texts),), ""
         elif block.state is _State.PYTEST:
             chain, context = pytest_report.parse(texts), ""
+        elif block.state is _State.FIELDS:
+            chain, context = (fieldreport.parse(texts),), ""
         else:
             chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED
                                 else vscode.to_standard(texts) if block.state is _State.VSCODE

@@ -55,6 +55,7 @@ _PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+)?(?:>
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
     rb"Exception has occurred: ",  # VS Code's debugger (vscode.HEADER)
+    rb"Exception Type:",  # a report's field (fieldreport.opens)
     rb"^File (?:[^\s\"\n][^\n]*:\d+,? in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb'File "', rb"File \xe2\x80\x9c", rb'^[^"\n]*", line \d', rb'^[ \t]*"[^"\n]*", line \d',  # FRAME (with curly quotes: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start)

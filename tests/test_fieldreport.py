@@ -1,0 +1,83 @@
+"""Error reports that name the exception in labelled fields (core/fieldreport.py): Django's debug page as
+copied from a browser, its copy-and-paste view, and ComfyUI's error report, built from real exceptions."""
+
+from __future__ import annotations
+
+import traceback
+
+from analyzer.core.records import EventKind
+from tests.realtb import capture
+from tests.test_fastpath import assert_same
+
+
+class ProgrammingError(Exception):  # (named as Django's database errors are)
+    pass
+
+
+ProgrammingError.__module__ = "django.db.utils"
+
+
+def _execute(sql):
+    raise ProgrammingError('relation "blog_post" does not exist\nLINE 1: SELECT COUNT(*) FROM "blog_post"\n'
+                           "                                    ^")
+
+
+def _count_posts():
+    return _execute('SELECT COUNT(*) FROM "blog_post"')
+
+
+def _innermost(exc: BaseException) -> traceback.FrameSummary:
+    return traceback.extract_tb(exc.__traceback__)[-1]
+
+
+def _events(lines: list[str]):
+    return assert_same("\n".join([*lines, ""]).encode())
+
+
+def test_djangos_debug_page_copied_from_the_browser():
+    """The page's summary table, copied: a tab after each field's name, the value under its field."""
+    exc = capture(_count_posts)
+    where = _innermost(exc)
+    page = ["ProgrammingError at /admin/blog/post/", *str(exc).split("\n"), "Request Method:\tGET",
+            "Request URL:\thttps://example.herokuapp.com/admin/blog/post/", "Django Version:\t2.2.5",
+            "Exception Type:\tProgrammingError", "Exception Value:\t", *str(exc).split("\n"),
+            f"Exception Location:\t{where.filename} in {where.name}, line {where.lineno}",
+            "Python Executable:\t/app/.heroku/python/bin/python", "Python Version:\t3.7.3", "Python Path:\t",
+            "['/app/.heroku/python/bin',", " '/app']", "Server time:\tThu, 12 Sep 2019 18:34:34 +0000"]
+    (event,) = _events(page)
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ProgrammingError",
+                                                                           str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == [(where.filename, where.lineno, "_execute")]
+
+
+def test_djangos_copy_and_paste_view_names_the_url_after_the_type():
+    exc = capture(_count_posts)
+    (event,) = _events(["Exception Type: ProgrammingError at /admin/blog/post/",
+                        f"Exception Value: {str(exc).splitlines()[0]}"])
+    assert (event.root.exception_type, event.root.message) == ("ProgrammingError", str(exc).splitlines()[0])
+
+
+def _multiply(a_cols, b_rows):
+    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied (770x{a_cols} and {b_rows}x320)")
+
+
+def _sample():
+    return _multiply(2048, 768)
+
+
+def test_comfyuis_error_report_with_its_stack():
+    """ComfyUI's report: the type and message as markdown fields, the stack as `traceback.format_tb`
+    prints it (frames only) in a fenced block; the system information after it is no part of it."""
+    exc = capture(_sample)
+    stack = "".join(traceback.format_tb(exc.__traceback__)).rstrip("\n").split("\n")
+    report = ["# ComfyUI Error Report", "## Error Details", "- **Node ID:** 7", "- **Node Type:** KSampler",
+              f"- **Exception Type:** {type(exc).__name__}", f"- **Exception Message:** {exc}", "## Stack Trace",
+              "```", *stack, "```", "## System Information", "- **ComfyUI Version:** 0.3.7", "## Logs", "```",
+              "2024-12-04T14:12:42.123 Loading model", "```"]
+    (event,) = _events(report)
+    assert (event.root.exception_type, event.root.message) == ("RuntimeError", str(exc))
+    assert [(f.lineno, f.function) for f in event.root.frames] == [
+        (f.lineno, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    (alone,) = _events(report[:6])  # a report copied without its stack
+    assert (alone.root.exception_type, alone.root.message, alone.root.frames) == ("RuntimeError", str(exc), ())
+    assert _events(["- **Node Type:** KSampler", "Exception Type: none given", "Exception Types: x"]) == []
