@@ -141,6 +141,14 @@ def test_mpi_ranks_tagged_lines_interleaved_and_a_bare_error():
     assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank2")
 
 
+def test_a_blank_a_paste_put_in_front_of_a_workers_prefix():
+    """` (Worker_TP0 pid=60352) ERROR ... ValueError("...")`: the blank is the paste's, the prefix the log's."""
+    exc = capture(_register_worker)
+    (line,) = fmt.vllm_worker(fmt.vllm_record(repr(exc), file="multiproc_executor.py"), name="Worker_TP0", pid=60352)
+    (event,) = assert_same(f"error occurred on v100:\n {line}\n".encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), "pid=60352")
+
+
 def test_pdsh_hosts_in_front_of_a_cut_traceback():
     """The tail of a rank's traceback behind pdsh's host and torchrun's rank, its frame lines cut: the
     exception line is read, on its host's channel."""

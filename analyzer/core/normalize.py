@@ -316,6 +316,9 @@ class LineNormalizer:
         if (text[:1] in ("\t", ">", "\xa0") or text[:1].isdigit() or text[5:6].isdigit()) and (
                 pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
+        if text[:1] == " " and (shifted := text.lstrip(" "))[:1] in ("(", "[") and len(text) - len(shifted) <= 3 and (
+                rest := self._peel_one(shifted, kinds, used, meta)) is not None:
+            text = rest  # a paste's blank or two in front of a prefix (no traceback line begins with one)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
             text = rest
         if (enveloped or len(text) < start) and text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
