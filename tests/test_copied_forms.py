@@ -50,6 +50,13 @@ def test_a_traceback_that_lost_its_line_breaks():
     assert (event.span.line_start, event.span.line_end) == (2, 2)
 
 
+def test_a_traceback_that_lost_its_line_breaks_and_its_header():
+    """The copy began at the first frame, then lost its line breaks: a traceback cut above its frames."""
+    exc = capture(_load_weights)
+    (event,) = _tracebacks([AROUND[0], forms.on_one_line(text_of(exc).split("\n")[1:]), AROUND[1]])
+    assert event.truncated and _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
 def test_a_logged_traceback_that_lost_its_line_breaks_keeps_the_loggers_words():
     exc = capture(_load_weights)
     (event,) = _tracebacks([f"ERROR worker failed: {forms.on_one_line(text_of(exc).split(chr(10)))}"])

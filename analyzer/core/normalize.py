@@ -202,12 +202,13 @@ class LineNormalizer:
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped)
         prefix += text[:len(text) - len(body)]
-        if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
-            body = g.in_step_copies(body) or body  # an exception line ranks printed at once
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
-        pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body  # a traceback that lost its breaks,
-                  else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # or holds them escaped
+        if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
+            body = g.in_step_copies(body) or body  # an exception line ranks printed at once
+        pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body or body.startswith(collapsed.FRAME_MARK)
+                  else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # a traceback that lost
+        # its breaks (maybe its header too), or holds them escaped
         if pieces:
             first = self._line(_Peeled(pieces[0], prefix, meta, _header_context(pieces[0]), False), lineno)
             return [first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
