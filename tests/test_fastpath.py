@@ -383,6 +383,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         fmt.notebook_viewer(forms.stripped(pasted)), *forms.ipython_copies(forms.ipython_library_frame()),
         [f"```{pasted[0]}", *pasted[1:-1], f"{pasted[-1]}```"], [*pasted, *pasted[-4:]],
         [f"`[rank0]: {pasted[0]}", *(f"[rank0]: {line}" for line in pasted[1:]), "`"],
+        [f"` [rank0]: {pasted[1]}", *(f"[rank0]: {line}" for line in pasted[2:-1]), f"[rank0]: {pasted[-1]}`"],
         ["CUDA error: an illegal memory access was encountered",
          "For debugging consider passing CUDA_LAUNCH_BLOCKING=1"],
         ["Killed", "Segmentation fault (core dumped)", "Aborted (core dumped)", "srun: error: node-3: task 0: Exited"],

@@ -507,6 +507,10 @@ def test_notebook_tracebacks_copied_from_a_frame_or_exception_first():
     assert (event.root.message, event.truncated, event.span.line_start) == ("6 shards, expected 8", False, 1)
 
 
+def _frames(event) -> list[tuple[str, int | None, str | None]]:
+    return [(f.path, f.lineno, f.function) for link in event.chain for f in link.frames]
+
+
 def test_a_code_fence_glued_to_a_log_line():
     """A paste that typed the log's first line on the fence's line, and its last before the closing one."""
     exc = capture(_wrapped_chain)
@@ -517,6 +521,9 @@ def test_a_code_fence_glued_to_a_log_line():
     prefixed = [f"[rank0]: {line}" for line in lines]
     event = only([f"`{prefixed[0]}", *prefixed[1:-1], f"{prefixed[-1]}`"])
     assert actual_chain(event.chain) == expected_chain(exc) and event.rank == "rank0"
+    # ... a blank inside it before the prefix, the copy begun at a frame
+    event = only([f"` {prefixed[1]}", *prefixed[2:-1], f"{prefixed[-1]}`"])
+    assert event.truncated and _frames(event) == _frames(only(lines)) and event.rank == "rank0"
     assert only(["`[rank0]: RuntimeError: expected `x` here"]).root.message == "expected `x` here"  # (a pair is the line's)
 
 

@@ -471,7 +471,7 @@ def _unfenced(text: str) -> str:
     closing ```` x``` ````): what the user put on the fence's line is the log's. So is an inline code
     span the paste opened at a line's start or closed at its end on another line (a backtick there
     that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
-    a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
+    a span by its side (or opens one before a prefix, a blank between) (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``), or a span
     that is the whole line."""
     if text.startswith("```") and text[3:].strip("`").strip():
@@ -479,8 +479,8 @@ def _unfenced(text: str) -> str:
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
     if text.count("`") % 2:
-        if text.startswith("`") and text[1:2].strip():
-            return text[1:]
+        if text.startswith("`") and (text[1:2].strip() or text[1:].lstrip(" ")[:1] in ("[", "(")):
+            return text[1:].lstrip(" ")  # (a blank inside the span before a prefix: `` ` [rank0]: ... ``)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
     elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[1:2].strip() and text[-2:-1].strip():
