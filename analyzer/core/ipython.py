@@ -45,6 +45,7 @@ _OPENING_FRAME = regex.compile(
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
                            r"(?:\(.*\))?\s*$")
+_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|[~/]\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)(?:\(.*\))?\s*$")
 _LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
@@ -66,9 +67,12 @@ def _exception_first(lines: list[str]) -> bool:
 
 def starts_cut(text: str) -> bool:
     """An IPython frame line such as a copy begins with, above its first frame or after its exception
-    line (Databricks prints that first)."""
-    return ((text[:5] == "File " or (".py" in text and ", in " in text))
-            and _OPENING_FRAME.match(unlinked(text) if "](" in text else text) is not None)
+    line (Databricks prints that first); IPython 7's too, where it names a cell or an absolute path."""
+    if "](" in text:
+        text = unlinked(text)
+    if text[:1] in ("/", "~", "<") and " in " in text:
+        return _OLD_OPENING_FRAME.match(text) is not None
+    return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
 
 
 def standard_frame(text: str) -> str | None:
