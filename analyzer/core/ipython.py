@@ -70,8 +70,8 @@ def starts_cut(text: str) -> bool:
     line (Databricks prints that first); IPython 7's too, where it names a cell or an absolute path."""
     if "](" in text:
         text = unlinked(text)
-    if text[:1] in ("/", "~", "<") and " in " in text:
-        return _OLD_OPENING_FRAME.match(text) is not None
+    if text[:1] in ("/", "~", "<") and " in " in text and _OLD_OPENING_FRAME.match(text) is not None:
+        return True
     return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
 
 
