@@ -861,6 +861,8 @@ class TracebackAssembler:
             block.truncated = True
             return _Step.CLOSE
         if state is _State.IPYTHON:
+            if len(block.texts) == 1 and ipython.old_frame_alone(block.texts[0], text):
+                return _Step.DROP
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
                 block.truncated = True
                 return _Step.CLOSE

@@ -26,7 +26,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "RULE", "is_ipython", "standard_frame", "starts_cut", "to_standard", "unlinked"]
+__all__ = ["HEADER", "RULE", "is_ipython", "old_frame_alone", "standard_frame", "starts_cut", "to_standard", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
@@ -73,6 +73,13 @@ def starts_cut(text: str) -> bool:
     if text[:1] in ("/", "~", "<") and " in " in text and _OLD_OPENING_FRAME.match(text) is not None:
         return True
     return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
+
+
+def old_frame_alone(first: str, text: str) -> bool:
+    """Whether `first`, read as IPython 7's frame line, has no numbered source line under it (`text`):
+    then it was something else (Sentry's `path in Class.f` with `at line 168` under it)."""
+    return _OLD_OPENING_FRAME.match(unlinked(first) if "](" in first else first) is not None and not (
+        _CURRENT.match(text) or _CONTEXT.match(text))
 
 
 def standard_frame(text: str) -> str | None:
