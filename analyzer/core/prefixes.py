@@ -83,8 +83,9 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
-# Outermost first, as they stack.
-KNOWN = (CONTAINER, CI_TIME, PDSH, SYSLOG, HEROKU, MPI, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM)  # (PASTED before all)
+# Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
+# tries them only when no other took it.
+KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH, HEROKU, MPI)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
