@@ -4,7 +4,10 @@ message and innermost Python frame; in a run the right one is the root cause."""
 from __future__ import annotations
 
 import linecache
+import os
 import shutil
+import subprocess
+import sys
 import traceback
 
 import pytest
@@ -49,6 +52,21 @@ def test_faulthandlers_dump_glued_to_a_half_written_progress_bar_is_the_crash():
     event = only(lines)
     assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "SIGSEGV")
     assert event.root.raise_site.function == "string_at"
+
+
+def test_an_interpreter_that_cannot_start_names_the_exception_behind_its_fatal_error(tmp_path):
+    """A real start-up failure (no standard library where PYTHONHOME points): `Fatal Python error:
+    init_fs_encoding: ...`, then the exception that made it fail, which is the root cause."""
+    run = subprocess.run([sys.executable, "-c", "pass"], capture_output=True, text=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONHOME": str(tmp_path / "nowhere")})
+    lines = run.stderr.splitlines()
+    assert any(line.startswith("Fatal Python error: ") for line in lines) and "Python runtime state: " in run.stderr
+    event = only(lines)
+    assert event.kind is EventKind.NATIVE
+    assert [(link.exception_type, link.message, link.link) for link in event.chain] == [
+        ("ModuleNotFoundError", "No module named 'encodings'", Link.FIRST),
+        ("FatalPythonError", "init_fs_encoding: failed to get the Python codec of the filesystem encoding", Link.CAUSE)]
+    assert_same("\n".join(lines).encode())
 
 
 LIBCXX_TERMINATE = ("libc++abi: terminating due to uncaught exception of type tvm::runtime::InternalError: "

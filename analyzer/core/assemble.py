@@ -961,7 +961,7 @@ class TracebackAssembler:
             stack = pybind_stack(texts, 1)
             chain, context = tuple(with_pybind_stack(block.logged, stack[0]) if stack else (block.logged,)), block.context
         elif block.kind is EventKind.NATIVE:
-            chain, context = (native.parse(texts),), ""
+            chain, context = native.parse_chain(texts), ""
         elif block.state is _State.PYTEST:
             chain, context = pytest_report.parse(texts), ""
         elif block.state is _State.FIELDS:

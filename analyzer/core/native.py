@@ -1,11 +1,14 @@
-"""Native crashes, as the runtime prints them: each read into one ErrorInfo.
+"""Native crashes, as the runtime prints them: each read into one ErrorInfo (two where the runtime names
+the exception that made it fail: `parse_chain`).
 
 - faulthandler (Python/faulthandler.c): `Fatal Python error: Segmentation fault`, a blank line,
   `Current thread 0x00007f... (most recent call first):` (or `Thread 0x...`, or `Stack (most recent
   call first):`) over frames `  File "x.py", line 3 in f` (innermost first, no comma before `in`),
   more threads, then `Extension modules: ... (total: N)`. `dump_traceback_later` heads its dump
   `Timeout (0:05:00)!`. The type is the signal (SIGSEGV, SIGABRT, ...), the frames are the crashing
-  thread's, innermost last as in a traceback.
+  thread's, innermost last as in a traceback. A fatal error of the interpreter itself (`Fatal Python
+  error: init_interp_main: can't initialize time`) prints the exception behind it after `Python runtime
+  state: ...` (Python/pylifecycle.c): that exception is the cause, the fatal error its consequence.
 - libc++'s (clang, macOS): `libc++abi: terminating due to uncaught exception of type
   tvm::runtime::InternalError: <what()>`, one line (and faulthandler's dump of the abort, if on).
 - libstdc++'s terminate handler: `terminate called after throwing an instance of 'c10::Error'`, then
@@ -29,7 +32,8 @@ from __future__ import annotations
 
 import regex
 
-from analyzer.core.records import ErrorInfo, Frame
+from analyzer.core import grammar as g
+from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "starts"]
 
@@ -44,6 +48,7 @@ _THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+
 _FRAME = regex.compile(r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in (?P<function>.+?)\s*$')
 _DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
                              r"Garbage-collecting)|^\s*$")
+_STATE = "Python runtime state: "
 _TERMINATE = regex.compile(r"^terminate called after throwing an instance of '(?P<type>[^']+)'\s*$")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
@@ -83,7 +88,8 @@ def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines`."""
     first = lines[0]
     if _fatal(first) or _TIMEOUT.match(first):
-        return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
+        return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text)
+                    or (lines[-1].startswith(_STATE) and g.BARE_EXCEPTION_LINE.match(text)))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
@@ -104,6 +110,17 @@ def continues(lines: list[str], text: str) -> bool:
     if len(lines) == 1:
         return bool(_WHAT.match(text))
     return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
+
+
+def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
+    """The report's exceptions, the cause first: the exception a fatal error names, if it names one."""
+    crash = parse(lines)
+    said = next((m for k, text in enumerate(lines[1:], 1) if lines[k - 1].startswith(_STATE)
+                 and (m := g.EXCEPTION_LINE.match(text)) is not None), None) if _fatal(lines[0]) else None
+    if said is None:
+        return (crash,)
+    cause = ErrorInfo(said["type"], (said["message"] or "").strip(), has_traceback=False)
+    return cause, ErrorInfo(crash.exception_type, crash.message, crash.frames, Link.CAUSE, crash.has_traceback)
 
 
 def parse(lines: list[str]) -> ErrorInfo:
