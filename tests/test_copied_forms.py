@@ -8,6 +8,7 @@ type over a failed dependency, also in a pytest report."""
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import traceback
@@ -441,6 +442,26 @@ def test_a_paste_begun_just_after_a_frames_word_file(lead):
     frame = exc.__traceback__.tb_next.tb_next  # where it was raised
     assert event.truncated and event.root.message == str(exc)
     assert [(f.lineno, f.function) for f in event.root.frames] == [(frame.tb_lineno, frame.tb_frame.f_code.co_name)]
+
+
+def _open_variable(name):
+    return {"tmin": 0}[name]
+
+
+@pytest.mark.parametrize("raised", [lambda: _open_variable("tmax"), _infer], ids=("KeyError", "ConnectionError"))
+def test_a_message_that_is_another_exceptions_repr(raised):
+    """dask's worker logs a failed task's exception as `Exception: %r` of its repr (distributed's
+    `Compute Failed` record, formatted here by logging): that exception is the error."""
+    exc = capture(raised)
+    record = logging.LogRecord("distributed.worker", logging.WARNING, "worker.py", 3370,
+                               "Compute Failed\nKey:       ('open_dataset-tmax', 0)\nFunction:  getter\nargs:      ()\n"
+                               "kwargs:    {}\nException: %r\n", (repr(exc),), None)
+    lines = logging.Formatter("%(asctime)s - %(name)s - %(levelname)s - %(message)s").format(record).split("\n")
+    (event,) = assert_same("\n".join(lines).encode())
+    assert [(link.exception_type, link.message) for link in event.chain] == [
+        (type(exc).__name__, str(exc)), ("Exception", repr(repr(exc)))]
+    assert [e.root.exception_type for e in assert_same(b"Exception: f(x)\nValueError: KeyError\n")] == ["Exception",
+                                                                                                        "ValueError"]
 
 
 def _rpc():

@@ -6,6 +6,7 @@ with their source and caret lines, multi-line messages, and exception groups dra
 
 from __future__ import annotations
 
+import ast
 from functools import lru_cache
 
 import regex
@@ -217,6 +218,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
         raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
+    if (held := _held_repr(outer.message)) is not None:  # the whole message another exception's repr: dask's
+        return [_replace(outer, exception_type=held[0], message=held[1]), _replace(outer, link=Link.CAUSE)], i, []
     if exc["inner"]:  # Ray's `RayTaskError(SyntaxError): ...` without the remote's frames: an instance of both,
         # raised where these frames end (`raise value.as_instanceof_cause()`); the inner type is what failed
         return [_replace(outer, exception_type=exc["inner"]), _replace(outer, link=Link.CAUSE)], i, []
@@ -224,6 +227,23 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
+_HELD_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
+
+
+def _held_repr(message: str) -> tuple[str, str] | None:
+    """The exception whose repr is the whole of a message (dask's report of a failed task: `Exception:
+    "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
+    if (m := _HELD_REPR.match(message)) is None:
+        return None
+    try:
+        args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(args, tuple):
+        return None
+    said = "" if not args else repr(args[0]) if len(args) == 1 and m["type"].endswith("KeyError") else (
+        str(args[0]) if len(args) == 1 else str(args))
+    return m["type"], said
 
 
 def note_end(lines: list[str], i: int, exception_type: str, message: str, frames: list[Frame] | tuple[Frame, ...]
