@@ -648,6 +648,19 @@ def pytest_report(style: str = "long") -> list[str]:
     return done.stdout.splitlines()
 
 
+def pytest_collection_error() -> list[str]:
+    """pytest's report of a test module that failed to import (a name its helper module lacks), run for
+    real in a child process."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "engine_helpers.py").write_text("WEIGHTS = 1\n")
+        (Path(folder) / "test_engine_import.py").write_text(
+            "from engine_helpers import load_weights  # noqa: F401\n\n\ndef test_load():\n    pass\n")
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_engine_import.py"],
+                              cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    return done.stdout.splitlines()
+
+
 def web_viewer(lines: list[str]) -> list[str]:
     """A CI job's log copied from its web page (Buildkite's): each line a table cell, `\xa0 | `, then the
     runner's time."""

@@ -228,6 +228,20 @@ def test_pytests_short_summary_alone_names_each_failure():
     assert (cut.root.exception_type, cut.root.message) == ("ValueError", "no weights named lm_head")
 
 
+def test_pytests_report_of_a_test_module_that_failed_to_import():
+    """`ImportError while importing test module ...`, `Traceback:`, the short stack, its `E` lines: the
+    module's own import line is the raise site; the summary line after it repeats it."""
+    lines = forms.pytest_collection_error()
+    assert any(line.startswith("ImportError while importing test module '") for line in lines)
+    event = only(lines)
+    assert (event.kind, event.root.exception_type) == (EventKind.TRACEBACK, "ImportError")
+    assert event.root.message.startswith("cannot import name 'load_weights' from 'engine_helpers'")
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function) == ("test_engine_import.py", 1, "<module>")
+    assert site.code == "from engine_helpers import load_weights  # noqa: F401"
+    assert_same("\n".join(lines).encode())
+
+
 def test_a_pytest_report_copied_from_a_ci_web_page():
     failed, raised = events(forms.web_viewer(forms.pytest_report("long")))
     assert (failed.root.exception_type, raised.root.exception_type) == ("AssertionError", "ValueError")

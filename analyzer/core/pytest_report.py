@@ -7,6 +7,10 @@ explains it (`E   assert not True`, `E    +  where ...`). In its long style a bl
 place the exception was raised follow: `v1/engine/test_async_llm.py:178: AssertionError`, whose
 file and line are the raise site. The frames above the `E` lines are pytest's own rendering of the
 stack and are not read.
+
+A module that failed to import while pytest collected it is reported otherwise: `ImportError while
+importing test module '/x/test_y.py'.`, a hint, `Traceback:` and the stack in pytest's short style
+(`test_y.py:1: in <module>`, each with its source line under it), then the `E` lines: the frames are read.
 """
 
 from __future__ import annotations
@@ -22,6 +26,9 @@ __all__ = ["continues", "parse", "starts", "summary"]
 _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
+_COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
+_SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
+_COLLECTION_LINES = 500  # held at most: a deep import's stack
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front.)
@@ -29,15 +36,22 @@ _SUMMARY = regex.compile(r"^[ \t]*(?:(?:FAILED|ERROR) )?[^\s:]+\.py::(?P<test>\S
 
 
 def starts(text: str) -> bool:
-    """The first `E` line of a report: an exception line, or a failed assert's explanation."""
+    """The first `E` line of a report (an exception line, or a failed assert's explanation), or the
+    first line of a report that a test module failed to import."""
     m = _E_LINE.match(text)
-    return m is not None and bool(m["text"]) and (
-        g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION))
+    if m is None:
+        return " while importing test module '" in text and _COLLECTING.match(text) is not None
+    return bool(m["text"]) and (g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION))
 
 
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, then the
     location line, which ends it)."""
+    if _COLLECTING.match(lines[0]):  # the hint, `Traceback:`, the short stack, then its `E` lines
+        if _E_LINE.match(lines[-1]):
+            return bool(_E_LINE.match(text))
+        return len(lines) < _COLLECTION_LINES and bool(
+            _E_LINE.match(text) or _SHORT_FRAME.match(text) or text.startswith((" ", "Hint: ", "Traceback:")))
     if _LOCATION.match(lines[-1]):
         return False
     return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text))
@@ -48,7 +62,7 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     task's), the chain they make, that error first."""
     texts = [m["text"] or "" for m in map(_E_LINE.match, lines) if m is not None]
     location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
-    frames = (Frame(location["path"], int(location["lineno"]), None),) if location else ()
+    frames = (Frame(location["path"], int(location["lineno"]), None),) if location else _short_frames(lines)
     first = texts[0]
     exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
     if exc is not None and any(g.FRAME.match(text) for text in texts[1:]):
@@ -61,6 +75,19 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     else:
         exception_type, message = location["type"] if location else "AssertionError", "\n".join(texts)
     return (ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames)),)
+
+
+def _short_frames(lines: list[str]) -> tuple[Frame, ...]:
+    """The frames of a stack in pytest's short style (a module's import that failed), each with the
+    first line under it as its source."""
+    if not _COLLECTING.match(lines[0]):
+        return ()
+    frames: list[Frame] = []
+    for k, text in enumerate(lines):
+        if (frame := _SHORT_FRAME.match(text)) is not None:
+            code = lines[k + 1].strip() if k + 1 < len(lines) and lines[k + 1].startswith(" ") else None
+            frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"], code or None))
+    return tuple(frames)
 
 
 def _dedented(texts: list[str]) -> list[str]:

@@ -70,6 +70,7 @@ _STARTS = (
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
     rb"[^\s:]+\.py::\S+ - ",  # pytest_report.summary
+    rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
