@@ -181,6 +181,8 @@ def test_an_exception_line_glued_to_words_in_cjk():
     events = assert_same(f"import paddlenlp as ppnlp报错: {line}\n".encode())  # an ASCII colon after CJK words
     assert [(event.root.exception_type, event.context) for event in events] == [("RuntimeError", "import paddlenlp as ppnlp报错")]
     assert assert_same("说明: ValueError 是什么\n".encode()) == []
+    events = assert_same(f"报错{line}\n".encode())  # nothing between
+    assert [(event.root.exception_type, event.context) for event in events] == [("RuntimeError", "报错")]
 
 
 class RaySystemError(Exception):

@@ -223,6 +223,9 @@ def test_pytests_short_summary_alone_names_each_failure():
     again = [line.replace("::test_weights_load", "::test_other") for line in summary[1:]]
     assert [i.count for i in incidents([*summary[1:], *again])] == [2]  # the same failure in two tests
     assert events(["FAILED tests/x.py::test_a - oops, not an exception", "ERROR tests/x.py - nothing"]) == []
+    # a test module that failed to import names the module alone
+    (module,) = events(["ERROR tests/interop/test_crewai.py - AttributeError: type object 'Any' has no attribute 'x'"])
+    assert (module.root.exception_type, module.context) == ("AttributeError", "ERROR tests/interop/test_crewai.py")
     # a paste that lost the word in front (and kept the blank after it)
     (cut,) = events([f" {summary[1][len('FAILED '):]}"])
     assert (cut.root.exception_type, cut.root.message) == ("ValueError", "no weights named lm_head")

@@ -290,6 +290,8 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         return words.strip(), rest
     if not text.isascii() and (cjk := _CJK_COLON.search(text)) is not None and _said(rest := text[cjk.end():].strip()):
         return text[:cjk.start() + 1].strip(), rest  # (or an ASCII colon after CJK words: `报错: TypeError: ...`)
+    if not text.isascii() and (cjk := _CJK_GLUED.search(text)) is not None and _said(rest := text[cjk.end():]):
+        return text[:cjk.end()].strip(), rest  # (or nothing between: `报错ValueError: ...`)
     for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
         if _said(inner := quoted.group()[1:-1].strip()):
             return text[:quoted.start()].strip(), inner
@@ -304,7 +306,9 @@ def _said(text: str) -> bool:
 
 
 _LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
-_CJK_COLON = regex.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]: ")  # (kana, CJK ideographs, hangul)
+_CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, hangul
+_CJK_COLON = regex.compile(_CJK + ": ")
+_CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
 _QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
 
 

@@ -32,7 +32,8 @@ _COLLECTION_LINES = 500  # held at most: a deep import's stack
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front.)
-_SUMMARY = regex.compile(r"^[ \t]*(?:(?:FAILED|ERROR) )?[^\s:]+\.py::(?P<test>\S+) - (?P<what>.+?)\s*$")
+_SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) )?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
+                         r" - (?P<what>.+?)\s*$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
 def starts(text: str) -> bool:
@@ -99,13 +100,13 @@ def _dedented(texts: list[str]) -> list[str]:
 def summary(text: str) -> tuple[ErrorInfo, str] | None:
     """The failure a line of pytest's short test summary names, and the test (`FAILED tests/x.py::test_y`);
     else None."""
-    m = _SUMMARY.match(text) if ".py::" in text else None
+    m = _SUMMARY.match(text) if ".py::" in text or text.lstrip()[:6] == "ERROR " else None
     if m is None:
         return None
     test = text[:m.end("test")]
     if m["what"].startswith(_ASSERTION):
         return ErrorInfo("AssertionError", m["what"], has_traceback=False), test
-    exc = g.EXCEPTION_LINE.match(m["what"])
-    if exc is None:
+    exc = g.BARE_EXCEPTION_LINE.match(m["what"]) or g.EXCEPTION_LINE.match(m["what"])
+    if exc is None or (exc.re is g.EXCEPTION_LINE and exc["message"] is None):  # (a word alone names no class)
         return None
     return ErrorInfo(exc["type"], (exc["message"] or "").strip(), has_traceback=False), test

@@ -69,7 +69,7 @@ _STARTS = (
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
-    rb"[^\s:]+\.py::\S+ - ",  # pytest_report.summary
+    rb"[^\s:]+\.py::\S+ - ", rb"ERROR [^\s:]+\.py - ",  # pytest_report.summary
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
