@@ -308,9 +308,9 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     """The first root cause, or where it is an exception line without frames (the end of a copy cut
     above it, a logged echo, a wrapper that names its own type on the error's text), the same error printed
     with its frames later in the run: the error of its diagnosed link, or of a link its chain wraps it in
-    (vLLM logs `IndexError('Error in model execution: ...')`, then the chain whose last link that is). Where the first was raised again where it was received
-    (`raise result`: vLLM's engine re-raising a worker's exception), the same error printed where it was
-    raised first."""
+    (vLLM logs `IndexError('Error in model execution: ...')`, then the chain whose last link that is).
+    Where the first was raised again where it was received (`raise result`: vLLM's engine re-raising a
+    worker's exception), the same error printed where it was raised first."""
     if not first.info.exception_type:
         return first
     said = (first.info.exception_type, _first_line(first))

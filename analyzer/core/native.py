@@ -35,7 +35,7 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "starts"]
+__all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "parse_chain", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 

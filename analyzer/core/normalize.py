@@ -412,8 +412,9 @@ class LineNormalizer:
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
 # and most prefixes cannot); a kind not listed is always tried.
 _OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "container": str.isdecimal, "ci_time": "[".__eq__, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
+    "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
 }
 
@@ -471,9 +472,9 @@ def _unfenced(text: str) -> str:
     closing ```` x``` ````): what the user put on the fence's line is the log's. So is an inline code
     span the paste opened at a line's start or closed at its end on another line (a backtick there
     that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
-    a span by its side (or opens one before a prefix, a blank between) (a span's backtick has its text on its inner side; the rest of a line a terminal
-    wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``), or a span
-    that is the whole line."""
+    a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
+    wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
+    prefix opens a span, a blank between or not), or a span that is the whole line."""
     if text.startswith("```") and text[3:].strip("`").strip():
         text = text[3:].lstrip("`")
     if text.endswith("```") and text.rstrip("`").strip():
