@@ -650,6 +650,32 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
 
 
+def _stage_weights():
+    return _run_stage(True)
+
+
+def test_an_exception_line_moved_above_its_frames():
+    """A copy trimmed by hand: the exception line first, then the frames in Python's order (each source
+    line under its frame), the header gone; not a newest-first export, whose source lines come first,
+    nor Sentry's frames newest first (a frame's source line calls the frame listed before it)."""
+    lines = text_of(capture(_stage_weights)).splitlines()
+    original = only(lines)
+    event = only(["the error:", lines[-1], *lines[1:-1], "", "any idea?"])
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("KeyError", original.root.message, True)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert_same("\n".join([lines[-1], *lines[1:-1]]).encode())
+    # ... and Sentry's order: the frames newest first, each with its source line still under it
+    groups: list[list[str]] = []
+    for line in lines[1:-1]:
+        groups += [[line]] if line.startswith("  File ") else []
+        groups[-1] += [] if line.startswith("  File ") else [line]
+    event = only([lines[-1], *(line for group in reversed(groups) for line in group)])
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+
+
 @pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
                                   "broken-after-path-headless", "frames-on-one-line-headless",
                                   "begun-inside-a-frame-headless"])

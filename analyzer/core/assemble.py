@@ -939,7 +939,10 @@ class TracebackAssembler:
             return held
         while block.state in (_State.NATIVE, _State.PYTEST) and not block.texts[-1].strip():
             _cut(block, len(block.texts) - 1)
-        while block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1]):
+        if block.state is _State.REVERSED and _moved_up(block.texts):
+            block.truncated = True  # (its header is not there: the copy may have cut frames above them)
+        while (block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
+               and not _sources_below(block.texts)):
             _cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
             _cut(block, len(block.texts) - block.held)
@@ -967,7 +970,7 @@ class TracebackAssembler:
         elif block.state is _State.FIELDS:
             chain, context = (fieldreport.parse(texts),), ""
         else:
-            chain = parse_chain(_newest_last(texts) if block.state is _State.REVERSED
+            chain = parse_chain(_in_order(texts) if block.state is _State.REVERSED
                                 else vscode.to_standard(texts) if block.state is _State.VSCODE
                                 else streamlit.to_standard(texts) if block.state is _State.STREAMLIT else texts)
             chain = chain or (ErrorInfo("", ""),)
@@ -1115,6 +1118,41 @@ def _parkable(block: _Block) -> bool:
 def _cut(block: _Block, end: int) -> None:
     """Let the block's lines from `end` on go."""
     del block.texts[end:], block.linenos[end:]
+
+
+def _in_order(texts: list[str]) -> list[str]:
+    """A traceback whose exception line came first, in the order Python prints it: moved down from above
+    frames in Python's order; or with its frames turned round, each group of a frame and the lines under
+    it (Sentry's newest-first frames) or each line (a newest-first export's)."""
+    if _moved_up(texts):
+        return [*texts[1:], texts[0]]
+    if _sources_below(texts):
+        groups: list[list[str]] = []
+        for text in texts[1:]:
+            if g.REVERSED_FRAME.match(text) or not groups:
+                groups.append([])
+            groups[-1].append(text)
+        return [g.HEADER_TEXT, *(text for group in reversed(groups) for text in group), texts[0]]
+    return _newest_last(texts)
+
+
+def _sources_below(texts: list[str]) -> bool:
+    """Whether the frames under an exception line have their source lines under them, as Python prints."""
+    return len(texts) > 2 and g.REVERSED_FRAME.match(texts[1]) is not None and texts[2].startswith("    ")
+
+
+def _moved_up(texts: list[str]) -> bool:
+    """Whether an exception line above frames is a traceback in Python's order with its exception line
+    moved up (a copy trimmed by hand): its first frame has its source line under it, no header under
+    them all (a newest-first export has each source line above its frame), and no frame's source line
+    calls the frame listed before it (Sentry lists frames newest first, each source line under its frame)."""
+    if not _sources_below(texts) or any(g.HEADER.match(text) for text in texts):
+        return False
+    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and texts[k + 1][:4] == "    " else "")
+             for k, text in enumerate(texts) if (frame := g.FRAME.match(text)) is not None]
+    outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
+    inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
+    return inwards or not outwards
 
 
 def _newest_last(texts: list[str]) -> list[str]:
