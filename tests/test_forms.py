@@ -243,6 +243,9 @@ def test_pytests_report_of_a_test_module_that_failed_to_import():
     assert (site.path, site.lineno, site.function) == ("test_engine_import.py", 1, "<module>")
     assert site.code == "from engine_helpers import load_weights  # noqa: F401"
     assert_same("\n".join(lines).encode())
+    start = next(k for k, line in enumerate(lines) if line.startswith("ImportError while"))
+    cut = only([*lines[start:start + 5], "(the rest of the job's log)"])  # cut before its `E` lines
+    assert (cut.root.exception_type, cut.root.message) == ("ImportError", "")
 
 
 def test_a_pytest_report_copied_from_a_ci_web_page():

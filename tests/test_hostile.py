@@ -169,6 +169,14 @@ def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass
         ("ValueError", "bad value", 2)]
 
 
+def test_a_megabyte_long_name_of_dots_is_no_exception_printed_in_step():
+    """`a..a..a..` then `Error: : ...`: the copies that ranks printing at once make are looked for in a
+    class's name only as long as one is (each split of this one tried took two minutes)."""
+    lines = ["a.." * 300_000 + "Error: : x x", "ValueError: bad value"]
+    events = events_from_lines(lines, "dots.log", NO_NOTICES)
+    assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
+
+
 def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():
     """Frames without a header, each from another pid: every line opens a block, and each stays
     open (its frames may go on) until the budget sheds the one idle longest, cut off."""

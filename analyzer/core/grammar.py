@@ -239,6 +239,7 @@ BARE_EXCEPTION_LINE = regex.compile(
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's
 _TWICE_NAMED = regex.compile(rf"^[\w.]*{EXCEPTION_SUFFIX}[\w.]*{EXCEPTION_SUFFIX}(?=:|\s*$)")
 _IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
+_MAX_IN_STEP_NAME = 1024  # a class's name printed by 8 ranks at most (each split is tried: longer ones cost)
 
 
 def in_step_copies(text: str) -> str | None:
@@ -247,7 +248,7 @@ def in_step_copies(text: str) -> str | None:
     ranks make `AssertionErrorAssertionError: : msgmsg`. The line they each printed; else None."""
     if ": : " not in text and not (text.rstrip().endswith(EXCEPTION_SUFFIXES) and _TWICE_NAMED.match(text)):
         return None  # (looked at on every line read: this much costs a tenth of a microsecond)
-    if (m := _IN_STEP.match(text)) is None:
+    if (m := _IN_STEP.match(text)) is None or len(m["name"]) > _MAX_IN_STEP_NAME:
         return None
     counted = m["colons"].count(":")
     for copies in (counted,) if counted > 1 else range(2, 9) if not counted else ():

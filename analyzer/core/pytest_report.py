@@ -64,6 +64,8 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     texts = [m["text"] or "" for m in map(_E_LINE.match, lines) if m is not None]
     location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
     frames = (Frame(location["path"], int(location["lineno"]), None),) if location else _short_frames(lines)
+    if not texts:  # a module's import report cut before its `E` lines: its first word is the type
+        return (ErrorInfo(lines[0].split(" ", 1)[0], "", frames, has_traceback=bool(frames)),)
     first = texts[0]
     exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
     if exc is not None and any(g.FRAME.match(text) for text in texts[1:]):
