@@ -761,3 +761,15 @@ def printed_in_step(exc: BaseException, copies: int = 2) -> str:
     if str(exc):
         pieces += [": ", str(exc)]
     return "".join(piece * copies for piece in pieces)
+
+
+def check_seq_length(args):
+    assert args.encoder_seq_length is not None
+
+
+def check_seq_length_of(args):
+    assert args.model.encoder_seq_length is not None and args.ready
+
+
+def check_seq_length_said(args):
+    assert args.encoder_seq_length is not None, "--seq-length is required"

@@ -653,6 +653,31 @@ def test_a_newest_first_export_is_put_back_in_order(strip):
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames if f.code is not None]
 
 
+class _Args:
+    encoder_seq_length = None
+    model = None
+    ready = True
+
+
+def test_a_traceback_cut_right_after_its_assert_line():
+    """An assert statement raises AssertionError: a traceback cut right after the innermost frame's
+    `assert` line (another rank's bare `AssertionError` above it) is that, not a fragment. Where carets
+    point at a part of its test, that part raised: no type is guessed."""
+    lines = text_of(capture(lambda: forms.check_seq_length(_Args()))).splitlines()
+    assert lines[-3].strip().startswith("assert ") and lines[-1] == "AssertionError"  # (3.11: carets under its test)
+    (event,) = events(lines[:-1])
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("AssertionError", "", True)
+    said = text_of(capture(lambda: forms.check_seq_length_said(_Args()))).splitlines()
+    assert said[-1] == "AssertionError: --seq-length is required"
+    assert [e.root.exception_type for e in events(said[:-1])] == ["AssertionError"]  # (carets up to its comma)
+    (root,) = [i for i in incidents(["AssertionError", *lines[:-1]]) if i.is_run_root]
+    assert root.info.frames and root.info.frames[-1].code.startswith("assert ")
+    other = text_of(capture(lambda: forms.check_seq_length_of(_Args()))).splitlines()
+    assert other[-1].startswith("AttributeError") and other[-2].strip().startswith("^")
+    (cut,) = events(other[:-1])
+    assert cut.root.exception_type == "" and cut.truncated
+
+
 def _stage_weights():
     return _run_stage(True)
 

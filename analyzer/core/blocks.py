@@ -161,7 +161,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if i >= len(lines):
         if not has_traceback:
             return [], i, []
-        return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
+        return [ErrorInfo(_cut_at_assert(frames, lines), "", tuple(frames), link, has_traceback)], i, []
     exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if g.exception_line_at_indent(lines[i], frame_indent) else lines[i])
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
@@ -264,6 +264,23 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
     tail = [(f.path, f.lineno, f.function) for f in frames[len(frames) - len(note.frames):]]
     own = [(f.path, f.lineno, f.function) for f in note.frames]
     return end if 0 < len(note.frames) < len(frames) and tail == own else 0
+
+
+def _cut_at_assert(frames: list[Frame], lines: list[str]) -> str:
+    """The type of a traceback cut right after its innermost frame's `assert` line: AssertionError, which
+    is what an assert statement raises; unless Python 3.11's carets under it point at a part of its test
+    that raised instead (they underline the whole test when the assertion failed: from after `assert` to
+    the line's end or the message's comma). Else unknown ("")."""
+    code = frames[-1].code if frames else None
+    if not code or not code.startswith("assert "):
+        return ""
+    shown = [text for text in lines if text.strip()]
+    if len(shown) < 2 or not g.CARETS.match(shown[-1]):
+        return "AssertionError"
+    source, carets = shown[-2], shown[-1]
+    start, end = len(carets) - len(carets.lstrip()), len(carets.rstrip())
+    test = source.find("assert ") + len("assert ")
+    return "AssertionError" if start == test and source[end:].lstrip()[:1] in ("", ",") else ""
 
 
 def _frame_or_exception_after(lines: list[str], i: int) -> bool:
