@@ -15,7 +15,7 @@ import traceback
 
 import pytest
 
-from analyzer.core.records import EventKind
+from analyzer.core.records import EventKind, Link
 from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
@@ -464,6 +464,31 @@ def test_a_message_that_is_another_exceptions_repr(raised):
         (type(exc).__name__, str(exc)), ("Exception", repr(repr(exc)))]
     assert [e.root.exception_type for e in assert_same(b"Exception: f(x)\nValueError: KeyError\n")] == ["Exception",
                                                                                                         "ValueError"]
+
+
+def _launch_graph():
+    raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+
+def _capture_graphs():
+    try:
+        _launch_graph()
+    except RuntimeError as err:
+        raise Exception(f"Capture cuda graph failed: {type(err).__name__}: {err}") from None
+
+
+def test_a_wrappers_message_that_quotes_the_error_after_its_words():
+    """`Exception: Capture cuda graph failed: RuntimeError: ...`: the quoted error is the root cause, raised
+    in the frames the two share; the wrapper follows from it."""
+    exc = capture(_capture_graphs)
+    (event,) = _tracebacks(text_of(exc).rstrip("\n").split("\n"))
+    assert [(link.exception_type, link.message, link.link) for link in event.chain] == [
+        ("RuntimeError", "CUDA error: an illegal memory access was encountered", Link.FIRST),
+        ("Exception", str(exc), Link.CAUSE)]
+    assert event.chain[0].frames == event.chain[1].frames and event.chain[1].frames[-1].function == "_capture_graphs"
+    plain = assert_same(b"ValueError: bad value: 3\nRuntimeError: expected ValueError: got 3\nRuntimeError: load: KeyError: 'w'\n")
+    assert [[link.exception_type for link in e.chain] for e in plain] == [["ValueError"], ["RuntimeError"],
+                                                                          ["KeyError", "RuntimeError"]]
 
 
 def _rpc():

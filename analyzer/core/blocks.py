@@ -218,6 +218,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
         raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
+    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0])) is not None:  # `Capture cuda graph
+        # failed: RuntimeError: ...` (a later link that quotes one is an earlier link told again)
+        raised = ErrorInfo(quoted["type"], quoted["message"].strip(), tuple(frames), link, has_traceback)
+        return [raised, _replace(outer, link=Link.CAUSE)], i, []
     if (held := _held_repr(outer.message)) is not None:  # the whole message another exception's repr: dask's
         return [_replace(outer, exception_type=held[0], message=held[1]), _replace(outer, link=Link.CAUSE)], i, []
     if exc["inner"]:  # Ray's `RayTaskError(SyntaxError): ...` without the remote's frames: an instance of both,
@@ -363,6 +367,9 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
     return [error if error.frames else _replace(error, frames=stack, has_traceback=True)]
 
 
+# An exception line that a wrapper's message quotes after its own words (`Capture cuda graph failed:
+# RuntimeError: CUDA error: ...`): the error it wrapped, raised in the frames they share.
+_NAMED_INSIDE = regex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
 _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
 
