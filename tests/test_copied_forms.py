@@ -491,6 +491,29 @@ def test_a_wrappers_message_that_quotes_the_error_after_its_words():
                                                                           ["KeyError", "RuntimeError"]]
 
 
+class ResourceExhaustedError(Exception):  # (named as TensorFlow's is)
+    pass
+
+
+ResourceExhaustedError.__module__ = "tensorflow.python.framework.errors_impl"
+
+
+def _allocate():
+    raise ResourceExhaustedError("OOM when allocating tensor with shape[100,4096,32]")
+
+
+def test_tensorflow_1s_summary_of_an_error_seen_above():
+    """TensorFlow 1's session ends an op's error with `ResourceExhaustedError (see above for traceback): ...`:
+    alone, that line is the error; after the traceback it sums up, it is that error told again."""
+    exc = capture(_allocate)
+    summary = f"{type(exc).__name__} (see above for traceback): {exc}"
+    (alone,) = assert_same(f"{AROUND[0]}\n{summary}\n{AROUND[1]}\n".encode())
+    assert (alone.root.exception_type, alone.root.message) == ("ResourceExhaustedError", str(exc))
+    events = assert_same("\n".join([*text_of(exc).rstrip("\n").split("\n"), "", summary, ""]).encode())
+    assert events[0].root.exception_type == "tensorflow.python.framework.errors_impl.ResourceExhaustedError"
+    assert assert_same(b"x (see above for traceback): y\n") == []
+
+
 def _rpc():
     raise _InactiveRpcError("socket closed")
 

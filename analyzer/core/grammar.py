@@ -280,13 +280,16 @@ def _name_once(name: str, copies: int) -> str | None:
 
 
 def exception_in_words(text: str) -> tuple[str, str] | None:
-    """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
+    """An exception line a user's words hold (or TensorFlow 1 words: a type, `(see above for traceback)`,
+    the message): glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
     quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`; not a level:
     `INFO: retrying after ValueError: ...` is none): the words before it and the exception line; else
     None. Its type must read as an exception's."""
     if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
         return label["label"], rest
+    if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
+        return "", said  # TensorFlow 1's session: `ResourceExhaustedError (see above for traceback): OOM ...`
     words, colon, rest = text.partition("\uff1a")
     if colon and words.strip() and BARE_EXCEPTION_LINE.match(rest := rest.strip()):
         return words.strip(), rest
@@ -308,6 +311,7 @@ def _said(text: str) -> bool:
 
 
 _LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
+_SEE_ABOVE = " (see above for traceback):"
 _CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, hangul
 _CJK_COLON = regex.compile(_CJK + ": ")
 _CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")

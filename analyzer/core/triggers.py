@@ -56,6 +56,7 @@ _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
     rb"Exception has occurred: ",  # VS Code's debugger (vscode.HEADER)
     rb"Exception Type:",  # a report's field (fieldreport.opens)
+    rb" \(see above for traceback\): ",  # TensorFlow 1's session (grammar.exception_in_words)
     rb"^File (?:[^\s\"\n][^\n]*:\d+,? in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
