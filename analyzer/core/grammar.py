@@ -280,12 +280,12 @@ def _name_once(name: str, copies: int) -> str | None:
 
 
 def exception_in_words(text: str) -> tuple[str, str] | None:
-    """An exception line a user's words hold (or TensorFlow 1 words: a type, `(see above for traceback)`,
-    the message): glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
+    """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
     quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`; not a level:
-    `INFO: retrying after ValueError: ...` is none): the words before it and the exception line; else
-    None. Its type must read as an exception's."""
+    `INFO: retrying after ValueError: ...` is none); or as TensorFlow 1 words it, `(see above for
+    traceback)` between its type and its message. The words before it and the exception line; else None.
+    Its type must read as an exception's."""
     if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
         return label["label"], rest
     if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
