@@ -577,6 +577,20 @@ def stripped(lines: list[str], gap: bool = False) -> list[str]:
     return [*out[:-1], "", out[-1]] if gap else out
 
 
+def unquoted_paths(lines: list[str]) -> list[str]:
+    """Frame lines whose paths lost their quotes (`File /x/y.py, line 3, in f`), as a chat or a notebook
+    renderer that took them for markup shows them."""
+    return [re.sub(r'File "([^"]+)", line', r"File \1, line", line) for line in lines]
+
+
+def misaligned(lines: list[str], indent: int = 4) -> list[str]:
+    """A whole traceback indented as a markdown code block, its first frame line one blank short."""
+    out = [" " * indent + line for line in lines]
+    first = next(i for i, line in enumerate(lines) if line.startswith("  File "))
+    out[first] = out[first][1:]
+    return out
+
+
 def reindented(lines: list[str], source: int = 6) -> list[str]:
     """A traceback re-indented by hand in a description, copied from its first frame on (no header):
     the first frame line flush left, the other frame lines and the exception line two blanks in, the

@@ -335,6 +335,32 @@ def test_an_exception_line_indented_as_its_frames(source, header):
         expected.exception_type, expected.message, expected.frames)
 
 
+@pytest.mark.parametrize("indent", [4, 8])
+def test_a_traceback_indented_as_a_whole_its_first_frame_one_blank_short(indent):
+    """A markdown code block: every line indented, the first frame line one blank out of line. The
+    exception line at the header's indentation is still the traceback's."""
+    exc = capture(_load_weights)
+    last = text_of(exc).rstrip("\n").split("\n\n")[-1].split("\n")  # (the outermost link's traceback)
+    (event,) = _tracebacks([AROUND[0], *forms.misaligned(last, indent), AROUND[1]])
+    (actual,) = actual_chain(event.chain)
+    expected = expected_chain(exc)[-1]
+    assert (actual.exception_type, actual.message, actual.frames, event.truncated) == (
+        expected.exception_type, expected.message, expected.frames, False)
+
+
+@pytest.mark.parametrize("mark", ["_", "*", "**"])
+def test_a_frame_line_behind_markdown_emphasis(mark):
+    """A paste of pip's output of a build in markdown italics: the emphasis glued to the first frame line."""
+    exc = capture(_load_weights)
+    last = text_of(exc).rstrip("\n").split("\n\n")[-1].split("\n")[1:]  # (from its first frame: pip's tail)
+    lines = [f"      {line}" for line in last]
+    lines[0] = lines[0].replace("File", f"{mark}File", 1)
+    (event,) = _tracebacks(["  Getting requirements to build wheel ... error", *lines, "      [end of output]", ""])
+    (actual,) = actual_chain(event.chain)
+    expected = expected_chain(exc)[-1]
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames)
+
+
 @pytest.mark.parametrize("spaced", [False, True], ids=("ipython", "spyder's blank lines"))
 def test_ipythons_plain_mode(spaced):
     """CPython's layout with IPython's frame lines (`Cell In[1], line 3 in load`, `File path:346 in loads`)."""

@@ -704,9 +704,27 @@ def test_an_exception_line_moved_above_its_frames():
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
 
 
+@pytest.mark.parametrize("blank", [False, True], ids=("next", "after-a-blank"))
+def test_a_pages_exception_line_above_its_frames_flush_left(blank):
+    """Streamlit Cloud's page: the exception line first, maybe a blank line, then the frames in Python's
+    order, flush left, each source line under its frame. A frame indented as Python indents it after a
+    blank belongs to no such page: the exception line stays alone."""
+    lines = text_of(capture(_stage_weights)).splitlines()
+    original = only(lines)
+    frames = [line[2:] if line.startswith("  File ") else line for line in lines[1:-1]]
+    page = [lines[-1], *[""] * blank, *frames]
+    event = only(page)
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert_same("\n".join(page).encode())
+    bare, cut = events([lines[-1], "", *lines[1:-1]])
+    assert (bare.kind, bare.root.frames, cut.truncated) == (EventKind.BARE, (), True)
+
+
 @pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
                                   "broken-after-path-headless", "frames-on-one-line-headless",
-                                  "begun-inside-a-frame-headless"])
+                                  "begun-inside-a-frame-headless", "paths-unquoted", "paths-unquoted-indented"])
 def test_a_paste_that_lost_its_indentation(form):
     lines = text_of(capture(_load_weights)).splitlines()
     original = only(lines)
@@ -715,8 +733,11 @@ def test_a_paste_that_lost_its_indentation(form):
               "broken-after-path": lambda: forms.broken_after_path(lines),
               "broken-after-path-headless": lambda: forms.broken_after_path(lines)[1:],
               "frames-on-one-line-headless": lambda: forms.frames_on_one_line(lines),
-              "begun-inside-a-frame-headless": lambda: [lines[1].split("/")[-1], *forms.stripped(lines[2:])]}[form]()
+              "begun-inside-a-frame-headless": lambda: [lines[1].split("/")[-1], *forms.stripped(lines[2:])],
+              "paths-unquoted": lambda: forms.unquoted_paths(forms.stripped(lines)),
+              "paths-unquoted-indented": lambda: forms.unquoted_paths(lines)}[form]()
     event = only(pasted)
+    assert_same("\n".join(pasted).encode())  # (the fast path alike)
     assert event.truncated == form.endswith("headless") and event.root.message == original.root.message
     assert [(f.path.rsplit("/", 1)[-1], f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path.rsplit("/", 1)[-1], f.lineno, f.function, f.code) for f in original.root.frames]  # (a cut path's file)

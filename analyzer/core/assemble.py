@@ -427,6 +427,9 @@ class TracebackAssembler:
         if block is not None and block.indent:
             if line.text.startswith(" " * block.indent):
                 line = replace(line, text=line.text[block.indent:])
+                if (block.state is _State.FRAMES and line.text[:1] == " " and line.text[1:2] != " "
+                        and g.EXCEPTION_LINE.match(line.text[1:])):  # one blank in: no line Python prints, but
+                    line = replace(line, text=line.text[1:])  # the exception line where a frame one blank out set the indent
             elif block.state is _State.MESSAGE and line.text.strip():  # out of the indented traceback: its end
                 out.extend(self._close(line.stream))
                 return out + self._feed(line)
@@ -778,6 +781,10 @@ class TracebackAssembler:
                 block.state, block.message_lines = _State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
+                if text.startswith('File "') and g.REVERSED_FRAME.match(text):
+                    _cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
+                    block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
+                    return _Step.TAKE
                 if stripped != g.PYBIND_AT:  # the error ends there, unless pybind11's stack follows
                     return _Step.CLOSE
                 block.state, block.kind = _State.PYBIND, EventKind.TRACEBACK

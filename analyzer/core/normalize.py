@@ -125,6 +125,8 @@ class LineNormalizer:
             text = _unfenced(text)
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
+        if ", line " in text and "File " in text:
+            text = _framed(text)
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []
@@ -487,6 +489,20 @@ def _unfenced(text: str) -> str:
     elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[1:2].strip() and text[-2:-1].strip():
         return text[1:-1]  # the whole line one code span
     return text
+
+
+def _framed(text: str) -> str:
+    """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
+    /x/y.py, line 3, in f`), or markdown emphasis glued to its start (`_File "x.py", line 3, in f`)."""
+    if 'File "' in text:
+        return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
+    return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
+
+
+_EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
+# (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
+# is its own: ipython.starts_cut)
+_UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]*\.\w+), line(?= \d)')
 
 
 def _header_context(body: str) -> str | None:

@@ -60,7 +60,7 @@ _STARTS = (
     rb"^File (?:[^\s\"\n][^\n]*:\d+,? in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
-    rb'File "', rb"File \xe2\x80\x9c", rb'^[^"\n]*", line \d', rb'^[ \t]*"[^"\n]*", line \d',  # FRAME (with curly quotes: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start)
+    rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'^[^"\n]*", line \d', rb'^[ \t]*"[^"\n]*", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
