@@ -15,6 +15,7 @@ import concurrent.futures
 import contextlib
 import faulthandler
 import io
+import linecache
 import logging
 import os
 import re
@@ -282,6 +283,23 @@ def streamlit_error_box(exc: BaseException) -> list[str]:
     frames = traceback.extract_tb(exc.__traceback__)
     return [traceback.format_exception_only(exc)[-1].rstrip("\n"), "Traceback:",
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
+
+
+def cleo_report(exc: BaseException, utf8: bool = True) -> list[str]:
+    """A Cleo app's report of an uncaught exception (Poetry's), as Cleo 2 writes it: a blank line, the
+    class name, a blank line, the message (each line two blanks in), a blank line, `at path:line in
+    function` and the source four lines around it, numbered, the raising line marked."""
+    inner = traceback.extract_tb(exc.__traceback__)[-1]
+    arrow, bar = ("\u2192", "\u2502") if utf8 else (">", "|")
+    source = linecache.getlines(inner.filename)
+    assert inner.lineno is not None
+    first, last = max(1, inner.lineno - 4), min(len(source), inner.lineno + 4)
+    width = max(3, len(str(last)))
+    snippet = [f"    {arrow + ' ' if n == inner.lineno else '  '}{n:>{width}}{bar} {source[n - 1].rstrip()}"
+               for n in range(first, last + 1)]
+    message = str(exc).replace("\n", "\n  ")
+    return ["", f"  {type(exc).__name__}", "", f"  {message}", "", f"  at {inner.filename}:{inner.lineno} in {inner.name}",
+            *snippet]
 
 
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:

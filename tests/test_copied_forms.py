@@ -361,6 +361,31 @@ def test_a_frame_line_behind_markdown_emphasis(mark):
     assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames)
 
 
+class ChefBuildError(Exception):
+    pass
+
+
+def _build_backend(backend: str) -> None:
+    problems = [f"Backend '{backend}' is not available.", "Note: the build backend could not be imported."]
+    raise ChefBuildError("\n\n".join(problems))
+
+
+@pytest.mark.parametrize("utf8", [True, False], ids=("utf-8", "ascii"))
+def test_a_cleo_apps_report_of_an_error(utf8):
+    """Poetry's report (Cleo's): the class name, its message and where it was raised; no traceback."""
+    exc = capture(lambda: _build_backend("setuptools.build_meta:__legacy__"))
+    lines = ["  - Installing proxy-tools (0.1.0): Failed", "", "PEP517 build of a dependency failed",
+             *forms.cleo_report(exc, utf8), "", "Note: This error originates from the build backend."]
+    (event,) = _tracebacks(lines)
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == ("ChefBuildError", str(exc))
+    assert actual.frames == expected.frames[-1:]  # (the innermost frame, its source line too)
+    # a class name alone over a blank and indented words, with no place after them, stays alone
+    events = assert_same(b"  ChefBuildError\n\n  Backend is not available.\n  ValueError: other\n")
+    assert [(e.root.exception_type, e.root.message) for e in events] == [("ChefBuildError", ""), ("ValueError", "other")]
+
+
 @pytest.mark.parametrize("spaced", [False, True], ids=("ipython", "spyder's blank lines"))
 def test_ipythons_plain_mode(spaced):
     """CPython's layout with IPython's frame lines (`Cell In[1], line 3 in load`, `File path:346 in loads`)."""

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from analyzer.core import fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
+from analyzer.core import cleo, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core import grammar as g
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
@@ -51,6 +51,8 @@ class _State(enum.Enum):
     LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
     STREAMLIT = "streamlit"  # Streamlit's error box: the exception line, `Traceback:`, the frames (core/streamlit.py)
     FIELDS = "fields"  # a report that names the exception in fields: Django's page (core/fieldreport.py)
+    CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
+    CLEO_PLACE = "cleo_place"  # ... which its place confirmed: the source lines around it follow
 
 
 class _Step(enum.Enum):
@@ -62,9 +64,9 @@ class _Step(enum.Enum):
 
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
-             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT)
+             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT, _State.CLEO, _State.CLEO_PLACE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-_REREAD = (_State.BARE, _State.NOTE, _State.LOGGED)  # states whose last lines may have to be looked at afresh
+_REREAD = (_State.BARE, _State.NOTE, _State.LOGGED, _State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
@@ -781,6 +783,9 @@ class TracebackAssembler:
                 block.state, block.message_lines = _State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
+                if stripped and cleo.names_class(block.texts[0]) and cleo.goes_on(block.texts, text):
+                    block.state = _State.CLEO  # maybe a Cleo app's report: its message, then its place
+                    return _Step.TAKE
                 if text.startswith('File "') and g.REVERSED_FRAME.match(text):
                     _cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
                     block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
@@ -811,6 +816,13 @@ class TracebackAssembler:
                 block.state, block.message_lines = _State.MESSAGE, len(block.texts) - 1
                 return _Step.TAKE  # more indented lines than a frame prints: its message's (torch._dynamo's hints)
             return _Step.CLOSE
+        if state is _State.CLEO:
+            if cleo.place(text):
+                block.state, block.kind = _State.CLEO_PLACE, EventKind.TRACEBACK
+                return _Step.TAKE
+            return _Step.TAKE if cleo.goes_on(block.texts, text) else _Step.CLOSE
+        if state is _State.CLEO_PLACE:
+            return _Step.TAKE if cleo.source(text) else _Step.CLOSE
         if state is _State.REVERSED:
             if g.REVERSED_FRAME.match(text):
                 return _Step.TAKE
@@ -976,6 +988,8 @@ class TracebackAssembler:
             chain, context = pytest_report.parse(texts), ""
         elif block.state is _State.FIELDS:
             chain, context = (fieldreport.parse(texts),), ""
+        elif block.state is _State.CLEO_PLACE:
+            chain, context = (cleo.parse(texts),), ""
         else:
             chain = parse_chain(_in_order(texts) if block.state is _State.REVERSED
                                 else vscode.to_standard(texts) if block.state is _State.VSCODE
