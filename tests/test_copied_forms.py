@@ -58,6 +58,21 @@ def test_a_traceback_that_lost_its_line_breaks_and_its_header():
     assert event.truncated and _places(actual_chain(event.chain)) == _places(expected_chain(exc))
 
 
+@pytest.mark.parametrize("source", [True, False], ids=("with its source", "frame alone"))
+def test_a_copy_of_the_innermost_frame_glued_to_the_exception_line(source):
+    """A two-line fragment: the frame above's source line, then the innermost frame line with its source
+    line and the exception line glued on (the line breaks between them lost)."""
+    exc = capture(lambda: _load_shard("model.layers.3.mlp.down_proj.weight"))
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = next(k for k in range(len(lines) - 1, 0, -1) if lines[k].startswith("  File "))
+    glued = " ".join(line.strip() for line in [lines[inner], *lines[inner + 1:-1] * source, lines[-1]])
+    (event,) = _tracebacks([AROUND[0], lines[inner - 1].strip(), glued, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, event.truncated) == (expected.exception_type, expected.message, True)
+    assert actual.frames[-1][:3] == expected.frames[-1][:3]
+
+
 def test_a_logged_traceback_that_lost_its_line_breaks_keeps_the_loggers_words():
     exc = capture(_load_weights)
     (event,) = _tracebacks([f"ERROR worker failed: {forms.on_one_line(text_of(exc).split(chr(10)))}"])

@@ -18,7 +18,7 @@ from analyzer.core import grammar as g
 __all__ = ["ESCAPED", "FRAME_MARK", "MARK", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
-FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame later on it
+FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
 _FIXED = regex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
 _FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
 # A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
@@ -57,9 +57,10 @@ def unescaped(text: str) -> list[str] | None:
 
 def uncollapsed(text: str) -> list[str] | None:
     """The lines of a traceback that `text` holds on one line (see the module), or of one cut above its
-    first frame (that frame first, another after it); None unless it holds one."""
+    first frame (that frame first, another or the exception line after it); None unless it holds one."""
     if text.startswith(FRAME_MARK):
-        if ' File "' not in text or _FRAME.match(text) is None:
+        frame = _FRAME.match(text)
+        if frame is None or (' File "' not in text and _EXCEPTION_START.search(frame["rest"]) is None):
             return None
         return uncollapsed(f"{g.HEADER_TEXT} {text}")[1:]  # type: ignore[index]
     if MARK not in text:
