@@ -210,6 +210,18 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
     assert not failed.truncated and not raised.truncated
 
 
+@pytest.mark.parametrize("style", ["long", "short"])
+def test_a_pytest_report_behind_a_build_tools_prefix(style):
+    """A Nix build's log of a package's test run: `pkg> ` in front of every line of pytest's report. Its
+    `E` lines show where the text begins, as a frame or a header would."""
+    plain = events(forms.pytest_report(style))
+    lines = [f"python3.13-throttler> {line}".rstrip() for line in forms.pytest_report(style)]
+    prefixed = events(lines)
+    assert [(e.root.exception_type, e.root.message, e.root.raise_site) for e in prefixed] == \
+        [(e.root.exception_type, e.root.message, e.root.raise_site) for e in plain]
+    assert_same("\n".join(lines).encode())
+
+
 def test_pytests_short_summary_alone_names_each_failure():
     """A CI log cut to pytest's summary lines: each failure from its line, the test as its context; where the
     full report came before them, they repeat it and add nothing (the test above: two events)."""

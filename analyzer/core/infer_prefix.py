@@ -53,6 +53,10 @@ _PREFIX_BEFORE_EXCEPTION = regex.compile(
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
+# pytest's line of the exception or the failed assert in its report of a failed test (`E       RuntimeError:
+# ...`, `E       assert x == 1`), behind a blank: fixed forms too (a Nix build's `pkg> ` in front of each line
+# of a package's test run).
+_PYTEST_E_AT = regex.compile(r"(?<=[ \t])E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + ")")
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -86,7 +90,7 @@ _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 
 def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
     """The text in front of a traceback header or frame on this line (or a prefix that reads as nothing
-    else in front of an exception line), and whether it was a header.
+    else in front of an exception line, or any in front of pytest's), and whether it was a header.
     None when the line holds neither, or holds it at its start or behind blanks only. A line's own
     text may start with blanks (indentation) only `nested` behind prefixes peeled already, and then
     not when it is drawn in an exception group's box."""
@@ -98,6 +102,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] == "[") and (
             prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
         return prefix.group(), False
+    if m is None and "E  " in body:
+        m, is_header = _PYTEST_E_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip():
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
