@@ -427,6 +427,9 @@ class BackendCompilerFailed(Exception):
                          "While executing %wait : [num_users=1] = call_method[target=wait](args = (%out,), kwargs = {})")
 
 
+BackendCompilerFailed.__module__ = "torch._dynamo.exc"  # (as torch names it: no Error suffix, a module of exceptions)
+
+
 def _call_method(target):
     return getattr(target, "wait")()  # noqa: B009 (as torch.fx calls a method by its name)
 
@@ -461,6 +464,13 @@ def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
     assert inner.raise_site.function == "_call_method" and inner.link is Link.FIRST
     assert outer.exception_type.endswith("BackendCompilerFailed") and outer.link is Link.CAUSE
     assert outer.message.startswith("backend='inductor' raised:\nAttributeError:")
+    # its exception line alone (a paste of a traceback's last lines, the frames elided): still the error it raised
+    said = traceback.format_exception_only(capture(_compile_with_backend))
+    (alone,) = events(["......", *"".join(said).splitlines(), "", "You can suppress this exception and fall back to eager"])
+    assert [(link.exception_type, link.message.split("\n")[0]) for link in alone.chain] == [
+        ("AttributeError", "'object' object has no attribute 'wait'"), ("torch._dynamo.exc.BackendCompilerFailed",
+                                                                       "backend='inductor' raised:")]
+    assert_same("\n".join(said).encode())
 
 
 @pytest.mark.parametrize("cut_frame, strip", [(False, False), (True, False), (True, True)],

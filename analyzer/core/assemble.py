@@ -810,6 +810,9 @@ class TracebackAssembler:
             if len(block.texts) == 1 and ipython.starts_cut(text):
                 block.state, block.kind = _State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
                 return _Step.TAKE
+            if len(block.texts) == 1 and _raised_below(block.texts[0]) and g.BARE_EXCEPTION_LINE.match(text):
+                block.state, block.message_lines = _State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
+                return _Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
             if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):
                 return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
             if stripped and _indented_below(block.texts[0], [*block.texts[1:], text]):
@@ -1104,6 +1107,12 @@ def _message_below(text: str) -> bool:
     """An exception line whose message began with a line break: `Type: ` and nothing else."""
     m = g.EXCEPTION_LINE.match(text)
     return m is not None and m["message"] is not None and not m["message"].strip()
+
+
+def _raised_below(text: str) -> bool:
+    """An exception line whose message introduces what follows it (`backend='inductor' raised:`)."""
+    m = g.EXCEPTION_LINE.match(text)
+    return m is not None and bool(m["message"]) and g.introduces_output(m["message"])
 
 
 def _output_introduced(block: _Block) -> bool:
