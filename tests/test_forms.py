@@ -700,6 +700,19 @@ def test_a_traceback_cut_right_after_its_assert_line():
     assert cut.root.exception_type == "" and cut.truncated
 
 
+def test_a_type_alone_over_its_traceback_is_that_error():
+    """marimo's banner: the exception's type alone, its repr and a note, then the cell's traceback a few
+    lines below: the run's root is the traceback (the banner names no more than its type). A type
+    alone far above a traceback of that type is an error of its own, the first."""
+    exc = capture(lambda: _call_method(object()))
+    lines = text_of(exc).splitlines()
+    banner = [type(exc).__name__, f"This cell raised an exception: {exc!r}", "", "See the console area for a traceback.", ""]
+    root = run_root([*banner, *lines])
+    assert (root.info.exception_type, root.info.message, bool(root.info.frames)) == ("AttributeError", str(exc), True)
+    far = run_root([type(exc).__name__, *[f"INFO step {k}" for k in range(12)], *lines])
+    assert (far.info.exception_type, far.info.message, far.info.frames) == ("AttributeError", "", ())
+
+
 def _stage_weights():
     return _run_stage(True)
 
