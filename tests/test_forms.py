@@ -534,6 +534,21 @@ def test_a_notebook_copy_with_linked_frames(lines):
     assert len(event.root.frames) == 2
 
 
+@pytest.mark.parametrize("lines", [forms.IPYTHON7_FROM_DEFINITION, forms.ipython_traceback(), forms.ipython_library_frame()],
+                         ids=("ipython7", "shell", "library-frame"))
+def test_a_notebooks_traceback_that_lost_its_line_breaks(lines):
+    """A notebook's output pasted on one line (inline code; a page that joined the lines): each line's
+    blanks collapsed, the words before it kept apart."""
+    original = only(lines)
+    flat = " ".join(line.strip() for line in ["Num examples = 3,000 | Total steps = 60", *lines] if line.strip())
+    event = only([f"```{flat}```"])
+    assert (event.root.exception_type, event.root.message) == (original.root.exception_type, original.root.message)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert_same(flat.encode())
+    assert events([f"the cell prints {lines[1].strip()} and more"]) == []  # (no exception line after it)
+
+
 @pytest.mark.parametrize("trailing_line", [False, True])
 def test_vs_codes_copy_of_an_exception(trailing_line):
     """VS Code's debugger lists the frames newest first under the type and message: read in Python's order."""

@@ -26,7 +26,8 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "RULE", "is_ipython", "old_frame_alone", "standard_frame", "starts_cut", "to_standard", "unlinked"]
+__all__ = ["FLAT_MARK", "HEADER", "RULE", "is_ipython", "old_frame_alone", "standard_frame", "starts_cut", "to_standard",
+           "uncollapsed", "unlinked"]
 
 RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
 HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
@@ -49,6 +50,42 @@ _OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|[~/]\S*\.py[cx]?)
 _LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
+
+
+FLAT_MARK = " Traceback (most recent call last) "  # a header with more after it: the breaks were lost (see uncollapsed)
+_FLAT_HEADER = regex.compile(r"(?:^|(?<=\s))(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?) +Traceback \(most recent call last\) ")
+# What begins a line of such a traceback: a frame (any of the forms above), Colab's `23 frames`, a marker.
+_FLAT_PART = regex.compile(
+    r"(?<=\s)(?:(?P<frame>Cell In ?\[\d+\], line \d+(?:, in [^\s(]+(?:\([^)]*\))?)?"
+    r"|File \S+?:\d+, in [^\s(]+(?:\([^)]*\))?"
+    r"|(?:<ipython-input-[^>]+>|[~/]\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)(?:\([^)]*\))?)"
+    r"|\d+ frames(?= )|(?P<marker>-+> ?(?P<lineno>\d+)) )")
+
+
+def uncollapsed(text: str) -> list[str] | None:
+    """The lines of an IPython traceback that lost its line breaks (a notebook's output pasted on one line):
+    the header, frames, each marker line with its code (the numbered lines after it begin at its number
+    plus one), the numbered lines around it and the exception line (the header's type again, last); None
+    unless `text` holds one."""
+    header = _FLAT_HEADER.search(text)
+    if header is None:
+        return None
+    kind, body = header["type"], text[header.end() - 1:]
+    end = max(body.rfind(f" {kind}: "), len(body) - len(kind) - 1 if body.endswith(f" {kind}") else -1)
+    if end < 0:
+        return None
+    before = text[:header.start()].rstrip(" -")
+    lines = [*([before] if before else []), f"{kind} Traceback (most recent call last)"]
+    parts = list(_FLAT_PART.finditer(body, 0, end))
+    for k, part in enumerate(parts):
+        run = body[part.end():parts[k + 1].start() if k + 1 < len(parts) else end].strip()
+        if part["marker"] is None:
+            lines += [part.group().strip(), *([f"      {run}"] if run[:1].isdigit() else [])]
+            continue
+        after = regex.search(rf"(?:^| ){int(part['lineno']) + 1}(?: |$)", run)  # where the numbered lines go on
+        code, context = (run[:after.start()], run[after.start():]) if after else (run, "")
+        lines += [f"{part['marker']} {code.strip()}", *([f"      {context.strip()}"] if context.strip() else [])]
+    return [*lines, "", body[end + 1:].strip()]
 
 
 def unlinked(text: str) -> str:

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import regex
 
-from analyzer.core import collapsed, jsonlog
+from analyzer.core import collapsed, ipython, jsonlog
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
 from analyzer.core.prefixes import (
@@ -209,8 +209,9 @@ class LineNormalizer:
         if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
         pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body or body.startswith(collapsed.FRAME_MARK)
+                  else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
                   else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # a traceback that lost
-        # its breaks (maybe its header too), or holds them escaped
+        # its breaks (maybe its header too; IPython's too), or holds them escaped
         if pieces:
             first = self._line(_Peeled(pieces[0], prefix, meta, _header_context(pieces[0]), False), lineno)
             return [first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
