@@ -750,6 +750,22 @@ def logged_repr_without_exception(err: BaseException) -> list[str]:
     return out.getvalue().splitlines()
 
 
+def logged_class(exc: BaseException, fmt: str, said: str, level: int = logging.ERROR) -> list[str]:
+    """`logger.log(level, said.format(cls=type(exc), exc=exc))` through a logging format `fmt`: the class as
+    `type()` prints it (`<class 'RuntimeError'>`)."""
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter(fmt, datefmt="%m/%d %H:%M:%S"))
+    logger = logging.getLogger("trainer")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.log(level, said.format(cls=type(exc), exc=exc))
+    finally:
+        logger.removeHandler(handler)
+    return out.getvalue().splitlines()
+
+
 def logged_oserror() -> list[str]:
     """`logger.error("...: %s: %s", type(err).__name__, err)` through logging's asctime format."""
     err = OSError(28, "No space left on device")

@@ -4,6 +4,7 @@ message and innermost Python frame; in a run the right one is the root cause."""
 from __future__ import annotations
 
 import linecache
+import logging
 import os
 import shutil
 import subprocess
@@ -1136,6 +1137,18 @@ def test_an_exception_in_a_logged_error_line_is_a_notice():
     event = only(forms.logged_oserror())
     assert event.kind is EventKind.NOTICE
     assert (event.root.exception_type, event.root.message) == ("OSError", "[Errno 28] No space left on device")
+
+
+@pytest.mark.parametrize("fmt, said", [("%(asctime)s [%(levelname)s] %(name)s - %(message)s", "{cls} at trainer.py:101 - {exc}"),
+                                       ("%(levelname)s:%(name)s:%(message)s", "{cls}: {exc}")], ids=("placed", "basic"))
+def test_an_exception_class_printed_by_type_in_a_logged_error_line(fmt, said):
+    """`logger.error(f"{type(e)}: {e}")`: the class as `<class 'RuntimeError'>`, then its message, also
+    behind a logging format the normaliser has no prefix for. At info level it is no error."""
+    exc = capture(lambda: _call_method(object()))
+    (event,) = events(forms.logged_class(exc, fmt, said))
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "AttributeError", str(exc))
+    assert events(forms.logged_class(exc, fmt, said, logging.INFO)) == []
+    assert_same("\n".join(forms.logged_class(exc, fmt, said)).encode())
 
 
 def test_a_cxx_exception_in_a_logged_error_line_is_a_notice():

@@ -108,6 +108,12 @@ _EMBEDDED = regex.compile(
     r"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 
+# `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
+# place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`). The level may be
+# anywhere before it on the line (a format the normaliser has no prefix for).
+_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?::| -) "
+                            r"(?P<message>\S.*)$")
+
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
 _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
@@ -115,6 +121,9 @@ _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     """The exception a log record at error level reports in its text, without a traceback; else None."""
+    if "<class '" in text and (said := _CLASS_SAID.search(text)) is not None and (
+            _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())):
+        return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
     level = _LEVEL_IN_TEXT.match(text)
     if level is None and not _LEVEL_IN_PREFIX.search(prefix):
         return None
