@@ -755,6 +755,22 @@ def test_an_exception_line_moved_above_its_frames():
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
 
 
+def test_a_copy_of_frames_newest_first_above_the_exception_line():
+    """A hand-made copy: the header gone, the frames listed newest first (each with its source line under
+    it), the exception line last. Each frame's source calls the frame listed before it: read in Python's order."""
+    lines = text_of(capture(_stage_weights)).splitlines()
+    original = only(lines)
+    groups: list[list[str]] = []
+    for line in lines[1:-1]:
+        groups += [[line]] if line.startswith("  File ") else []
+        groups[-1] += [] if line.startswith("  File ") else [line]
+    copy = [*(line for group in reversed(groups) for line in group), lines[-1]]
+    event = only(copy)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
+    assert only(lines[1:]).root.frames == original.root.frames  # (in Python's order, it stays so)
+
+
 @pytest.mark.parametrize("blank", [False, True], ids=("next", "after-a-blank"))
 def test_a_pages_exception_line_above_its_frames_flush_left(blank):
     """Streamlit Cloud's page: the exception line first, maybe a blank line, then the frames in Python's

@@ -1180,8 +1180,7 @@ def _moved_up(texts: list[str]) -> bool:
         return False
     calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and texts[k + 1][:4] == "    " else "")
              for k, text in enumerate(texts) if (frame := g.FRAME.match(text)) is not None]
-    outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
-    inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
+    inwards, outwards = g.call_order(calls)
     return inwards or not outwards
 
 

@@ -163,6 +163,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [], i, []
         return [ErrorInfo(_cut_at_assert(frames, lines), "", tuple(frames), link, has_traceback)], i, []
     exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if g.exception_line_at_indent(lines[i], frame_indent) else lines[i])
+    if not header and len(frames) > 1 and g.call_order([(f.function or "", f.code or "") for f in frames]) == (False, True):
+        frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
             return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []

@@ -35,6 +35,7 @@ __all__ = [
     "wraps_remote",
     "remote_task",
     "runpy_error",
+    "call_order",
     "frame_after_words",
     "REMOTE_QUOTE",
     "PYBIND_AT",
@@ -330,6 +331,15 @@ def runpy_error(text: str) -> tuple[str, str] | None:
     error it names); else None."""
     m = _RUNPY_ERROR.match(text)
     return (m["words"], m["error"]) if m is not None and EXCEPTION_LINE.match(m["error"]) else None
+
+
+def call_order(calls: list[tuple[str, str]]) -> tuple[bool, bool]:
+    """Of frames listed as (function, source line): whether some frame's source calls the function of the
+    frame listed after it (Python's order, outermost first), and whether some calls the one listed
+    before it (newest first)."""
+    inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
+    outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
+    return inwards, outwards
 
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
