@@ -676,11 +676,14 @@ def test_an_exception_line_quoted_in_a_sentence(quote):
     assert assert_same(f"it raises a {quote.format('KeyError')} here\n".encode()) == []  # (a class named, no error)
 
 
-def test_an_exception_line_behind_a_one_word_label():
+@pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback"])
+def test_an_exception_line_behind_a_one_word_label(label):
+    """A word (bracketed or not), or a few words naming the error, in front of the exception line."""
     exc, said = _inference_failure()
-    assert _bare_errors(f"python -m vllm.entrypoints.openai.api_server\n7b-model: {said}\n".encode()) == [
-        (EventKind.BARE, "ConnectionError", str(exc), "7b-model")]
-    assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n".encode()) == []
+    assert _bare_errors(f"python -m vllm.entrypoints.openai.api_server\n{label}: {said}\n".encode()) == [
+        (EventKind.BARE, "ConnectionError", str(exc), label)]
+    assert assert_same(f"INFO: {said}\nINFO: retrying after {said}\nNote: {said}\ntwo words: {said}\n"
+                       f"[INFO]: {said}\nthree more words error: {said}\n".encode()) == []
     assert assert_same(b"error_class: KeyError\n") == []  # (a class named, no error)
 
 

@@ -283,7 +283,8 @@ def _name_once(name: str, copies: int) -> str | None:
 def exception_in_words(text: str) -> tuple[str, str] | None:
     """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
-    quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`; not a level:
+    quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`, `[worker]: `, `actual
+    error: `; not a level:
     `INFO: retrying after ValueError: ...` is none); or as TensorFlow 1 words it, `(see above for
     traceback)` between its type and its message. The words before it and the exception line; else None.
     Its type must read as an exception's."""
@@ -311,7 +312,10 @@ def _said(text: str) -> bool:
     return m is not None and bool(m["message"])
 
 
-_LABEL = regex.compile(r"^(?P<label>(?!(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b)[\w.-]+): (?=\S)")
+# (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `)
+_LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
+_LABEL = regex.compile(rf"^(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)): (?=\S)")
 _SEE_ABOVE = " (see above for traceback):"
 _CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, hangul
 _CJK_COLON = regex.compile(_CJK + ": ")
