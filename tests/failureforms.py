@@ -285,6 +285,39 @@ def streamlit_error_box(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
 
 
+class _KeyErrorMessage(str):
+    """torch's KeyErrorMessage: a KeyError shows its message as it is, not its repr."""
+
+    def __repr__(self) -> str:
+        return self
+
+
+class _Dataset:
+    def __init__(self) -> None:
+        self.images: dict[str, str] = {}
+
+    def __getitem__(self, i: int) -> str:
+        return self.images[i]  # type: ignore[index]
+
+
+def _worker_fetch(dataset: _Dataset, index: int) -> str:
+    return dataset[index]
+
+
+def dataloader_worker_error() -> BaseException:
+    """An error in a DataLoader worker as torch raises it again in the main process (its ExceptionWrapper):
+    the same type, `Caught KeyError in DataLoader worker process 0.` and the worker's whole traceback after
+    `Original ` in its message."""
+    err = capture(lambda: _worker_fetch(_Dataset(), 0))  # (in the worker)
+    said = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    msg = f"Caught {type(err).__name__} in DataLoader worker process 0.\nOriginal {said}"
+
+    def reraise() -> None:  # (in the main process, which got the text)
+        raise KeyError(_KeyErrorMessage(msg))
+
+    return capture(reraise)
+
+
 def cleo_report(exc: BaseException, utf8: bool = True) -> list[str]:
     """A Cleo app's report of an uncaught exception (Poetry's), as Cleo 2 writes it: a blank line, the
     class name, a blank line, the message (each line two blanks in), a blank line, `at path:line in

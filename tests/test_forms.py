@@ -716,6 +716,21 @@ def test_a_traceback_cut_right_after_its_assert_line():
     assert cut.root.exception_type == "" and cut.truncated
 
 
+@pytest.mark.parametrize("cut", [False, True], ids=("whole", "from-its-exception-line"))
+def test_an_error_torch_raised_again_with_the_workers_traceback_in_its_message(cut):
+    """A DataLoader worker's error raised again in the main process: `Caught KeyError in DataLoader worker
+    process 0.`, then `Original Traceback (most recent call last):` and the worker's traceback. The worker's
+    error is the chain's root, where the worker raised it."""
+    lines = text_of(forms.dataloader_worker_error()).splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("KeyError: Caught"))
+    assert lines[start + 1] == "Original Traceback (most recent call last):"
+    event = only(lines[start:] if cut else lines)
+    root, outer = event.chain
+    assert (root.exception_type, root.message, root.raise_site.function) == ("KeyError", "0", "__getitem__")
+    assert (outer.exception_type, outer.message.split("\n")[0]) == ("KeyError", "Caught KeyError in DataLoader worker process 0.")
+    assert_same("\n".join(lines).encode())
+
+
 def test_a_type_alone_over_its_traceback_is_that_error():
     """marimo's banner: the exception's type alone, its repr and a note, then the cell's traceback a few
     lines below: the run's root is the traceback (the banner names no more than its type). A type

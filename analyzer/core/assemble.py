@@ -725,7 +725,11 @@ class TracebackAssembler:
             if stripped in _SEPARATORS:
                 block.state = _State.SEPARATOR
                 return _Step.TAKE
-            if block.kind is EventKind.TRACEBACK and (header := g.HEADER.match(text)) and not header["context"]:
+            if (header := g.HEADER.match(text)) and block.message_lines == 0 and g.reraised_original(header):
+                block.state, block.note_start, block.output = _State.NOTE, len(block.texts), True
+                block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
+                return _Step.TAKE  # torch's error raised again with the worker's traceback in its message
+            if block.kind is EventKind.TRACEBACK and header and not header["context"]:
                 block.state, block.note_start = _State.NOTE, len(block.texts)
                 block.output = block.message_lines <= g.OUTPUT_LEAD and _introduces_output(
                     block.texts[-1 - block.message_lines])
@@ -809,6 +813,10 @@ class TracebackAssembler:
                 return _Step.TAKE
             if len(block.texts) == 1 and ipython.starts_cut(text):
                 block.state, block.kind = _State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
+                return _Step.TAKE
+            if len(block.texts) == 1 and (header := g.HEADER.match(text)) and g.reraised_original(header):
+                block.state, block.note_start, block.output = _State.NOTE, 1, True
+                block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
                 return _Step.TAKE
             if len(block.texts) == 1 and _raised_below(block.texts[0]) and g.BARE_EXCEPTION_LINE.match(text):
                 block.state, block.message_lines = _State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'

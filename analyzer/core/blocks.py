@@ -193,8 +193,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
-        introduces = bool(header) and g.introduces_output("\n".join(message))
-        if (header and not header["context"] and len(message) <= 1 + g.OUTPUT_LEAD and (introduces or len(message) == 1)
+        introduces = bool(header) and (g.introduces_output("\n".join(message)) or (
+            len(message) == 1 and g.reraised_original(header)))  # (torch's: the worker's traceback follows)
+        if (header and (not header["context"] or introduces) and len(message) <= 1 + g.OUTPUT_LEAD
+                and (introduces or len(message) == 1)
                 and (inner := list(parse_chain(lines[i:])))
                 and (introduces or _same_error(inner[-1], exc["type"], exc["message"] or "", frames))):
             # a child's output, or where it was first raised (the same error, its traceback below it): the root

@@ -36,6 +36,7 @@ __all__ = [
     "remote_task",
     "runpy_error",
     "call_order",
+    "reraised_original",
     "frame_after_words",
     "REMOTE_QUOTE",
     "PYBIND_AT",
@@ -148,6 +149,13 @@ def goes_on_frame_line(cut: str, rest: str) -> bool:
 
 
 HEADER_TEXT = "Traceback (most recent call last):"
+
+
+def reraised_original(header: regex.Match) -> bool:
+    """Whether a traceback header (a HEADER match) is torch's `Original Traceback (most recent call last):`,
+    which its ExceptionWrapper writes into the message of an error it raises again in the main process
+    (`Caught KeyError in DataLoader worker process 0.`): the worker's error, the root cause, follows it."""
+    return header["context"] == "Original"
 FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines a traceback prints as they are
 
 
