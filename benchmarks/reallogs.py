@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strict", action="store_true", help="the match must be the run's root cause")
     parser.add_argument("--verbose", action="store_true", help="print every case")
     args = parser.parse_args(argv)
+    if not (args.folder / "MANIFEST.tsv").is_file():
+        parser.error(f"no MANIFEST.tsv in {args.folder}")
     cases = read_manifest(args.folder)
     engine = Engine(Options())
     passed = 0
