@@ -73,6 +73,21 @@ def test_a_copy_of_the_innermost_frame_glued_to_the_exception_line(source):
     assert actual.frames[-1][:3] == expected.frames[-1][:3]
 
 
+def _raise_http_error() -> None:
+    raise ConnectionError("Error code: 400 - {'error': {'message': \"Unsupported parameter: 'max_tokens'\"}}") from None
+
+
+def test_a_raise_statement_with_the_exception_line_glued_after_it():
+    """The last source line of a traceback and the exception line on one line (the break between them
+    lost): the error. A raise statement whose own text names an exception (in its string) is only code."""
+    lines = text_of(capture(_raise_http_error)).rstrip("\n").split("\n")
+    statement = next(line for line in lines if line.strip().startswith("raise "))
+    (event,) = assert_same(f"{statement.strip()} {lines[-1]}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.BARE, "ConnectionError", lines[-1].split(": ", 1)[1])
+    assert assert_same(b"raise ValueError(f\"Expected KeyError: {x}\") from err\nraise KeyError\n") == []
+
+
 def test_a_logged_traceback_that_lost_its_line_breaks_keeps_the_loggers_words():
     exc = capture(_load_weights)
     (event,) = _tracebacks([f"ERROR worker failed: {forms.on_one_line(text_of(exc).split(chr(10)))}"])
@@ -676,7 +691,7 @@ def test_an_exception_line_quoted_in_a_sentence(quote):
     assert assert_same(f"it raises a {quote.format('KeyError')} here\n".encode()) == []  # (a class named, no error)
 
 
-@pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback"])
+@pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback", "An unexpected error has occurred"])
 def test_an_exception_line_behind_a_one_word_label(label):
     """A word (bracketed or not), or a few words naming the error, in front of the exception line."""
     exc, said = _inference_failure()

@@ -442,6 +442,26 @@ def _compile_with_backend():
         raise BackendCompilerFailed("inductor", err).with_traceback(err.__traceback__) from None
 
 
+class InstantiationException(Exception):
+    pass
+
+
+InstantiationException.__module__ = "hydra.errors"  # (as Hydra names it)
+
+
+class _Step:
+    def __init__(self, parsers):
+        self.parsers = parsers
+
+
+def _instantiate(target):
+    """Hydra's instantiate: the target's own error, its repr on the line after the wrapper's words."""
+    try:
+        return target()
+    except Exception as err:
+        raise InstantiationException(f"Error in call to target '{target.__qualname__}':\n{err!r}") from err
+
+
 class OutOfResources(Exception):  # as triton.runtime.errors names it: no Error suffix
     def __str__(self) -> str:
         return "out of resource: shared memory, Required: 196608, Hardware limit: 65536."
@@ -465,6 +485,11 @@ def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
     assert inner.raise_site.function == "_call_method" and inner.link is Link.FIRST
     assert outer.exception_type.endswith("BackendCompilerFailed") and outer.link is Link.CAUSE
     assert outer.message.startswith("backend='inductor' raised:\nAttributeError:")
+    # Hydra's: the error's repr on the line after the wrapper's words, the exception line alone
+    said = traceback.format_exception_only(capture(lambda: _instantiate(_Step)))
+    (alone,) = events("".join(said).splitlines())
+    assert [(link.exception_type, link.message) for link in alone.chain][0] == (
+        "TypeError", "_Step.__init__() missing 1 required positional argument: 'parsers'")
     # its exception line alone (a paste of a traceback's last lines, the frames elided): still the error it raised
     said = traceback.format_exception_only(capture(_compile_with_backend))
     (alone,) = events(["......", *"".join(said).splitlines(), "", "You can suppress this exception and fall back to eager"])

@@ -818,7 +818,8 @@ class TracebackAssembler:
                 block.state, block.note_start, block.output = _State.NOTE, 1, True
                 block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
                 return _Step.TAKE
-            if len(block.texts) == 1 and _raised_below(block.texts[0]) and g.BARE_EXCEPTION_LINE.match(text):
+            if len(block.texts) == 1 and _raised_below(block.texts[0]) and (g.BARE_EXCEPTION_LINE.match(text)
+                                                                          or g.EXCEPTION_REPR.match(stripped)):
                 block.state, block.message_lines = _State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
                 return _Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
             if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):

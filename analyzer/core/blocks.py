@@ -219,8 +219,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if (stack := pybind_stack(lines, i)) is not None:
         return with_pybind_stack(outer, stack[0]), stack[1], []
     named = _named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
-    if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised, whose
-        raised = ErrorInfo(named["type"], named["message"] or "", tuple(frames), link, has_traceback)  # frames they share
+    if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised (or its
+        # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
+        raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
     if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0])) is not None:  # `Capture cuda graph
         # failed: RuntimeError: ...` (a later link that quotes one is an earlier link told again)
@@ -235,13 +236,12 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
-_HELD_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
 
 def _held_repr(message: str) -> tuple[str, str] | None:
     """The exception whose repr is the whole of a message (dask's report of a failed task: `Exception:
     "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
-    if (m := _HELD_REPR.match(message)) is None:
+    if (m := g.EXCEPTION_REPR.match(message)) is None:
         return None
     try:
         args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
@@ -318,13 +318,16 @@ def _paragraph_end(lines: list[str], i: int) -> int:
     return i
 
 
-def _named_error(text: str) -> regex.Match | None:
+def _named_error(text: str) -> tuple[str, str] | None:
     """The error a wrapper's message names on its second line (`backend='inductor' raised:` then
-    `OutOfResources: out of resource: ...`): an exception line whose type reads as a class."""
-    if (m := g.BARE_EXCEPTION_LINE.match(text)) is not None:
-        return m
-    m = g.EXCEPTION_LINE.match(text)  # (a type without the usual suffix: with its message, named as a class)
-    return m if m is not None and m["message"] is not None and (m["type"][:1].isupper() or "." in m["type"]) else None
+    `OutOfResources: out of resource: ...`): an exception line whose type reads as a class, or the
+    exception's repr. Its type and message."""
+    m = g.BARE_EXCEPTION_LINE.match(text)
+    if m is None:
+        m = g.EXCEPTION_LINE.match(text)  # (a type without the usual suffix: with its message, named as a class)
+        if m is None or m["message"] is None or not (m["type"][:1].isupper() or "." in m["type"]):
+            return _held_repr(text.strip())
+    return m["type"], m["message"] or ""
 
 
 def _same_error(info: ErrorInfo, exception_type: str, message: str, frames: list[Frame]) -> bool:

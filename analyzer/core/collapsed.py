@@ -15,7 +15,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["ESCAPED", "FRAME_MARK", "MARK", "unescaped", "uncollapsed"]
+__all__ = ["ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "raise_glued", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
 FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
@@ -73,6 +73,37 @@ def uncollapsed(text: str) -> list[str] | None:
         else:
             lines += [fixed, "", *([body.strip()] if body.strip() else [])]
     return lines
+
+
+RAISE_MARK = "raise "
+
+
+def raise_glued(text: str) -> list[str] | None:
+    """A `raise` statement (a traceback's last source line) with the exception line glued after it, the
+    break between them lost: the two lines; None unless the statement is whole (its brackets and quotes
+    closed) where a type that reads as an exception's begins."""
+    body = text.lstrip()
+    if not body.startswith(RAISE_MARK):
+        return None
+    for start in _EXCEPTION_START.finditer(body, len(RAISE_MARK)):
+        statement = body[:start.start()].rstrip()
+        if statement != "raise" and _closed(statement):
+            return [f"    {statement}", body[start.start():]]
+    return None
+
+
+def _closed(code: str) -> bool:
+    depth, quote = 0, ""
+    for char in code:
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return depth == 0 and not quote
 
 
 def _link_lines(body: str) -> list[str]:

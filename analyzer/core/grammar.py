@@ -35,6 +35,7 @@ __all__ = [
     "wraps_remote",
     "remote_task",
     "runpy_error",
+    "EXCEPTION_REPR",
     "call_order",
     "reraised_original",
     "frame_after_words",
@@ -288,6 +289,10 @@ def _name_once(name: str, copies: int) -> str | None:
     return None
 
 
+# An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.
+EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
+
+
 def exception_in_words(text: str) -> tuple[str, str] | None:
     """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
@@ -320,10 +325,12 @@ def _said(text: str) -> bool:
     return m is not None and bool(m["message"])
 
 
-# (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `)
+# (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
+# or say that one occurred: pre-commit's `An unexpected error has occurred: `)
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
 _LABEL = regex.compile(rf"^(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)): (?=\S)")
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
+                       r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _SEE_ABOVE = " (see above for traceback):"
 _CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, hangul
 _CJK_COLON = regex.compile(_CJK + ": ")

@@ -210,6 +210,7 @@ class LineNormalizer:
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
         pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body or body.startswith(collapsed.FRAME_MARK)
                   else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
+                  else collapsed.raise_glued(body) if collapsed.RAISE_MARK in body[:32]
                   else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # a traceback that lost
         # its breaks (maybe its header too; IPython's too), or holds them escaped
         if pieces:
