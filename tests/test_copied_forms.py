@@ -88,6 +88,31 @@ def test_a_raise_statement_with_the_exception_line_glued_after_it():
     assert assert_same(b"raise ValueError(f\"Expected KeyError: {x}\") from err\nraise KeyError\n") == []
 
 
+class OfflineModelsEnabled(ConnectionError):
+    pass
+
+
+OfflineModelsEnabled.__module__ = "huggingface_hub.errors"
+
+
+def _offline_config(repo: str) -> None:
+    raise OfflineModelsEnabled(
+        f"Cannot reach https://huggingface.co/{repo}/resolve/main/config.json: offline mode is enabled.")
+
+
+@pytest.mark.parametrize("blank", [True, False], ids=("a-blank-between", "glued"))
+def test_the_first_line_of_a_raise_over_several_lines_glued_to_the_exception_line(blank):
+    """Python shows a call's first line as the frame's source (`raise OfflineModelsEnabled(`): glued to
+    the exception line that names that class, the two lines they were."""
+    lines = text_of(capture(lambda: _offline_config("mlx-community/parakeet"))).rstrip("\n").split("\n")
+    statement = next(line.strip() for line in lines if line.strip().startswith("raise "))
+    assert statement == "raise OfflineModelsEnabled("
+    (event,) = assert_same(f"{statement}{' ' * blank}{lines[-1]}\n".encode())
+    assert (event.root.exception_type, event.root.message) == (
+        "huggingface_hub.errors.OfflineModelsEnabled", lines[-1].split(": ", 1)[1])
+    assert assert_same(f"raise ValueError({lines[-1]}\n".encode()) == []  # (another class: a line of code)
+
+
 def test_a_logged_traceback_that_lost_its_line_breaks_keeps_the_loggers_words():
     exc = capture(_load_weights)
     (event,) = _tracebacks([f"ERROR worker failed: {forms.on_one_line(text_of(exc).split(chr(10)))}"])

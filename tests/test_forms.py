@@ -1207,6 +1207,16 @@ def test_an_exception_class_printed_by_type_in_a_logged_error_line(fmt, said):
     assert_same("\n".join(forms.logged_class(exc, fmt, said)).encode())
 
 
+@pytest.mark.parametrize("module", ["cv2", "socket", "struct"])
+def test_a_modules_class_named_error_alone_is_an_error(module):
+    """OpenCV's `cv2.error` and the standard library's C modules name their exception class `error`: an
+    exception line alone with it is an error; another module's `error` is a logger's name or a word."""
+    said = f"{module}.error: OpenCV(4.10.0) color.cpp:196: error: (-215:Assertion failed) !_src.empty() in function"
+    (event,) = assert_same(f"{said}\n".encode())
+    assert (event.kind, event.root.exception_type) == (EventKind.BARE, f"{module}.error")
+    assert assert_same(b"gunicorn.error: Booting worker with pid: 123\nuvicorn.error: Started server process\n") == []
+
+
 def test_a_cxx_exception_in_a_logged_error_line_is_a_notice():
     """TensorRT-LLM's logger (`[TensorRT-LLM][ERROR] ` before what()), the C++ type named with `::`."""
     what = "[TensorRT-LLM][ERROR] Assertion failed: d == a + length (/app/plugins/gptAttentionCommon.cpp:320)"

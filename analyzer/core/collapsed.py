@@ -81,15 +81,22 @@ RAISE_MARK = "raise "
 def raise_glued(text: str) -> list[str] | None:
     """A `raise` statement (a traceback's last source line) with the exception line glued after it, the
     break between them lost: the two lines; None unless the statement is whole (its brackets and quotes
-    closed) where a type that reads as an exception's begins."""
+    closed) where a type that reads as an exception's begins, or is the first line of a call over several
+    (`raise OfflineModelsEnabled(`, as Python shows it), glued to one that names that class."""
     body = text.lstrip()
     if not body.startswith(RAISE_MARK):
         return None
+    if (opened := _RAISE_OPENED.match(body)) is not None and (said := g.BARE_EXCEPTION_LINE.match(
+            rest := body[opened.end():])) is not None and said["type"].rsplit(".", 1)[-1] == opened["name"]:
+        return [f"    {body[:opened.end()].rstrip()}", rest]
     for start in _EXCEPTION_START.finditer(body, len(RAISE_MARK)):
         statement = body[:start.start()].rstrip()
         if statement != "raise" and _closed(statement):
             return [f"    {statement}", body[start.start():]]
     return None
+
+
+_RAISE_OPENED = regex.compile(r"raise (?:[\w.]+\.)?(?P<name>\w+)\(\s*")
 
 
 def _closed(code: str) -> bool:

@@ -239,9 +239,12 @@ def remote_task(text: str) -> bool:
 # class of a module named in lower case as an extension's may be (`nixl._bindings.nixlNotFoundError`).
 EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
 EXCEPTION_NAME = rf"_*[A-Z]\w*{EXCEPTION_SUFFIX}"  # (a private class too: grpc's `_InactiveRpcError`)
+# Modules whose exception class is named `error` (OpenCV's `cv2.error`, the C modules of the standard library):
+# a module's `error` is any other module's word.
+_ERROR_MODULES = r"(?:cv2|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop)"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}){_INNER})"
+    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error){_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
