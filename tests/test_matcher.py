@@ -52,6 +52,14 @@ PATTERNS = [
             source=_at("demo/config.py", 90, "infer_device")),
     Pattern(id="demo.getattr", exception="AttributeError", template="{!r} object has no attribute {!r}",
             source=_at("demo/utils.py", 7, "Proxy.__getattr__")),
+    Pattern(id="demo.quant-a", exception="ValueError", template="The input size is not aligned with the quantized weight shape.",
+            source=_at("demo/quant/awq.py", 40, "AWQMethod.create_weights")),
+    Pattern(id="demo.quant-b", exception="ValueError", template="The input size is not aligned with the quantized weight shape.",
+            source=_at("demo/quant/gptq.py", 52, "GPTQMethod.create_weights")),
+    Pattern(id="demo.args-old", exception="ValueError", template="Global server args is not set yet!",
+            source=_at("demo/server_args.py", 700, "get_global_server_args")),
+    Pattern(id="demo.args-new", exception="ValueError", template="Global server args is not set yet!",
+            source=_at("demo/runtime_context.py", 80, "get_global_server_args")),
     Pattern(id="demo.linear-assert", exception="AssertionError", template="",
             source=_at("demo/gen/layers/linear.py", 88, "weight_loader"), assert_expr="param.shape == loaded.shape"),
 ]
@@ -135,6 +143,19 @@ def test_a_bare_line_in_a_log_is_not_pinned_on_a_generic_text_with_values(matche
     # a fixed text is that text wherever it is read: still offered
     fixed = matcher.match(_bare_line(RuntimeError("Failed to infer device type")))
     assert (fixed.pattern.id, fixed.match_kind) == ("demo.no-device", MatchKind.POSSIBLE)
+
+
+def test_a_text_raised_by_functions_in_several_files_is_only_possibly_one_of_them(matcher):
+    """A bare line whose text two methods in two files raise alike names neither for sure: the chosen
+    one is possible. Its frames tell which; a function moved to another file is the same error."""
+    said = ValueError("The input size is not aligned with the quantized weight shape.")
+    bare = matcher.match(_bare_line(said))
+    assert (bare.pattern.id in ("demo.quant-a", "demo.quant-b"), bare.match_kind) == (True, MatchKind.POSSIBLE)
+    at_gptq = traced(LAUNCH + [Frame("demo/quant/gptq.py", 52, "create_weights", "    raise ValueError(")], said)
+    found = matcher.match(at_gptq)
+    assert (found.pattern.id, found.match_kind) == ("demo.quant-b", MatchKind.EXACT)
+    moved = matcher.match(_bare_line(ValueError("Global server args is not set yet!")))
+    assert moved.match_kind is MatchKind.EXACT
 
 
 def test_same_text_twins_are_told_apart_by_function_in_any_frame(matcher):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -250,11 +250,13 @@ class Matcher:
             return None
         # the site first (file, then function); at one site a curated page before a bare signature (both
         # fit the message: the page explains it); then the most specific text, then the nearest line
-        entry, params, evidence, _ = max(hits, key=lambda hit: (
-            Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], hit[0].pattern.curated, len(hit[0].literal),
-            -(hit[3] if hit[3] is not None else 1 << 30), hit[0].pattern.id))
+        def rank(hit: tuple) -> tuple:
+            return (Evidence.FILE in hit[2], Evidence.FUNCTION in hit[2], hit[0].pattern.curated, len(hit[0].literal),
+                    -(hit[3] if hit[3] is not None else 1 << 30))
+
+        entry, params, evidence, _ = max(hits, key=lambda hit: (*rank(hit), hit[0].pattern.id))
         evidence |= Evidence.MESSAGE | self._package(entry, frames)
-        kind = MatchKind.POSSIBLE if entry.generic and not frames else MatchKind.EXACT
+        kind = MatchKind.POSSIBLE if (entry.generic and not frames) or _elsewhere_too(entry, hits, rank) else MatchKind.EXACT
         base, ceiling = _SCALE[kind]
         ceiling = min(ceiling, _GENERIC_CEILING) if entry.generic else ceiling
         return Diagnosis(entry.pattern, kind, confidence(base, ceiling, entry.spec, evidence), params, 0, evidence)
@@ -371,6 +373,18 @@ class Matcher:
                 entry.broken = True
                 self.broken.append((entry.pattern, str(err)))
         return entry.compiled
+
+
+def _elsewhere_too(entry: _Entry, hits: list[tuple], rank: Callable[[tuple], tuple]) -> bool:
+    """Whether the text is raised as it is by another function in another file, which nothing tells apart
+    from the chosen one (no frame, no curated page: the quantisation methods that share `The input size is
+    not aligned ...`, a text two projects share): then the chosen one is only one of them, a possible
+    diagnosis. (A function moved to another file, or renamed in its file, in a later release is the same error.)"""
+    if entry.pattern.curated or Evidence.FILE in next(hit[2] for hit in hits if hit[0] is entry):
+        return False
+    best, source = rank(next(hit for hit in hits if hit[0] is entry)), entry.pattern.source
+    return any(hit[0].pattern.source.function != source.function and hit[0].pattern.source.path != source.path
+               and rank(hit) == best for hit in hits)
 
 
 def _resemblance(entry: _Entry, message: str) -> float | None:
