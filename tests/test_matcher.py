@@ -203,17 +203,21 @@ def test_raise_site_keys_are_package_relative_not_the_last_two_parts(matcher):
 
 
 def test_fuzzy_tolerates_reworded_filler_and_appended_text(matcher):
-    reworded = matcher.match_message("tensor parallel size 3 should evenly divide the number of attention heads (32)",
-                                     "ValueError")
+    said = "tensor parallel size 3 should evenly divide the number of attention heads (32)"
+    reworded = matcher.match(traced(LAUNCH, ValueError(said)))  # (a frame of the package: its raise site not shown)
     assert (reworded.pattern.id, reworded.match_kind) == ("demo.tp-divides", MatchKind.FUZZY)
-    extended = matcher.match_message("tensor parallel size 3 must divide the number of attention heads (32). "
-                                     "Pick a --tp-size that divides it.", "ValueError")
+    extended = matcher.match(traced(LAUNCH, ValueError("tensor parallel size 3 must divide the number of attention "
+                                                       "heads (32). Pick a --tp-size that divides it.")))
     assert (extended.pattern.id, extended.match_kind) == ("demo.tp-divides", MatchKind.FUZZY)
     assert 0.6 <= extended.confidence < 0.9 and Evidence.TEXT in extended.evidence
+    # without a frame, a like text may be another project's: only possibly this one
+    alone = matcher.match_message(said, "ValueError")
+    assert (alone.pattern.id, alone.match_kind) == ("demo.tp-divides", MatchKind.POSSIBLE)
+    assert alone.confidence <= 0.5
 
 
 def test_fuzzy_tolerates_a_fixed_typo(matcher):
-    found = matcher.match_message("tensor praallel size 3 must divide the number of attention heads (32)", "ValueError")
+    found = matcher.match(traced(LAUNCH, ValueError("tensor praallel size 3 must divide the number of attention heads (32)")))
     assert (found.pattern.id, found.match_kind) == ("demo.tp-divides", MatchKind.FUZZY)
 
 

@@ -338,8 +338,11 @@ class Matcher:
         if best is None:
             return None
         evidence = best_evidence | Evidence.TEXT | self._package(best, frames)
-        value = confidence(*_SCALE[MatchKind.FUZZY], best.spec, evidence, best_score / 100)
-        return Diagnosis(best.pattern, MatchKind.FUZZY, value, {}, 0, evidence)
+        # a like text with nothing to say whose it is (no frame, no curated page) may be another project's
+        # (verl's `Model architecture qwen3 is not supported for now` is no vLLM error): only possibly this one
+        kind = MatchKind.FUZZY if frames or best.pattern.curated else MatchKind.POSSIBLE
+        value = confidence(*_SCALE[kind], best.spec, evidence, best_score / 100)
+        return Diagnosis(best.pattern, kind, value, {}, 0, evidence)
 
     @staticmethod
     def _package(entry: _Entry, frames: tuple[SiteFrame, ...]) -> Evidence:
