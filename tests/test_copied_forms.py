@@ -597,6 +597,32 @@ def test_a_wrappers_message_that_quotes_the_error_after_its_words():
                                                                           ["KeyError", "RuntimeError"]]
 
 
+class InductorError(RuntimeError):
+    pass
+
+
+InductorError.__module__ = "torch._inductor.exc"
+
+
+def _compile_kernel():
+    try:
+        import triton.language.extra.ascend.libdevice  # noqa: F401 - missing here, as on the machine of the report
+    except ModuleNotFoundError as err:
+        raise InductorError(f"{type(err).__qualname__}: {err}") from None  # (as torch wraps a compile error)
+
+
+def test_a_wrappers_message_that_is_the_errors_own_line():
+    """torch's `InductorError: ModuleNotFoundError: No module named ...`: the error the message is is the
+    root cause. A message that names its own class first (litellm's) is only that error."""
+    exc = capture(_compile_kernel)
+    (event,) = _tracebacks(text_of(exc).rstrip("\n").split("\n"))
+    assert [(link.exception_type, link.link) for link in event.chain] == [
+        ("ModuleNotFoundError", Link.FIRST), ("torch._inductor.exc.InductorError", Link.CAUSE)]
+    assert event.chain[0].message.startswith("No module named 'triton")
+    (own,) = assert_same(b"litellm.APIConnectionError: litellm.APIConnectionError: OllamaException - refused\n")
+    assert [link.exception_type for link in own.chain] == ["litellm.APIConnectionError"]
+
+
 class ResourceExhaustedError(Exception):  # (named as TensorFlow's is)
     pass
 

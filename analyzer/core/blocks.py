@@ -223,8 +223,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
         raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
-    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0])) is not None:  # `Capture cuda graph
-        # failed: RuntimeError: ...` (a later link that quotes one is an earlier link told again)
+    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _NAMED_WHOLE.match(message[0])) is not None and (
+            _leaf(quoted["type"]) != _leaf(exc["type"])):  # (litellm's message names its own class first)
+        # `Capture cuda graph failed: RuntimeError: ...`, or the whole message the error's line (torch's
+        # `InductorError: ModuleNotFoundError: ...`); a later link that quotes one is an earlier link told again
         raised = ErrorInfo(quoted["type"], quoted["message"].strip(), tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
     if (held := _held_repr(outer.message)) is not None:  # the whole message another exception's repr: dask's
@@ -318,6 +320,10 @@ def _paragraph_end(lines: list[str], i: int) -> int:
     return i
 
 
+def _leaf(exception_type: str) -> str:
+    return exception_type.rsplit(".", 1)[-1]
+
+
 def _named_error(text: str) -> tuple[str, str] | None:
     """The error a wrapper's message names on its second line (`backend='inductor' raised:` then
     `OutOfResources: out of resource: ...`): an exception line whose type reads as a class, or the
@@ -377,6 +383,8 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
 # An exception line that a wrapper's message quotes after its own words (`Capture cuda graph failed:
 # RuntimeError: CUDA error: ...`): the error it wrapped, raised in the frames they share.
 _NAMED_INSIDE = regex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
+# ... or that is the whole of a wrapper's message.
+_NAMED_WHOLE = regex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
 _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
 
