@@ -177,6 +177,15 @@ def test_a_megabyte_long_name_of_dots_is_no_exception_printed_in_step():
     assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
 
 
+def test_megabyte_lines_of_what_may_be_glued_lines_are_read_in_one_pass():
+    """A raise statement of a hundred thousand exception names, each inside its unclosed bracket (each tried
+    from the line's start took minutes); a hundred thousand `File ` before one `, line` (a path is never
+    longer than a few hundred characters)."""
+    lines = ["raise (" + " ValueError: x" * 70_000, "File " * 200_000 + ", line 1", "ValueError: bad value"]
+    events = events_from_lines(lines, "glued.log", NO_NOTICES)
+    assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
+
+
 def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():
     """Frames without a header, each from another pid: every line opens a block, and each stays
     open (its frames may go on) until the budget sheds the one idle longest, cut off."""

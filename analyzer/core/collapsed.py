@@ -89,28 +89,25 @@ def raise_glued(text: str) -> list[str] | None:
     if (opened := _RAISE_OPENED.match(body)) is not None and (said := g.BARE_EXCEPTION_LINE.match(
             rest := body[opened.end():])) is not None and said["type"].rsplit(".", 1)[-1] == opened["name"]:
         return [f"    {body[:opened.end()].rstrip()}", rest]
+    depth, quote, read = 0, "", len(RAISE_MARK)  # the brackets and quote open up to `read`, read once
+    raised = len(body) - len(body[read:].lstrip())  # where what is raised begins
     for start in _EXCEPTION_START.finditer(body, len(RAISE_MARK)):
-        statement = body[:start.start()].rstrip()
-        if statement != "raise" and _closed(statement):
-            return [f"    {statement}", body[start.start():]]
+        for char in body[read:start.start()]:
+            if quote:
+                quote = "" if char == quote else quote
+            elif char in "'\"":
+                quote = char
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+        read = start.start()
+        if raised < read and depth == 0 and not quote:
+            return [f"    {body[:read].rstrip()}", body[read:]]
     return None
 
 
 _RAISE_OPENED = regex.compile(r"raise (?:[\w.]+\.)?(?P<name>\w+)\(\s*")
-
-
-def _closed(code: str) -> bool:
-    depth, quote = 0, ""
-    for char in code:
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-    return depth == 0 and not quote
 
 
 def _link_lines(body: str) -> list[str]:

@@ -504,7 +504,7 @@ def _framed(text: str) -> str:
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
-_UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]*\.\w+), line(?= \d)')
+_UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')
 
 
 def _header_context(body: str) -> str | None:
