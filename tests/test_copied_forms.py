@@ -728,6 +728,8 @@ def test_streamlits_error_box_copied_from_the_page():
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames)
     assert not event.truncated
+    (indented,) = _tracebacks([AROUND[0], lines[0], f"  {lines[1]}", *lines[2:], "", AROUND[1]])  # (a paste's blanks)
+    assert actual_chain(indented.chain) == actual_chain(event.chain)
     events = assert_same(f"{lines[0]}\nTraceback: see the log above\nINFO next\n".encode())  # (no box: the line alone)
     assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]
 

@@ -23,6 +23,6 @@ HEADER = "Traceback:"  # the line between the exception line and the frames
 
 def to_standard(texts: list[str]) -> list[str]:
     """The lines in CPython's order and indentation: header, frames, exception line."""
-    at = texts.index(HEADER)
+    at = next(k for k, text in enumerate(texts) if text.strip() == HEADER)  # (as the assembler tells it)
     frames = [f"  {text}" if g.FRAME.match(text) and text[:1] != " " else text for text in texts[at + 1:]]
     return [g.HEADER_TEXT, *frames, *texts[:at]]
