@@ -726,6 +726,19 @@ def pytest_collection_error() -> list[str]:
     return done.stdout.splitlines()
 
 
+def pytest_collection_typeerror() -> list[str]:
+    """pytest's report of a test module whose import raised something else than an ImportError (a helper
+    module's class body failing), run for real: `ERROR collecting`, the short style's frames, the `E` lines."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "engine_models.py").write_text(
+            "def check(kind):\n    return issubclass(kind, int)\n\n\nclass Plugin:\n    ok = check(None)\n")
+        (Path(folder) / "test_engine_models.py").write_text("import engine_models  # noqa: F401\n\n\ndef test_load():\n    pass\n")
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_engine_models.py"],
+                              cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    return done.stdout.splitlines()
+
+
 def web_viewer(lines: list[str]) -> list[str]:
     """A CI job's log copied from its web page (Buildkite's): each line a table cell, `\xa0 | `, then the
     runner's time."""

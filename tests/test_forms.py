@@ -207,7 +207,7 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
         "AssertionError", "assert not True\n+  where True = has_unfinished_requests()")
     assert (raised.root.exception_type, raised.root.message) == ("ValueError", "no weights named lm_head\nlooked in 3 shards")
     sites = [(e.root.raise_site.path, e.root.raise_site.lineno) if e.root.raise_site else None for e in (failed, raised)]
-    assert sites == ([None, None] if style == "short" else [("test_engine.py", 11), ("test_engine.py", 7)])
+    assert sites == [("test_engine.py", 11), ("test_engine.py", 7)]  # (the short style's frames, the long's place)
     assert not failed.truncated and not raised.truncated
 
 
@@ -242,6 +242,19 @@ def test_pytests_short_summary_alone_names_each_failure():
     # a paste that lost the word in front (and kept the blank after it)
     (cut,) = events([f" {summary[1][len('FAILED '):]}"])
     assert (cut.root.exception_type, cut.root.message) == ("ValueError", "no weights named lm_head")
+
+
+def test_pytests_report_of_a_test_module_whose_import_raised():
+    """`ERROR collecting test_x.py`, the stack in pytest's short style (run for real), its `E` lines: the
+    frames are read, the innermost the raise site. A short-style stack with no `E` lines is no report."""
+    lines = forms.pytest_collection_typeerror()
+    event, *_ = events(lines)
+    assert (event.root.exception_type, event.root.message) == ("TypeError", "issubclass() arg 1 must be a class")
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function, site.code) == ("engine_models.py", 2, "check", "return issubclass(kind, int)")
+    assert_same("\n".join(lines).encode())
+    stack = [line for line in lines if not line.startswith(("E ", "=", "_", "ERROR", "!", "1 error"))]
+    assert events(stack) == []
 
 
 def test_pytests_report_of_a_test_module_that_failed_to_import():
@@ -1076,6 +1089,9 @@ def test_a_log_quoted_in_markdown_reads_as_the_log(depth):
         event = only(forms.blockquoted(ipython, depth))
         assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
         assert event.root.raise_site.lineno == 3
+    glued = only([">" + rest[-1]])  # (the quote's `>` glued to an exception line alone)
+    assert (glued.kind, glued.root.exception_type) == (EventKind.BARE, rest[-1].split(":")[0])
+    assert events([">see the output above"]) == []
 
 
 def test_a_traceback_indented_as_a_whole_reads_from_its_header_column():

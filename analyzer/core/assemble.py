@@ -53,6 +53,7 @@ class _State(enum.Enum):
     FIELDS = "fields"  # a report that names the exception in fields: Django's page (core/fieldreport.py)
     CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
     CLEO_PLACE = "cleo_place"  # ... which its place confirmed: the source lines around it follow
+    PYTEST_STACK = "pytest_stack"  # frames in pytest's short style: a report if its `E` lines follow
 
 
 class _Step(enum.Enum):
@@ -656,6 +657,8 @@ class TracebackAssembler:
         elif pytest_report.starts(text):
             self._opened(line, _State.PYTEST, EventKind.TRACEBACK)
             self._pytest_reports = True
+        elif pytest_report.starts_stack(text):
+            self._opened(line, _State.PYTEST_STACK, EventKind.TRACEBACK)
         elif not self._pytest_reports and (failed := pytest_report.summary(text)) is not None:
             # pytest's summary line for a failure, where no report of it came before (its own echo there)
             return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text, context=failed[1]), failed[0])]
@@ -867,6 +870,12 @@ class TracebackAssembler:
             return _Step.CLOSE
         if state is _State.PYTEST:
             return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
+        if state is _State.PYTEST_STACK:
+            if pytest_report.starts(text):
+                block.state = _State.PYTEST
+                self._pytest_reports = True
+                return _Step.TAKE
+            return _Step.TAKE if pytest_report.stack_goes_on(block.texts, text) else _Step.DROP  # (no report)
         if state is _State.FIELDS:
             goes_on = fieldreport.goes_on(block.texts, text)
             return _Step.TAKE_AND_CLOSE if goes_on is None else _Step.TAKE if goes_on else _Step.CLOSE
@@ -938,8 +947,9 @@ class TracebackAssembler:
             for line in held:
                 out.extend(self._feed(line))
             return out
-        if block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1]):
-            return []  # a usage text printed on its own (--help, a warning): not an error
+        if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
+                block.state is _State.PYTEST_STACK):
+            return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines: no error
         return self._led(block)
 
     def _led(self, block: _Block) -> list[ErrorEvent]:

@@ -54,9 +54,9 @@ _PREFIX_BEFORE_EXCEPTION = regex.compile(
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
 # pytest's line of the exception or the failed assert in its report of a failed test (`E       RuntimeError:
-# ...`, `E       assert x == 1`), behind a blank: fixed forms too (a Nix build's `pkg> ` in front of each line
-# of a package's test run).
-_PYTEST_E_AT = regex.compile(r"(?<=[ \t])E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + ")")
+# ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
+# fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
+_PYTEST_AT = regex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -102,8 +102,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] == "[") and (
             prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
         return prefix.group(), False
-    if m is None and "E  " in body:
-        m, is_header = _PYTEST_E_AT.search(body, 0, MAX_PREFIX + 64), False
+    if m is None and ("E  " in body or ": in " in body):
+        m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip():
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):

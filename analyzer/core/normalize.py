@@ -127,6 +127,8 @@ class LineNormalizer:
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if ", line " in text and "File " in text:
             text = _framed(text)
+        if text[:1] == ">" and text[1:2].isalpha() and g.BARE_EXCEPTION_LINE.match(text[1:]):
+            text = text[1:]  # a markdown quote's `>` glued to an exception line
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []

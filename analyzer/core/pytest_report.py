@@ -10,7 +10,9 @@ stack and are not read.
 
 A module that failed to import while pytest collected it is reported otherwise: `ImportError while
 importing test module '/x/test_y.py'.`, a hint, `Traceback:` and the stack in pytest's short style
-(`test_y.py:1: in <module>`, each with its source line under it), then the `E` lines: the frames are read.
+(`test_y.py:1: in <module>`, each with its source line under it, `???` for a compiled one), then the `E`
+lines: the frames are read. So are those of a stack in the short style above the `E` lines (`--tb=short`,
+`ERROR collecting`).
 """
 
 from __future__ import annotations
@@ -21,14 +23,16 @@ from analyzer.core import grammar as g
 from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["continues", "parse", "starts", "summary"]
+__all__ = ["continues", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
 _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
 _COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
 _SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
+_STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
+_NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front.)
@@ -45,10 +49,24 @@ def starts(text: str) -> bool:
     return bool(m["text"]) and (g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION))
 
 
+def starts_stack(text: str) -> bool:
+    """A frame line of pytest's short style (`--tb=short`, a module's collection error): maybe the first of a
+    stack whose `E` lines follow (see `stack_goes_on`)."""
+    return _STACK_START.match(text) is not None
+
+
+def stack_goes_on(lines: list[str], text: str) -> bool:
+    """Whether `text` goes on with a short-style stack begun by `lines`: another frame, or a line under a
+    frame (its source, `???` for a compiled one, since 3.11 carets). Its first `E` line makes the stack a
+    report (`starts`)."""
+    return len(lines) < _COLLECTION_LINES and (_SHORT_FRAME.match(text) is not None or (
+        text[:1] == " " and bool(text.strip()) and any(_SHORT_FRAME.match(line) for line in lines[-2:])))
+
+
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, then the
     location line, which ends it)."""
-    if _COLLECTING.match(lines[0]):  # the hint, `Traceback:`, the short stack, then its `E` lines
+    if _COLLECTING.match(lines[0]) or _SHORT_FRAME.match(lines[0]):  # the short stack, then its `E` lines
         if _E_LINE.match(lines[-1]):
             return bool(_E_LINE.match(text))
         return len(lines) < _COLLECTION_LINES and bool(
@@ -83,13 +101,14 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
 def _short_frames(lines: list[str]) -> tuple[Frame, ...]:
     """The frames of a stack in pytest's short style (a module's import that failed), each with the
     first line under it as its source."""
-    if not _COLLECTING.match(lines[0]):
+    if not (_COLLECTING.match(lines[0]) or _SHORT_FRAME.match(lines[0])):
         return ()
     frames: list[Frame] = []
     for k, text in enumerate(lines):
         if (frame := _SHORT_FRAME.match(text)) is not None:
             code = lines[k + 1].strip() if k + 1 < len(lines) and lines[k + 1].startswith(" ") else None
-            frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"], code or None))
+            frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"],
+                                None if code == _NO_SOURCE else code or None))
     return tuple(frames)
 
 

@@ -73,6 +73,7 @@ _STARTS = (
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
     rb"[^\s:]+\.py::\S+ - ", rb"ERROR [^\s:]+\.py - ",  # pytest_report.summary
+    rb"\.py[cx]?:\d+: in \S",  # pytest_report.starts_stack (anywhere: behind a prefix it may teach, infer_prefix)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
