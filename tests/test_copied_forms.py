@@ -85,7 +85,8 @@ def test_a_raise_statement_with_the_exception_line_glued_after_it():
     (event,) = assert_same(f"{statement.strip()} {lines[-1]}\n".encode())
     assert (event.kind, event.root.exception_type, event.root.message) == (
         EventKind.BARE, "ConnectionError", lines[-1].split(": ", 1)[1])
-    assert assert_same(b"raise ValueError(f\"Expected KeyError: {x}\") from err\nraise KeyError\n") == []
+    assert assert_same(b"raise ValueError(f\"Expected KeyError: {x}\") from err\nraise KeyError\n"
+                       b"raise ValueError(\"x\") from KeyError\n") == []
 
 
 class OfflineModelsEnabled(ConnectionError):

@@ -223,8 +223,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
         raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
-    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _NAMED_WHOLE.match(message[0])) is not None and (
-            _leaf(quoted["type"]) != _leaf(exc["type"])):  # (litellm's message names its own class first)
+    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _named_whole(message[0], exc["type"])):
         # `Capture cuda graph failed: RuntimeError: ...`, or the whole message the error's line (torch's
         # `InductorError: ModuleNotFoundError: ...`); a later link that quotes one is an earlier link told again
         raised = ErrorInfo(quoted["type"], quoted["message"].strip(), tuple(frames), link, has_traceback)
@@ -320,8 +319,11 @@ def _paragraph_end(lines: list[str], i: int) -> int:
     return i
 
 
-def _leaf(exception_type: str) -> str:
-    return exception_type.rsplit(".", 1)[-1]
+def _named_whole(message: str, own_type: str) -> regex.Match | None:
+    """A message that is wholly another exception's line; not the error's own class named again first
+    (litellm's `litellm.APIConnectionError: litellm.APIConnectionError: ...`)."""
+    m = _NAMED_WHOLE.match(message)
+    return m if m is not None and m["type"].rsplit(".", 1)[-1] != own_type.rsplit(".", 1)[-1] else None
 
 
 def _named_error(text: str) -> tuple[str, str] | None:

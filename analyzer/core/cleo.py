@@ -29,7 +29,7 @@ _MESSAGE = regex.compile(r"  \S")  # a message's line as the report indents it
 _PLACE = regex.compile(r"  at (?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)[ \t]*$")
 _SOURCE = regex.compile(r"    (?:[\u2192>] |  ) *(?P<lineno>\d+)[\u2502|] ?(?P<code>.*)$")
 _MARKED = regex.compile(r"    [\u2192>] ")
-MAX_MESSAGE_LINES = 200  # of a report not confirmed by its place yet
+_MAX_MESSAGE_LINES = 200  # of a report not confirmed by its place yet
 
 
 def names_class(text: str) -> bool:
@@ -39,7 +39,7 @@ def names_class(text: str) -> bool:
 
 def goes_on(texts: list[str], text: str) -> bool:
     """Whether `text`, after the report's name and the blank line under it, is its message's or a blank."""
-    return len(texts) < MAX_MESSAGE_LINES and (not text.strip() or _MESSAGE.match(text) is not None)
+    return len(texts) < _MAX_MESSAGE_LINES and (not text.strip() or _MESSAGE.match(text) is not None)
 
 
 def place(text: str) -> bool:

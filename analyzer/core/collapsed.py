@@ -102,8 +102,8 @@ def raise_glued(text: str) -> list[str] | None:
             elif char in ")]}":
                 depth -= 1
         read = start.start()
-        if raised < read and depth == 0 and not quote:
-            return [f"    {body[:read].rstrip()}", body[read:]]
+        if raised < read and depth == 0 and not quote and body.startswith(":", start.end()):  # (with its message:
+            return [f"    {body[:read].rstrip()}", body[read:]]  # `raise X from KeyError` is a statement whole)
     return None
 
 
