@@ -66,7 +66,7 @@ def stack_goes_on(lines: list[str], text: str) -> bool:
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, then the
     location line, which ends it)."""
-    if _COLLECTING.match(lines[0]) or _SHORT_FRAME.match(lines[0]):  # the short stack, then its `E` lines
+    if _stacked(lines):  # the short stack, then its `E` lines
         if _E_LINE.match(lines[-1]):
             return bool(_E_LINE.match(text))
         return len(lines) < _COLLECTION_LINES and bool(
@@ -98,10 +98,15 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     return (ErrorInfo(exception_type, message.strip(), frames, has_traceback=bool(frames)),)
 
 
+def _stacked(lines: list[str]) -> bool:
+    """Whether the report shows its stack in the short style: a module's import report, or a stack alone."""
+    return _COLLECTING.match(lines[0]) is not None or _SHORT_FRAME.match(lines[0]) is not None
+
+
 def _short_frames(lines: list[str]) -> tuple[Frame, ...]:
     """The frames of a stack in pytest's short style (a module's import that failed), each with the
     first line under it as its source."""
-    if not (_COLLECTING.match(lines[0]) or _SHORT_FRAME.match(lines[0])):
+    if not _stacked(lines):
         return ()
     frames: list[Frame] = []
     for k, text in enumerate(lines):
