@@ -285,6 +285,28 @@ def streamlit_error_box(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
 
 
+def dagster_error(exc: BaseException, comma: bool = False) -> list[str]:
+    """Dagster's text of a serialised error (`SerializableErrorInfo.to_string`): the exception line, a blank line,
+    `Stack Trace:` and the frames as `traceback.format_list` gives them, then its cause after `The above exception
+    was caused by the following exception:`, told the same way; with `comma`, the frames joined by a comma, as
+    some releases printed them. The outermost error first."""
+    stack = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    text = "".join(traceback.format_exception_only(exc)) + ("\nStack Trace:\n" + ("," if comma else "").join(stack)
+                                                           if stack else "")
+    if exc.__cause__ is not None:
+        cause = "\n".join(dagster_error(exc.__cause__, comma))
+        text += f"\nThe above exception was caused by the following exception:\n{cause}"
+    return text.rstrip("\n").split("\n")
+
+
+def airflow3_page(exc: BaseException) -> list[str]:
+    """An error in Airflow 3's task log as a copy from its page gives it: the exception line, then each frame
+    oldest first as the page renders it (`File "path", line N in function`, no source), a blank line after each."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [traceback.format_exception_only(exc)[-1].rstrip("\n"),
+            *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno} in {f.name}', ""))]
+
+
 class _KeyErrorMessage(str):
     """torch's KeyErrorMessage: a KeyError shows its message as it is, not its repr."""
 

@@ -789,3 +789,60 @@ def test_lines_of_one_prefix_a_paste_joined(wrap):
 
 def _check_positive(x: int) -> None:
     if not x > 0: raise ValueError(f"{x} > 0 is false")  # noqa: E701 - one line, ` > ` inside it
+
+
+def _read_rows(path: str) -> list:
+    with open(path) as handle:
+        return handle.readlines()
+
+
+def _load_table() -> list:
+    return _read_rows("/nonexistent/rows.csv")
+
+
+@pytest.mark.parametrize("first_only", [True, False], ids=("the first", "every one"))
+def test_frame_lines_a_paste_begins_inside_of(first_only):
+    """A user's copy that begins each frame line at its path (`/lib/x.py", line 3, in f`): the first one
+    where the selection began, or every one, trimmed by hand alike. Each is still its frame."""
+    exc = capture(_load_table)
+    lines = text_of(exc).rstrip("\n").split("\n")[1:]  # (no header)
+    frames = [k for k, line in enumerate(lines) if line.startswith('  File "')]
+    for k in frames[:1] if first_only else frames:
+        lines[k] = lines[k][len('  File "'):]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:4] for frame in actual.frames] == [frame[:4] for frame in expected.frames]
+
+
+def test_a_functions_name_left_of_a_frame_the_paste_elided():
+    """`  ...` where the user cut frames, then the name of the function of the next one alone and its
+    source line: what is left of a frame, not the exception's line (a class's name is capitalised)."""
+    exc = capture(_load_table)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = max(k for k, line in enumerate(lines) if line.startswith('  File "'))
+    elided = [*lines[:3], "  ...", "_read_rows", *lines[inner + 1:]]
+    (event,) = _tracebacks([AROUND[0], *elided, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames[:1]]
+
+
+@pytest.mark.parametrize("level", ["**ERROR:**", "**ERROR**:", "**ERROR:**  "])
+def test_an_error_level_in_markdown_bold(level):
+    exc, said = _inference_failure()
+    assert [(kind, name, message) for kind, name, message, _ in _bare_errors(f"{level} {said}\nvllm: 0.8.5\n".encode())] == [
+        (EventKind.NOTICE, "ConnectionError", str(exc))]
+
+
+@pytest.mark.parametrize("before", ["1.Service start failed. ", "It stopped! ", "模型服务启动失败\uff0c"],
+                         ids=("sentence", "exclamation", "fullwidth comma"))
+def test_an_exception_line_after_the_users_sentence(before):
+    """The error after a sentence of the user's (its end, or a fullwidth comma glued to it)."""
+    exc, said = _inference_failure()
+    assert _bare_errors(f"[Actual Result]\n{before}{said}\n".encode()) == [
+        (EventKind.BARE, "ConnectionError", str(exc), before.strip())]
+    assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
+                       "It failed. Error: bad\n".encode()) == []

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from analyzer.core import cleo, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
+from analyzer.core import airflow, cleo, dagster, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core import grammar as g
 from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
@@ -54,6 +54,8 @@ class _State(enum.Enum):
     CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
     CLEO_PLACE = "cleo_place"  # ... which its place confirmed: the source lines around it follow
     PYTEST_STACK = "pytest_stack"  # frames in pytest's short style: a report if its `E` lines follow
+    AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
+    DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
 
 
 class _Step(enum.Enum):
@@ -65,7 +67,8 @@ class _Step(enum.Enum):
 
 
 _COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
-             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT, _State.CLEO, _State.CLEO_PLACE)
+             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT, _State.CLEO, _State.CLEO_PLACE, _State.DAGSTER,
+             _State.AIRFLOW)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (_State.BARE, _State.NOTE, _State.LOGGED, _State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
@@ -383,7 +386,8 @@ class TracebackAssembler:
             self._vote(length)  # the second line cut at one length, none longer: the width
             return cut + rest
         if (block.state is _State.FRAMES and length >= self._longest and _ends_in_source(block) and rest[:2].strip()
-                and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)):
+                and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)
+                and g.frame_cut_at_start(rest) is None):
             self._vote(length)
             return cut + rest
         return None
@@ -694,7 +698,7 @@ class TracebackAssembler:
                 block.state, block.held = _State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
                 return _Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
-                    or g.FRAME_CUT.match(text)):
+                    or g.FRAME_CUT.match(text) or (g.is_frame_detail(block.texts[-1]) and g.frame_cut_at_start(text))):
                 if len(block.texts) == 1 and not block.indent and _tells_indent(text):
                     block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
                 block.held = 0
@@ -714,6 +718,8 @@ class TracebackAssembler:
             if _nests_traceback(text):
                 block.frames_from = len(block.texts)
                 return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
+            if g.frame_remnant(text):
+                return _Step.TAKE
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
                 return _Step.CLOSE
@@ -793,6 +799,9 @@ class TracebackAssembler:
                 if stripped and cleo.names_class(block.texts[0]) and cleo.goes_on(block.texts, text):
                     block.state = _State.CLEO  # maybe a Cleo app's report: its message, then its place
                     return _Step.TAKE
+                if stripped == dagster.STACK:
+                    block.state, block.kind = _State.DAGSTER, EventKind.TRACEBACK
+                    return _Step.TAKE
                 if text.startswith('File "') and g.REVERSED_FRAME.match(text):
                     _cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
                     block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
@@ -803,6 +812,9 @@ class TracebackAssembler:
                 return _Step.TAKE
             if len(block.texts) == 1 and not stripped:
                 return _Step.TAKE  # (looked at again if no `At:` follows it)
+            if len(block.texts) == 1 and dagster.link(text):
+                block.state = _State.DAGSTER  # the error's cause follows, as Dagster words it
+                return _Step.TAKE
             if len(block.texts) == 1 and stripped == streamlit.HEADER:
                 block.state, block.kind = _State.STREAMLIT, EventKind.TRACEBACK
                 return _Step.TAKE
@@ -810,6 +822,9 @@ class TracebackAssembler:
                                         or (len(block.texts) == 2 and g.remote_task(block.texts[1]))):
                 block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1
+                return _Step.TAKE
+            if len(block.texts) == 1 and airflow.frame(text):
+                block.state, block.kind = _State.AIRFLOW, EventKind.TRACEBACK
                 return _Step.TAKE
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
@@ -879,6 +894,18 @@ class TracebackAssembler:
         if state is _State.FIELDS:
             goes_on = fieldreport.goes_on(block.texts, text)
             return _Step.TAKE_AND_CLOSE if goes_on is None else _Step.TAKE if goes_on else _Step.CLOSE
+        if state is _State.AIRFLOW:
+            if not airflow.goes_on(block.texts, text):
+                return _Step.CLOSE
+            block.held = 0 if stripped else 1
+            return _Step.TAKE
+        if state is _State.DAGSTER:
+            if not dagster.goes_on(block.texts, text):
+                return _Step.CLOSE
+            block.held = 0 if stripped else 1  # (a blank line is kept only if the text goes on after it)
+            if stripped == dagster.STACK:
+                block.kind = EventKind.TRACEBACK
+            return _Step.TAKE
         if state is _State.STREAMLIT:  # frame lines, each with its source line under it
             if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2):
                 return _Step.TAKE
@@ -985,7 +1012,7 @@ class TracebackAssembler:
         while (block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
                and not _sources_below(block.texts)):
             _cut(block, len(block.texts) - 1)  # source lines with no frame after them
-        if block.state in (_State.AFTER_BLANK, _State.FRAMES) and block.held:
+        if block.state in (_State.AFTER_BLANK, _State.FRAMES, _State.DAGSTER, _State.AIRFLOW) and block.held:
             _cut(block, len(block.texts) - block.held)
         if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON, _State.RICH) and not (
                 block.state is _State.IPYTHON and g.EXCEPTION_LINE.match(block.texts[0])):  # (its exception came first)
@@ -1015,7 +1042,9 @@ class TracebackAssembler:
         else:
             chain = parse_chain(_in_order(texts) if block.state is _State.REVERSED
                                 else vscode.to_standard(texts) if block.state is _State.VSCODE
-                                else streamlit.to_standard(texts) if block.state is _State.STREAMLIT else texts)
+                                else streamlit.to_standard(texts) if block.state is _State.STREAMLIT
+                                else dagster.to_standard(texts) if block.state is _State.DAGSTER
+                                else airflow.to_standard(texts) if block.state is _State.AIRFLOW else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.first

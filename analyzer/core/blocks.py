@@ -97,10 +97,10 @@ def _mended_frames(lines: list[str]) -> list[str]:
 
 
 def _mend(joined: list[str], text: str) -> None:
-    if not joined and (whole := g.frame_cut_at_start(text)) is not None:
-        joined.append(whole)
-    elif joined and (whole := g.rest_of_frame_line(joined[-1], text)) is not None:
+    if joined and (whole := g.rest_of_frame_line(joined[-1], text)) is not None:
         joined[-1] = whole
+    elif (not joined or g.is_frame_detail(joined[-1])) and (whole := g.frame_cut_at_start(text)) is not None:
+        joined.append(whole)  # a frame line that lost its start: the paste's first, or one trimmed as the first was
     else:
         joined.append(text)
 
@@ -150,6 +150,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             frame_indent = len(text) - len(text.lstrip(" "))
         elif g.exception_line_at_indent(text, frame_indent):
             break  # the exception line, indented as the frames are: a paste indented all but the header
+        elif (frames or has_traceback) and (g.frame_remnant(text) or g.FRAME_CUT.match(text)):
+            pass  # what is left of a frame line: its start alone, or its function's name after an elision
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()) or source_lost
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):
@@ -223,9 +225,11 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
         raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
-    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _named_whole(message[0], exc["type"])):
+    if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _named_whole(message[0], exc["type"])
+                               or g.WRAPPED_DRIVER_ERROR.match(message[0])):
         # `Capture cuda graph failed: RuntimeError: ...`, or the whole message the error's line (torch's
-        # `InductorError: ModuleNotFoundError: ...`); a later link that quotes one is an earlier link told again
+        # `InductorError: ModuleNotFoundError: ...`) or the driver's error SQLAlchemy wraps; a later link that
+        # quotes one is an earlier link told again
         raised = ErrorInfo(quoted["type"], quoted["message"].strip(), tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
     if (held := _held_repr(outer.message)) is not None:  # the whole message another exception's repr: dask's

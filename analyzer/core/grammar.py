@@ -36,6 +36,7 @@ __all__ = [
     "remote_task",
     "runpy_error",
     "EXCEPTION_REPR",
+    "WRAPPED_DRIVER_ERROR",
     "call_order",
     "reraised_original",
     "frame_after_words",
@@ -59,6 +60,7 @@ __all__ = [
     "exception_line_at_source",
     "exception_line_at_indent",
     "introduces_output",
+    "frame_remnant",
     "is_frame_detail",
 ]
 
@@ -292,6 +294,10 @@ def _name_once(name: str, copies: int) -> str | None:
     return None
 
 
+# SQLAlchemy's text of the database driver's error it wraps (its DBAPIError's): the driver's class with its
+# module, in parentheses, then that error's message (`(psycopg2.errors.UndefinedTable) relation "t" does not exist`).
+WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)+[A-Z]\w*+)\) (?P<message>\S.*)$")
+
 # An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.
 EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
@@ -318,6 +324,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
         if _said(inner := quoted.group()[1:-1].strip()):
             return text[:quoted.start()].strip(), inner
+    if (end := _SENTENCE_END.search(text)) is not None and _said(rest := text[end.end():]) and not _LEVEL_WORD.search(
+            text, 0, end.start()):
+        return text[:end.start() + 2], rest  # (after a sentence of the user's: `Service start failed. ValueError: ...`)
     return None
 
 
@@ -335,7 +344,11 @@ _LABEL = regex.compile(rf"^(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _SEE_ABOVE = " (see above for traceback):"
-_CJK = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]"  # kana, CJK ideographs, hangul
+_CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
+# The end of a sentence (a word's last letter, then `.` or `!`), the first exception-like type after it;
+# not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
+_SENTENCE_END = regex.compile(r"[a-z)][.!] (?=[A-Za-z_][\w.]*: \S)")
+_LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
 _CJK_COLON = regex.compile(_CJK + ": ")
 _CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
 _QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
@@ -442,6 +455,16 @@ GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$
 
 # A caret line alone (3.11+): under a remote error's first frame, where Ray cut that frame's own lines.
 CARETS = regex.compile(r"^\s*[~^]+\s*$")  # (at the line start in a paste that lost its indentation)
+
+
+# A lone lower-case name among frames: what a paste's elision left of a frame line (`  ...`, then
+# `get_return_value`), never an exception's line, whose class name is capitalised.
+_FRAME_REMNANT = regex.compile(r"^[a-z_][a-z0-9_]*+\s*$")
+
+
+def frame_remnant(text: str) -> bool:
+    """Whether `text` is a function's name alone where frames are (see _FRAME_REMNANT)."""
+    return _FRAME_REMNANT.match(text) is not None
 
 
 def is_frame_detail(text: str) -> bool:

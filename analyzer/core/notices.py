@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import regex
 
+from analyzer.core.grammar import WRAPPED_DRIVER_ERROR
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
@@ -97,8 +98,9 @@ class NoticeDetector:
 # `E1204 10:00:05.456789  1234 python_be.cc:1233] `, torch's with a trace id after it (` [14/1]`).
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
 _LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}")
-# (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:(?:ERROR|CRITICAL|FATAL)(?::\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\])*\[(?:ERROR|FATAL)\]\s*"
+# (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
+# Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `)
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+)?(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\])*\[(?:ERROR|FATAL)\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon; an OSError with its errno may also end a sentence
@@ -132,6 +134,8 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo("OSError", body.strip(), has_traceback=False)
     if (repr_ := _REPR.match(body)) is not None:
         return ErrorInfo(repr_["type"], _unquoted(repr_["message"]), has_traceback=False)
+    if (driver := WRAPPED_DRIVER_ERROR.match(body)) is not None:  # (SQLAlchemy's error logged as its text)
+        return ErrorInfo(driver["type"], driver["message"].strip(), has_traceback=False)
     embedded = _EMBEDDED.search(body)
     if embedded is None:
         return None

@@ -1,0 +1,98 @@
+"""Errors as services print them for their users: Dagster's serialised error (the outermost first, its cause
+after it), Airflow 3's task log page (the exception line above frames without source), and the database
+driver's error SQLAlchemy wraps (its class in parentheses), bare, logged, or at the end of a chain."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from analyzer.core.records import EventKind, Link
+from tests import failureforms as forms
+from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.test_copied_forms import AROUND, _tracebacks
+from tests.test_fastpath import assert_same
+
+
+def _fetch(batch: dict) -> list:
+    return batch["rows"]
+
+
+def _run_op() -> None:
+    try:
+        _fetch({})
+    except KeyError as err:
+        raise RuntimeError('Error occurred while executing op "load":') from err
+
+
+@pytest.mark.parametrize("comma", [False, True], ids=("frames", "frames joined by a comma"))
+def test_dagsters_error_with_its_cause_below_it(comma):
+    exc = capture(_run_op)
+    (event,) = _tracebacks([AROUND[0], *forms.dagster_error(exc, comma), AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert (event.root.exception_type, event.chain[-1].link) == ("KeyError", Link.CAUSE)
+    assert not event.truncated
+
+
+def test_dagsters_error_alone_and_its_cause_alone():
+    """The page shows one error, or the user copied only the cause's part."""
+    cause = capture(lambda: _fetch({}))
+    (event,) = _tracebacks([AROUND[0], *forms.dagster_error(cause), AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(cause)
+    wrapper = forms.dagster_error(capture(_run_op))
+    at = next(k for k, line in enumerate(wrapper) if line.startswith("KeyError"))
+    (event,) = _tracebacks([AROUND[0], *wrapper[at:], AROUND[1]])
+    assert (event.root.exception_type, event.root.frames[-1].function) == ("KeyError", "_fetch")
+    events = assert_same(f"{AROUND[0]}\nKeyError: 'rows'\n\nStack Trace: none kept\nINFO next\n".encode())
+    assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 2, 2)]
+
+
+def test_airflow_3s_task_log_copied_from_its_page():
+    exc = capture(lambda: _fetch({}))
+    lines = ['[2025-07-07, 13:41:04] ERROR - Task failed with exception: source="task"', *forms.airflow3_page(exc)]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
+    assert (event.span.line_start, event.span.line_end) == (3, len(lines))  # (its last frame: not the blank after it)
+
+
+def _missing_table() -> sqlite3.OperationalError:
+    error = capture(lambda: sqlite3.connect(":memory:").execute("SELECT * FROM users"))
+    assert isinstance(error, sqlite3.OperationalError)
+    return error
+
+
+class OperationalError(Exception):
+    """SQLAlchemy's wrapper of a driver's error, as its DBAPIError words it."""
+
+    __module__ = "sqlalchemy.exc"
+
+    def __init__(self, orig: BaseException) -> None:
+        super().__init__(f"({type(orig).__module__}.{type(orig).__name__}) {orig}\n"
+                         "(Background on this error at: https://sqlalche.me/e/20/e3q8)")
+
+
+def _query() -> None:
+    try:
+        sqlite3.connect(":memory:").execute("SELECT * FROM users")
+    except sqlite3.OperationalError as err:
+        raise OperationalError(err) from err
+
+
+def test_a_drivers_error_that_sqlalchemy_wraps():
+    driver = _missing_table()
+    exc = capture(_query)
+    (event,) = _tracebacks([AROUND[0], *text_of(exc).rstrip("\n").split("\n"), AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)  # (the chain says it: nothing added)
+    bare = text_of(exc).rstrip("\n").split("\n")[-2:]
+    (event,) = assert_same("\n".join([AROUND[0], *bare, AROUND[1]]).encode())
+    assert [(link.exception_type, link.message.split("\n")[0], link.link) for link in event.chain] == [
+        ("sqlite3.OperationalError", str(driver), Link.FIRST), ("sqlalchemy.exc.OperationalError", bare[0].split(": ", 1)[1], Link.CAUSE)]
+    logged = f"[2022-09-06 10:27:49,217] {{taskinstance.py:1150}} ERROR - (sqlite3.OperationalError) {driver}"
+    (event,) = assert_same(f"{AROUND[0]}\n{logged}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "sqlite3.OperationalError", str(driver))
+    assert assert_same(f"[2022-09-06 10:27:49,217] {{dag.py:10}} INFO - (sqlite3.OperationalError) {driver}\n"
+                       "ValueError: (torch.Size([2])) shapes differ\n".encode())[0].root.exception_type == "ValueError"
