@@ -285,6 +285,23 @@ def streamlit_error_box(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
 
 
+def py313_traceback(exc: BaseException, elide: bool = False) -> list[str]:
+    """A traceback as Python 3.13+ prints it (no carets here): under each frame, the whole statement it was
+    running, each of its lines as far in as the statement's first; with `elide`, a statement of more than
+    two lines as its first and last around `...<N lines>...`."""
+    lines = ["Traceback (most recent call last):"]
+    for frame in traceback.extract_tb(exc.__traceback__):
+        lines.append(f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}')
+        assert frame.lineno is not None and frame.end_lineno is not None
+        source = [linecache.getline(frame.filename, n).rstrip() for n in range(frame.lineno, frame.end_lineno + 1)]
+        indent = len(source[0]) - len(source[0].lstrip())
+        shown = [line[indent:] for line in source]
+        if elide and len(shown) > 2:
+            shown = [shown[0], f"...<{len(shown) - 2} lines>...", shown[-1]]
+        lines.extend(f"    {line}" for line in shown)
+    return [*lines, traceback.format_exception_only(exc)[-1].rstrip("\n")]
+
+
 def dagster_error(exc: BaseException, comma: bool = False) -> list[str]:
     """Dagster's text of a serialised error (`SerializableErrorInfo.to_string`): the exception line, a blank line,
     `Stack Trace:` and the frames as `traceback.format_list` gives them, then its cause after `The above exception

@@ -846,3 +846,27 @@ def test_an_exception_line_after_the_users_sentence(before):
         (EventKind.BARE, "ConnectionError", str(exc), before.strip())]
     assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
                        "It failed. Error: bad\n".encode()) == []
+
+
+def _open_config() -> list:
+    return _read_rows(
+        "/nonexistent/"
+        "settings/"
+        "config.csv",
+    )
+
+
+@pytest.mark.parametrize("elide", [False, True], ids=("whole", "elided"))
+def test_a_statement_over_lines_in_a_traceback_that_lost_its_indentation(elide):
+    """Python 3.13+ shows the statement a frame ran whole, over its lines (or its first and last around
+    `...<N lines>...`); a paste that stripped every line's indentation leaves its bracket open to tell
+    that the lines after its first are still its."""
+    exc = capture(_open_config)
+    lines = forms.py313_traceback(exc, elide)
+    assert any(line.strip() == "...<3 lines>..." for line in lines) == elide
+    (event,) = _tracebacks([AROUND[0], *(line.strip() for line in lines), AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
+    assert not event.truncated

@@ -418,6 +418,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         [f" {line[len('FAILED '):]}" for line in forms.pytest_report("short") if line.startswith("FAILED ")],
         # services' own forms: Dagster's error with its cause, Airflow 3's page, a driver's error SQLAlchemy wraps
         forms.dagster_error(capture(_chained), comma=True), forms.airflow3_page(capture(_chained)),
+        [line.strip() for line in forms.py313_traceback(capture(_chained), elide=True)],
         ["sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) no such table: users",
          "[2022-09-06 10:27:49,217] {taskinstance.py:1150} ERROR - (psycopg2.errors.UndefinedTable) relation \"t\" does not exist"],
     ))

@@ -707,9 +707,9 @@ class TracebackAssembler:
                                                                or _after_stripped_frame(block, 1) or g.HEADER.match(block.texts[-1])):
                 block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
                 return _Step.TAKE
-            if (stripped and _after_stripped_frame(block, 0) and not _reads_as_exception_line(text, block)
-                    and not self._starts_record(text)):
-                return _Step.TAKE  # the source line of a frame whose indentation was stripped
+            if (stripped and (_after_stripped_frame(block, 0) or _in_open_statement(block.texts))
+                    and not _reads_as_exception_line(text, block) and not self._starts_record(text)):
+                return _Step.TAKE  # the source line of a frame whose indentation was stripped (3.13+: maybe several)
             if self._frame_rest(block, text):
                 return _Step.TAKE  # the rest of a frame line the terminal wrapped
             if (stripped and g.frame_line(block.texts[-1]) and not g.exception_line_at_source(text)
@@ -1132,6 +1132,21 @@ def _after_stripped_frame(block: _Block, extra: int) -> bool:
     lines (which lost theirs too), and `extra` lines more, came after it."""
     texts = block.texts
     return any(_ends_stripped_frame(texts, i) for i in range(max(0, len(texts) - _SOURCE_LINES - extra), len(texts)))
+
+
+_STATEMENT_LINES = 12  # how far back a statement that spans lines is looked for (3.13+ shows it whole)
+
+
+def _in_open_statement(texts: list[str]) -> bool:
+    """Whether the last lines, after a frame line that lost its indentation, are a statement whose
+    brackets are still open: Python 3.13+ shows a statement that spans lines whole, or its first and last
+    lines around `...<2 lines>...`, and a stripped paste leaves no indentation to tell them apart."""
+    for i in range(len(texts) - 1, max(0, len(texts) - _STATEMENT_LINES) - 1, -1):
+        if _ends_stripped_frame(texts, i):
+            return i + 1 < len(texts) and bool(texts[i + 1].strip()) and g.unclosed("".join(texts[i + 1:]))
+        if g.frame_line(texts[i]):
+            return False
+    return False
 
 
 def _ends_stripped_frame(texts: list[str], i: int) -> bool:

@@ -61,6 +61,7 @@ __all__ = [
     "exception_line_at_indent",
     "introduces_output",
     "frame_remnant",
+    "unclosed",
     "is_frame_detail",
 ]
 
@@ -465,6 +466,17 @@ _FRAME_REMNANT = regex.compile(r"^[a-z_][a-z0-9_]*+\s*$")
 def frame_remnant(text: str) -> bool:
     """Whether `text` is a function's name alone where frames are (see _FRAME_REMNANT)."""
     return _FRAME_REMNANT.match(text) is not None
+
+
+_STRING = regex.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_BRACKETS = str.maketrans("", "", "()[]{}")
+
+
+def unclosed(code: str) -> bool:
+    """Whether source code opens more brackets than it closes (strings' own aside): a statement that goes on."""
+    code = _STRING.sub("", code)
+    closed = sum(map(code.count, ")]}"))
+    return len(code) - len(code.translate(_BRACKETS)) > 2 * closed
 
 
 def is_frame_detail(text: str) -> bool:
