@@ -837,15 +837,44 @@ def test_an_error_level_in_markdown_bold(level):
         (EventKind.NOTICE, "ConnectionError", str(exc))]
 
 
-@pytest.mark.parametrize("before", ["1.Service start failed. ", "It stopped! ", "模型服务启动失败\uff0c"],
-                         ids=("sentence", "exclamation", "fullwidth comma"))
-def test_an_exception_line_after_the_users_sentence(before):
-    """The error after a sentence of the user's (its end, or a fullwidth comma glued to it)."""
+@pytest.mark.parametrize(("before", "context"), [
+    ("1.Service start failed. ", "1.Service start failed."), ("It stopped! ", "It stopped!"),
+    ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
+    ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
+    ("i run it but i got ", "i run it but i got"), ("- bug: ", "bug")],
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "bullet label"))
+def test_an_exception_line_after_the_users_sentence(before, context):
+    """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
+    introduce it, or behind a label in a markdown list."""
     exc, said = _inference_failure()
     assert _bare_errors(f"[Actual Result]\n{before}{said}\n".encode()) == [
-        (EventKind.BARE, "ConnectionError", str(exc), before.strip())]
+        (EventKind.BARE, "ConnectionError", str(exc), context)]
     assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
-                       "It failed. Error: bad\n".encode()) == []
+                       f"It failed. Error: bad\nINFO: it got {said}\nWARNING: the error: {said}\n".encode()) == []
+
+
+def test_an_exception_line_typed_with_a_fullwidth_colon():
+    """`RuntimeError：E19999: ...`: the colon after the type typed on a CJK keyboard, in quotes in a sentence."""
+    exc, said = _inference_failure()
+    typed = said.replace(": ", "\uff1a", 1)
+    assert _bare_errors(f'decode error: "{typed} "\n'.encode()) == [(EventKind.BARE, "ConnectionError", str(exc), "decode error:")]
+
+
+def _open_missing() -> None:
+    open("/nonexistent/flows.py")  # noqa: SIM115 - it fails
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=("alone", "code span"))
+def test_an_exceptions_repr_alone_on_its_line(quoted):
+    """`ValueError("...")` on its own line (a logger's `repr(err)`, a user's copy of it): that error, its
+    message as `str()` gives it; an OSError's errno as its `str()` puts it."""
+    for exc, message in ((capture(_infer), str(capture(_infer))), (capture(_open_missing), None)):
+        if message is None:
+            message = f"[Errno {exc.errno}] {exc.strerror}"  # (its repr keeps the errno and the text, not the path)
+        shown = f"`{exc!r}`" if quoted else repr(exc)
+        assert [(kind, name, said) for kind, name, said, _ in _bare_errors(f"raised exception:\n{shown}\n".encode())] == [
+            (EventKind.BARE, type(exc).__name__, message)]
+    assert assert_same(b"x = ValueError('a')\nreturn KeyError()\n") == []
 
 
 def _open_config() -> list:

@@ -86,6 +86,7 @@ FORMATS = {
         fmt.sglang_record("Scheduler hit an exception: ", tb[1]), name="__main__"),
     "container_logging": lambda tb: fmt.cri(fmt.logging_each_line(tb[1]), stream="stdout"),
     "cloud": lambda tb: fmt.cloud_export(tb[1]),
+    "cloud_default": lambda tb: fmt.cloud_export(tb[1], severity="DEFAULT"),
     "buildkite": lambda tb: fmt.ci_timestamps(fmt.vllm_record("EngineCore failed to start.", tb[0])),
     "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
     "torch_glog_no_rank": lambda tb: fmt.torch_glog(tb[1], rank=None),
@@ -468,3 +469,15 @@ def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
         assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
             EventKind.BARE, traceback.format_exception_only(exc)[0].split(":")[0], str(exc), 2)
     assert _events(fmt.ci_clock(["Error: not a Python exception", "waiting for ValueError: x"])) == []
+
+
+def test_one_cloud_logging_entry_alone_is_read_through_its_prefix():
+    """A single entry copied from Cloud Logging (its severity and time before it): nothing to learn the
+    prefix from, but a known one."""
+    exc = capture(_odd_message)
+    said = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    for severity in ("DEFAULT", "ERROR"):
+        (line,) = fmt.cloud_export([said], severity=severity)
+        (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
+        assert (event.chain[-1].exception_type, event.chain[-1].message) == ("ValueError", "first")
+        assert event.timestamp is not None and event.timestamp.year == fmt.T0.year

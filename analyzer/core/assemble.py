@@ -685,6 +685,8 @@ class TracebackAssembler:
             return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
             self._opened(line, _State.LOGGED, EventKind.NOTICE, logged=logged)
+        elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
+            self._opened(replace(line, text=f"{held[0]}: {held[1]}"), _State.BARE, EventKind.BARE)  # its repr alone
         return []
 
     def _advance(self, block: _Block, line: LogLine) -> _Step:
@@ -1141,6 +1143,8 @@ def _in_open_statement(texts: list[str]) -> bool:
     """Whether the last lines, after a frame line that lost its indentation, are a statement whose
     brackets are still open: Python 3.13+ shows a statement that spans lines whole, or its first and last
     lines around `...<2 lines>...`, and a stripped paste leaves no indentation to tell them apart."""
+    if texts[-1][:1] in (" ", "\t"):
+        return False  # (the frames kept their indentation: the usual case, told at once)
     for i in range(len(texts) - 1, max(0, len(texts) - _STATEMENT_LINES) - 1, -1):
         if _ends_stripped_frame(texts, i):
             return i + 1 < len(texts) and bool(texts[i + 1].strip()) and g.unclosed("".join(texts[i + 1:]))

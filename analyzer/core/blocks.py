@@ -6,7 +6,6 @@ with their source and caret lines, multi-line messages, and exception groups dra
 
 from __future__ import annotations
 
-import ast
 from functools import lru_cache
 
 import regex
@@ -150,13 +149,13 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             frame_indent = len(text) - len(text.lstrip(" "))
         elif g.exception_line_at_indent(text, frame_indent):
             break  # the exception line, indented as the frames are: a paste indented all but the header
-        elif (frames or has_traceback) and (g.frame_remnant(text) or g.FRAME_CUT.match(text)):
-            pass  # what is left of a frame line: its start alone, or its function's name after an elision
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()) or source_lost
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):
             if frames and frames[-1].code is None and _is_source(text):
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
+        elif (frames or has_traceback) and (g.frame_remnant(text) or g.FRAME_CUT.match(text)):
+            pass  # what is left of a frame line: its start alone, or its function's name after an elision
         elif not ((frames or has_traceback) and not text.strip() and (after_frame or _frame_or_exception_after(lines, i))):
             break  # (a blank line among frames, or after one, is a paste's doubled line break)
         i += 1
@@ -232,7 +231,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # quotes one is an earlier link told again
         raised = ErrorInfo(quoted["type"], quoted["message"].strip(), tuple(frames), link, has_traceback)
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
-    if (held := _held_repr(outer.message)) is not None:  # the whole message another exception's repr: dask's
+    if (held := g.repr_said(outer.message)) is not None:  # the whole message another exception's repr: dask's
         return [_replace(outer, exception_type=held[0], message=held[1]), _replace(outer, link=Link.CAUSE)], i, []
     if exc["inner"]:  # Ray's `RayTaskError(SyntaxError): ...` without the remote's frames: an instance of both,
         # raised where these frames end (`raise value.as_instanceof_cause()`); the inner type is what failed
@@ -241,22 +240,6 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
-
-
-def _held_repr(message: str) -> tuple[str, str] | None:
-    """The exception whose repr is the whole of a message (dask's report of a failed task: `Exception:
-    "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
-    if (m := g.EXCEPTION_REPR.match(message)) is None:
-        return None
-    try:
-        args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not isinstance(args, tuple):
-        return None
-    said = "" if not args else repr(args[0]) if len(args) == 1 and m["type"].endswith("KeyError") else (
-        str(args[0]) if len(args) == 1 else str(args))
-    return m["type"], said
 
 
 def note_end(lines: list[str], i: int, exception_type: str, message: str, frames: list[Frame] | tuple[Frame, ...]
@@ -338,7 +321,7 @@ def _named_error(text: str) -> tuple[str, str] | None:
     if m is None:
         m = g.EXCEPTION_LINE.match(text)  # (a type without the usual suffix: with its message, named as a class)
         if m is None or m["message"] is None or not (m["type"][:1].isupper() or "." in m["type"]):
-            return _held_repr(text.strip())
+            return g.repr_said(text.strip())
     return m["type"], m["message"] or ""
 
 

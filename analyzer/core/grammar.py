@@ -6,6 +6,9 @@ and the block parser only speak in these names.
 
 from __future__ import annotations
 
+import ast
+import builtins
+
 import regex
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "exception_line_at_indent",
     "introduces_output",
     "frame_remnant",
+    "repr_said",
     "unclosed",
     "is_frame_detail",
 ]
@@ -303,6 +307,25 @@ WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)+[A-Z]\w*+
 EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
 
+def repr_said(text: str) -> tuple[str, str] | None:
+    """The exception whose repr is the whole of `text` (dask's report of a failed task: `Exception:
+    "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
+    if (m := EXCEPTION_REPR.match(text)) is None:
+        return None
+    try:
+        args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(args, tuple):
+        return None
+    said = "" if not args else repr(args[0]) if len(args) == 1 and m["type"].endswith("KeyError") else (
+        str(args[0]) if len(args) == 1 else str(args))
+    if len(args) == 2 and isinstance(args[0], int) and isinstance(builtin := getattr(builtins, m["type"], None), type) \
+            and issubclass(builtin, OSError):
+        said = f"[Errno {args[0]}] {args[1]}"  # (as an OSError's str() puts its errno and text)
+    return m["type"], said
+
+
 def exception_in_words(text: str) -> tuple[str, str] | None:
     """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
@@ -325,10 +348,27 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
         if _said(inner := quoted.group()[1:-1].strip()):
             return text[:quoted.start()].strip(), inner
-    if (end := _SENTENCE_END.search(text)) is not None and _said(rest := text[end.end():]) and not _LEVEL_WORD.search(
-            text, 0, end.start()):
-        return text[:end.start() + 2], rest  # (after a sentence of the user's: `Service start failed. ValueError: ...`)
+        if (held := repr_said(inner)) is not None and held[1]:  # (or its repr: `ValueError("...")`)
+            return text[:quoted.start()].strip(), f"{held[0]}: {held[1]}"
+    if (at := _introduced_at(text)) is not None and _said(rest := text[at:]) and not _LEVEL_WORD.search(text, 0, at):
+        return text[:at].strip(), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
+    if "\uff1a" in text and (typed := _FULLWIDTH_TYPED.search(text)) is not None:  # (`RuntimeError：E19999: ...`, typed on a CJK keyboard)
+        message = typed["message"].rstrip(" \"'")
+        return text[:typed.start()].strip(" \t\"'"), f"{typed['type']}: {message}"
     return None
+
+
+def _introduced_at(text: str) -> int | None:
+    """Where the first exception-like type with its colon (`...Error: `) in a user's sentence begins, if
+    words before it introduce it (see _INTRODUCED); else None. (Found by its colon: a regex that looks
+    for the words at every character costs each line read.)"""
+    colon = min((at for said in _NAMES_SAID if (at := text.find(said)) >= 0), default=-1)
+    if colon < 0:
+        return None
+    start = colon
+    while start and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        start -= 1
+    return start if _INTRODUCED.search(text, max(0, start - 40), start) is not None else None
 
 
 def _said(text: str) -> bool:
@@ -341,14 +381,19 @@ def _said(text: str) -> bool:
 # (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `)
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
-_LABEL = regex.compile(rf"^(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
+_LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _SEE_ABOVE = " (see above for traceback):"
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
-# The end of a sentence (a word's last letter, then `.` or `!`), the first exception-like type after it;
-# not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
-_SENTENCE_END = regex.compile(r"[a-z)][.!] (?=[A-Za-z_][\w.]*: \S)")
+# What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
+# `!`), words that name it (`with the error message: `; a few words ending in `error: ` are _LABEL's), or
+# `got `; the first exception-like type after it.
+# Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
+_NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
+_INTRODUCED = regex.compile(r"(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot) \Z")
+# An exception's type with a fullwidth colon after it, then its message.
+_FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
 _CJK_COLON = regex.compile(_CJK + ": ")
 _CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import regex
 
-__all__ = ["CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
+__all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
 
 
 class Scope(enum.Enum):
@@ -83,9 +83,17 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
+# Google Cloud Logging's entries as its Logs Explorer copies them or `gcloud logging read` prints them
+# (Cloud Run, GKE, Cloud Functions): the severity, then the time (`DEFAULT 2025-04-14T12:06:23.036336Z `).
+# Each line a process writes is an entry of its own.
+CLOUD_LOGGING = KnownPrefix("cloud_logging", regex.compile(
+    r"^(?P<level>DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
+    r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))(?: |$)"), Scope.LINE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
-KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH, HEROKU, MPI)
+KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH, HEROKU, MPI,
+         CLOUD_LOGGING)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

@@ -66,9 +66,10 @@ _STARTS = (
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
+    rb"got [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\.(?:exc|exceptions|errors)\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
-    rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
+    rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
     rb"\.[A-Z]\w*\) \S",  # grammar.WRAPPED_DRIVER_ERROR: a database driver's error as SQLAlchemy words it (a superset)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
@@ -118,7 +119,8 @@ _HEADED = (
 # What the normaliser's Unicode classes take and the byte patterns above do not; scanned for only in a
 # buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
 _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
-              "│ ❱".encode())  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
+              "│ ❱".encode(),  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
+              "Error：".encode(), "Exception：".encode())  # (a type and a fullwidth colon: grammar.exception_in_words)
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
@@ -126,7 +128,9 @@ _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
-_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + _TIME_START)
+# Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.
+_CLOUD_TIME = rb"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) \d{4}-\d\d-\d\dT"
+_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*(?:" + _CLOUD_TIME + rb"|" + _PASTED + _TIME_START + rb")")
 _STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + _STREAM_START)
 # The same after a channel head: its body (`HEAD_AT` tells where it begins).
 HEAD_AT = re.compile(HEAD)
@@ -296,7 +300,7 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
 
 # Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
 # of the database) where the first line that begins with a channel head is: one match each.
-_SETTERS = (rb"(?:^|\r)" + _PASTED + _TIME_START, rb"(?:^|\r)" + _PASTED + _STREAM_START,
+_SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|" + _PASTED + _TIME_START + rb")", rb"(?:^|\r)" + _PASTED + _STREAM_START,
             _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
             rb"^" + HEAD)
 _ANY_HEAD = 4
