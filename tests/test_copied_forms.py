@@ -471,14 +471,16 @@ def test_an_exception_line_quoted_alone_and_indented(indent):
 
 
 @pytest.mark.parametrize("closed", ["on its line", "on the next line"])
-def test_an_exception_line_in_double_quotes(closed):
+@pytest.mark.parametrize("quote", ['"', " '"], ids=("double", "single after a blank"))
+def test_an_exception_line_in_quotes(closed, quote):
     """The error quoted whole, its message maybe running on to the next line, where the quote closes."""
     exc, said = _inference_failure()
-    quoted = [f'"{said}"'] if closed == "on its line" else [f'"{said}', 'Check the server."']
+    mark = quote.strip()
+    quoted = [f"{quote}{said}{mark}"] if closed == "on its line" else [f"{quote}{said}", f"Check the server.{mark}"]
     events = assert_same("\n".join([AROUND[0], *quoted, AROUND[1], ""]).encode())
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
         (EventKind.BARE, "ConnectionError", str(exc), 2)]
-    assert assert_same(b'"error": "ValueError: x"\n"see ValueError: x"\n') == []
+    assert assert_same(b'"error": "ValueError: x"\n"see ValueError: x"\n\'error\': \'ValueError: x\'\n') == []
 
 
 @pytest.mark.parametrize("module", ["absent_package_7f3a.serve.deploy", "absent_package_7f3a.py"])

@@ -91,7 +91,8 @@ async def settled(pilot) -> None:
     app = pilot.app
     deadline = time.monotonic() + 60  # a hang guard: a loaded machine is slow
     while time.monotonic() < deadline:
-        if app.live.done and app.incidents and app.incidents == app.live.incidents() and app.query_one(LogPane).settled:
+        if (app.live.done and app.incidents and app.incidents == app.live.incidents() and app.query_one(LogPane).settled
+                and str(app.query_one("#status-text").content).startswith("done")):  # (the poll after the scan's end)
             break
         await pilot.pause(0.02)
     await pilot.pause(0.2)

@@ -672,8 +672,9 @@ class TracebackAssembler:
             self._opened(line, _State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
-        elif text[:1] == '"' and g.BARE_EXCEPTION_LINE.match(unquoted := text[1:].removesuffix('"')):
-            self._opened(replace(line, text=unquoted), _State.BARE, EventKind.BARE)  # in double quotes
+        elif (quote := text.lstrip(" \t")[:1]) in ('"', "'") and g.BARE_EXCEPTION_LINE.match(
+                unquoted := text.lstrip(" \t")[1:].removesuffix(quote)):
+            self._opened(replace(line, text=unquoted), _State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), _State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
