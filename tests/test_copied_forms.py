@@ -901,3 +901,26 @@ def test_a_statement_over_lines_in_a_traceback_that_lost_its_indentation(elide):
     assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
     assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
     assert not event.truncated
+
+
+def test_a_fragment_whose_exception_line_is_indented_as_its_source_line():
+    """A user's cut from a log: the innermost frame line (flush left), its source and caret lines, and the
+    exception line indented as far as they are."""
+    exc = capture(_load_table)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = max(k for k, line in enumerate(lines) if line.startswith('  File "'))
+    fragment = [lines[inner].strip(), *lines[inner + 1:-1], f"    {lines[-1]}"]
+    (event,) = _tracebacks([AROUND[0], *fragment, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:4] for frame in actual.frames] == [frame[:4] for frame in expected.frames[-1:]]
+
+
+@pytest.mark.parametrize(("line", "context"), [
+    ('when I run it I keep getting the following error "{said}" and it stops', "when I run it I keep getting the following error"),
+    ("Exception {said}", "Exception")], ids=("quoted after the word error", "the word Exception before it"))
+def test_an_exception_line_the_users_words_quote_or_name(line, context):
+    exc, said = _inference_failure()
+    assert _bare_errors(f"{line.format(said=said)}\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), context)]
+    assert assert_same(b"Exception ignored in: <function f>\nno error \"x\" here\n") == []

@@ -159,11 +159,18 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         elif not ((frames or has_traceback) and not text.strip() and (after_frame or _frame_or_exception_after(lines, i))):
             break  # (a blank line among frames, or after one, is a paste's doubled line break)
         i += 1
+    # the exception line as far in as the source line above it, the last of a fragment a user cut from a log
+    at_source = (i >= len(lines) and bool(frames) and lines[-1][:1] == " " and frames[-1].code != lines[-1].strip()
+                 and (last := g.BARE_EXCEPTION_LINE.match(lines[-1].strip())) is not None and bool(last["message"]))
+    if at_source:
+        i = len(lines) - 1
     if i >= len(lines):
         if not has_traceback:
             return [], i, []
         return [ErrorInfo(_cut_at_assert(frames, lines), "", tuple(frames), link, has_traceback)], i, []
-    exc = g.EXCEPTION_LINE.match(lines[i][frame_indent:] if g.exception_line_at_indent(lines[i], frame_indent) else lines[i])
+    text = lines[i]
+    exc = g.EXCEPTION_LINE.match(text.strip() if at_source else text[frame_indent:] if g.exception_line_at_indent(
+        text, frame_indent) else text)
     if not header and len(frames) > 1 and g.call_order([(f.function or "", f.code or "") for f in frames]) == (False, True):
         frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
     if exc is None:  # not an exception line: keep what we have, let the caller move on

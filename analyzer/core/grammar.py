@@ -351,7 +351,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         if (held := repr_said(inner)) is not None and held[1]:  # (or its repr: `ValueError("...")`)
             return text[:quoted.start()].strip(), f"{held[0]}: {held[1]}"
     if (at := _introduced_at(text)) is not None and _said(rest := text[at:]) and not _LEVEL_WORD.search(text, 0, at):
-        return text[:at].strip(), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
+        if (quote := text[at - 1]) in "\"'" and quote in rest:
+            rest = rest[:rest.rfind(quote)]  # (quoted: to its closing quote)
+        return text[:at].rstrip(" \"'"), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
     if "\uff1a" in text and (typed := _FULLWIDTH_TYPED.search(text)) is not None:  # (`RuntimeError：E19999: ...`, typed on a CJK keyboard)
         message = typed["message"].rstrip(" \"'")
         return text[:typed.start()].strip(" \t\"'"), f"{typed['type']}: {message}"
@@ -387,11 +389,11 @@ _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVE
 _SEE_ABOVE = " (see above for traceback):"
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
-# `!`), words that name it (`with the error message: `; a few words ending in `error: ` are _LABEL's), or
-# `got `; the first exception-like type after it.
+# `!`), words that name it (`with the error message: `, `the following error "`; a few words ending in `error: `
+# are _LABEL's), `got `, or the word Exception alone before it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(r"(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot) \Z")
+_INTRODUCED = regex.compile(r"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot|^Exception) |\b(?i:error|exception) [\"'])\Z")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")

@@ -66,7 +66,7 @@ _STARTS = (
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
-    rb"got [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
+    rb"(?:got|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\.(?:exc|exceptions|errors)\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
