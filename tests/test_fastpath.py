@@ -164,7 +164,8 @@ WRAPS = {
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
     "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
     "quoted": lambda rng, line: (f"> {line}" if line else ">") if rng.random() < 0.8 else f"> > {line}",
-    "cloud_logging": lambda rng, line: f"{rng.choice(('DEFAULT', 'ERROR'))} 2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**6):06d}Z {line}",
+    "cloud_logging": lambda rng, line: (rng.choice(("", "> ")) + rng.choice(("DEFAULT", "ERROR"))
+                                        + f" 2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**6):06d}Z {line}"),
     "buildkite": lambda rng, line: f"[2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "web_viewer": lambda rng, line: f"\xa0 | [2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "tabbed": lambda rng, line: f"\t{line}" if rng.random() < 0.9 else f"\t> {line}",

@@ -50,7 +50,8 @@ _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|(?:^|[^A-EG-OQ-Ya-z]) )"
 # How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote;
 # and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.
-_PASTED = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+)?(?:> )*"  # (numbered: a superset)
+_PASTE_LEAD = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+)"  # (numbered: a superset)
+_PASTED = _PASTE_LEAD + rb"?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
     rb"Traceback \(most recent call last\)",  # HEADER, GROUP_HEADER and IPython's header
@@ -127,10 +128,11 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 _TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
-_STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)[ :])"
+# (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
+_STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.
 _CLOUD_TIME = rb"(?:DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) \d{4}-\d\d-\d\dT"
-_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*(?:" + _CLOUD_TIME + rb"|" + _PASTED + _TIME_START + rb")")
+_TIME_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + rb"(?:" + _CLOUD_TIME + rb"|" + _TIME_START + rb")")
 _STREAM_LINE = re.compile(rb"(?:[^\r\n]*\r)*" + _PASTED + _STREAM_START)
 # The same after a channel head: its body (`HEAD_AT` tells where it begins).
 HEAD_AT = re.compile(HEAD)
@@ -300,7 +302,9 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
 
 # Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
 # of the database) where the first line that begins with a channel head is: one match each.
-_SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|" + _PASTED + _TIME_START + rb")", rb"(?:^|\r)" + _PASTED + _STREAM_START,
+# (Cloud Logging's time: with and without what a paste puts before it apart, which Hyperscan runs faster)
+_SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|(?:" + _PASTE_LEAD + rb"(?:> )*|(?:> )+)" + _CLOUD_TIME + rb"|" + _PASTED
+            + _TIME_START + rb")", rb"(?:^|\r)" + _PASTED + _STREAM_START,
             _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
             rb"^" + HEAD)
 _ANY_HEAD = 4
