@@ -471,11 +471,11 @@ def test_an_exception_line_quoted_alone_and_indented(indent):
 
 
 @pytest.mark.parametrize("closed", ["on its line", "on the next line"])
-@pytest.mark.parametrize("quote", ['"', " '"], ids=("double", "single after a blank"))
-def test_an_exception_line_in_quotes(closed, quote):
+@pytest.mark.parametrize(("quote", "mark"), [('"', '"'), (" '", "'"), ("[", "]")],
+                         ids=("double", "single after a blank", "square brackets"))
+def test_an_exception_line_in_quotes(closed, quote, mark):
     """The error quoted whole, its message maybe running on to the next line, where the quote closes."""
     exc, said = _inference_failure()
-    mark = quote.strip()
     quoted = [f"{quote}{said}{mark}"] if closed == "on its line" else [f"{quote}{said}", f"Check the server.{mark}"]
     events = assert_same("\n".join([AROUND[0], *quoted, AROUND[1], ""]).encode())
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
@@ -832,8 +832,8 @@ def test_a_functions_name_left_of_a_frame_the_paste_elided():
     assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames[:1]]
 
 
-@pytest.mark.parametrize("level", ["**ERROR:**", "**ERROR**:", "**ERROR:**  "])
-def test_an_error_level_in_markdown_bold(level):
+@pytest.mark.parametrize("level", ["**ERROR:**", "**ERROR**:", "**ERROR:**  ", "[Genesis] [14:26:37] [ERROR]"])
+def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     exc, said = _inference_failure()
     assert [(kind, name, message) for kind, name, message, _ in _bare_errors(f"{level} {said}\nvllm: 0.8.5\n".encode())] == [
         (EventKind.NOTICE, "ConnectionError", str(exc))]
@@ -843,8 +843,8 @@ def test_an_error_level_in_markdown_bold(level):
     ("1.Service start failed. ", "1.Service start failed."), ("It stopped! ", "It stopped!"),
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
-    ("i run it but i got ", "i run it but i got"), ("- bug: ", "bug")],
-    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "bullet label"))
+    ("i run it but i got ", "i run it but i got"), ("- bug: ", "bug"), (" - ", "")],
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "bullet label", "list item"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
     introduce it, or behind a label in a markdown list."""

@@ -74,6 +74,7 @@ _REREAD = (_State.BARE, _State.NOTE, _State.LOGGED, _State.CLEO)  # states whose
 _WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
+_QUOTES = {'"': '"', "'": "'", "[": "]"}  # what a line quoted whole may begin with -> what ends it
 _SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
 
@@ -672,8 +673,8 @@ class TracebackAssembler:
             self._opened(line, _State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
-        elif (quote := text.lstrip(" \t")[:1]) in ('"', "'") and g.BARE_EXCEPTION_LINE.match(
-                unquoted := text.lstrip(" \t")[1:].removesuffix(quote)):
+        elif (quote := text.lstrip(" \t")[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
+                unquoted := text.lstrip(" \t")[1:].removesuffix(_QUOTES[quote])):
             self._opened(replace(line, text=unquoted), _State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), _State.BARE, EventKind.BARE, context=words[0])

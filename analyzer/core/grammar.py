@@ -336,6 +336,8 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     Its type must read as an exception's."""
     if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
         return label["label"], rest
+    if (bullet := _BULLET.match(text)) is not None and _said(rest := text[bullet.end():]):
+        return "", rest  # (an item of a list of errors: ROS 2's launch `Caught multiple exceptions ...:`)
     if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
         return "", said  # TensorFlow 1's session: `ResourceExhaustedError (see above for traceback): OOM ...`
     words, colon, rest = text.partition("\uff1a")
@@ -387,6 +389,7 @@ _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVE
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _SEE_ABOVE = " (see above for traceback):"
+_BULLET = regex.compile(r"[ \t]*[-*+] ")
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`with the error message: `, `the following error "`; a few words ending in `error: `
