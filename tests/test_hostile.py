@@ -329,6 +329,18 @@ def test_gzip_cut_in_the_middle(tmp_path, capsys):
                    "Compressed file ended before the end-of-stream marker was reached"]
 
 
+def test_ranks_named_with_digits_int_refuses_are_ordered(tmp_path, capsys):
+    """A rank may hold a character that is a digit to Python but no number (`➀`, found by fuzzing): the
+    incident's ranks are still put in order."""
+    lines = text_of(BAD_TP).splitlines()
+    log = tmp_path / "heroku.log"
+    log.write_text("".join(f"2019-09-18T13:31:13.946164+00:00 app[{dyno}]: {line}\n"
+                           for dyno in ("web.\u2780", "web.2", "web.10") for line in lines))
+    code, incidents, _ = _scan_jsonl(capsys, str(log))
+    (ranks,) = [i["ranks"] for i in incidents]
+    assert code == 0 and len(ranks) == 3 and ranks.index("web.2") < ranks.index("web.10")  # (in number order)
+
+
 # ----------------------------------------------------------------------------- pattern packs
 
 

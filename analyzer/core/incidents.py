@@ -413,7 +413,7 @@ def _log_order(group: _Group) -> tuple:
 
 
 def _rank_order(rank: str) -> tuple:
-    digits = "".join(ch if ch.isdigit() else " " for ch in rank).split()
+    digits = "".join(ch if ch.isdecimal() else " " for ch in rank).split()  # (not `isdigit`: `➀` is a digit int() refuses)
     return (rank.rstrip("0123456789 "), [int(d) for d in digits])
 
 
