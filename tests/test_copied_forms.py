@@ -358,21 +358,22 @@ def test_a_traceback_held_in_a_string_from_its_first_frame():
     assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
 
 
-@pytest.mark.parametrize("colon", [":", "\uff1a", ": ", "```"])
-def test_a_frame_line_glued_to_words_by_a_colon(colon):
-    """A paste begun at the innermost frame, in the middle of a sentence (or a code fence opened there):
-    the words are its context."""
+@pytest.mark.parametrize(("words", "colon"), [("3. the server error log is", glue) for glue in (":", "\uff1a", ": ", "```")]
+                         + [("运行时一直出现", "")])
+def test_a_frame_line_glued_to_words_by_a_colon(words, colon):
+    """A paste begun at the innermost frame, in the middle of a sentence (or a code fence opened there; or
+    glued to CJK words without a colon): the words are its context."""
     exc = capture(_infer)
     lines = text_of(exc).rstrip("\n").split("\n")
     innermost = max(i for i, line in enumerate(lines) if line.startswith("  File "))
     closing = "```" if colon == "```" else ""
-    (event,) = _tracebacks([AROUND[0], f"3. the server error log is{colon}{lines[innermost].lstrip()}",
+    (event,) = _tracebacks([AROUND[0], f"{words}{colon}{lines[innermost].lstrip()}",
                             *lines[innermost + 1:-1], lines[-1] + closing, AROUND[1]])
     (expected,) = expected_chain(exc)
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.message, actual.frames) == (
         expected.exception_type, expected.message, expected.frames[-1:])
-    assert event.context == "3. the server error log is"
+    assert event.context == words
     assert assert_same(b"see File \"x.py\", line 3, in f\nthe log:File x.py line 3\n") == []  # (no colon; no frame)
 
 
@@ -919,7 +920,8 @@ def test_a_fragment_whose_exception_line_is_indented_as_its_source_line():
 
 @pytest.mark.parametrize(("line", "context"), [
     ('when I run it I keep getting the following error "{said}" and it stops', "when I run it I keep getting the following error"),
-    ("Exception {said}", "Exception")], ids=("quoted after the word error", "the word Exception before it"))
+    ('it results in the following error: "{said}" ', "it results in the following error:"),
+    ("Exception {said}", "Exception")], ids=("quoted after the word error", "quoted after error and a colon", "the word Exception before it"))
 def test_an_exception_line_the_users_words_quote_or_name(line, context):
     exc, said = _inference_failure()
     assert _bare_errors(f"{line.format(said=said)}\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), context)]

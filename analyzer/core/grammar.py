@@ -398,11 +398,12 @@ _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuat
 # are _LABEL's), `got `, or the word Exception alone before it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(r"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot|^Exception) |\b(?i:error|exception) [\"'])\Z")
+_INTRODUCED = regex.compile(r"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot|^Exception) |\b(?i:error|exception):? [\"'])\Z")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
 _CJK_COLON = regex.compile(_CJK + ": ")
+_CJK_END = regex.compile(_CJK + r"\Z")
 _CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
 _QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
 
@@ -431,15 +432,16 @@ def call_order(calls: list[tuple[str, str]]) -> tuple[bool, bool]:
 
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
-    """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`) or by
-    a markdown code fence (`not related```File "x.py", ...`): the words (without the glue) and the frame
-    line; else None."""
+    """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`), by
+    a markdown code fence (`not related```File "x.py", ...`) or by nothing after CJK words (`一直出现File
+    "x.py", ...`): the words (without the glue) and the frame line; else None."""
     at = text.find('File "')
     words = text[:at].rstrip()
-    glue = 3 if words.endswith("```") else 1 if words[-1:] in (":", "\uff1a") else 0
-    if at <= 0 or not glue or not words[:-glue].strip() or FRAME.match(text[at:]) is None:
+    glue = 3 if words.endswith("```") else 1 if words[-1:] in (":", "\uff1a") else 0 if _CJK_END.search(
+        words) else None
+    if at <= 0 or glue is None or not words[:len(words) - glue].strip() or FRAME.match(text[at:]) is None:
         return None
-    return words[:-glue].rstrip(), text[at:]
+    return words[:len(words) - glue].rstrip(), text[at:]
 
 
 def introduces_output(message: str) -> bool:
