@@ -165,6 +165,13 @@ def cloud_export(lines: list[str], start: datetime = T0, severity: str = "ERROR"
             for i, (when, line) in enumerate(zip(_ticking(len(lines), start, step), lines))]
 
 
+def torch_logging(lines: list[str], name: str = "torch._dynamo.convert_frame", level: str = "WARNING",
+                  when: datetime = T0) -> list[str]:
+    """torch._logging's format before torch 2.4, `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of a
+    record (a traceback dynamo logs when it falls back to eager)."""
+    return [f"[{when:%Y-%m-%d %H:%M:%S},{when.microsecond // 1000:03d}] {name}: [{level}] {line}" for line in lines]
+
+
 def torch_glog(lines: list[str], rank: int | None = 4, pid: int = 2265, level: str = "ERROR",
                where: str = "torch/_guards.py:283", trace: str = " [14/1]", when: datetime = T0) -> list[str]:
     """torch._logging's formatter: `[rankN]:` + level letter + `MMDD hh:mm:ss.micros pid path:line]` +

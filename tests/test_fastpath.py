@@ -166,6 +166,7 @@ WRAPS = {
     "quoted": lambda rng, line: (f"> {line}" if line else ">") if rng.random() < 0.8 else f"> > {line}",
     "cloud_logging": lambda rng, line: (rng.choice(("", "> ")) + rng.choice(("DEFAULT", "ERROR"))
                                         + f" 2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**6):06d}Z {line}"),
+    "torch_logging": lambda rng, line: f"[2026-12-01 10:00:0{rng.randrange(10)},123] torch._dynamo.convert_frame: [WARNING] {line}",
     "buildkite": lambda rng, line: f"[2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "web_viewer": lambda rng, line: f"\xa0 | [2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "tabbed": lambda rng, line: f"\t{line}" if rng.random() < 0.9 else f"\t> {line}",

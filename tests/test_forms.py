@@ -510,6 +510,10 @@ def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
         ("AttributeError", "'object' object has no attribute 'wait'"), ("torch._dynamo.exc.BackendCompilerFailed",
                                                                        "backend='inductor' raised:")]
     assert_same("\n".join(said).encode())
+    # ... also where the error it raised has a class's name without the usual suffix (triton's OutOfResources)
+    said = traceback.format_exception_only(capture(_autotune))
+    (alone,) = events("".join(said).splitlines())
+    assert [link.exception_type for link in alone.chain] == ["OutOfResources", "torch._dynamo.exc.BackendCompilerFailed"]
 
 
 @pytest.mark.parametrize("cut_frame, strip", [(False, False), (True, False), (True, True)],

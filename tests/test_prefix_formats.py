@@ -89,6 +89,7 @@ FORMATS = {
     "cloud_default": lambda tb: fmt.cloud_export(tb[1], severity="DEFAULT"),
     "buildkite": lambda tb: fmt.ci_timestamps(fmt.vllm_record("EngineCore failed to start.", tb[0])),
     "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
+    "torch_logging_old": lambda tb: fmt.torch_logging(tb[1]),
     "torch_glog_no_rank": lambda tb: fmt.torch_glog(tb[1], rank=None),
     "stacked": lambda tb: fmt.cri(fmt.compose(fmt.vllm_worker(fmt.vllm_record("Worker failed", tb[0]), rank=3),
                                               "vllm-1")),
@@ -481,3 +482,12 @@ def test_one_cloud_logging_entry_alone_is_read_through_its_prefix():
         (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
         assert (event.chain[-1].exception_type, event.chain[-1].message) == ("ValueError", "first")
         assert event.timestamp is not None and event.timestamp.year == fmt.T0.year
+
+
+def test_an_exception_line_torch_logged_at_warning_level_alone():
+    """dynamo's fallback to eager logs the error it met, at WARNING, behind torch's old logging prefix."""
+    exc = capture(_odd_message)
+    (line,) = fmt.torch_logging([f"{type(exc).__name__}: {str(exc).splitlines()[0]}"])
+    (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
+    assert (event.chain[-1].exception_type, event.chain[-1].message, event.timestamp) == (
+        "ValueError", "first", fmt.T0.replace(microsecond=fmt.T0.microsecond // 1000 * 1000))

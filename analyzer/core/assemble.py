@@ -25,7 +25,7 @@ from datetime import datetime
 
 from analyzer.core import airflow, cleo, dagster, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core import grammar as g
-from analyzer.core.blocks import box_column, in_box, note_end, parse_chain, pybind_stack, with_pybind_stack
+from analyzer.core.blocks import box_column, in_box, named_error, note_end, parse_chain, pybind_stack, with_pybind_stack
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -840,8 +840,7 @@ class TracebackAssembler:
                 block.state, block.note_start, block.output = _State.NOTE, 1, True
                 block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
                 return _Step.TAKE
-            if len(block.texts) == 1 and _raised_below(block.texts[0]) and (g.BARE_EXCEPTION_LINE.match(text)
-                                                                          or g.EXCEPTION_REPR.match(stripped)):
+            if len(block.texts) == 1 and _raised_below(block.texts[0]) and named_error(text) is not None:
                 block.state, block.message_lines = _State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
                 return _Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
             if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):

@@ -14,7 +14,7 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["box_column", "in_box", "note_end", "parse_chain", "pybind_stack", "with_pybind_stack"]
+__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "with_pybind_stack"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -226,7 +226,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
     if (stack := pybind_stack(lines, i)) is not None:
         return with_pybind_stack(outer, stack[0]), stack[1], []
-    named = _named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
+    named = named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
     if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised (or its
         # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
         raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
@@ -320,7 +320,7 @@ def _named_whole(message: str, own_type: str) -> regex.Match | None:
     return m if m is not None and m["type"].rsplit(".", 1)[-1] != own_type.rsplit(".", 1)[-1] else None
 
 
-def _named_error(text: str) -> tuple[str, str] | None:
+def named_error(text: str) -> tuple[str, str] | None:
     """The error a wrapper's message names on its second line (`backend='inductor' raised:` then
     `OutOfResources: out of resource: ...`): an exception line whose type reads as a class, or the
     exception's repr. Its type and message."""

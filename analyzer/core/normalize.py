@@ -421,7 +421,8 @@ _OPENS = {
     "container": str.isdecimal, "ci_time": "[".__eq__, "logging": str.isdecimal, "worker": "(".__eq__, "torchrun": "[".__eq__,
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
-    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID",
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
+    "cloud_logging": lambda c: c in "DINWECA",
 }
 
 

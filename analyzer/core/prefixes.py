@@ -83,6 +83,12 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
 
+# torch's logging before 2.4 (`torch._logging`): `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of
+# a record (`[2023-11-29 22:29:33,093] torch._dynamo.convert_frame: [WARNING] `).
+TORCH_LOGGING = KnownPrefix("torch_logging", regex.compile(
+    r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\] (?P<name>[A-Za-z_][\w.]*): "
+    r"\[(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG)\](?: |$)"), Scope.MESSAGE)
+
 # Google Cloud Logging's entries as its Logs Explorer copies them or `gcloud logging read` prints them
 # (Cloud Run, GKE, Cloud Functions): the severity, then the time (`DEFAULT 2025-04-14T12:06:23.036336Z `).
 # Each line a process writes is an entry of its own.
@@ -92,8 +98,8 @@ CLOUD_LOGGING = KnownPrefix("cloud_logging", regex.compile(
 
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
-KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH, HEROKU, MPI,
-         CLOUD_LOGGING)
+KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
+         HEROKU, MPI, CLOUD_LOGGING)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
