@@ -81,3 +81,36 @@ def test_comfyuis_error_report_with_its_stack():
     (alone,) = _events(report[:6])  # a report copied without its stack
     assert (alone.root.exception_type, alone.root.message, alone.root.frames) == ("RuntimeError", str(exc), ())
     assert _events(["- **Node Type:** KSampler", "Exception Type: none given", "Exception Types: x"]) == []
+
+
+def _rename_cache_file():
+    raise FileExistsError(183, "Cannot create a file when that file already exists")
+
+
+class BackendCompilerFailed(Exception):
+    """torch._dynamo.exc's: the backend's error named on the second line of its message."""
+
+    def __init__(self, inner: Exception) -> None:
+        super().__init__(f"backend='inductor' raised:\n{type(inner).__name__}: {inner}\n\n"
+                         "Set TORCH_LOGS=\"+dynamo\" and TORCHDYNAMO_VERBOSE=1 for more information")
+
+
+def _compile():
+    try:
+        _rename_cache_file()
+    except FileExistsError as err:
+        raise BackendCompilerFailed(err) from None
+
+
+def test_comfyuis_error_report_of_a_wrapper_that_names_the_error_it_raised():
+    """The report's message is a wrapper's that introduces the error it raised on its next line: that error
+    is the root, as in a traceback."""
+    exc = capture(_compile)
+    message = str(exc).split("\n")
+    report = ["# ComfyUI Error Report", "## Error Details", "- **Node ID:** 72", "- **Node Type:** SamplerCustom",
+              "- **Exception Type:** torch._dynamo.exc.BackendCompilerFailed", f"- **Exception Message:** {message[0]}",
+              *message[1:]]
+    (event,) = _events(report)
+    inner = exc.__context__
+    assert [(link.exception_type, link.message.split("\n")[0]) for link in event.chain] == [
+        ("FileExistsError", str(inner)), ("torch._dynamo.exc.BackendCompilerFailed", "backend='inductor' raised:")]

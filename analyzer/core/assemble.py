@@ -25,7 +25,16 @@ from datetime import datetime
 
 from analyzer.core import airflow, cleo, dagster, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
 from analyzer.core import grammar as g
-from analyzer.core.blocks import box_column, in_box, named_error, note_end, parse_chain, pybind_stack, with_pybind_stack
+from analyzer.core.blocks import (
+    box_column,
+    in_box,
+    named_error,
+    note_end,
+    parse_chain,
+    pybind_stack,
+    raised_within,
+    with_pybind_stack,
+)
 from analyzer.core.notices import logged_error
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -1039,7 +1048,7 @@ class TracebackAssembler:
         elif block.state is _State.PYTEST:
             chain, context = pytest_report.parse(texts), ""
         elif block.state is _State.FIELDS:
-            chain, context = (fieldreport.parse(texts),), ""
+            chain, context = raised_within(fieldreport.parse(texts)), ""
         elif block.state is _State.CLEO_PLACE:
             chain, context = (cleo.parse(texts),), ""
         else:

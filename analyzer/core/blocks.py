@@ -14,7 +14,8 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "with_pybind_stack"]
+__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "raised_within",
+           "with_pybind_stack"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -226,11 +227,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
     if (stack := pybind_stack(lines, i)) is not None:
         return with_pybind_stack(outer, stack[0]), stack[1], []
-    named = named_error(message[1]) if len(message) > 1 and g.introduces_output(message[0]) else None
-    if named is not None:  # `BackendCompilerFailed: backend='inductor' raised:` then the error it raised (or its
-        # repr: Hydra's `Error in call to target 'x':` then `TypeError("...")`), whose frames they share
-        raised = ErrorInfo(named[0], named[1], tuple(frames), link, has_traceback)
-        return [raised, _replace(outer, link=Link.CAUSE)], i, []
+    if len(unwrapped := raised_within(outer)) > 1:
+        return list(unwrapped), i, []
     if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _named_whole(message[0], exc["type"])
                                or g.WRAPPED_DRIVER_ERROR.match(message[0])):
         # `Capture cuda graph failed: RuntimeError: ...`, or the whole message the error's line (torch's
@@ -318,6 +316,17 @@ def _named_whole(message: str, own_type: str) -> regex.Match | None:
     (litellm's `litellm.APIConnectionError: litellm.APIConnectionError: ...`)."""
     m = _NAMED_WHOLE.match(message)
     return m if m is not None and m["type"].rsplit(".", 1)[-1] != own_type.rsplit(".", 1)[-1] else None
+
+
+def raised_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
+    """`outer`; or, where the first line of its message introduces the error it raised and the second names
+    it (`BackendCompilerFailed: backend='inductor' raised:` then `FileExistsError: ...`, or its repr: Hydra's
+    `Error in call to target 'x':` then `TypeError("...")`), that error, sharing its frames, then `outer`."""
+    first, _, rest = outer.message.partition("\n")
+    named = named_error(rest.split("\n", 1)[0]) if rest and g.introduces_output(first) else None
+    if named is None:
+        return (outer,)
+    return ErrorInfo(named[0], named[1], outer.frames, outer.link, outer.has_traceback), _replace(outer, link=Link.CAUSE)
 
 
 def named_error(text: str) -> tuple[str, str] | None:
