@@ -682,8 +682,8 @@ class TracebackAssembler:
             self._opened(line, _State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
-        elif (quote := text.lstrip(" \t")[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
-                unquoted := text.lstrip(" \t")[1:].removesuffix(_QUOTES[quote])):
+        elif (quote := (body := text.lstrip(" \t"))[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
+                unquoted := body[1:].removesuffix(_QUOTES[quote])):
             self._opened(replace(line, text=unquoted), _State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), _State.BARE, EventKind.BARE, context=words[0])
@@ -1052,11 +1052,8 @@ class TracebackAssembler:
         elif block.state is _State.CLEO_PLACE:
             chain, context = (cleo.parse(texts),), ""
         else:
-            chain = parse_chain(_in_order(texts) if block.state is _State.REVERSED
-                                else vscode.to_standard(texts) if block.state is _State.VSCODE
-                                else streamlit.to_standard(texts) if block.state is _State.STREAMLIT
-                                else dagster.to_standard(texts) if block.state is _State.DAGSTER
-                                else airflow.to_standard(texts) if block.state is _State.AIRFLOW else texts)
+            standard = _TO_STANDARD.get(block.state)
+            chain = parse_chain(standard(texts) if standard is not None else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
         first = block.first
@@ -1241,6 +1238,13 @@ def _in_order(texts: list[str]) -> list[str]:
             groups[-1].append(text)
         return [g.HEADER_TEXT, *(text for group in reversed(groups) for text in group), texts[0]]
     return _newest_last(texts)
+
+
+# States whose lines are another program's layout of a traceback -> that layout rewritten in CPython's
+_TO_STANDARD: dict[_State, Callable[[list[str]], list[str]]] = {
+    _State.REVERSED: _in_order, _State.VSCODE: vscode.to_standard, _State.STREAMLIT: streamlit.to_standard,
+    _State.DAGSTER: dagster.to_standard, _State.AIRFLOW: airflow.to_standard,
+}
 
 
 def _sources_below(texts: list[str]) -> bool:
