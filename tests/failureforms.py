@@ -324,6 +324,12 @@ def airflow3_page(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno} in {f.name}', ""))]
 
 
+def tracker_title(exc: BaseException) -> list[str]:
+    """An error as an error tracker's issue page heads it (Sentry's, copied): the class's name alone (the event's
+    `type`), the message (its `value`) on the lines below, then the page's next section after a blank line."""
+    return [type(exc).__name__, *str(exc).split("\n"), "", "Stack Trace", "Newest"]
+
+
 class _KeyErrorMessage(str):
     """torch's KeyErrorMessage: a KeyError shows its message as it is, not its repr."""
 

@@ -181,6 +181,30 @@ def test_an_exception_modules_class_alone_is_an_error():
     assert assert_same(b"INFO fastapi.routing.Route: /v1/models\n") == []  # (not a module of exceptions)
 
 
+class OutOfResources(Exception):
+    """A class named without an Error suffix under modules in lower case (as Triton's autotuner's was)."""
+
+
+class BadStatusLine(Exception):
+    """A class of a module of exceptions of one kind (as aiohttp's http_exceptions)."""
+
+
+OutOfResources.__module__ = "triton.runtime.autotuner"
+BadStatusLine.__module__ = "aiohttp.http_exceptions"
+
+
+@pytest.mark.parametrize("exc", [OutOfResources("out of resource: shared memory, Required: 663808"),
+                                 BadStatusLine("400, message: Invalid method encountered")], ids=("deep", "http_exceptions"))
+def test_a_class_with_no_usual_suffix_under_its_modules_is_an_error(exc):
+    """Its module's name tells an exception's class that has no usual suffix: modules of exceptions of one kind,
+    or two modules or more in lower case before it, with a message (the class alone there names it)."""
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    assert _bare_errors(f"{AROUND[0]}\n{said}\n`{said}`\n".encode()) == [
+        (EventKind.BARE, f"{type(exc).__module__}.{type(exc).__name__}", str(exc), "")] * 2
+    assert assert_same(b"airflow.models.dagbag.DagBag: ERROR    Failed to import: /dags/x.py\n"  # (a logger's name)
+                       b"triton.runtime.autotuner.OutOfResources\nmultiprocessing.pool.Remote: \n") == []
+
+
 def _raise_if_error(response: dict) -> None:
     raise ConnectionError(f"inference failed: {response['error']}")
 
@@ -748,9 +772,11 @@ def test_an_exception_line_quoted_in_a_sentence(quote):
     assert assert_same(f"it raises a {quote.format('KeyError')} here\n".encode()) == []  # (a class named, no error)
 
 
-@pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback", "An unexpected error has occurred"])
+@pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback", "An unexpected error has occurred",
+                                   "Error when loading model", "UNAVAILABLE: Internal"])
 def test_an_exception_line_behind_a_one_word_label(label):
-    """A word (bracketed or not), or a few words naming the error, in front of the exception line."""
+    """A word (bracketed or not), or a few words naming the error or beginning with Error, in front of the
+    exception line; or a status and its detail (Triton's model status)."""
     exc, said = _inference_failure()
     assert _bare_errors(f"python -m vllm.entrypoints.openai.api_server\n{label}: {said}\n".encode()) == [
         (EventKind.BARE, "ConnectionError", str(exc), label)]
@@ -844,8 +870,9 @@ def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     ("1.Service start failed. ", "1.Service start failed."), ("It stopped! ", "It stopped!"),
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
-    ("i run it but i got ", "i run it but i got"), ("- bug: ", "bug"), (" - ", "")],
-    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "bullet label", "list item"))
+    ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("- bug: ", "bug"),
+    (" - ", ""), ("  -> ", "")],
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "bullet label", "list item", "arrow"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
     introduce it, or behind a label in a markdown list."""

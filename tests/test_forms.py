@@ -625,6 +625,37 @@ def test_notebook_tracebacks_copied_from_a_frame_or_exception_first():
     assert (event.root.message, event.truncated, event.span.line_start) == ("6 shards, expected 8", False, 1)
 
 
+@pytest.mark.parametrize("frame", ["C:\\lib\\loader\\shards.py in check(n)", "File /usr/lib/python3.11/loader/shards.py:41"],
+                         ids=("IPython 7, a Windows path", "IPython 8, a module's own code"))
+def test_a_notebook_traceback_copied_from_its_last_frame(frame):
+    """A copy begun at the last frame of an IPython traceback: IPython 7's with an absolute Windows path, or
+    IPython 8's frame of a module's own code, which names no function; a markdown quote on its first line."""
+    lines = [f"> {frame}", *forms.ipython_library_frame()[-4:]]
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message, event.root.raise_site.lineno) == ("ValueError", "6 shards, expected 8", 41)
+    assert event.root.raise_site.path == frame.removeprefix("File ").split(" in ")[0].removesuffix(":41")
+    assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]  # (the fast path alike)
+
+
+@pytest.mark.parametrize("marker", ["...", "[...]", "(...)", "\u2026"])
+def test_lines_a_user_left_out_marked_among_the_frames(marker):
+    exc = capture(_wrapped_chain)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    event = only([*lines[:3], marker, *lines[3:]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_each_line_of_a_traceback_in_a_code_span_of_its_own():
+    """A paste that wrapped every line in backticks, the frames' indentation inside them; a fence indented
+    under a list's item, glued to the error."""
+    exc = capture(lambda: _call_method(object()))
+    lines = [f"`{line}`" for line in text_of(exc).rstrip("\n").split("\n")]
+    assert actual_chain(only(lines).chain) == expected_chain(exc)
+    assert [e.chain for e in assert_same("\n".join(lines).encode())] == [only(lines).chain]
+    event = only(["- error", f"  ```{text_of(exc).rstrip().splitlines()[-1]}```"])
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "AttributeError", str(exc))
+
+
 def _frames(event) -> list[tuple[str, int | None, str | None]]:
     return [(f.path, f.lineno, f.function) for link in event.chain for f in link.frames]
 
@@ -775,7 +806,7 @@ def test_an_error_torch_raised_again_with_the_workers_traceback_in_its_message(c
 
 def test_a_type_alone_over_its_traceback_is_that_error():
     """marimo's banner: the exception's type alone, its repr and a note, then the cell's traceback a few
-    lines below: the run's root is the traceback (the banner names no more than its type). A type
+    lines below: the run's root is the traceback (the banner names no more than its type and its text). A type
     alone far above a traceback of that type is an error of its own, the first."""
     exc = capture(lambda: _call_method(object()))
     lines = text_of(exc).splitlines()
@@ -784,6 +815,9 @@ def test_a_type_alone_over_its_traceback_is_that_error():
     assert (root.info.exception_type, root.info.message, bool(root.info.frames)) == ("AttributeError", str(exc), True)
     far = run_root([type(exc).__name__, *[f"INFO step {k}" for k in range(12)], *lines])
     assert (far.info.exception_type, far.info.message, far.info.frames) == ("AttributeError", "", ())
+    # (the type with words that quote the error: the exception line in a user's fullwidth parentheses)
+    quoted = run_root([f"\uff08{lines[-1]}\uff09", *lines])
+    assert (quoted.info.exception_type, quoted.info.message, bool(quoted.info.frames)) == ("AttributeError", str(exc), True)
 
 
 def _stage_weights():

@@ -1,6 +1,7 @@
 """Errors as services print them for their users: Dagster's serialised error (the outermost first, its cause
-after it), Airflow 3's task log page (the exception line above frames without source), and the database
-driver's error SQLAlchemy wraps (its class in parentheses), bare, logged, or at the end of a chain."""
+after it), Airflow 3's task log page (the exception line above frames without source), the database
+driver's error SQLAlchemy wraps (its class in parentheses), bare, logged, or at the end of a chain, and an
+error tracker's title (the class alone, the message below it)."""
 
 from __future__ import annotations
 
@@ -96,3 +97,23 @@ def test_a_drivers_error_that_sqlalchemy_wraps():
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "sqlite3.OperationalError", str(driver))
     assert assert_same(f"[2022-09-06 10:27:49,217] {{dag.py:10}} INFO - (sqlite3.OperationalError) {driver}\n"
                        "ValueError: (torch.Size([2])) shapes differ\n".encode())[0].root.exception_type == "ValueError"
+
+
+def _checkout() -> None:
+    raise TimeoutError("QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00")
+
+
+def test_an_error_trackers_title_the_class_alone_its_message_below():
+    exc = capture(_checkout)
+    events = assert_same("\n".join([*forms.tracker_title(exc), ""]).encode())
+    assert [(event.kind, event.root.exception_type, event.root.message.strip()) for event in events] == [
+        (EventKind.BARE, "TimeoutError", str(exc))]
+
+
+def test_a_class_raised_with_no_message_keeps_its_line_alone():
+    """`assert x` and Ctrl-C print their class alone: the line after it is not their message, nor is the
+    line after a class alone behind a prefix (a log's record)."""
+    events = assert_same(b"AssertionError\nProcess SpawnProcess-1:\nKeyboardInterrupt\nshutting down\n"
+                         b"[rank0]: RuntimeError\n[rank0]: shutting down\n")
+    assert [(event.root.exception_type, event.root.message) for event in events] == [
+        ("AssertionError", ""), ("KeyboardInterrupt", ""), ("RuntimeError", "")]

@@ -1014,6 +1014,10 @@ class TracebackAssembler:
             if block.state is _State.BARE and _indented_below(block.texts[0], [line.text for line in held]):
                 block.state, block.message_lines = _State.MESSAGE, len(held)  # its message's indented lines
                 return []
+            if block.state is _State.BARE and not held[0].prefix and g.titled(block.texts[0], held[0].text):
+                _cut(block, len(block.texts) - len(held) + 1)  # an error tracker's title: the class, its value below
+                block.state, block.message_lines = _State.MESSAGE, 1
+                return held[1:]
             _cut(block, len(block.texts) - len(held))  # the block ends before them
             block.state = _State.MESSAGE
             return held

@@ -249,9 +249,16 @@ EXCEPTION_NAME = rf"_*[A-Z]\w*{EXCEPTION_SUFFIX}"  # (a private class too: grpc'
 # Modules whose exception class is named `error` (OpenCV's `cv2.error`, the C modules of the standard library):
 # a module's `error` is any other module's word.
 _ERROR_MODULES = r"(?:cv2|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop)"
+# A module of exceptions, maybe of one kind (`aiohttp.http_exceptions`, `telegram.error`, `torch._dynamo.exc`).
+ERRORS_MODULE = r"(?:[a-z]\w*_)?(?:exc|exceptions|errors?)"
+_LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
+# A class of any name under two modules or more in lower case, with a message (`pyarrow.lib.ArrowInvalid: ...`,
+# `triton.runtime.autotuner.OutOfResources: ...`); not a logger's name before a level.
+_DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|(?<=\.(?:exc|exceptions|errors)\.)[A-Z]\w*|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error){_INNER})"
+    rf"|Exception|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error)"
+    rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
@@ -309,6 +316,22 @@ WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)+(?:[A-Z]\
 EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
 
+# The value under an error tracker's title (Sentry's issue page: the class alone, its message on the next line):
+# words that begin at the margin, not a source or caret line of a frame that may follow.
+_TITLE_VALUE = regex.compile(r"^[^\s^~]")
+# Classes often raised with no message (`assert x`): their line alone ends what they say.
+_NO_MESSAGE_EXPECTED = ("Interrupt", "Exit", "StopIteration", "StopAsyncIteration", "AssertionError",
+                        "NotImplementedError")
+
+
+def titled(name_line: str, value: str) -> bool:
+    """Whether `name_line` is an exception's class alone and `value` the message an error tracker shows
+    below it as its title's value."""
+    m = BARE_EXCEPTION_LINE.match(name_line)
+    return (m is not None and m["message"] is None and not m["type"].endswith(_NO_MESSAGE_EXPECTED)
+            and _TITLE_VALUE.match(value) is not None and FRAME_CUT.match(value) is None)
+
+
 def repr_said(text: str) -> tuple[str, str] | None:
     """The exception whose repr is the whole of `text` (dask's report of a failed task: `Exception:
     "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
@@ -332,12 +355,17 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     """An exception line a user's words hold: glued to them by a fullwidth colon (`运行报如下错误：RuntimeError:
     ...`), or after CJK words by an ASCII one or nothing, quoted in them (an inline code span, curly
     quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`, `[worker]: `, `actual
-    error: `; not a level:
+    error: `, `Error when loading model: `, a status and its detail: `UNAVAILABLE: Internal: `; not a level:
     `INFO: retrying after ValueError: ...` is none); or as TensorFlow 1 words it, `(see above for
     traceback)` between its type and its message. The words before it and the exception line; else None.
     Its type must read as an exception's."""
-    if (label := _LABEL.match(text)) is not None and _said(rest := text[label.end():]):
-        return label["label"], rest
+    labels: list[str] = []
+    rest = text
+    while len(labels) < _MAX_LABELS and (label := _LABEL.match(rest)) is not None:
+        rest = rest[label.end():]
+        labels.append(label["label"])
+        if _said(rest):
+            return ": ".join(labels), rest
     if (bullet := _BULLET.match(text)) is not None and _said(rest := text[bullet.end():]):
         return "", rest  # (an item of a list of errors: ROS 2's launch `Caught multiple exceptions ...:`)
     if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
@@ -386,19 +414,22 @@ def _said(text: str) -> bool:
 
 # (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `)
-_LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)|(?:Error|Failed) (?:[A-Za-z]+ ){0,3}[A-Za-z]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
+_MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
 _SEE_ABOVE = " (see above for traceback):"
-_BULLET = regex.compile(r"[ \t]*[-*+] ")
+_BULLET = regex.compile(r"[ \t]*(?:[-*+]|->|\u2192) ")  # (or an arrow: a chain of calls a user wrote out)
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
+# Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
+INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`with the error message: `, `the following error "`; a few words ending in `error: `
-# are _LABEL's), `got `, or the word Exception alone before it; the first exception-like type after it.
+# are _LABEL's), a verb that says it (`got `), or the word Exception alone before it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(r"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\bgot|^Exception) |\b(?i:error|exception):? [\"'])\Z")
+_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\b{INTRODUCING_VERBS}|^Exception) "
+                            r"|\b(?i:error|exception):? [\"'])\Z")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
@@ -533,6 +564,9 @@ def unclosed(code: str) -> bool:
     return len(code) - len(code.translate(_BRACKETS)) > 2 * closed
 
 
+ELISIONS = frozenset(("...", "[...]", "(...)", "\u2026", "[\u2026]", "(\u2026)"))  # what a user puts for lines left out
+
+
 def is_frame_detail(text: str) -> bool:
     """Source lines, caret lines (3.11+), `...` elisions and recursion notes under frames."""
-    return text.startswith("    ") or bool(REPEATED.match(text)) or text.strip() == "..."
+    return text.startswith("    ") or bool(REPEATED.match(text)) or text.strip() in ELISIONS

@@ -315,11 +315,13 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         return first
     said = (first.info.exception_type, _first_line(first))
     if not first.info.frames:  # (or a wrapper's type on the same long text: litellm's APIConnectionError; or
-        # its type alone, that type's traceback a few lines below: marimo's banner over the cell's traceback)
+        # its type, alone or with words that quote that error, that type's traceback a few lines below: marimo's
+        # banner over the cell's traceback)
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
-            text == said[1] for _, text in _links_said(i)) or alone and _just_below(first, i) and any(
-            kind == said[0] for kind, _ in _links_said(i)))), first)
+            text == said[1] for _, text in _links_said(i)) or _just_below(first, i) and any(
+            kind == said[0] and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
+            for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
     return first

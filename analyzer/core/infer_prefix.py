@@ -44,7 +44,7 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
 # vLLM prefix (`[serving_chat.py:1001] `). The exception's type reads as one by its name or its module's.
 _EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
-                    r"|(?:[A-Za-z_]\w*+\.)+(?:exc|exceptions|errors)\.[A-Z]\w*: )")
+                    r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _PREFIX_BEFORE_EXCEPTION = regex.compile(
     r"^(?:[A-Za-z0-9][\w.-]* +\| "

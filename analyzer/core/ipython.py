@@ -41,12 +41,14 @@ _FRAME = regex.compile(
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
 _OPENING_FRAME = regex.compile(
-    r"^(?:File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+)|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")
+    r"^(?:File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+|[^\s\"]\S*\.py[cx]?:\d+\s*$)"
+    r"|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")  # (IPython 8 names no function for a module's own code)
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
                            r"(?:\(.*\))?\s*$")
-_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|[~/]\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)(?:\(.*\))?\s*$")
+_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)"
+                                   r"(?:\(.*\))?\s*$")  # (an absolute path, on Windows too)
 _LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
@@ -107,7 +109,7 @@ def starts_cut(text: str) -> bool:
     line (Databricks prints that first); IPython 7's too, where it names a cell or an absolute path."""
     if "](" in text:
         text = unlinked(text)
-    if text[:1] in ("/", "~", "<") and " in " in text and _OLD_OPENING_FRAME.match(text) is not None:
+    if (text[:1] in ("/", "~", "<") or text[1:3] == ":\\") and " in " in text and _OLD_OPENING_FRAME.match(text) is not None:
         return True
     return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
 

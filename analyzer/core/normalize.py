@@ -482,8 +482,8 @@ def _unfenced(text: str) -> str:
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
     prefix opens a span, a blank between or not), or a span that is the whole line."""
-    if text.startswith("```") and text[3:].strip("`").strip():
-        text = text[3:].lstrip("`")
+    if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
+        text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
     if text.count("`") % 2:
@@ -491,8 +491,9 @@ def _unfenced(text: str) -> str:
             return text[1:].lstrip(" ")  # (a blank inside the span before a prefix: `` ` [rank0]: ... ``)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
-    elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[1:2].strip() and text[-2:-1].strip():
-        return text[1:-1]  # the whole line one code span
+    elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[-2:-1].strip() and (
+            text[1:2].strip() or text[1:5] == "    " or g.FRAME.match(text[1:-1])):
+        return text[1:-1]  # the whole line one code span (a frame's or its source line's indentation inside it)
     return text
 
 

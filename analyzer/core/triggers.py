@@ -30,7 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from analyzer.core.grammar import EXCEPTION_SUFFIX, HEADER_TEXT
+from analyzer.core.grammar import ERRORS_MODULE, EXCEPTION_SUFFIX, HEADER_TEXT, INTRODUCING_VERBS
 from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
@@ -60,6 +60,7 @@ _STARTS = (
     rb" \(see above for traceback\): ",  # TensorFlow 1's session (grammar.exception_in_words)
     rb"^File (?:[^\s\"\n][^\n]*:\d+,? in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
+    rb"File [^\s\"]+\.py[cx]?:\d+[ \t]*\r?$",  # ... IPython 8's frame of a module's own code (no function)
     rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
     rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'^[^"\n]*", line \d', rb'^[ \t]*"[^"\n]*", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
@@ -67,9 +68,11 @@ _STARTS = (
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
-    rb"(?:got|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
+    rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
-    rb"\.(?:exc|exceptions|errors)\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
+    rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
+    rb"[a-z0-9_]\.[A-Z][A-Za-z0-9_]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon
+    # after a name of any length would cost Hyperscan more than all the other patterns)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
