@@ -205,6 +205,25 @@ def test_a_class_with_no_usual_suffix_under_its_modules_is_an_error(exc):
                        b"triton.runtime.autotuner.OutOfResources\nmultiprocessing.pool.Remote: \n") == []
 
 
+class _DispatchError(Exception):
+    """A private class, its name begun with an underscore (as grpc's _InactiveRpcError)."""
+
+
+_DispatchError.__module__ = "builtins"  # (printed without its module)
+
+
+def test_a_paste_wrapped_in_markdown_emphasis():
+    """Underscores around the whole line, or a span opened at the first frame line and closed after the
+    exception line; a private class's own underscore is its name's."""
+    exc, said = _inference_failure()
+    assert _bare_errors(f"_{said}_\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), "")]
+    lines = text_of(exc).rstrip("\n").split("\n")[1:]  # (begun at the first frame)
+    (event,) = _tracebacks([f"_{lines[0].lstrip()}", *lines[1:-1], f"{lines[-1]}_"])
+    assert [frame[:3] for frame in actual_chain(event.chain)[0].frames] == [frame[:3] for frame in expected_chain(exc)[0].frames]
+    private = traceback.format_exception_only(_DispatchError("sendmsg: Broken pipe (32)"))[0].rstrip("\n")
+    assert _bare_errors(f"{private}\n".encode()) == [(EventKind.BARE, "_DispatchError", "sendmsg: Broken pipe (32)", "")]
+
+
 def _raise_if_error(response: dict) -> None:
     raise ConnectionError(f"inference failed: {response['error']}")
 

@@ -123,6 +123,8 @@ class LineNormalizer:
             return [line for piece in lines for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
+        if text[:1] == "_":
+            text = _unitalicised(text)
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if ", line " in text and "File " in text:
@@ -495,6 +497,17 @@ def _unfenced(text: str) -> str:
             text[1:2].strip() or text[1:5] == "    " or g.FRAME.match(text[1:-1])):
         return text[1:-1]  # the whole line one code span (a frame's or its source line's indentation inside it)
     return text
+
+
+def _unitalicised(text: str) -> str:
+    """The line without the underscores of markdown's emphasis a paste wrapped it in: the whole line one span
+    (`_ValueError: ..._`), or a span that opens at a frame line (`_File "x.py", line 3, in f`), which no
+    name begins with. (A class's or module's name may begin with one: `_InactiveRpcError: ...` is kept.)"""
+    if text[1:2] in ("_", " ", "\t", ""):
+        return text
+    if text.endswith("_") and text[-2:-1] not in ("_", " ", "\t"):
+        return text[1:-1]
+    return text[1:] if text.startswith('_File "') else text
 
 
 def _framed(text: str) -> str:
