@@ -16,15 +16,27 @@ record. Thousands of ranks printing at once each keep their exception line; what
 
 from __future__ import annotations
 
-import enum
 from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from analyzer.core import airflow, cleo, dagster, fieldreport, ipython, native, pytest_report, richtb, streamlit, vscode
+from analyzer.core import (
+    airflow,
+    cleo,
+    dagster,
+    fieldreport,
+    ipython,
+    native,
+    newest_first,
+    pytest_report,
+    richtb,
+    streamlit,
+    vscode,
+)
 from analyzer.core import grammar as g
+from analyzer.core import open_block as ob
 from analyzer.core.blocks import (
     box_column,
     in_box,
@@ -36,95 +48,22 @@ from analyzer.core.blocks import (
     with_pybind_stack,
 )
 from analyzer.core.notices import logged_error
+from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
 __all__ = ["TracebackAssembler"]
 
 
-class _State(enum.Enum):
-    FRAMES = "frames"  # after a header: frames, source and caret lines
-    MESSAGE = "message"  # after the exception line: the message may go on
-    AFTER_BLANK = "after_blank"  # a blank line: a chain separator may follow
-    SEPARATOR = "separator"  # after "The above exception ..." / "During handling ..."
-    GROUP = "group"  # inside an exception-group box
-    USAGE = "usage"  # argparse usage, waiting for "prog: error: ..."
-    IPYTHON = "ipython"  # inside an IPython traceback, before its exception line
-    RICH = "rich"  # inside Rich's box of a traceback, or right after it
-    BARE = "bare"  # an exception line alone, unless frames follow it (Ray, a newest-first export)
-    REVERSED = "reversed"  # a traceback exported newest-first: exception line, then frames outwards
-    NATIVE = "native"  # a native crash report (core/native.py)
-    PYTEST = "pytest"  # pytest's report of a failing test (core/pytest_report.py)
-    NOTE = "note"  # a traceback right after an exception line: maybe a note holding format_exc()
-    VSCODE = "vscode"  # VS Code's debugger's copy of an exception (core/vscode.py)
-    PYBIND = "pybind"  # pybind11's stack under an exception line (`At:`, innermost first)
-    LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
-    STREAMLIT = "streamlit"  # Streamlit's error box: the exception line, `Traceback:`, the frames (core/streamlit.py)
-    FIELDS = "fields"  # a report that names the exception in fields: Django's page (core/fieldreport.py)
-    CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
-    CLEO_PLACE = "cleo_place"  # ... which its place confirmed: the source lines around it follow
-    PYTEST_STACK = "pytest_stack"  # frames in pytest's short style: a report if its `E` lines follow
-    AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
-    DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
-
-
-class _Step(enum.Enum):
-    TAKE = "take"  # the line belongs to the block
-    TAKE_AND_CLOSE = "take_and_close"  # it does, and completes it
-    SKIP = "skip"  # it does, but is left out: a message past its line limit
-    CLOSE = "close"  # the block is over; the line is looked at afresh
-    DROP = "drop"  # the block was not an error after all; the line is looked at afresh
-
-
-_COMPLETE = (_State.MESSAGE, _State.AFTER_BLANK, _State.GROUP, _State.BARE, _State.REVERSED, _State.NATIVE,
-             _State.PYTEST, _State.PYBIND, _State.LOGGED, _State.STREAMLIT, _State.CLEO, _State.CLEO_PLACE, _State.DAGSTER,
-             _State.AIRFLOW)
+_COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
+             State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
+             State.AIRFLOW)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
-_REREAD = (_State.BARE, _State.NOTE, _State.LOGGED, _State.CLEO)  # states whose last lines may have to be looked at afresh
-_WRAPPED_STATES = (_State.FRAMES, _State.MESSAGE, _State.AFTER_BLANK, _State.SEPARATOR)  # where a rest joins its line
+_REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
+_WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
 _QUOTES = {'"': '"', "'": "'", "[": "]"}  # what a line quoted whole may begin with -> what ends it
-_SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.11, a caret line
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
-
-
-@dataclass(slots=True)
-class _Block:
-    """An open record. Its lines are held as their text and line number only: a hundred thousand
-    ranks printing the same traceback at once hold the same texts (see _SharedTexts), so each rank
-    costs its record and two machine words a line, not a copy of every line and its metadata."""
-
-    state: _State
-    kind: EventKind
-    first: LogLine  # the line that opened it (see _block): where it is and whose
-    texts: list[str]
-    linenos: array[int]
-    # Its last lines whole, from where they may have to be looked at afresh (_trim): after a bare
-    # exception line, or from a traceback that may be a note. None in every other state.
-    reread: list[LogLine] | None = None
-    timestamp: datetime | None = None  # its first line's that has one
-    context: str = ""
-    truncated: bool = False
-    group_column: int = -1  # unknown until the first line inside the box
-    message_lines: int = 0
-    held: int = 0  # lines after a message's blank line, kept only if a chain separator follows
-    note_start: int = 0  # where a traceback that may be a note of the exception began
-    output: bool = False  # that traceback is in output the exception's message introduced (a child's)
-    indent: int = 0  # blanks in front of each of its lines, its header's (pip indents a build's output)
-    shown: int = 0  # how many of its lines a provisional event already showed
-    frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
-    elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
-    skipped_to: int = 0  # the last line number left out at the end (of a message)
-    logged: ErrorInfo | None = None  # the error a logged error's line reports
-    # An exception line right above its header (see _leads): the traceback's own if it ends without one
-    lead: _Block | None = None
-
-
-def _block(state: _State, kind: EventKind, line: LogLine, text: str, **fields) -> _Block:
-    """A block opened by `line`, whose text is held as `text`. It keeps the line as its first, less
-    the copies of text a prefixed line brings (a rank's own copy of the shared text, its prefix)."""
-    first = line if line.text is text and not line.prefix else replace(line, text="", prefix="")
-    return _Block(state, kind, first, [text], array("q", (line.lineno,)), timestamp=line.timestamp, **fields)
 
 
 # What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
@@ -138,7 +77,7 @@ def _reread_cost(line: LogLine) -> int:
     return len(line.text) + 512  # a line kept whole: its text, its record and its metadata's strings
 
 
-def _held_cost(block: _Block) -> int:
+def _held_cost(block: Block) -> int:
     """What an open block costs, less the text of its lines (counted in _SharedTexts)."""
     return _BLOCK_COST + _LINE_COST * len(block.texts) + sum(map(_reread_cost, block.reread or ()))
 
@@ -226,7 +165,7 @@ class TracebackAssembler:
     def __init__(self, max_block_lines: int = 5000, max_message_lines: int = 200,
                  notices: Callable[[str], ErrorInfo | None] | None = None,
                  max_held: int = 96 << 20) -> None:
-        self._open: dict[str, _Block] = {}  # by stream, in the order they opened
+        self._open: dict[str, Block] = {}  # by stream, in the order they opened
         self._last: LogLine | None = None  # the line fed last
         self._after_rest = False  # ... was the rest of a wrapped line (see _unwrapped, _takes_rest)
         self._physical_lineno = self._physical_length = 0  # the line fed last as it came: its number, length
@@ -312,14 +251,14 @@ class TracebackAssembler:
         if line.prefix or line.lineno != self._physical_lineno + 1:
             return line, False
         block = self._open.get(last.stream)
-        if ((block is None or _typeless_header(block)) and (whole := g.rest_of_fixed_line(last.text, line.text))
+        if ((block is None or ob.typeless_header(block)) and (whole := g.rest_of_fixed_line(last.text, line.text))
                 and g.HEADER.match(whole)):
             if block is not None:  # not IPython's header copied without its type: CPython's, cut before its colon
                 self._forget(last.stream)
             return replace(last, text=whole), True  # a header cut in two: the traceback begins at its first part
         if not last.prefix or (line.stream != last.stream and line.stream in self._open):
             return line, False
-        if block is None or block.state is not _State.FRAMES or g.rest_of_frame_line(block.texts[-1], line.text) is None:
+        if block is None or block.state is not State.FRAMES or g.rest_of_frame_line(block.texts[-1], line.text) is None:
             return line, False
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
@@ -331,10 +270,10 @@ class TracebackAssembler:
         last = self._last
         if not (line.lineno == 2 and line.prefix and last is not None and last.lineno == 1 and not last.prefix
                 and line.stream != last.stream and line.stream not in self._open
-                and (_frame_detail(line.text) or g.EXCEPTION_LINE.match(line.text))):
+                and (ob.frame_detail(line.text) or g.EXCEPTION_LINE.match(line.text))):
             return []
         block = self._open.get(last.stream)
-        if block is None or len(block.texts) != 1 or block.state is not _State.FRAMES or not block.truncated:
+        if block is None or len(block.texts) != 1 or block.state is not State.FRAMES or not block.truncated:
             return []
         self._forget(last.stream)
         return self._feed(replace(line, text=last.text, lineno=last.lineno, starts_message=False))
@@ -356,17 +295,17 @@ class TracebackAssembler:
         if block is None or block.linenos[-1] != self._physical_lineno or block.state not in _WRAPPED_STATES:
             return False
         cut = block.texts[-1]
-        if block.state is _State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
+        if block.state is State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
             return False  # read as a line of its own (see _unwrapped)
-        whole = g.rest_of_fixed_line(cut, line.text) or _rest_of_rest(block, line.text)
+        whole = g.rest_of_fixed_line(cut, line.text) or ob.rest_of_rest(block, line.text)
         if whole is None and ((g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()))
-                              or (block.state is _State.FRAMES and len(line.text) == self._physical_length
+                              or (block.state is State.FRAMES and len(line.text) == self._physical_length
                                   and g.goes_on_frame_line(cut, line.text))):
             whole = cut + line.text  # the middle of a separator or a frame line cut more than once
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
         elif whole is None and self._run > 1 and (self._physical_length == self._width or (
-                block.state is _State.FRAMES and self._physical_length >= self._longest and _ends_in_source(block)
+                block.state is State.FRAMES and self._physical_length >= self._longest and ob.ends_in_source(block)
                 and not self._starts_record(line.text))):
             whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
         if whole is None:
@@ -374,15 +313,15 @@ class TracebackAssembler:
         self._texts.release((cut,))
         block.texts[-1], block.linenos[-1] = self._texts.hold(whole), line.lineno
         stripped = whole.strip()
-        if stripped in _SEPARATORS and block.state in (_State.MESSAGE, _State.AFTER_BLANK):
-            block.message_lines -= block.state is _State.MESSAGE  # (it was counted as the message's line)
-            block.state, block.held = _State.SEPARATOR, 0
-        elif block.state is _State.SEPARATOR and g.HEADER.match(whole):
-            block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1
+        if stripped in _SEPARATORS and block.state in (State.MESSAGE, State.AFTER_BLANK):
+            block.message_lines -= block.state is State.MESSAGE  # (it was counted as the message's line)
+            block.state, block.held = State.SEPARATOR, 0
+        elif block.state is State.SEPARATOR and g.HEADER.match(whole):
+            block.state, block.frames_from = State.FRAMES, len(block.texts) - 1
         self._touch(last.stream)
         return True
 
-    def _unprefixed_rest(self, block: _Block, rest: str) -> str | None:
+    def _unprefixed_rest(self, block: Block, rest: str) -> str | None:
         """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width
         (or as another line cut before, none longer), or a source line as long as the longest so far
         (which also tells the width) where `rest` reads as no line of its own (nor as an indented one:
@@ -390,12 +329,12 @@ class TracebackAssembler:
         cut, length = block.texts[-1], self._physical_length
         if self._starts_record(rest):
             return None
-        if length == self._width and (block.state is _State.MESSAGE or (block.state is _State.FRAMES and _ends_in_source(block))):
+        if length == self._width and (block.state is State.MESSAGE or (block.state is State.FRAMES and ob.ends_in_source(block))):
             return cut + rest
-        if block.state is _State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
+        if block.state is State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
             self._vote(length)  # the second line cut at one length, none longer: the width
             return cut + rest
-        if (block.state is _State.FRAMES and length >= self._longest and _ends_in_source(block) and rest[:2].strip()
+        if (block.state is State.FRAMES and length >= self._longest and ob.ends_in_source(block) and rest[:2].strip()
                 and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)
                 and g.frame_cut_at_start(rest) is None):
             self._vote(length)
@@ -418,7 +357,7 @@ class TracebackAssembler:
         if votes >= _WIDTH_VOTES and width >= self._longest:
             self._width = width
 
-    def _frame_rest(self, block: _Block, text: str) -> bool:
+    def _frame_rest(self, block: Block, text: str) -> bool:
         """Whether `text` is the rest of the frame line `block` took last; if so the cut line's length is a
         vote for the terminal's width."""
         if g.rest_of_frame_line(block.texts[-1], text) is None:
@@ -444,30 +383,30 @@ class TracebackAssembler:
         if block is not None and block.indent:
             if line.text.startswith(" " * block.indent):
                 line = replace(line, text=line.text[block.indent:])
-                if (block.state is _State.FRAMES and line.text[:1] == " " and line.text[1:2] != " "
+                if (block.state is State.FRAMES and line.text[:1] == " " and line.text[1:2] != " "
                         and g.EXCEPTION_LINE.match(line.text[1:])):  # one blank in: no line Python prints, but
                     line = replace(line, text=line.text[1:])  # the exception line where a frame one blank out set the indent
-            elif block.state is _State.MESSAGE and line.text.strip():  # out of the indented traceback: its end
+            elif block.state is State.MESSAGE and line.text.strip():  # out of the indented traceback: its end
                 out.extend(self._close(line.stream))
                 return out + self._feed(line)
         if block is not None:
             step = self._advance(block, line)
             self._touch(line.stream)
-            if step is _Step.SKIP:
+            if step is Step.SKIP:
                 block.elided, block.skipped_to = block.elided + 1, line.lineno
                 return out
-            if step in (_Step.TAKE, _Step.TAKE_AND_CLOSE):
+            if step in (Step.TAKE, Step.TAKE_AND_CLOSE):
                 self._append(block, line)
-                if step is _Step.TAKE and len(block.texts) >= self._max_block_lines and self._elide(
+                if step is Step.TAKE and len(block.texts) >= self._max_block_lines and self._elide(
                         block, block.frames_from + _KEPT_FRAME_LINES, _KEPT_FRAME_LINES):
                     return out  # a stack deeper than the limit (RecursionError): its head and tail stay
-                if step is _Step.TAKE_AND_CLOSE or len(block.texts) >= self._max_block_lines:
-                    block.truncated |= step is _Step.TAKE
+                if step is Step.TAKE_AND_CLOSE or len(block.texts) >= self._max_block_lines:
+                    block.truncated |= step is Step.TAKE
                     out.extend(self._close(line.stream))
                 return out
-            if step is _Step.DROP:
+            if step is Step.DROP:
                 self._forget(line.stream)
-            elif _leads(block, line):
+            elif ob.leads(block, line):
                 self._forget(line.stream)
                 out.extend(self._start(line))
                 self._open[line.stream].lead = block  # its event waits for the traceback's end
@@ -487,13 +426,13 @@ class TracebackAssembler:
         and nothing taken, otherwise."""
         stream = line.stream
         block = self._open.get(stream)
-        if (block is None or block.state is not _State.FRAMES or block.reread or line.starts_message or block.indent
+        if (block is None or block.state is not State.FRAMES or block.reread or line.starts_message or block.indent
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
                 or not all(text[:2] == "  " and not text.isspace() for text in texts)  # (one space in: maybe a rest)
                 or any(text[2:3] != " " and text[2:7] != "File " and g.exception_line_at_indent(text, 2) for text in texts)
-                or (len(block.texts) == 1 and _tells_indent(texts[0]))):  # (see _advance: read it one by one)
+                or (len(block.texts) == 1 and ob.tells_indent(texts[0]))):  # (see _advance: read it one by one)
             return False
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
@@ -553,7 +492,7 @@ class TracebackAssembler:
             else:
                 self._touch(key)
             return []
-        if _parkable(block):
+        if ob.parkable(block):
             self._park(key)
             return []
         block.truncated = True
@@ -573,7 +512,7 @@ class TracebackAssembler:
         parked = self._parked.pop(key)
         self._held -= _PARKED_COST
         first = parked.first
-        self._open[key] = _Block(_State.FRAMES, EventKind.TRACEBACK, first, [parked.header],
+        self._open[key] = Block(State.FRAMES, EventKind.TRACEBACK, first, [parked.header],
                                  array("q", (first.lineno,)), timestamp=parked.timestamp, context=parked.context,
                                  elided=parked.elided)
         self._register(first)
@@ -585,10 +524,10 @@ class TracebackAssembler:
             self._shrunk.pop(key, None)
             self._recent[key] = None
 
-    def _elide(self, block: _Block, head: int, tail: int) -> bool:
+    def _elide(self, block: Block, head: int, tail: int) -> bool:
         """Leave out a stack's middle: keep `head` lines and the last `tail` ones, from a frame line on
         (a source line stays with its frame). False when there is no such middle."""
-        if block.state is not _State.FRAMES or block.held:
+        if block.state is not State.FRAMES or block.held:
             return False
         start = len(block.texts) - tail
         while start > head and not g.FRAME.match(block.texts[start]):
@@ -601,7 +540,7 @@ class TracebackAssembler:
         self._held -= (start - head) * _LINE_COST
         return True
 
-    def _forget(self, key: str) -> _Block:
+    def _forget(self, key: str) -> Block:
         block = self._open.pop(key)
         self._recent.pop(key, None)
         self._shrunk.pop(key, None)
@@ -610,7 +549,7 @@ class TracebackAssembler:
         self._texts.release(block.texts)
         return block
 
-    def _append(self, block: _Block, line: LogLine) -> None:
+    def _append(self, block: Block, line: LogLine) -> None:
         block.texts.append(self._texts.hold(line.text))
         block.linenos.append(line.lineno)
         self._held += _LINE_COST
@@ -637,332 +576,332 @@ class TracebackAssembler:
         self._recent[line.stream] = None
         self._by_channel.add(line.channel, line.stream)
 
-    def _opened(self, line: LogLine, state: _State, kind: EventKind, **fields) -> None:
-        self._open[line.stream] = _block(state, kind, line, self._texts.hold(line.text), **fields)
+    def _opened(self, line: LogLine, state: State, kind: EventKind, **fields) -> None:
+        self._open[line.stream] = new_block(state, kind, line, self._texts.hold(line.text), **fields)
 
     def _begin(self, line: LogLine) -> list[ErrorEvent]:
         text = line.text
         if (m := g.GROUP_HEADER.match(text)) is not None:
-            self._opened(line, _State.GROUP, EventKind.TRACEBACK, context=m["context"].strip(), group_column=-1)
+            self._opened(line, State.GROUP, EventKind.TRACEBACK, context=m["context"].strip(), group_column=-1)
         elif (m := g.HEADER.match(text)) is not None:
             indent = len(text) - len(text.lstrip(" ")) if not m["context"].strip() else 0
-            self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
+            self._opened(replace(line, text=text[indent:]) if indent else line, State.FRAMES, EventKind.TRACEBACK,
                          context=m["context"].strip(), indent=indent)
         elif ipython.HEADER.match(text):
-            self._opened(line, _State.IPYTHON, EventKind.TRACEBACK)
+            self._opened(line, State.IPYTHON, EventKind.TRACEBACK)
         elif ipython.starts_cut(text):  # a copy begun inside a notebook's traceback
-            self._opened(line, _State.IPYTHON, EventKind.TRACEBACK, truncated=True)
+            self._opened(line, State.IPYTHON, EventKind.TRACEBACK, truncated=True)
         elif vscode.HEADER.match(text):
-            self._opened(line, _State.VSCODE, EventKind.TRACEBACK)
+            self._opened(line, State.VSCODE, EventKind.TRACEBACK)
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
-            self._opened(line, _State.RICH, EventKind.TRACEBACK, truncated=rich is None)
+            self._opened(line, State.RICH, EventKind.TRACEBACK, truncated=rich is None)
         elif ((frame := g.FRAME.match(text)) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
               or g.PLACE_CUT.match(text) or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
             # frames without their header: the log was cut above them (maybe inside the first, or in its
             # place; an editor's copy may have made its path or line number a markdown link); further in than
             # Python puts a frame, the traceback is indented as a whole (pip's output of a build)
             indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if frame else 0
-            self._opened(replace(line, text=text[indent:]) if indent else line, _State.FRAMES, EventKind.TRACEBACK,
+            self._opened(replace(line, text=text[indent:]) if indent else line, State.FRAMES, EventKind.TRACEBACK,
                          truncated=True, indent=indent)
         elif native.starts(text):
-            self._opened(line, _State.NATIVE, EventKind.NATIVE)
+            self._opened(line, State.NATIVE, EventKind.NATIVE)
         elif fieldreport.opens(text):
-            self._opened(line, _State.FIELDS, EventKind.BARE)
+            self._opened(line, State.FIELDS, EventKind.BARE)
         elif pytest_report.starts(text):
-            self._opened(line, _State.PYTEST, EventKind.TRACEBACK)
+            self._opened(line, State.PYTEST, EventKind.TRACEBACK)
             self._pytest_reports = True
         elif pytest_report.starts_stack(text):
-            self._opened(line, _State.PYTEST_STACK, EventKind.TRACEBACK)
+            self._opened(line, State.PYTEST_STACK, EventKind.TRACEBACK)
         elif not self._pytest_reports and (failed := pytest_report.summary(text)) is not None:
             # pytest's summary line for a failure, where no report of it came before (its own echo there)
-            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text, context=failed[1]), failed[0])]
+            return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=failed[1]), failed[0])]
         elif g.ARGPARSE_USAGE.match(text):
-            self._opened(line, _State.USAGE, EventKind.ARGPARSE)
+            self._opened(line, State.USAGE, EventKind.ARGPARSE)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
-            self._opened(line, _State.BARE, EventKind.BARE)
+            self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
-            self._opened(replace(line, text=unindented), _State.BARE, EventKind.BARE)  # quoted alone, indented
+            self._opened(replace(line, text=unindented), State.BARE, EventKind.BARE)  # quoted alone, indented
         elif (quote := (body := text.lstrip(" \t"))[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
                 unquoted := body[1:].removesuffix(_QUOTES[quote])):
-            self._opened(replace(line, text=unquoted), _State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
+            self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
         elif (words := g.exception_in_words(text)) is not None:
-            self._opened(replace(line, text=words[1]), _State.BARE, EventKind.BARE, context=words[0])
+            self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
-            self._opened(replace(line, text=runpy[1]), _State.BARE, EventKind.BARE, context=runpy[0])
+            self._opened(replace(line, text=runpy[1]), State.BARE, EventKind.BARE, context=runpy[0])
         elif 'File "' in text and (glued := g.frame_after_words(text)) is not None:  # (cut above: no header)
-            self._opened(replace(line, text=glued[1]), _State.FRAMES, EventKind.TRACEBACK, truncated=True,
+            self._opened(replace(line, text=glued[1]), State.FRAMES, EventKind.TRACEBACK, truncated=True,
                          context=glued[0])
         elif self._notices is not None and (notice := self._notices(text)) is not None:
-            return [self._event(_block(_State.MESSAGE, EventKind.NOTICE, line, text), notice)]
+            return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
-            self._opened(line, _State.LOGGED, EventKind.NOTICE, logged=logged)
+            self._opened(line, State.LOGGED, EventKind.NOTICE, logged=logged)
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
-            self._opened(replace(line, text=f"{held[0]}: {held[1]}"), _State.BARE, EventKind.BARE)  # its repr alone
+            self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
         return []
 
-    def _advance(self, block: _Block, line: LogLine) -> _Step:
+    def _advance(self, block: Block, line: LogLine) -> Step:
         text = line.text
         stripped = text.strip()
         state = block.state
-        if state is _State.FRAMES:
+        if state is State.FRAMES:
             if text[:1] == " " and self._frame_rest(block, text):
-                return _Step.TAKE  # the rest of a frame line the terminal wrapped before a space
-            if _exception_at_frames_indent(block, text):
-                block.state, block.held = _State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
-                return _Step.TAKE
+                return Step.TAKE  # the rest of a frame line the terminal wrapped before a space
+            if ob.exception_at_frames_indent(block, text):
+                block.state, block.held = State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
+                return Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text) or (g.is_frame_detail(block.texts[-1]) and g.frame_cut_at_start(text))):
-                if len(block.texts) == 1 and not block.indent and _tells_indent(text):
+                if len(block.texts) == 1 and not block.indent and ob.tells_indent(text):
                     block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
                 block.held = 0
-                return _Step.TAKE
-            if not stripped and block.held < _SOURCE_LINES and (block.held or _frame_detail(block.texts[-1])
-                                                               or _after_stripped_frame(block, 1) or g.HEADER.match(block.texts[-1])):
+                return Step.TAKE
+            if not stripped and block.held < SOURCE_LINES and (block.held or ob.frame_detail(block.texts[-1])
+                                                               or ob.after_stripped_frame(block, 1) or g.HEADER.match(block.texts[-1])):
                 block.held += 1  # a blank line among frames (a paste's doubled line breaks), kept if they go on
-                return _Step.TAKE
-            if (stripped and (_after_stripped_frame(block, 0) or _in_open_statement(block.texts))
-                    and not _reads_as_exception_line(text, block) and not self._starts_record(text)):
-                return _Step.TAKE  # the source line of a frame whose indentation was stripped (3.13+: maybe several)
+                return Step.TAKE
+            if (stripped and (ob.after_stripped_frame(block, 0) or ob.in_open_statement(block.texts))
+                    and not ob.reads_as_exception_line(text, block) and not self._starts_record(text)):
+                return Step.TAKE  # the source line of a frame whose indentation was stripped (3.13+: maybe several)
             if self._frame_rest(block, text):
-                return _Step.TAKE  # the rest of a frame line the terminal wrapped
+                return Step.TAKE  # the rest of a frame line the terminal wrapped
             if (stripped and g.frame_line(block.texts[-1]) and not g.exception_line_at_source(text)
                     and not self._starts_record(text)):
-                return _Step.TAKE  # the source line of the frame above, which alone lost its indentation
-            if _nests_traceback(text):
+                return Step.TAKE  # the source line of the frame above, which alone lost its indentation
+            if ob.nests_traceback(text):
                 block.frames_from = len(block.texts)
-                return _Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
+                return Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if g.frame_remnant(text):
-                return _Step.TAKE
+                return Step.TAKE
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
-                return _Step.CLOSE
-            block.state, block.held = _State.MESSAGE, 0
-            return _Step.TAKE
-        if state is _State.MESSAGE:
+                return Step.CLOSE
+            block.state, block.held = State.MESSAGE, 0
+            return Step.TAKE
+        if state is State.MESSAGE:
             if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
-                block.state, block.held = _State.AFTER_BLANK, 1
-                return _Step.TAKE
+                block.state, block.held = State.AFTER_BLANK, 1
+                return Step.TAKE
             if stripped == g.PIP_OUTPUT_END:
-                return _Step.CLOSE
+                return Step.CLOSE
             if stripped in _SEPARATORS:
-                block.state = _State.SEPARATOR
-                return _Step.TAKE
+                block.state = State.SEPARATOR
+                return Step.TAKE
             if (header := g.HEADER.match(text)) and block.message_lines == 0 and g.reraised_original(header):
-                block.state, block.note_start, block.output = _State.NOTE, len(block.texts), True
+                block.state, block.note_start, block.output = State.NOTE, len(block.texts), True
                 block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
-                return _Step.TAKE  # torch's error raised again with the worker's traceback in its message
+                return Step.TAKE  # torch's error raised again with the worker's traceback in its message
             if block.kind is EventKind.TRACEBACK and header and not header["context"]:
-                block.state, block.note_start = _State.NOTE, len(block.texts)
-                block.output = block.message_lines <= g.OUTPUT_LEAD and _introduces_output(
+                block.state, block.note_start = State.NOTE, len(block.texts)
+                block.output = block.message_lines <= g.OUTPUT_LEAD and ob.introduces_output(
                     block.texts[-1 - block.message_lines])
-                return _Step.TAKE
-            if g.FRAME.match(text) and _wraps_remote_here(block):
-                block.state, block.frames_from = _State.FRAMES, len(block.texts) - 1 - block.message_lines
-                return _Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
+                return Step.TAKE
+            if g.FRAME.match(text) and ob.wraps_remote_here(block):
+                block.state, block.frames_from = State.FRAMES, len(block.texts) - 1 - block.message_lines
+                return Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
             if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and text[:1] in (" ", "\t"))
-                    or _opens_something(text)):
-                return _Step.CLOSE
+                    or ob.opens_something(text)):
+                return Step.CLOSE
             if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
-                return _Step.CLOSE if self._starts_record(text) else _Step.SKIP
+                return Step.CLOSE if self._starts_record(text) else Step.SKIP
             block.message_lines += 1
-            return _Step.TAKE
-        if state is _State.AFTER_BLANK:
+            return Step.TAKE
+        if state is State.AFTER_BLANK:
             if stripped == g.PYBIND_AT and block.held == 1:
-                block.state, block.held = _State.PYBIND, 0
-                return _Step.TAKE  # pybind11's stack of the error (see grammar)
+                block.state, block.held = State.PYBIND, 0
+                return Step.TAKE  # pybind11's stack of the error (see grammar)
             if stripped in _SEPARATORS:
-                block.state, block.held = _State.SEPARATOR, 0
-                return _Step.TAKE
+                block.state, block.held = State.SEPARATOR, 0
+                return Step.TAKE
             if ((header := g.HEADER.match(text)) and not header["context"]
-                    and block.message_lines + block.held <= g.OUTPUT_LEAD and _output_introduced(block)):
-                block.state, block.note_start, block.output = _State.NOTE, len(block.texts), True
+                    and block.message_lines + block.held <= g.OUTPUT_LEAD and ob.output_introduced(block)):
+                block.state, block.note_start, block.output = State.NOTE, len(block.texts), True
                 block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
-                return _Step.TAKE  # a message that began with a line break, its text introducing a child's traceback
+                return Step.TAKE  # a message that began with a line break, its text introducing a child's traceback
             if not stripped or (block.held < self._max_message_lines and not self._starts_record(text)):
                 block.held += 1  # maybe a further paragraph of the message (torch._dynamo's hints)
-                return _Step.TAKE
-            return _Step.CLOSE
-        if state is _State.SEPARATOR:
+                return Step.TAKE
+            return Step.CLOSE
+        if state is State.SEPARATOR:
             if not stripped:
-                return _Step.TAKE
+                return Step.TAKE
             if g.GROUP_HEADER.match(text):
-                block.state, block.group_column = _State.GROUP, -1
-                return _Step.TAKE
+                block.state, block.group_column = State.GROUP, -1
+                return Step.TAKE
             if g.HEADER.match(text):
-                block.state, block.frames_from = _State.FRAMES, len(block.texts)
-                return _Step.TAKE
+                block.state, block.frames_from = State.FRAMES, len(block.texts)
+                return Step.TAKE
             if g.begins_header(stripped):  # (before IPython's: one that lost its type reads as such a cut)
-                return _Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
+                return Step.TAKE  # a header a terminal wrapped: its rest joins it (see _takes_rest)
             if ipython.RULE.match(text) or ipython.HEADER.match(text):
-                block.state = _State.IPYTHON
-                return _Step.TAKE
+                block.state = State.IPYTHON
+                return Step.TAKE
             if richtb.HEADER.match(text):
-                block.state = _State.RICH
-                return _Step.TAKE
+                block.state = State.RICH
+                return Step.TAKE
             if g.EXCEPTION_LINE.match(text):
-                block.state, block.message_lines = _State.MESSAGE, 0
-                return _Step.TAKE
+                block.state, block.message_lines = State.MESSAGE, 0
+                return Step.TAKE
             block.truncated = True
-            return _Step.CLOSE
-        if state is _State.BARE:
-            if len(block.texts) == 1 and _message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
-                block.state, block.message_lines = _State.MESSAGE, 0  # `Type: `, its message below it
+            return Step.CLOSE
+        if state is State.BARE:
+            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
+                block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
                 if stripped and cleo.names_class(block.texts[0]) and cleo.goes_on(block.texts, text):
-                    block.state = _State.CLEO  # maybe a Cleo app's report: its message, then its place
-                    return _Step.TAKE
+                    block.state = State.CLEO  # maybe a Cleo app's report: its message, then its place
+                    return Step.TAKE
                 if stripped == dagster.STACK:
-                    block.state, block.kind = _State.DAGSTER, EventKind.TRACEBACK
-                    return _Step.TAKE
+                    block.state, block.kind = State.DAGSTER, EventKind.TRACEBACK
+                    return Step.TAKE
                 if text.startswith('File "') and g.REVERSED_FRAME.match(text):
-                    _cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
-                    block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
-                    return _Step.TAKE
+                    cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
+                    block.state, block.kind = State.REVERSED, EventKind.TRACEBACK
+                    return Step.TAKE
                 if stripped != g.PYBIND_AT:  # the error ends there, unless pybind11's stack follows
-                    return _Step.CLOSE
-                block.state, block.kind = _State.PYBIND, EventKind.TRACEBACK
-                return _Step.TAKE
+                    return Step.CLOSE
+                block.state, block.kind = State.PYBIND, EventKind.TRACEBACK
+                return Step.TAKE
             if len(block.texts) == 1 and not stripped:
-                return _Step.TAKE  # (looked at again if no `At:` follows it)
+                return Step.TAKE  # (looked at again if no `At:` follows it)
             if len(block.texts) == 1 and dagster.link(text):
-                block.state = _State.DAGSTER  # the error's cause follows, as Dagster words it
-                return _Step.TAKE
+                block.state = State.DAGSTER  # the error's cause follows, as Dagster words it
+                return Step.TAKE
             if len(block.texts) == 1 and stripped == streamlit.HEADER:
-                block.state, block.kind = _State.STREAMLIT, EventKind.TRACEBACK
-                return _Step.TAKE
-            if g.FRAME.match(text) and (_wraps_remote(block.texts[0])
+                block.state, block.kind = State.STREAMLIT, EventKind.TRACEBACK
+                return Step.TAKE
+            if g.FRAME.match(text) and (ob.wraps_remote(block.texts[0])
                                         or (len(block.texts) == 2 and g.remote_task(block.texts[1]))):
-                block.state, block.kind = _State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
+                block.state, block.kind = State.FRAMES, EventKind.TRACEBACK  # Ray: the remote frames follow
                 block.frames_from = len(block.texts) - 1
-                return _Step.TAKE
+                return Step.TAKE
             if len(block.texts) == 1 and airflow.frame(text):
-                block.state, block.kind = _State.AIRFLOW, EventKind.TRACEBACK
-                return _Step.TAKE
+                block.state, block.kind = State.AIRFLOW, EventKind.TRACEBACK
+                return Step.TAKE
             if g.REVERSED_FRAME.match(text):
-                block.state, block.kind = _State.REVERSED, EventKind.TRACEBACK
-                return _Step.TAKE
+                block.state, block.kind = State.REVERSED, EventKind.TRACEBACK
+                return Step.TAKE
             if len(block.texts) == 1 and ipython.starts_cut(text):
-                block.state, block.kind = _State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
-                return _Step.TAKE
+                block.state, block.kind = State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
+                return Step.TAKE
             if len(block.texts) == 1 and (header := g.HEADER.match(text)) and g.reraised_original(header):
-                block.state, block.note_start, block.output = _State.NOTE, 1, True
+                block.state, block.note_start, block.output = State.NOTE, 1, True
                 block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
-                return _Step.TAKE
-            if len(block.texts) == 1 and _raised_below(block.texts[0]) and named_error(text) is not None:
-                block.state, block.message_lines = _State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
-                return _Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
-            if len(block.texts) <= _SOURCE_LINES and stripped and not self._starts_record(text):
-                return _Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
-            if stripped and _indented_below(block.texts[0], [*block.texts[1:], text]):
-                block.state, block.message_lines = _State.MESSAGE, len(block.texts) - 1
-                return _Step.TAKE  # more indented lines than a frame prints: its message's (torch._dynamo's hints)
-            return _Step.CLOSE
-        if state is _State.CLEO:
+                return Step.TAKE
+            if len(block.texts) == 1 and ob.raised_below(block.texts[0]) and named_error(text) is not None:
+                block.state, block.message_lines = State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
+                return Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
+            if len(block.texts) <= SOURCE_LINES and stripped and not self._starts_record(text):
+                return Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
+            if stripped and ob.indented_below(block.texts[0], [*block.texts[1:], text]):
+                block.state, block.message_lines = State.MESSAGE, len(block.texts) - 1
+                return Step.TAKE  # more indented lines than a frame prints: its message's (torch._dynamo's hints)
+            return Step.CLOSE
+        if state is State.CLEO:
             if cleo.place(text):
-                block.state, block.kind = _State.CLEO_PLACE, EventKind.TRACEBACK
-                return _Step.TAKE
-            return _Step.TAKE if cleo.goes_on(block.texts, text) else _Step.CLOSE
-        if state is _State.CLEO_PLACE:
-            return _Step.TAKE if cleo.source(text) else _Step.CLOSE
-        if state is _State.REVERSED:
+                block.state, block.kind = State.CLEO_PLACE, EventKind.TRACEBACK
+                return Step.TAKE
+            return Step.TAKE if cleo.goes_on(block.texts, text) else Step.CLOSE
+        if state is State.CLEO_PLACE:
+            return Step.TAKE if cleo.source(text) else Step.CLOSE
+        if state is State.REVERSED:
             if g.REVERSED_FRAME.match(text):
-                return _Step.TAKE
+                return Step.TAKE
             if g.HEADER.match(text):
-                return _Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
-            recent = block.texts[-_SOURCE_LINES:]
+                return Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
+            recent = block.texts[-SOURCE_LINES:]
             if stripped and any(g.REVERSED_FRAME.match(held) for held in recent) and not self._starts_record(text):
-                return _Step.TAKE  # the source (and caret) line of the next frame out
-            return _Step.CLOSE
-        if state is _State.NOTE:
+                return Step.TAKE  # the source (and caret) line of the next frame out
+            return Step.CLOSE
+        if state is State.NOTE:
             if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
-                return _Step.TAKE
-            if g.EXCEPTION_LINE.match(text) and (block.output or _retold(block, text)
+                return Step.TAKE
+            if g.EXCEPTION_LINE.match(text) and (block.output or ob.retold(block, text)
                                                  or self._is_note(block.texts, block.note_start, text)):
-                block.state, block.message_lines = _State.MESSAGE, 0  # the note's or the child's exception
-                return _Step.TAKE  # line; its message may go on
-            return _Step.CLOSE  # not a note: the block ends where it began (see _close)
-        if state is _State.VSCODE:  # its message, then frames newest first
+                block.state, block.message_lines = State.MESSAGE, 0  # the note's or the child's exception
+                return Step.TAKE  # line; its message may go on
+            return Step.CLOSE  # not a note: the block ends where it began (see _close)
+        if state is State.VSCODE:  # its message, then frames newest first
             if g.REVERSED_FRAME.match(text) or (text[:1] == " " and stripped and block.message_lines < len(block.texts) - 1):
-                return _Step.TAKE
+                return Step.TAKE
             if block.message_lines == len(block.texts) - 1 and stripped and not self._starts_record(text):
                 block.message_lines += 1
-                return _Step.TAKE
+                return Step.TAKE
             if g.EXCEPTION_LINE.match(text) and text.startswith(vscode.HEADER.match(block.texts[0])["type"] + ":"):
-                return _Step.TAKE_AND_CLOSE  # a copy that ends in the exception line itself
-            return _Step.CLOSE
-        if state is _State.NATIVE:
+                return Step.TAKE_AND_CLOSE  # a copy that ends in the exception line itself
+            return Step.CLOSE
+        if state is State.NATIVE:
             if native.continues(block.texts, text):
-                return _Step.TAKE
-            return _Step.CLOSE
-        if state is _State.PYTEST:
-            return _Step.TAKE if pytest_report.continues(block.texts, text) else _Step.CLOSE
-        if state is _State.PYTEST_STACK:
+                return Step.TAKE
+            return Step.CLOSE
+        if state is State.PYTEST:
+            return Step.TAKE if pytest_report.continues(block.texts, text) else Step.CLOSE
+        if state is State.PYTEST_STACK:
             if pytest_report.starts(text):
-                block.state = _State.PYTEST
+                block.state = State.PYTEST
                 self._pytest_reports = True
-                return _Step.TAKE
-            return _Step.TAKE if pytest_report.stack_goes_on(block.texts, text) else _Step.DROP  # (no report)
-        if state is _State.FIELDS:
+                return Step.TAKE
+            return Step.TAKE if pytest_report.stack_goes_on(block.texts, text) else Step.DROP  # (no report)
+        if state is State.FIELDS:
             goes_on = fieldreport.goes_on(block.texts, text)
-            return _Step.TAKE_AND_CLOSE if goes_on is None else _Step.TAKE if goes_on else _Step.CLOSE
-        if state is _State.AIRFLOW:
+            return Step.TAKE_AND_CLOSE if goes_on is None else Step.TAKE if goes_on else Step.CLOSE
+        if state is State.AIRFLOW:
             if not airflow.goes_on(block.texts, text):
-                return _Step.CLOSE
+                return Step.CLOSE
             block.held = 0 if stripped else 1
-            return _Step.TAKE
-        if state is _State.DAGSTER:
+            return Step.TAKE
+        if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
-                return _Step.CLOSE
+                return Step.CLOSE
             block.held = 0 if stripped else 1  # (a blank line is kept only if the text goes on after it)
             if stripped == dagster.STACK:
                 block.kind = EventKind.TRACEBACK
-            return _Step.TAKE
-        if state is _State.STREAMLIT:  # frame lines, each with its source line under it
+            return Step.TAKE
+        if state is State.STREAMLIT:  # frame lines, each with its source line under it
             if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2):
-                return _Step.TAKE
-            return _Step.CLOSE
-        if state is _State.PYBIND:
-            return _Step.TAKE if g.PYBIND_FRAME.match(text) else _Step.CLOSE
-        if state is _State.LOGGED:  # one blank line, then pybind11's stack, or the error ends on its line
+                return Step.TAKE
+            return Step.CLOSE
+        if state is State.PYBIND:
+            return Step.TAKE if g.PYBIND_FRAME.match(text) else Step.CLOSE
+        if state is State.LOGGED:  # one blank line, then pybind11's stack, or the error ends on its line
             if len(block.texts) == 1 and not stripped:
-                return _Step.TAKE
+                return Step.TAKE
             if len(block.texts) == 2 and stripped == g.PYBIND_AT:
-                block.state, block.kind = _State.PYBIND, EventKind.TRACEBACK
-                return _Step.TAKE
-            return _Step.CLOSE
-        if state is _State.RICH:
+                block.state, block.kind = State.PYBIND, EventKind.TRACEBACK
+                return Step.TAKE
+            return Step.CLOSE
+        if state is State.RICH:
             if richtb.continues(text):
-                return _Step.TAKE
+                return Step.TAKE
             if stripped and richtb.CLOSE.match(block.texts[-1]) and g.EXCEPTION_LINE.match(text):
-                block.state, block.message_lines = _State.MESSAGE, 0
-                return _Step.TAKE
+                block.state, block.message_lines = State.MESSAGE, 0
+                return Step.TAKE
             block.truncated = True
-            return _Step.CLOSE
-        if state is _State.IPYTHON:
+            return Step.CLOSE
+        if state is State.IPYTHON:
             if len(block.texts) == 1 and ipython.old_frame_alone(block.texts[0], text):
-                return _Step.DROP
-            if ipython.RULE.match(text) or ipython.HEADER.match(text) or _opens_something(text):
+                return Step.DROP
+            if ipython.RULE.match(text) or ipython.HEADER.match(text) or ob.opens_something(text):
                 block.truncated = True
-                return _Step.CLOSE
+                return Step.CLOSE
             if text[:1] not in (" ", "-") and stripped and g.EXCEPTION_LINE.match(text):
-                block.state, block.message_lines = _State.MESSAGE, 0
-            return _Step.TAKE
-        if state is _State.GROUP:
+                block.state, block.message_lines = State.MESSAGE, 0
+            return Step.TAKE
+        if state is State.GROUP:
             if block.group_column < 0:  # the first box line tells the column; a logger's text may shift the header
                 block.group_column = box_column(text)
             if in_box(text, block.group_column) and not g.GROUP_HEADER.match(text):
-                return _Step.TAKE  # a "+ Exception Group" header is only ever a group's first line
+                return Step.TAKE  # a "+ Exception Group" header is only ever a group's first line
             if not stripped:
-                block.state, block.held = _State.AFTER_BLANK, 1
-                return _Step.TAKE
-            return _Step.CLOSE
-        # _State.USAGE
+                block.state, block.held = State.AFTER_BLANK, 1
+                return Step.TAKE
+            return Step.CLOSE
+        # State.USAGE
         if g.ARGPARSE_ERROR.match(text):
-            return _Step.TAKE_AND_CLOSE
+            return Step.TAKE_AND_CLOSE
         if text[:1] == " " and stripped:
-            return _Step.TAKE
-        return _Step.DROP
+            return Step.TAKE
+        return Step.DROP
 
     @staticmethod
     def _is_note(texts: list[str], start: int, exception_line: str) -> bool:
@@ -974,7 +913,7 @@ class TracebackAssembler:
 
     def _starts_record(self, text: str) -> bool:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
-        return bool(_opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
+        return bool(ob.opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
                     or native.starts(text) or ipython.HEADER.match(text) or vscode.HEADER.match(text)
                     or pytest_report.summary(text) is not None or (self._notices is not None and self._notices(text) is not None))
 
@@ -987,11 +926,11 @@ class TracebackAssembler:
                 out.extend(self._feed(line))
             return out
         if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
-                block.state is _State.PYTEST_STACK):
+                block.state is State.PYTEST_STACK):
             return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines: no error
         return self._led(block)
 
-    def _led(self, block: _Block) -> list[ErrorEvent]:
+    def _led(self, block: Block) -> list[ErrorEvent]:
         """The block's event; where an exception line came right above its header, that line's event
         first, or, when the traceback ended without an exception line of its own, one event of both."""
         event = self._event(block)
@@ -1006,36 +945,36 @@ class TracebackAssembler:
                         truncated=False, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
 
     @staticmethod
-    def _trim(block: _Block) -> list[LogLine]:
+    def _trim(block: Block) -> list[LogLine]:
         """Cut a block that ends here to the record it holds; returns the lines after the record,
         which are to be looked at afresh."""
         if block.reread:  # no frame came after a bare line, or a traceback was no note:
             held, block.reread = block.reread, None
-            if block.state is _State.BARE and _indented_below(block.texts[0], [line.text for line in held]):
-                block.state, block.message_lines = _State.MESSAGE, len(held)  # its message's indented lines
+            if block.state is State.BARE and ob.indented_below(block.texts[0], [line.text for line in held]):
+                block.state, block.message_lines = State.MESSAGE, len(held)  # its message's indented lines
                 return []
-            if block.state is _State.BARE and not held[0].prefix and g.titled(block.texts[0], held[0].text):
-                _cut(block, len(block.texts) - len(held) + 1)  # an error tracker's title: the class, its value below
-                block.state, block.message_lines = _State.MESSAGE, 1
+            if block.state is State.BARE and not held[0].prefix and g.titled(block.texts[0], held[0].text):
+                cut(block, len(block.texts) - len(held) + 1)  # an error tracker's title: the class, its value below
+                block.state, block.message_lines = State.MESSAGE, 1
                 return held[1:]
-            _cut(block, len(block.texts) - len(held))  # the block ends before them
-            block.state = _State.MESSAGE
+            cut(block, len(block.texts) - len(held))  # the block ends before them
+            block.state = State.MESSAGE
             return held
-        while block.state in (_State.NATIVE, _State.PYTEST) and not block.texts[-1].strip():
-            _cut(block, len(block.texts) - 1)
-        if block.state is _State.REVERSED and _moved_up(block.texts):
+        while block.state in (State.NATIVE, State.PYTEST) and not block.texts[-1].strip():
+            cut(block, len(block.texts) - 1)
+        if block.state is State.REVERSED and newest_first.moved_up(block.texts):
             block.truncated = True  # (its header is not there: the copy may have cut frames above them)
-        while (block.state is _State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
-               and not _sources_below(block.texts)):
-            _cut(block, len(block.texts) - 1)  # source lines with no frame after them
-        if block.state in (_State.AFTER_BLANK, _State.FRAMES, _State.DAGSTER, _State.AIRFLOW) and block.held:
-            _cut(block, len(block.texts) - block.held)
-        if block.state in (_State.FRAMES, _State.SEPARATOR, _State.IPYTHON, _State.RICH) and not (
-                block.state is _State.IPYTHON and g.EXCEPTION_LINE.match(block.texts[0])):  # (its exception came first)
+        while (block.state is State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
+               and not newest_first.sources_below(block.texts)):
+            cut(block, len(block.texts) - 1)  # source lines with no frame after them
+        if block.state in (State.AFTER_BLANK, State.FRAMES, State.DAGSTER, State.AIRFLOW) and block.held:
+            cut(block, len(block.texts) - block.held)
+        if block.state in (State.FRAMES, State.SEPARATOR, State.IPYTHON, State.RICH) and not (
+                block.state is State.IPYTHON and g.EXCEPTION_LINE.match(block.texts[0])):  # (its exception came first)
             block.truncated = True
         return []
 
-    def _event(self, block: _Block, notice: ErrorInfo | None = None) -> ErrorEvent:
+    def _event(self, block: Block, notice: ErrorInfo | None = None) -> ErrorEvent:
         texts = block.texts
         chain: tuple[ErrorInfo, ...]
         if block.kind is EventKind.ARGPARSE:
@@ -1049,11 +988,11 @@ class TracebackAssembler:
             chain, context = tuple(with_pybind_stack(block.logged, stack[0]) if stack else (block.logged,)), block.context
         elif block.kind is EventKind.NATIVE:
             chain, context = native.parse_chain(texts), ""
-        elif block.state is _State.PYTEST:
+        elif block.state is State.PYTEST:
             chain, context = pytest_report.parse(texts), ""
-        elif block.state is _State.FIELDS:
+        elif block.state is State.FIELDS:
             chain, context = raised_within(fieldreport.parse(texts)), ""
-        elif block.state is _State.CLEO_PLACE:
+        elif block.state is State.CLEO_PLACE:
             chain, context = (cleo.parse(texts),), ""
         else:
             standard = _TO_STANDARD.get(block.state)
@@ -1076,229 +1015,10 @@ class TracebackAssembler:
         )
 
 
-def _leads(block: _Block, line: LogLine) -> bool:
-    """Whether `block` is an exception line logged as an error right above `line`, a traceback's header:
-    AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it. (A bare exception
-    line above a traceback cut short, by a rotation say, is no sign that the two are one.)"""
-    return (block.state is _State.LOGGED and len(block.texts) == 1
-            and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
-            and not m["context"].strip())
-
-
-def _rest_of_rest(block: _Block, rest: str) -> str | None:
-    """The last two lines of `block` and `rest` as one, where they are the three parts of a frame line
-    wrapped twice (its last part in the function's name)."""
-    if block.state is not _State.FRAMES or len(block.texts) < 2:
-        return None
-    frame = g.rest_of_frame_line(block.texts[-2], block.texts[-1])
-    return block.texts[-1] + rest if frame is not None and g.rest_of_frame_line(frame, rest) is not None else None
-
-
-def _retold(block: _Block, exception_line: str) -> bool:
-    """Whether the traceback a note state reads ends in the very exception line its block's traceback
-    ended in (right before the note's header), from other frames: where the error was first raised, in
-    another process (vLLM's executor re-raising a worker's error with the worker's traceback below it).
-    (From the same frames it is the same error printed again.)"""
-    start = block.note_start
-    if block.message_lines or block.texts[start - 1].strip() != exception_line.strip():
-        return False
-    below_header = [text for text in block.texts[block.frames_from:start] if not g.HEADER.match(text)]
-    return [*block.texts[start + 1:], exception_line] != below_header
-
-
-def _indented_below(exception_line: str, texts: list[str]) -> bool:
-    """Whether `texts` are all indented under an exception line that is not: its message's further lines."""
-    return exception_line[:1] not in (" ", "\t") and all(text[:1] in (" ", "\t") for text in texts)
-
-
-def _exception_at_frames_indent(block: _Block, text: str) -> bool:
-    """Whether `text` is an exception line two blanks in, as the frame line above it (after its source
-    lines) is: a traceback re-indented by hand. (Only two in: `extend` refuses such a line cheaply.)"""
-    if text[:2] != "  " or text[2:3] in (" ", "\t", "") or text[2:7] == "File ":
-        return False
-    frame = next((held for held in reversed(block.texts[-1 - _SOURCE_LINES:]) if g.frame_line(held)), None)
-    return frame is not None and frame[2:3] != " " and g.exception_line_at_indent(text, 2)
-
-
-def _typeless_header(block: _Block) -> bool:
-    """Whether `block` holds an IPython header without its type and nothing else."""
-    return block.state is _State.IPYTHON and len(block.texts) == 1 and block.texts[0].lstrip().startswith("Traceback")
-
-
-def _ends_in_source(block: _Block) -> bool:
-    """Whether the last line `block` took is a frame's source line (not the rest of a frame line a
-    terminal cut before a space)."""
-    texts = block.texts
-    return _source_line(texts[-1]) and not (len(texts) > 1 and g.rest_of_frame_line(texts[-2], texts[-1]))
-
-
-def _source_line(text: str) -> bool:
-    return text[:1] == " " and not g.FRAME.match(text) and not g.FRAME_CUT.match(text)
-
-
-def _frame_detail(text: str) -> bool:
-    return bool(g.FRAME.match(text) or g.is_frame_detail(text) or text[:1] == " ")
-
-
-def _after_stripped_frame(block: _Block, extra: int) -> bool:
-    """A frame line that lost its indentation is among the last lines: up to its source and caret
-    lines (which lost theirs too), and `extra` lines more, came after it."""
-    texts = block.texts
-    return any(_ends_stripped_frame(texts, i) for i in range(max(0, len(texts) - _SOURCE_LINES - extra), len(texts)))
-
-
-_STATEMENT_LINES = 12  # how far back a statement that spans lines is looked for (3.13+ shows it whole)
-
-
-def _in_open_statement(texts: list[str]) -> bool:
-    """Whether the last lines, after a frame line that lost its indentation, are a statement whose
-    brackets are still open: Python 3.13+ shows a statement that spans lines whole, or its first and last
-    lines around `...<2 lines>...`, and a stripped paste leaves no indentation to tell them apart."""
-    if texts[-1][:1] in (" ", "\t"):
-        return False  # (the frames kept their indentation: the usual case, told at once)
-    for i in range(len(texts) - 1, max(0, len(texts) - _STATEMENT_LINES) - 1, -1):
-        if _ends_stripped_frame(texts, i):
-            return i + 1 < len(texts) and bool(texts[i + 1].strip()) and g.unclosed("".join(texts[i + 1:]))
-        if g.frame_line(texts[i]):
-            return False
-    return False
-
-
-def _ends_stripped_frame(texts: list[str], i: int) -> bool:
-    """Whether `texts[i]` ends a frame line that lost its indentation: the whole line, the rest of one
-    broken in two, or (first) one the paste began inside of."""
-    text = texts[i]
-    if g.frame_line(text):
-        return g.lost_indentation(text)
-    if i:
-        return g.lost_indentation(texts[i - 1]) and g.joined_frame(texts[i - 1], text) is not None
-    return g.frame_cut_at_start(text) is not None  # (`File "` and the rest: at no indentation)
-
-
-def _tells_indent(first: str) -> bool:
-    """Whether the first line after a traceback's header is a frame further in than Python puts one:
-    the traceback is indented as a whole, its header behind words (torchrun's `  traceback : `)."""
-    return first[:3] == "   " and g.FRAME.match(first) is not None
-
-
-def _message_below(text: str) -> bool:
-    """An exception line whose message began with a line break: `Type: ` and nothing else."""
-    m = g.EXCEPTION_LINE.match(text)
-    return m is not None and m["message"] is not None and not m["message"].strip()
-
-
-def _raised_below(text: str) -> bool:
-    """An exception line whose message introduces what follows it (`backend='inductor' raised:`)."""
-    m = g.EXCEPTION_LINE.match(text)
-    return m is not None and bool(m["message"]) and g.introduces_output(m["message"])
-
-
-def _output_introduced(block: _Block) -> bool:
-    """Whether the message that began with a line break and ends in the block's last lines introduces
-    output (see grammar), so that the traceback after it is a child's."""
-    start = len(block.texts) - 1 - block.message_lines - block.held  # the exception line
-    return _message_below(block.texts[start]) and g.introduces_output("\n".join(block.texts[start + 1:]))
-
-
-def _introduces_output(text: str) -> bool:
-    """Whether the exception line `text` introduces output that follows it (see grammar)."""
-    m = g.EXCEPTION_LINE.match(text)
-    return m is not None and m["message"] is not None and g.introduces_output(m["message"])
-
-
-def _reads_as_exception_line(text: str, block: _Block) -> bool:
-    """Whether a line among the stripped frame's last lines is the exception's."""
-    last = len(block.texts) - 1
-    while last > 0 and not block.texts[last].strip():
-        last -= 1  # (a paste's doubled line breaks)
-    if _ends_stripped_frame(block.texts, last):
-        return g.exception_line_at_source(text)
-    return g.EXCEPTION_LINE.match(text) is not None
-
-
-def _parkable(block: _Block) -> bool:
-    """A traceback still in its first stack, opened by its header, holding back no blank line: its
-    stream's next lines can carry it on from its header."""
-    return (block.state is _State.FRAMES and not block.frames_from and not block.held and not block.truncated
-            and g.HEADER.match(block.texts[0]) is not None)
-
-
-def _cut(block: _Block, end: int) -> None:
-    """Let the block's lines from `end` on go."""
-    del block.texts[end:], block.linenos[end:]
-
-
-def _in_order(texts: list[str]) -> list[str]:
-    """A traceback whose exception line came first, in the order Python prints it: moved down from above
-    frames in Python's order; or with its frames turned round, each group of a frame and the lines under
-    it (Sentry's newest-first frames) or each line (a newest-first export's)."""
-    if _moved_up(texts):
-        return [*texts[1:], texts[0]]
-    if _sources_below(texts):
-        groups: list[list[str]] = []
-        for text in texts[1:]:
-            if g.REVERSED_FRAME.match(text) or not groups:
-                groups.append([])
-            groups[-1].append(text)
-        return [g.HEADER_TEXT, *(text for group in reversed(groups) for text in group), texts[0]]
-    return _newest_last(texts)
-
-
 # States whose lines are another program's layout of a traceback -> that layout rewritten in CPython's
-_TO_STANDARD: dict[_State, Callable[[list[str]], list[str]]] = {
-    _State.REVERSED: _in_order, _State.VSCODE: vscode.to_standard, _State.STREAMLIT: streamlit.to_standard,
-    _State.DAGSTER: dagster.to_standard, _State.AIRFLOW: airflow.to_standard,
+_TO_STANDARD: dict[State, Callable[[list[str]], list[str]]] = {
+    State.REVERSED: newest_first.to_standard, State.VSCODE: vscode.to_standard, State.STREAMLIT: streamlit.to_standard,
+    State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard,
 }
 
 
-def _sources_below(texts: list[str]) -> bool:
-    """Whether the frames under an exception line have their source lines under them, as Python prints."""
-    return len(texts) > 2 and g.REVERSED_FRAME.match(texts[1]) is not None and texts[2].startswith("    ")
-
-
-def _moved_up(texts: list[str]) -> bool:
-    """Whether an exception line above frames is a traceback in Python's order with its exception line
-    moved up (a copy trimmed by hand): its first frame has its source line under it, no header under
-    them all (a newest-first export has each source line above its frame), and no frame's source line
-    calls the frame listed before it (Sentry lists frames newest first, each source line under its frame)."""
-    if not _sources_below(texts) or any(g.HEADER.match(text) for text in texts):
-        return False
-    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and texts[k + 1][:4] == "    " else "")
-             for k, text in enumerate(texts) if (frame := g.FRAME.match(text)) is not None]
-    inwards, outwards = g.call_order(calls)
-    return inwards or not outwards
-
-
-def _newest_last(texts: list[str]) -> list[str]:
-    """A newest-first export (exception line, then each frame's source line above the frame, the
-    header last) back in the order Python printed it, indented as Python indents it."""
-    exception, *rest = texts
-    body = [text.strip() for text in reversed(rest) if not g.HEADER.match(text)]
-    framed = [f"  {text}" if g.REVERSED_FRAME.match(text) else f"    {text}" for text in body]
-    return ["Traceback (most recent call last):", *framed, exception]
-
-
-def _nests_traceback(text: str) -> bool:
-    """`RuntimeError: Traceback (most recent call last):`: an exception whose message is a traceback."""
-    header = g.HEADER.match(text)
-    return header is not None and bool(g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(":")))
-
-
-def _wraps_remote_here(block: _Block) -> bool:
-    """The message read so far is a remote error's wrapper line (its remote task named on it or on the next
-    line), maybe with caret lines of a frame cut off under it."""
-    texts = block.texts[len(block.texts) - 1 - block.message_lines:]
-    told = 1 if _wraps_remote(texts[0]) else 2 if len(texts) > 1 and g.remote_task(texts[1]) else 0
-    return bool(told) and len(texts) - told <= _SOURCE_LINES and all(map(g.CARETS.match, texts[told:]))
-
-
-def _wraps_remote(text: str) -> bool:
-    """An exception line like `ray.exceptions.RayTaskError(ValueError): ...` (see grammar.wraps_remote)."""
-    exc = g.EXCEPTION_LINE.match(text)
-    return exc is not None and g.wraps_remote(exc)
-
-
-def _opens_something(text: str) -> bool:
-    """A line that cannot continue an exception message: it starts a new record or traceback."""
-    return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text))

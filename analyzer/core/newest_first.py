@@ -1,0 +1,53 @@
+"""A traceback whose exception line comes first: a newest-first export (each frame's source line above it,
+the header last), Sentry's frames newest first (each source line under its frame), or a copy trimmed by
+hand that moved the exception line above frames in Python's order; rewritten in CPython's order so that
+`blocks.parse_chain` reads it like any other."""
+
+from __future__ import annotations
+
+from analyzer.core import grammar as g
+
+__all__ = ["moved_up", "sources_below", "to_standard"]
+
+
+def to_standard(texts: list[str]) -> list[str]:
+    """A traceback whose exception line came first, in the order Python prints it: moved down from above
+    frames in Python's order; or with its frames turned round, each group of a frame and the lines under
+    it (Sentry's newest-first frames) or each line (a newest-first export's)."""
+    if moved_up(texts):
+        return [*texts[1:], texts[0]]
+    if sources_below(texts):
+        groups: list[list[str]] = []
+        for text in texts[1:]:
+            if g.REVERSED_FRAME.match(text) or not groups:
+                groups.append([])
+            groups[-1].append(text)
+        return [g.HEADER_TEXT, *(text for group in reversed(groups) for text in group), texts[0]]
+    return _newest_last(texts)
+
+
+def sources_below(texts: list[str]) -> bool:
+    """Whether the frames under an exception line have their source lines under them, as Python prints."""
+    return len(texts) > 2 and g.REVERSED_FRAME.match(texts[1]) is not None and texts[2].startswith("    ")
+
+
+def moved_up(texts: list[str]) -> bool:
+    """Whether an exception line above frames is a traceback in Python's order with its exception line
+    moved up (a copy trimmed by hand): its first frame has its source line under it, no header under
+    them all (a newest-first export has each source line above its frame), and no frame's source line
+    calls the frame listed before it (Sentry lists frames newest first, each source line under its frame)."""
+    if not sources_below(texts) or any(g.HEADER.match(text) for text in texts):
+        return False
+    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and texts[k + 1][:4] == "    " else "")
+             for k, text in enumerate(texts) if (frame := g.FRAME.match(text)) is not None]
+    inwards, outwards = g.call_order(calls)
+    return inwards or not outwards
+
+
+def _newest_last(texts: list[str]) -> list[str]:
+    """A newest-first export (exception line, then each frame's source line above the frame, the
+    header last) back in the order Python printed it, indented as Python indents it."""
+    exception, *rest = texts
+    body = [text.strip() for text in reversed(rest) if not g.HEADER.match(text)]
+    framed = [f"  {text}" if g.REVERSED_FRAME.match(text) else f"    {text}" for text in body]
+    return ["Traceback (most recent call last):", *framed, exception]
