@@ -213,10 +213,11 @@ _DispatchError.__module__ = "builtins"  # (printed without its module)
 
 
 def test_a_paste_wrapped_in_markdown_emphasis():
-    """Underscores around the whole line, or a span opened at the first frame line and closed after the
-    exception line; a private class's own underscore is its name's."""
+    """Underscores around the whole line (maybe inside or outside bold), or a span opened at the first frame
+    line and closed after the exception line; a private class's own underscore is its name's."""
     exc, said = _inference_failure()
-    assert _bare_errors(f"_{said}_\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), "")]
+    for emphasised in (f"_{said}_", f"**_{said}_**", f"_**{said}**_"):
+        assert _bare_errors(f"{emphasised}\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), "")]
     lines = text_of(exc).rstrip("\n").split("\n")[1:]  # (begun at the first frame)
     (event,) = _tracebacks([f"_{lines[0].lstrip()}", *lines[1:-1], f"{lines[-1]}_"])
     assert [frame[:3] for frame in actual_chain(event.chain)[0].frames] == [frame[:3] for frame in expected_chain(exc)[0].frames]
@@ -777,6 +778,8 @@ def test_streamlits_error_box_copied_from_the_page():
     assert not event.truncated
     (indented,) = _tracebacks([AROUND[0], lines[0], f"  {lines[1]}", *lines[2:], "", AROUND[1]])  # (a paste's blanks)
     assert actual_chain(indented.chain) == actual_chain(event.chain)
+    (spaced,) = _tracebacks([AROUND[0], *lines[:2], "", *lines[2:], "", AROUND[1]])  # (a blank line above the frames)
+    assert actual_chain(spaced.chain) == actual_chain(event.chain)
     events = assert_same(f"{lines[0]}\nTraceback: see the log above\nINFO next\n".encode())  # (no box: the line alone)
     assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]
 
@@ -792,7 +795,7 @@ def test_an_exception_line_quoted_in_a_sentence(quote):
 
 
 @pytest.mark.parametrize("label", ["7b-model", "[rankx]", "actual error", "Full traceback", "An unexpected error has occurred",
-                                   "Error when loading model", "UNAVAILABLE: Internal"])
+                                   "Error when loading model", "Error in stream_response", "UNAVAILABLE: Internal"])
 def test_an_exception_line_behind_a_one_word_label(label):
     """A word (bracketed or not), or a few words naming the error or beginning with Error, in front of the
     exception line; or a status and its detail (Triton's model status)."""
@@ -890,8 +893,9 @@ def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
     ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("- bug: ", "bug"),
-    (" - ", ""), ("  -> ", "")],
-    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "bullet label", "list item", "arrow"))
+    (" - ", ""), ("  -> ", ""), ("2. ", ""), ("### ", "")],
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "bullet label", "list item", "arrow",
+         "numbered", "heading"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
     introduce it, or behind a label in a markdown list."""

@@ -857,8 +857,9 @@ class TracebackAssembler:
             if stripped == dagster.STACK:
                 block.kind = EventKind.TRACEBACK
             return Step.TAKE
-        if state is State.STREAMLIT:  # frame lines, each with its source line under it
-            if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2):
+        if state is State.STREAMLIT:  # frame lines, each with its source line under it (a blank line above them)
+            if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2) or (
+                    len(block.texts) == 2 and not stripped):
                 return Step.TAKE
             return Step.CLOSE
         if state is State.PYBIND:

@@ -415,11 +415,12 @@ def _said(text: str) -> bool:
 # (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `)
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)|(?:Error|Failed) (?:[A-Za-z]+ ){0,3}[A-Za-z]+"
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
 _SEE_ABOVE = " (see above for traceback):"
-_BULLET = regex.compile(r"[ \t]*(?:[-*+]|->|\u2192) ")  # (or an arrow: a chain of calls a user wrote out)
+# (or a number, a heading's marks, an arrow: a chain of calls a user wrote out)
+_BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
 INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"

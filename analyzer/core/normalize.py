@@ -123,8 +123,8 @@ class LineNormalizer:
             return [line for piece in lines for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
-        if text[:1] == "_":
-            text = _unitalicised(text)
+        if text[:1] == "_" or text[:2] in ("**", "*_"):
+            text = _unemphasised(text)
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if ", line " in text and "File " in text:
@@ -499,15 +499,19 @@ def _unfenced(text: str) -> str:
     return text
 
 
-def _unitalicised(text: str) -> str:
-    """The line without the underscores of markdown's emphasis a paste wrapped it in: the whole line one span
-    (`_ValueError: ..._`), or a span that opens at a frame line (`_File "x.py", line 3, in f`), which no
-    name begins with. (A class's or module's name may begin with one: `_InactiveRpcError: ...` is kept.)"""
-    if text[1:2] in ("_", " ", "\t", ""):
-        return text
-    if text.endswith("_") and text[-2:-1] not in ("_", " ", "\t"):
-        return text[1:-1]
+def _unemphasised(text: str) -> str:
+    """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
+    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`), or an italic span that opens at a
+    frame line (`_File "x.py", line 3, in f`), which no name begins with. (A class's or module's name may
+    begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`.)"""
+    span = _EMPHASIS.match(text)
+    if span is not None and span["close"] == span["open"][::-1] and (
+            g.EXCEPTION_LINE.match(inner := span["inner"]) or g.exception_in_words(inner)):
+        return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
     return text[1:] if text.startswith('_File "') else text
+
+
+_EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*)$")
 
 
 def _framed(text: str) -> str:
