@@ -35,6 +35,14 @@ def _load_weights() -> None:
         raise RuntimeError("Failed to load weights of layer 3") from err
 
 
+def _read_header() -> None:
+    raise Exception("Error while deserializing header: HeaderTooLarge")  # (a library's plain Exception)
+
+
+def _load_file() -> None:
+    _read_header()
+
+
 def _tracebacks(lines: list[str]):
     events = assert_same("\n".join([*lines, ""]).encode(), chunks=(1 << 20, 89))  # (the fast path alike)
     return [event for event in events if event.kind is EventKind.TRACEBACK]
@@ -49,6 +57,17 @@ def test_a_traceback_that_lost_its_line_breaks():
     (event,) = _tracebacks([AROUND[0], forms.on_one_line(text_of(exc).split("\n")), AROUND[1]])
     assert actual_chain(event.chain) == expected_chain(exc)  # (source lines too: carets apart)
     assert (event.span.line_start, event.span.line_end) == (2, 2)
+
+
+def test_a_traceback_that_lost_its_line_breaks_begun_inside_its_first_frame_line():
+    """The copy began after the first frame's path (`line 242, in f ...`): read from the next frame on; the error
+    a plain `Exception` (not one an `except Exception:` source line names)."""
+    exc = capture(_load_file)
+    flat = forms.on_one_line(text_of(exc).split("\n")[1:])
+    (event,) = _tracebacks([AROUND[0], flat[flat.index(", line ") + 2:], AROUND[1]])
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == ("Exception", str(exc))
+    assert [frame[:3] for frame in actual_chain(event.chain)[0].frames] == [frame[:3] for frame in expected.frames[1:]]
 
 
 def test_a_traceback_that_lost_its_line_breaks_and_its_header():

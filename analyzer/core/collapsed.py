@@ -15,7 +15,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "raise_glued", "unescaped", "uncollapsed"]
+__all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "raise_glued", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
 FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
@@ -24,8 +24,10 @@ _FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
 # A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
 _FRAME = regex.compile(rf'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>{g.FUNCTION_PART}+))?\s*(?P<rest>.*)')
 _CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
-# Where the exception line begins after the last source line: a type that reads as an exception's.
-_EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}(?:\([\w.]+\))?(?=:\s|:?$)")
+_FRAME_REST = regex.compile(rf"line \d+, in {g.FUNCTION_PART}+ ")  # what a frame line has after its path
+# Where the exception line begins after the last source line: a type that reads as an exception's (`Exception`
+# itself too, not in an `except` clause).
+_EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
@@ -55,9 +57,15 @@ def unescaped(text: str) -> list[str] | None:
     return [*lines, text[end:]] if text[end:].strip() else lines
 
 
+CUT_MARK = "line "  # ... or cut inside its first frame line, after its path: from the next frame on
+
+
 def uncollapsed(text: str) -> list[str] | None:
     """The lines of a traceback that `text` holds on one line (see the module), or of one cut above its
-    first frame (that frame first, another or the exception line after it); None unless it holds one."""
+    first frame (that frame first, another or the exception line after it) or inside it (from the frame
+    after it); None unless it holds one."""
+    if text.startswith(CUT_MARK) and _FRAME_REST.match(text) is not None and (at := text.find(' File "')) > 0:
+        return uncollapsed(text[at + 1:])
     if text.startswith(FRAME_MARK):
         frame = _FRAME.match(text)
         if frame is None or (' File "' not in text and _EXCEPTION_START.search(frame["rest"]) is None):
