@@ -59,6 +59,18 @@ def test_a_traceback_that_lost_its_line_breaks():
     assert (event.span.line_start, event.span.line_end) == (2, 2)
 
 
+@pytest.mark.parametrize("mark", [">", "\u2026"], ids=("less -S", "systemd"))
+def test_frame_lines_a_pager_chopped_after_in(mark):
+    """`less -S` (and systemd's pager, with an ellipsis) chops a long line at the screen's edge and marks the cut:
+    a frame line cut right after `in`; a copy without the header. Each frame keeps its place."""
+    exc = capture(_load_weights)
+    lines = [f"{line[:line.index(', in ') + 4]}{mark}" if line.lstrip().startswith("File ") else line
+             for line in text_of(exc).rstrip("\n").split("\n")]
+    (event,) = _tracebacks([AROUND[0], *lines[1:], AROUND[1]])
+    assert [[(f.path, f.lineno) for f in link.frames] for link in event.chain] == [
+        [frame[:2] for frame in link.frames] for link in expected_chain(exc)]
+
+
 def test_a_traceback_that_lost_its_line_breaks_begun_inside_its_first_frame_line():
     """The copy began after the first frame's path (`line 242, in f ...`): read from the next frame on; the error
     a plain `Exception` (not one an `except Exception:` source line names)."""

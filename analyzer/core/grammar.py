@@ -93,11 +93,12 @@ FRAME = regex.compile(
 REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
 # A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f'.
-PLACE_CUT = regex.compile(r'^\s*File "[^"]*", line \d+,?(?: in)?\s*$')
+PLACE_CUT = regex.compile(r'^\s*File "[^"]*", line \d+,?(?: in[>\u2026]?)?\s*$')  # (a pager's mark at the cut: below)
 # A frame line whose function a rendered page took for an HTML tag and dropped (`in <module>` -> `in`): a
-# copy from an issue whose traceback was not in a code block. (Where the next line is its rest, that one
-# was cut there instead: see rest_of_frame_line.)
-NAMELESS_FRAME = regex.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+), in\s*$')
+# copy from an issue whose traceback was not in a code block; or that a pager chopped there, its mark at the
+# cut (`less -S`'s `>`, systemd's `\u2026`). (Where the next line is its rest, that one was cut there instead:
+# see rest_of_frame_line.)
+NAMELESS_FRAME = regex.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+), in[>\u2026]?\s*$')
 
 
 def frame_line(text: str) -> regex.Match | None:

@@ -71,8 +71,8 @@ _STARTS = (
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
-    rb"[a-z0-9_]\.[A-Z][A-Za-z0-9_]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon
-    # after a name of any length would cost Hyperscan more than all the other patterns)
+    rb"[a-z0-9_]\.[A-Z]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon after a
+    # name of any length would cost Hyperscan more than all the other patterns)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
