@@ -45,10 +45,15 @@ def read_manifest(folder: Path) -> list[Case]:
 
 
 def _links(incident: dict) -> list[dict]:
-    links = [incident, *incident["chain"]]
-    for link in incident["chain"]:
+    return [incident, *_chain_links(incident["chain"])]
+
+
+def _chain_links(chain: list[dict]) -> list[dict]:
+    """A chain's links and those of its groups' sub-exceptions, nested groups too."""
+    links = list(chain)
+    for link in chain:
         for sub in link.get("sub_exceptions") or ():
-            links.extend(sub)
+            links.extend(_chain_links(sub))
     return links
 
 

@@ -256,6 +256,21 @@ def test_a_paste_wrapped_in_markdown_emphasis():
     assert _bare_errors(f"{private}\n".encode()) == [(EventKind.BARE, "_DispatchError", "sendmsg: Broken pipe (32)", "")]
 
 
+def _submit_after_the_pool_broke() -> None:
+    from concurrent.futures.process import BrokenProcessPool
+
+    raise BrokenProcessPool("A child process terminated abruptly, the process pool is not usable anymore")
+
+
+def test_a_well_known_class_without_the_usual_suffix_named_alone():
+    """The class named without its module (a user's copy): concurrent.futures' BrokenProcessPool; as Triton's
+    OutOfResources and dask's KilledWorker are."""
+    exc = capture(_submit_after_the_pool_broke)
+    said = f"{type(exc).__name__}: {exc}"
+    assert _bare_errors(f"{said}\n`{said}`\n".encode()) == [(EventKind.BARE, "BrokenProcessPool", str(exc), "")] * 2
+    assert assert_same(b"BrokenProcessPoolSize: 4\n") == []
+
+
 def _raise_if_error(response: dict) -> None:
     raise ConnectionError(f"inference failed: {response['error']}")
 

@@ -306,6 +306,14 @@ def test_a_clients_500_pasted_before_the_servers_traceback_is_its_echo():
     assert roles == {"openai.InternalServerError": ("consequence", False), "KeyError": ("root", True)}
 
 
+def test_an_error_told_again_by_its_class_alone_is_its_echo():
+    """A health check's record repeats the error by its class's name without the module: the same error."""
+    exc = OutOfResources()
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    roles = [(i.info.exception_type, i.role) for i in incidents([said, "retrying", f"{type(exc).__name__}: {exc}"])]
+    assert roles == [(f"{__name__}.OutOfResources", "root"), ("OutOfResources", "consequence")]
+
+
 def _model_execution():
     try:
         ().__getitem__(0)
@@ -1250,7 +1258,9 @@ def test_an_exception_in_a_logged_error_line_is_a_notice():
 
 
 @pytest.mark.parametrize("fmt, said", [("%(asctime)s [%(levelname)s] %(name)s - %(message)s", "{cls} at trainer.py:101 - {exc}"),
-                                       ("%(levelname)s:%(name)s:%(message)s", "{cls}: {exc}")], ids=("placed", "basic"))
+                                       ("%(levelname)s:%(name)s:%(message)s", "{cls}: {exc}"),
+                                       ("%(asctime)s %(levelname)s %(name)s: %(message)s", "timestep raised {cls} exception: {exc}")],
+                         ids=("placed", "basic", "the word exception"))
 def test_an_exception_class_printed_by_type_in_a_logged_error_line(fmt, said):
     """`logger.error(f"{type(e)}: {e}")`: the class as `<class 'RuntimeError'>`, then its message, also
     behind a logging format the normaliser has no prefix for. At info level it is no error."""

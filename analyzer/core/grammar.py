@@ -256,9 +256,12 @@ _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)
 # A class of any name under two modules or more in lower case, with a message (`pyarrow.lib.ArrowInvalid: ...`,
 # `triton.runtime.autotuner.OutOfResources: ...`); not a logger's name before a level.
 _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
+# Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
+# (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
+SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error)"
+    rf"|Exception|{SUFFIXLESS}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error)"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )

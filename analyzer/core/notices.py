@@ -111,9 +111,10 @@ _EMBEDDED = regex.compile(
 
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
-# place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`). The level may be
-# anywhere before it on the line (a format the normaliser has no prefix for).
-_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?::| -) "
+# place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
+# `raised <class 'AssertionError'> exception: ...`). The level may be anywhere before it on the line (a format
+# the normaliser has no prefix for).
+_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -) "
                             r"(?P<message>\S.*)$")
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and

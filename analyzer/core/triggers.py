@@ -30,7 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from analyzer.core.grammar import ERRORS_MODULE, EXCEPTION_SUFFIX, HEADER_TEXT, INTRODUCING_VERBS
+from analyzer.core.grammar import ERRORS_MODULE, EXCEPTION_SUFFIX, HEADER_TEXT, INTRODUCING_VERBS, SUFFIXLESS
 from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
@@ -71,6 +71,7 @@ _STARTS = (
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
+    SUFFIXLESS.encode() + rb"[ \t]*[:\r\n]",  # a well-known class without the usual suffix
     rb"[a-z0-9_]\.[A-Z]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon after a
     # name of any length would cost Hyperscan more than all the other patterns)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
