@@ -233,7 +233,7 @@ def test_a_class_with_no_usual_suffix_under_its_modules_is_an_error(exc):
     assert _bare_errors(f"{AROUND[0]}\n{said}\n`{said}`\n".encode()) == [
         (EventKind.BARE, f"{type(exc).__module__}.{type(exc).__name__}", str(exc), "")] * 2
     assert assert_same(b"airflow.models.dagbag.DagBag: ERROR    Failed to import: /dags/x.py\n"  # (a logger's name)
-                       b"triton.runtime.autotuner.OutOfResources\nmultiprocessing.pool.Remote: \n") == []
+                       b"pyarrow.lib.ArrowInvalid\nmultiprocessing.pool.Remote: \n") == []
 
 
 class _DispatchError(Exception):
