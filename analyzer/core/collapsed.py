@@ -27,7 +27,8 @@ _CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
 _FRAME_REST = regex.compile(rf"line \d+, in {g.FUNCTION_PART}+ ")  # what a frame line has after its path
 # Where the exception line begins after the last source line: a type that reads as an exception's (`Exception`
 # itself too, not in an `except` clause).
-_EXCEPTION_START = regex.compile(rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
+_EXCEPTION_START = regex.compile(
+    rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)

@@ -261,7 +261,8 @@ _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|{SUFFIXLESS}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}|(?<=\b{_ERROR_MODULES}\.)error)"
+    rf"|Exception|{SUFFIXLESS}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
+    rf"|(?<=\b{_ERROR_MODULES}\.)error)"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
@@ -419,7 +420,8 @@ def _said(text: str) -> bool:
 # (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `)
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
+                       r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
 _SEE_ABOVE = " (see above for traceback):"
@@ -430,7 +432,8 @@ _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuat
 INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`with the error message: `, `the following error "`; a few words ending in `error: `
-# are _LABEL's), a verb that says it (`got `), or the word Exception alone before it; the first exception-like type after it.
+# are _LABEL's), a verb that says it (`got `), or the word Exception alone before it; the first exception-like
+# type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
 _INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\b{INTRODUCING_VERBS}|^Exception) "

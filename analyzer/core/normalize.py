@@ -212,7 +212,8 @@ class LineNormalizer:
             return self._record_lines(record, lineno, meta, prefix)
         if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
-        pieces = (collapsed.uncollapsed(body) if collapsed.MARK in body or body.startswith((collapsed.FRAME_MARK, collapsed.CUT_MARK))
+        opens_collapsed = collapsed.MARK in body or body.startswith((collapsed.FRAME_MARK, collapsed.CUT_MARK))
+        pieces = (collapsed.uncollapsed(body) if opens_collapsed
                   else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
                   else collapsed.raise_glued(body) if collapsed.RAISE_MARK in body[:32]
                   else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # a traceback that lost

@@ -12,7 +12,13 @@ from analyzer.core import grammar as g
 from analyzer.core import native, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
-__all__ = ["Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "cut", "ends_in_source", "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below", "introduces_output", "leads", "message_below", "nests_traceback", "new_block", "opens_something", "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold", "source_line", "tells_indent", "typeless_header", "wraps_remote", "wraps_remote_here"]
+__all__ = [
+    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "cut", "ends_in_source",
+    "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
+    "introduces_output", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
+    "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold",
+    "source_line", "tells_indent", "typeless_header", "wraps_remote", "wraps_remote_here",
+]
 
 
 class State(enum.Enum):
@@ -54,17 +60,17 @@ SOURCE_LINES = 2  # lines a frame prints under it: its source line and, since 3.
 
 @dataclass(slots=True)
 class Block:
-    """An open record. Its lines are held as their text and line number only: a hundred thousand
-    ranks printing the same traceback at once hold the same texts (see _SharedTexts), so each rank
-    costs its record and two machine words a line, not a copy of every line and its metadata."""
+    """An open record. Its lines are held as their text and line number only: a hundred thousand ranks
+    printing the same traceback at once hold the same texts (see assemble._SharedTexts), so each rank costs
+    its record and two machine words a line, not a copy of every line and its metadata."""
 
     state: State
     kind: EventKind
     first: LogLine  # the line that opened it (see new_block): where it is and whose
     texts: list[str]
     linenos: array[int]
-    # Its last lines whole, from where they may have to be looked at afresh (_trim): after a bare
-    # exception line, or from a traceback that may be a note. None in every other state.
+    # Its last lines whole, from where they may have to be looked at afresh (TracebackAssembler._trim): after
+    # a bare exception line, or from a traceback that may be a note. None in every other state.
     reread: list[LogLine] | None = None
     timestamp: datetime | None = None  # its first line's that has one
     context: str = ""
@@ -128,7 +134,8 @@ def indented_below(exception_line: str, texts: list[str]) -> bool:
 
 def exception_at_frames_indent(block: Block, text: str) -> bool:
     """Whether `text` is an exception line two blanks in, as the frame line above it (after its source
-    lines) is: a traceback re-indented by hand. (Only two in: `extend` refuses such a line cheaply.)"""
+    lines) is: a traceback re-indented by hand. (Only two in: `TracebackAssembler.extend` refuses such a
+    line cheaply.)"""
     if text[:2] != "  " or text[2:3] in (" ", "\t", "") or text[2:7] == "File ":
         return False
     frame = next((held for held in reversed(block.texts[-1 - SOURCE_LINES:]) if g.frame_line(held)), None)
