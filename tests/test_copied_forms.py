@@ -913,6 +913,21 @@ def test_frame_lines_a_paste_begins_inside_of(first_only):
     assert [frame[:4] for frame in actual.frames] == [frame[:4] for frame in expected.frames]
 
 
+@pytest.mark.parametrize("wrap", [fmt.fastchat_stderr, fmt.ci_clock], ids=("FastChat's stderr", "a CI runner's clock"))
+def test_a_paste_begun_inside_the_first_frame_line_of_a_log_prefixed_line_by_line(wrap):
+    """The selection began inside the first frame line's path and so left out that line's prefix (a time,
+    FastChat's stderr record), which the lines after it have and which is learned only from them: that frame
+    is still the traceback's first."""
+    exc = capture(_load_table)
+    lines = wrap(text_of(exc).rstrip("\n").split("\n")[1:])  # (no header)
+    lines[0] = lines[0][lines[0].index('File "') + len('File "/'):]
+    (event,) = assert_same("\n".join(lines).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, event.span.line_start) == (expected.exception_type, expected.message, 1)
+    assert [frame[1:4] for frame in actual.frames] == [frame[1:4] for frame in expected.frames]
+
+
 def test_a_functions_name_left_of_a_frame_the_paste_elided():
     """`  ...` where the user cut frames, then the name of the function of the next one alone and its
     source line: what is left of a frame, not the exception's line (a class's name is capitalised)."""

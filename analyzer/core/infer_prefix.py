@@ -31,6 +31,7 @@ __all__ = [
     "landmark_pretext",
     "plausible",
     "rank_token",
+    "source_pretext",
     "stream_key",
 ]
 
@@ -46,13 +47,17 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 _EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
-_PREFIX_BEFORE_EXCEPTION = regex.compile(
+_PREFIX_SHAPES = (
     r"^(?:[A-Za-z0-9][\w.-]* +\| "
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? +"
     rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
-    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )" + _EXCEPTION_AHEAD)
+    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )")
+_PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + _EXCEPTION_AHEAD)
+# ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
+# line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
+_PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
 # pytest's line of the exception or the failed assert in its report of a failed test (`E       RuntimeError:
 # ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
 # fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
@@ -109,6 +114,14 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
         return None
     return body[:m.start()], is_header
+
+
+def source_pretext(body: str) -> str | None:
+    """The prefix in front of a frame's source line (`2024-02-09 17:32:34     raise ...`), of the shapes read
+    in front of an exception line; None if there is none. For the line after a frame line that has no prefix:
+    a paste begun inside the log's traceback cut its first line's prefix off (the assembler joins the two)."""
+    m = _PREFIX_BEFORE_SOURCE.match(body[:2 * MAX_PREFIX]) if body[:1].isalnum() else None
+    return m.group() if m is not None else None
 
 
 def plausible(piece: str) -> bool:

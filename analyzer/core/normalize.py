@@ -104,6 +104,7 @@ class LineNormalizer:
         self._peeled: dict[str, _Peeled] = {}
         self._peeled_version = self.learner.version
         self._peel_read_state = False  # the last peel consulted or changed per-channel state
+        self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
 
     @property
     def holding(self) -> bool:
@@ -206,7 +207,7 @@ class LineNormalizer:
         self._peel_read_state = False
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
-        body, record = self._peel(text, meta, enveloped)
+        body, record = self._peel(text, meta, enveloped, source=lineno == 2 and self._frame_first)
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)
@@ -236,6 +237,8 @@ class LineNormalizer:
 
     def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
         body, meta, prefix = peeled.body, peeled.meta, peeled.prefix
+        if lineno == 1:
+            self._frame_first = not prefix and bool(g.frame_line(body) or g.frame_cut_at_start(body))
         channel = self._learned_channel(meta, body, peeled.header)
         continued = meta.starts_message and self._continues(self._last_message.get(channel), meta, peeled)
         if meta.tags is not None and not continued:
@@ -316,10 +319,12 @@ class LineNormalizer:
         return (_reads_as_traceback(peeled.body, peeled.header)
                 and _stream_key(last).startswith(_stream_key(meta.message_prefix)))
 
-    def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
+    def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False,
+              source: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
-        the prefix in front of a traceback landmark, if the line holds one. Returns the body, and the
-        JSON log record it is, if it is one (behind a container's or kubectl's time, say)."""
+        the prefix in front of a traceback landmark, if the line holds one (with `source`, the input's second
+        line after a frame line without a prefix: a source line too). Returns the body, and the JSON log
+        record it is, if it is one (behind a container's or kubectl's time, say)."""
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)
@@ -336,6 +341,8 @@ class LineNormalizer:
             if isinstance(record, jsonlog.AppRecord):
                 return text, record
         found = infer.landmark_pretext(text, nested=len(text) < start)
+        if found is None and source and (pretext := infer.source_pretext(text)) is not None:
+            found = (pretext, False)  # (a paste begun inside the log's traceback: its first line's prefix cut off)
         if found is not None:
             text = self._learn(text, len(found[0]), found[1], kinds, used, meta)
         return text, None
