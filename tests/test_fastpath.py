@@ -424,6 +424,15 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         [line.strip() for line in forms.py313_traceback(capture(_chained), elide=True)],
         ["sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) no such table: users",
          "[2022-09-06 10:27:49,217] {taskinstance.py:1150} ERROR - (psycopg2.errors.UndefinedTable) relation \"t\" does not exist"],
+        # the next session's: an error tracker's title, classes without the usual suffix, words and markup
+        # around an error, a pager's chop, a flattened traceback begun inside its first frame line
+        forms.tracker_title(capture(_chained)), ["triton.runtime.autotuner.OutOfResources: out of resource: shared memory",
+                                                 "BrokenProcessPool: A child process terminated abruptly"],
+        ["No, I still get RuntimeError: LoRA is not enabled", "UNAVAILABLE: Internal: AttributeError: no Logger",
+         "Error when loading model: ValueError: Model type qwen3 not supported.", "2. ImportError: cannot import x",
+         f"**_{pasted[-1]}_**", f"_{pasted[-1]}_"],
+        [f"{line[:line.index(', in ') + 4]}>" if line.lstrip().startswith("File ") else line for line in pasted],
+        [forms.on_one_line(pasted[1:]).split(", ", 1)[1]], [f"`{line}`" for line in pasted],
     ))
 
 
