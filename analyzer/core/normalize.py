@@ -213,7 +213,8 @@ class LineNormalizer:
             return self._record_lines(record, lineno, meta, prefix)
         if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
-        opens_collapsed = collapsed.MARK in body or body.startswith((collapsed.FRAME_MARK, collapsed.CUT_MARK))
+        opens_collapsed = collapsed.MARK in body or body.startswith(collapsed.FRAME_MARK) or (
+            body.startswith(collapsed.CUT_MARK) and ' File "' in body)  # (else a line of words: the forms below)
         pieces = (collapsed.uncollapsed(body) if opens_collapsed
                   else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
                   else collapsed.raise_glued(body) if collapsed.RAISE_MARK in body[:32]
@@ -509,14 +510,14 @@ def _unfenced(text: str) -> str:
 
 def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
-    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`), or an italic span that opens at a
-    frame line (`_File "x.py", line 3, in f`), which no name begins with. (A class's or module's name may
-    begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`.)"""
+    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`). (A class's or module's name may
+    begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`;
+    a span that opens at a frame line, `_File "x.py", ...`, is _framed's.)"""
     span = _EMPHASIS.match(text)
     if span is not None and span["close"] == span["open"][::-1] and (
             g.EXCEPTION_LINE.match(inner := span["inner"]) or g.exception_in_words(inner)):
         return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
-    return text[1:] if text.startswith('_File "') else text
+    return text
 
 
 _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*)$")
