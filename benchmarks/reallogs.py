@@ -66,7 +66,9 @@ def _fits(case: Case, link: dict) -> bool:
         return True
     path, _, line = case.raise_site.replace("\\", "/").rpartition(":")  # a Windows path as printed
     site = link["raise_site"]
-    return bool(site) and site["path"].replace("\\", "/").endswith(path) and str(site["line"]) == line
+    # (as printed, or as the tool reads it: a path escaped as in a repr, `C:\\app\\x.py`, is `C:/app/x.py`)
+    return bool(site) and (site["path"].replace("\\", "/").endswith(path) or site["relpath"].endswith(path)) and str(
+        site["line"]) == line
 
 
 def score(case: Case, incidents: list[dict], strict: bool) -> str | None:

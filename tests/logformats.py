@@ -327,6 +327,15 @@ def heroku(lines: list[str], dyno: str = "web.1", start: datetime = T0,
     return [f"{when.isoformat()}+00:00 app[{dyno}]: {line}" for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 
+def oslo(message: str, lines: list[str], when: datetime = T0, pid: int = 2711, name: str = "nova.compute.manager",
+         trace: str = "ERROR", context: str = "req-1c1e975c-f9ee-4149-bfbf-212e898c53fc - - - - -") -> list[str]:
+    """OpenStack's oslo.log: the record's line under `%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s
+    [%(request_id)s %(user_identity)s] `, then each line of its traceback under the exception prefix
+    `%(asctime)s.%(msecs)03d %(process)d ERROR %(name)s ` (`TRACE` for the level before 2015), all at the record's time."""
+    stamp = f"{when:%Y-%m-%d %H:%M:%S}.{when.microsecond // 1000:03d} {pid}"
+    return [f"{stamp} ERROR {name} [{context}] {message}", *(f"{stamp} {trace} {name} {line}" for line in lines)]
+
+
 def aws_lambda(exc: BaseException) -> list[str]:
     """The Python Lambda runtime's log of an unhandled error (awslambdaric's `log_error`): `[ERROR] Type:
     message`, then `Traceback (most recent call last):` and the stack as `traceback.format_list` gives

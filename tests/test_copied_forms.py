@@ -1037,3 +1037,41 @@ def test_an_exception_line_the_users_words_quote_or_name(line, context):
     exc, said = _inference_failure()
     assert _bare_errors(f"{line.format(said=said)}\n".encode()) == [(EventKind.BARE, "ConnectionError", str(exc), context)]
     assert assert_same(b"Exception ignored in: <function f>\nno error \"x\" here\n") == []
+
+
+def test_a_code_span_opened_with_a_blank_in_front_of_a_cleo_report():
+    """A user wrapped Poetry's whole report in one inline code span: its backtick and a blank glued to the
+    class's line, the other backtick to the last source line."""
+    exc = capture(lambda: _build_backend("setuptools.build_meta:__legacy__"))
+    report = forms.cleo_report(exc)[1:]
+    (event,) = _tracebacks([f"`{report[0][1:]}", *report[1:-1], f"{report[-1]}`"])
+    assert (event.root.exception_type, event.root.message, event.root.frames[-1].function) == (
+        "ChefBuildError", str(exc), "_build_backend")
+
+
+def _import_plugin():
+    import analyzer_test_plugin_that_is_not_installed  # noqa: F401
+
+
+def test_an_exception_line_that_prints_the_class_itself():
+    """FreeCAD's report view ends a traceback with `f"{type(e)}: {e}"`: `<class 'ModuleNotFoundError'>: ...`,
+    a class of a module with its module."""
+    for exc in (capture(_import_plugin), capture(lambda: _build_backend("x"))):
+        lines = text_of(exc).rstrip("\n").split("\n")
+        (event,) = _tracebacks([f"12:55:12  pyException: {lines[0]}", *lines[1:-1], f"{type(exc)}: {exc}".split("\n")[0],
+                                AROUND[1]])
+        (expected,) = expected_chain(exc)
+        (actual,) = actual_chain(event.chain)
+        assert (actual.exception_type, actual.message.split("\n")[0], actual.frames) == (
+            expected.exception_type, expected.message.split("\n")[0], expected.frames)
+
+
+def test_windows_paths_escaped_as_in_a_repr():
+    """A web page's copy (Bazarr's) doubles each backslash of a Windows path, as a string's repr does: the
+    frames' package-relative paths are those of the paths themselves."""
+    exc = capture(_load_weights)
+    escaped = 'File "C:\\\\Python311\\\\Lib\\\\site-packages\\\\app\\\\weights.py"'
+    lines = [line.replace(f'File "{__file__}"', escaped) for line in text_of(exc).rstrip("\n").split("\n")]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    assert {frame.relpath for link in event.chain for frame in link.frames if "realtb" not in frame.path} == {"app/weights.py"}
+    assert event.root.raise_site is not None and event.root.raise_site.place.startswith("app/weights.py:")

@@ -161,6 +161,8 @@ WRAPS = {
     "torchrun": lambda rng, line: f"[rank{rng.randrange(2)}]: {line}",
     "ray": lambda rng, line: f"(pid={rng.choice((12, 13))}, ip=10.0.0.1) {line}",
     "vllm": lambda rng, line: f"ERROR 12-01 10:00:0{rng.randrange(10)} {line}" if rng.random() < 0.3 else line,
+    "oslo": lambda rng, line: (f"2026-12-01 10:00:0{rng.randrange(10)}.123 {rng.choice((2711, 2712))} {rng.choice(('ERROR', 'TRACE'))} "
+                               f"nova.compute.manager {line}"),
     "ansi": lambda rng, line: f"\x1b[3{rng.randrange(8)}m{line}\x1b[0m" if rng.random() < 0.5 else line,
     "compose": lambda rng, line: f"{rng.choice(('api', 'worker-1'))}       | {line}",
     "quoted": lambda rng, line: (f"> {line}" if line else ">") if rng.random() < 0.8 else f"> > {line}",
@@ -433,10 +435,18 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          f"**_{pasted[-1]}_**", f"_{pasted[-1]}_"],
         [f"{line[:line.index(', in ') + 4]}>" if line.lstrip().startswith("File ") else line for line in pasted],
         [forms.on_one_line(pasted[1:]).split(", ", 1)[1]], [f"`{line}`" for line in pasted],
+        # and the next: an error oslo.log logged alone, a tool's words around an error, the class printed itself,
+        # a code span and a blank before Cleo's report
+        ["2023-09-06 14:01:12.895 128 ERROR neutron OSError: [Errno 22] failed to open netns",
+         "ERROR nova.compute.manager AttributeError: module 'libvirt' has no attribute 'X'",
+         "An exception occurred during task execution. The error was: ModuleNotFoundError: No module named 'x'",
+         "ERROR: gcloud crashed (ValueError): invalid width 0 (must be > 0)"],
+        [*pasted[:-2], "<class '{}'>: {}".format(*pasted[-2].split(": ", 1)), pasted[-1]],
+        ["` ChefBuildError", "", "  Backend is not available.", "", "  at /x/chef.py:147 in _prepare", "    \u2192 147\u2502 raise e`"],
     ))
 
 
-@pytest.mark.parametrize("wrap", ["none", "container", "torchrun", "vllm"])
+@pytest.mark.parametrize("wrap", ["none", "container", "torchrun", "vllm", "oslo"])
 @pytest.mark.parametrize("seed", range(3))
 def test_failure_forms(seed, wrap):
     rng = random.Random(seed)

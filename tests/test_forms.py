@@ -1348,3 +1348,20 @@ def test_two_tracebacks_back_to_back_are_two_errors():
     note = lines[len(first):]
     other = [*note[:-2], "KeyError: 'model.layers.0.mlp.gate_up_proj.input_scale'"]  # inner frames, another error
     assert [e.root.exception_type for e in events(first + other)] == ["ValueError", "KeyError"]
+
+
+def _add_dll_directory():
+    try:
+        raise OSError(22, "[WinError 123] The filename, directory name, or volume label syntax is incorrect")
+    except OSError as err:
+        raise SystemError(" returned a result with an error set") from err  # (as a C function's wrapper words it)
+
+
+def test_an_error_named_above_its_chain_with_its_message_spaced_otherwise_is_its_echo():
+    """QGIS's dialog names the chain's last error above the traceback; the chain prints that message after
+    one blank more (`SystemError:  returned ...`): the same error told first, the chain's root the root cause."""
+    exc = capture(_add_dll_directory)
+    lines = ["An error has occurred while executing Python code: ", "", "SystemError: returned a result with an error set ",
+             *text_of(exc).splitlines(), "", "Python version: 3.7.0"]
+    found = {i.info.exception_type: (i.role, i.is_run_root) for i in incidents(lines)}
+    assert found == {"SystemError": ("consequence", False), "OSError": ("root", True)}

@@ -103,6 +103,8 @@ FORMATS = {
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
     "notebook_viewer": lambda tb: fmt.notebook_viewer(tb[1]),
+    "oslo": lambda tb: fmt.oslo("Error updating resources for node compute-1.", tb[1]),
+    "oslo_trace": lambda tb: fmt.oslo("Failed to load notifier.", tb[1], trace="TRACE", name="nova.openstack.common.notifier.api"),
 }
 NOISE_BEFORE = "INFO 11-28 03:12:39 [engine.py:12] Starting engine"
 NOISE_AFTER = "INFO 11-28 03:12:41 [engine.py:80] Shutting down"
@@ -491,3 +493,18 @@ def test_an_exception_line_torch_logged_at_warning_level_alone():
     (event,) = events_from_lines([NOISE_BEFORE, line, NOISE_AFTER], "x.log", NO_NOTICES)
     assert (event.chain[-1].exception_type, event.chain[-1].message, event.timestamp) == (
         "ValueError", "first", fmt.T0.replace(microsecond=fmt.T0.microsecond // 1000 * 1000))
+
+
+def test_an_oslo_log_error_alone_is_read_through_its_prefix():
+    """OpenStack's services log an error's line alone behind oslo.log's prefix: the time, the pid and a logger
+    named in lower case before the exception's type (no traceback to learn the prefix from); a copy may keep
+    only the level and the logger. The pid names the process."""
+    exc = capture(_odd_message)
+    said = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    stamped = fmt.oslo("unused", [said], name="neutron")[1]
+    for line in (stamped, f"ERROR nova.compute.manager {said}"):
+        (event,) = assert_same(f"{NOISE_BEFORE}\n{line}\n{NOISE_AFTER}\n".encode())
+        assert (event.chain[-1].exception_type, event.chain[-1].message, event.span.line_start) == ("ValueError", "first", 2)
+    assert LineNormalizer("x.log").normalize(stamped, 1)[0].rank == "pid=2711"
+    # (a level and a word in prose stay prose: the logger's name has no dot, and no time is before it)
+    assert _events([f"ERROR retrying after {said}"]) == []

@@ -6,6 +6,7 @@ error tracker's title (the class alone, the message below it)."""
 from __future__ import annotations
 
 import sqlite3
+import traceback
 
 import pytest
 
@@ -117,3 +118,21 @@ def test_a_class_raised_with_no_message_keeps_its_line_alone():
                          b"[rank0]: RuntimeError\n[rank0]: shutting down\n")
     assert [(event.root.exception_type, event.root.message) for event in events] == [
         ("AssertionError", ""), ("KeyboardInterrupt", ""), ("RuntimeError", "")]
+
+
+def _import_module_utils():
+    import module_utils  # noqa: F401  (not installed, as on the host an Ansible task ran on)
+
+
+def test_errors_command_line_tools_name_in_their_own_words():
+    """Ansible names a task's error in a sentence (`... use -vvv. The error was: ModuleNotFoundError: ...`);
+    gcloud's crash handler puts the class in parentheses (`ERROR: gcloud crashed (ValueError): ...`)."""
+    missing, bad = capture(_import_module_utils), capture(lambda: int("0 (must be > 0)"))
+    ansible = ("An exception occurred during task execution. To see the full traceback, use -vvv. The error was: "
+               + traceback.format_exception_only(missing)[0].rstrip("\n"))
+    gcloud = f"ERROR: gcloud crashed ({type(bad).__name__}): {bad}"
+    events = assert_same(f"{ansible}\nfatal: [host]: FAILED! => {{}}\n{gcloud}\n".encode())
+    assert [(e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
+        ("ModuleNotFoundError", str(missing), 1), ("ValueError", str(bad), 3)]
+    # (not at a lower level, nor without one)
+    assert assert_same(f"INFO: the error was: ValueError: {bad}\ngcloud crashed (ValueError): {bad}\n".encode()) == []

@@ -214,7 +214,8 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # The type is the class's module and qualified name, so a class defined in a function reads
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
 # line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose,
-# or begin with the backtick of an inline code span ("`RuntimeError: message").
+# or begin with the backtick of an inline code span ("`RuntimeError: message"). An application that prints
+# the class itself before the message (`f"{type(e)}: {e}"`, FreeCAD's report view) gives "<class 'pkg.Error'>: message".
 _TYPE_PART = r"[A-Za-z_]\w*+(?:\.(?:[A-Za-z_]\w*+|<locals>))*+"  # (possessive: linear on a line of `a.a.a.`)
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
@@ -223,8 +224,8 @@ _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 _MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>{_TYPE_PART}{_INNER})(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)"
-    r"(?(tick)`?)\s*$"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class ')?(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
+    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 def wraps_remote(exception_line: regex.Match) -> bool:
@@ -431,12 +432,12 @@ _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuat
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
 INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
-# `!`), words that name it (`with the error message: `, `the following error "`; a few words ending in `error: `
-# are _LABEL's), a verb that says it (`got `), or the word Exception alone before it; the first exception-like
-# type after it.
+# `!`), words that name it (`with the error message: `, `The error was: ` as Ansible reports a task's, `the
+# following error "`; a few words ending in `error: ` are _LABEL's), a verb that says it (`got `), or the word
+# Exception alone before it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) message:|\b{INTRODUCING_VERBS}|^Exception) "
+_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):|\b{INTRODUCING_VERBS}|^Exception) "
                             r"|\b(?i:error|exception):? [\"'])\Z")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")

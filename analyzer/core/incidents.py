@@ -345,11 +345,12 @@ _RAISED_NAME = regex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may fo
 
 
 def _links_said(incident: Incident) -> set[tuple[str, str]]:
-    return {(link.exception_type, link.message.split("\n", 1)[0]) for link in incident.event.chain}
+    return {(link.exception_type, link.message.split("\n", 1)[0].strip()) for link in incident.event.chain}
 
 
 def _first_line(incident: Incident) -> str:
-    return incident.info.message.split("\n", 1)[0]
+    """(Without the blanks a message may begin with: `SystemError:  returned ...` told as `SystemError: returned ...`)"""
+    return incident.info.message.split("\n", 1)[0].strip()
 
 
 def _runs(incidents: list[Incident], run_gap_seconds: float) -> list[list[Incident]]:

@@ -433,7 +433,7 @@ _OPENS = {
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
-    "cloud_logging": lambda c: c in "DINWECA",
+    "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
 }
 
 
@@ -492,14 +492,16 @@ def _unfenced(text: str) -> str:
     that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
-    prefix opens a span, a blank between or not), or a span that is the whole line."""
+    prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``), or a span
+    that is the whole line."""
     if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
         text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
     if text.count("`") % 2:
-        if text.startswith("`") and (text[1:2].strip() or text[1:].lstrip(" ")[:1] in ("[", "(")):
-            return text[1:].lstrip(" ")  # (a blank inside the span before a prefix: `` ` [rank0]: ... ``)
+        if text.startswith("`") and (text[1:2].strip() or (opened := text[1:].lstrip(" "))[:1] in ("[", "(")
+                                     or g.BARE_EXCEPTION_LINE.match(opened)):
+            return text[1:].lstrip(" ")  # (a blank inside the span before a prefix, `` ` [rank0]: ... ``, or an error's line)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
     elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[-2:-1].strip() and (

@@ -109,6 +109,9 @@ _EMBEDDED = regex.compile(
     r"(?:^|(?<=: )|(?<=\s)(?=\S+: \[Errno -?\d))"
     r"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*[A-Z]\w*(?:Error|Exception))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
+# ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
+_PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
+
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
@@ -137,7 +140,7 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo(repr_["type"], _unquoted(repr_["message"]), has_traceback=False)
     if (driver := WRAPPED_DRIVER_ERROR.match(body)) is not None:  # (SQLAlchemy's error logged as its text)
         return ErrorInfo(driver["type"], driver["message"].strip(), has_traceback=False)
-    embedded = _EMBEDDED.search(body)
+    embedded = _EMBEDDED.search(body) or _PARENTHESISED.search(body)
     if embedded is None:
         return None
     return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)

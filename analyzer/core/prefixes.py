@@ -96,10 +96,20 @@ CLOUD_LOGGING = KnownPrefix("cloud_logging", regex.compile(
     r"^(?P<level>DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
     r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))(?: |$)"), Scope.LINE)
 
+# OpenStack's oslo.log: `%(asctime)s.%(msecs)03d %(process)d %(levelname)s %(name)s [request ids] ` on a
+# record's first line, and on each line of a traceback it formats the same without the request ids (the
+# level ERROR, or TRACE before 2015). A copy may have lost the time and the pid; then only an error's level
+# and a dotted logger name are taken (`ERROR nova.compute.manager AttributeError: ...`).
+OSLO = KnownPrefix("oslo", regex.compile(
+    r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) (?P<pid>\d+) "
+    r"(?P<level>TRACE|CRITICAL|ERROR|WARNING|AUDIT|INFO|DEBUG) (?P<name>[a-z_][\w.-]*)"
+    r"|(?P<level>CRITICAL|ERROR) (?P<name>[a-z_]\w*(?:\.\w+)+))"
+    r"(?: \[[^\]\n]*\])?(?: \[instance: [\w-]+\])?(?: |$)"), Scope.MESSAGE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
@@ -177,6 +187,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.starts_message = True
         meta.message_prefix += m.group(0)
     elif kind.scope is Scope.MESSAGE:
+        if kind is OSLO and groups["pid"]:
+            meta.rank = meta.rank or f"pid={groups['pid']}"
         meta.tags = ""
         meta.starts_message = True
         meta.message_prefix += m.group(0)

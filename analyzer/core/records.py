@@ -127,6 +127,8 @@ def package_relative(path: str) -> str:
     Cuts after the last package root of the most telling kind; paths without one are returned
     unchanged (minus a leading `./`).
     """
+    if "\\\\" in path[2:]:  # a Windows path escaped as in a string's repr (`C:\\app\\x.py`), past a UNC path's start
+        path = path[:2] + path[2:].replace("\\\\", "\\")
     norm = path.replace("\\", "/")
     for roots in _PACKAGE_ROOTS:
         cut = max((norm.rfind(root) + len(root) for root in roots if root in norm), default=-1)

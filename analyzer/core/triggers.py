@@ -67,6 +67,9 @@ _STARTS = (
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
+    # ... behind oslo.log's level and logger name (prefixes.OSLO), after a letter and a space as in prose
+    rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
+    + rb"[ \t]*[:\r\n]",
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
@@ -75,6 +78,7 @@ _STARTS = (
     rb"[a-z0-9_]\.[A-Z]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon after a
     # name of any length would cost Hyperscan more than all the other patterns)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
+    rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
