@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -25,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import generate  # noqa: E402
-from benchmarks.measure_scan import ANALYZER, best, run_process  # noqa: E402
+from benchmarks.measure_scan import ANALYZER, best, compile_as_installed, run_process  # noqa: E402
 
 DISTINCT = 8  # different logs the fleet is made of
 COLD_SHARE, WARM_SECONDS = 3.0, 1.0
@@ -48,8 +47,7 @@ def ensure_fleet(runs: int, size: int) -> Path:
 
 
 def measure(root: Path, repeat: int) -> dict:
-    # As an installed copy runs: its modules compiled once (this environment may not write bytecode).
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(HERE.parent / "analyzer")], check=True)
+    compile_as_installed()
     grep = best(repeat, lambda: run_process(["grep", "-l", "-r", "Traceback", str(root)]))
     # grep -l stops at a file's first match; -c reads every byte, as a report must
     grep_all = best(repeat, lambda: run_process(["grep", "-c", "-r", "Traceback", str(root)]))

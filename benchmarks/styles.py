@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import generate  # noqa: E402
-from benchmarks.measure_scan import ANALYZER, best, check_truth, run_process, warm  # noqa: E402
+from benchmarks.measure_scan import ANALYZER, best, check_truth, compile_as_installed, run_process, warm  # noqa: E402
 
 MB, MIB = 1e6, 1 << 20
 RSS_LIMIT = 200 * MIB
@@ -79,6 +79,7 @@ def scan(path: Path, stdin: bool, repeat: int) -> tuple[float, float, int, list[
 
 def measure(size: str, repeat: int, styles: tuple[str, ...] = ()) -> list[dict]:
     rows = []
+    compile_as_installed()
     for shape in SHAPES:
         if styles and shape.style not in styles:
             continue
