@@ -380,6 +380,15 @@ def cleo_report(exc: BaseException, utf8: bool = True) -> list[str]:
             *snippet]
 
 
+def scons_error(exc: BaseException) -> list[str]:
+    """SCons's report of an exception a build script raised (PlatformIO's builds): the exception line with a
+    colon after its message, then each frame oldest first as `  File "path", line N:` with its source line
+    under it."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [f"{type(exc).__name__}: {exc}:",
+            *(line for f in frames for line in (f'  File "{f.filename}", line {f.lineno}:', f"    {(f.line or '').strip()}"))]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

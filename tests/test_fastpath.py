@@ -443,6 +443,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "ERROR: gcloud crashed (ValueError): invalid width 0 (must be > 0)"],
         [*pasted[:-2], "<class '{}'>: {}".format(*pasted[-2].split(": ", 1)), pasted[-1]],
         ["` ChefBuildError", "", "  Backend is not available.", "", "  at /x/chef.py:147 in _prepare", "    \u2192 147\u2502 raise e`"],
+        [*forms.scons_error(capture(_chained)), "I am getting this error: TypeError: 'JavaPackage' object is not callable..",
+         "pygame.error: Couldn't open res/bg.png", "pkg/reader.pyc in next(self)", "--> 590         return self.__next__()"],
     ))
 
 

@@ -701,19 +701,22 @@ def test_a_notebook_copy_of_a_library_frame(base, frame):
 @pytest.mark.parametrize("linked", [False, True])
 def test_an_ipython7_copy_begun_at_a_frame(linked):
     """Old Colab's IPython 7: the copy begins at a cell's or a library file's frame, the header left out
-    (and IPython 8's library frame that lost its word `File` alike)."""
+    (and IPython 8's library frame that lost its word `File` alike); a frame of a package's file named from its
+    folder (`loader/shards.pyc in check(n)`) too."""
     library = [*forms.IPYTHON7_FROM_DEFINITION[2:-1], "/usr/local/lib/python3.7/dist-packages/loader/shards.py in check(n)",
                "     40     if n != 8:", "---> 41         raise ValueError(f'{n} shards, expected 8')", "",
                "ValueError: 6 shards, expected 8"]
     lost_file = [line.removeprefix("File ") for line in forms.ipython_library_frame()[-5:]]  # (IPython 8's, lost `File`)
-    for lines in (forms.IPYTHON7_FROM_DEFINITION[6:], library[9:], lost_file):
+    package = [line.replace("/usr/local/lib/python3.7/dist-packages/", "") for line in library[9:]]  # (a package's .pyc)
+    package[0] = package[0].replace(".py ", ".pyc ")
+    for lines in (forms.IPYTHON7_FROM_DEFINITION[6:], library[9:], lost_file, package):
         assert lines[0].endswith((" in load(shards)", " in check(n)"))
         event = only(["Mounting the drive", *(forms.notebook_linked(lines) if linked else lines)])
         assert (event.root.exception_type, event.root.message, event.truncated) == ("ValueError", "6 shards, expected 8",
                                                                                      True)
         assert event.root.raise_site.lineno in (3, 41) and len(event.root.frames) == 1, lines
         assert assert_same("\n".join(["Mounting the drive", *lines]).encode())
-    assert events(["see utils.py in my project", "/x/notes.py in the repo"]) == []
+    assert events(["see utils.py in my project", "/x/notes.py in the repo", "src/app.py in the repo"]) == []
     assert events(["/app/sqlalchemy/pool/impl.py in AsyncAdaptedQueuePool._do_get", "at line 168"]) == []  # (Sentry's)
 
 

@@ -136,3 +136,32 @@ def test_errors_command_line_tools_name_in_their_own_words():
         ("ModuleNotFoundError", str(missing), 1), ("ValueError", str(bad), 3)]
     # (not at a lower level, nor without one)
     assert assert_same(f"INFO: the error was: ValueError: {bad}\ngcloud crashed (ValueError): {bad}\n".encode()) == []
+
+
+def _build_script():
+    config = None
+    return config.sections()  # (as a PlatformIO build script reads a board's settings it did not get)
+
+
+def test_an_error_scons_reports_for_a_build_script():
+    """PlatformIO's builds run on SCons, which reports an error in a build script with its exception line
+    first, then the frames oldest first; the source lines under them."""
+    exc = capture(_build_script)
+    lines = ["Processing esp32dev (platform: espressif32)", *forms.scons_error(exc), "[FAILED] Took 1.21 seconds"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [(path, line, code) for path, line, _, code in actual.frames] == [  # (SCons names no function)
+        (path, line, code) for path, line, _, code in expected.frames]
+    assert (event.kind, event.span.line_start, event.span.line_end) == (EventKind.TRACEBACK, 2, len(lines) - 1)
+
+
+def test_errors_users_name_in_their_words_and_modules_whose_class_is_error():
+    """`I am getting this error: TypeError: ...` in a sentence; pygame's and lgpio's class named `error`."""
+    bad = capture(lambda: len(5))  # type: ignore[arg-type]
+    events = assert_same(f"I am getting this error: {type(bad).__name__}: {bad}.. Any ideas?\n"
+                         "pygame.error: Couldn't open res/bg.png\nlgpio.error: 'GPIO busy'\n".encode())
+    assert [(e.root.exception_type, e.root.message) for e in events] == [
+        ("TypeError", f"{bad}.. Any ideas?"), ("pygame.error", "Couldn't open res/bg.png"), ("lgpio.error", "'GPIO busy'")]
+    assert assert_same(b"INFO: retrying after error: TypeError: x\nthe game.error: not a class\n") == []

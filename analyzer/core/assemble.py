@@ -32,6 +32,7 @@ from analyzer.core import (
     newest_first,
     pytest_report,
     richtb,
+    scons,
     streamlit,
     vscode,
 )
@@ -56,7 +57,7 @@ __all__ = ["TracebackAssembler"]
 
 _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
              State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
-             State.AIRFLOW)
+             State.AIRFLOW, State.SCONS)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
@@ -778,6 +779,9 @@ class TracebackAssembler:
             if len(block.texts) == 1 and airflow.frame(text):
                 block.state, block.kind = State.AIRFLOW, EventKind.TRACEBACK
                 return Step.TAKE
+            if len(block.texts) == 1 and scons.opens(block.texts[0], text):
+                block.state, block.kind = State.SCONS, EventKind.TRACEBACK
+                return Step.TAKE
             if g.REVERSED_FRAME.match(text):
                 block.state, block.kind = State.REVERSED, EventKind.TRACEBACK
                 return Step.TAKE
@@ -850,6 +854,8 @@ class TracebackAssembler:
                 return Step.CLOSE
             block.held = 0 if stripped else 1
             return Step.TAKE
+        if state is State.SCONS:
+            return Step.TAKE if scons.goes_on(block.texts, text) else Step.CLOSE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
                 return Step.CLOSE
@@ -1019,7 +1025,7 @@ class TracebackAssembler:
 # States whose lines are another program's layout of a traceback -> that layout rewritten in CPython's
 _TO_STANDARD: dict[State, Callable[[list[str]], list[str]]] = {
     State.REVERSED: newest_first.to_standard, State.VSCODE: vscode.to_standard, State.STREAMLIT: streamlit.to_standard,
-    State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard,
+    State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard, State.SCONS: scons.to_standard,
 }
 
 

@@ -248,9 +248,9 @@ def remote_task(text: str) -> bool:
 # class of a module named in lower case as an extension's may be (`nixl._bindings.nixlNotFoundError`).
 EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
 EXCEPTION_NAME = rf"_*[A-Z]\w*{EXCEPTION_SUFFIX}"  # (a private class too: grpc's `_InactiveRpcError`)
-# Modules whose exception class is named `error` (OpenCV's `cv2.error`, the C modules of the standard library):
+# Modules whose exception class is named `error` (OpenCV's `cv2.error`, pygame's, lgpio's, the C modules of the standard library):
 # a module's `error` is any other module's word.
-_ERROR_MODULES = r"(?:cv2|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop)"
+_ERROR_MODULES = r"(?:cv2|pygame|lgpio|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop|mmap)"
 # A module of exceptions, maybe of one kind (`aiohttp.http_exceptions`, `telegram.error`, `torch._dynamo.exc`).
 ERRORS_MODULE = r"(?:[a-z]\w*_)?(?:exc|exceptions|errors?)"
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
@@ -432,12 +432,14 @@ _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuat
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
 INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
-# `!`), words that name it (`with the error message: `, `The error was: ` as Ansible reports a task's, `the
-# following error "`; a few words ending in `error: ` are _LABEL's), a verb that says it (`got `), or the word
-# Exception alone before it; the first exception-like type after it.
+# `!`), words that name it (`I am getting this error: `, `with the error message: `, `The error was: ` as Ansible
+# reports a task's, `the following error "`; at a line's start, a few words ending in `error: ` are _LABEL's, and
+# more words before `error: ` alone say nothing), a verb that says it (`got `), or the word Exception alone before
+# it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):|\b{INTRODUCING_VERBS}|^Exception) "
+_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
+                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}|^Exception) "
                             r"|\b(?i:error|exception):? [\"'])\Z")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")

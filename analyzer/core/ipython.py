@@ -47,8 +47,8 @@ _OPENING_FRAME = regex.compile(
 # is only on the current line's marker.
 _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
                            r"(?:\(.*\))?\s*$")
-_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)"
-                                   r"(?:\(.*\))?\s*$")  # (an absolute path, on Windows too)
+_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)"
+                                   r"(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
 _LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
@@ -106,10 +106,11 @@ def _exception_first(lines: list[str]) -> bool:
 
 def starts_cut(text: str) -> bool:
     """An IPython frame line such as a copy begins with, above its first frame or after its exception
-    line (Databricks prints that first); IPython 7's too, where it names a cell or an absolute path."""
+    line (Databricks prints that first); IPython 7's too, where it names a cell, an absolute path or one under a
+    package's folder."""
     if "](" in text:
         text = unlinked(text)
-    if (text[:1] in ("/", "~", "<") or text[1:3] == ":\\") and " in " in text and _OLD_OPENING_FRAME.match(text) is not None:
+    if " in " in text and (".py" in text or text[:1] == "<") and _OLD_OPENING_FRAME.match(text) is not None:
         return True
     return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
 
