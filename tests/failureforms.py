@@ -389,6 +389,15 @@ def scons_error(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'  File "{f.filename}", line {f.lineno}:', f"    {(f.line or '').strip()}"))]
 
 
+def snakemake_error(exc: BaseException, snakefile: str, lineno: int, new: bool = False, wrapper: str = "RuleException") -> list[str]:
+    """Snakemake's report of an error in a rule (its `format_error`): the wrapper's class alone, the error's class
+    and its place in the workflow (`in line N of FILE:`; since Snakemake 8 `in file FILE, line N:`), its message's
+    lines, then the frames oldest first without source lines."""
+    place = f"in file {snakefile}, line {lineno}" if new else f"in line {lineno} of {snakefile}"
+    frames = [f'  File "{f.filename}", line {f.lineno}, in {f.name}' for f in traceback.extract_tb(exc.__traceback__)]
+    return [f"{wrapper}:", f"{type(exc).__name__} {place}:", *str(exc).split("\n"), *frames]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

@@ -445,6 +445,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["` ChefBuildError", "", "  Backend is not available.", "", "  at /x/chef.py:147 in _prepare", "    \u2192 147\u2502 raise e`"],
         [*forms.scons_error(capture(_chained)), "I am getting this error: TypeError: 'JavaPackage' object is not callable..",
          "pygame.error: Couldn't open res/bg.png", "pkg/reader.pyc in next(self)", "--> 590         return self.__next__()"],
+        [*forms.snakemake_error(capture(_chained), "/w/x.smk", 12), *forms.snakemake_error(capture(_chained), "/w/x.smk", 12, new=True),
+         "MissingRuleException:", "No rule to produce reads"],
     ))
 
 

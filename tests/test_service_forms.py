@@ -6,6 +6,7 @@ error tracker's title (the class alone, the message below it)."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import traceback
 
 import pytest
@@ -165,3 +166,38 @@ def test_errors_users_name_in_their_words_and_modules_whose_class_is_error():
     assert [(e.root.exception_type, e.root.message) for e in events] == [
         ("TypeError", f"{bad}.. Any ideas?"), ("pygame.error", "Couldn't open res/bg.png"), ("lgpio.error", "'GPIO busy'")]
     assert assert_same(b"INFO: retrying after error: TypeError: x\nthe game.error: not a class\n") == []
+
+
+def _rule_shell():
+    subprocess.run(["false"], check=True)  # (a rule's shell command that failed)
+
+
+@pytest.mark.parametrize("new", [False, True], ids=("snakemake 7", "snakemake 8"))
+def test_an_error_snakemake_reports_for_a_rule(new):
+    """Snakemake's report: its wrapper's class alone, the error's class and its place in the workflow, the
+    message under it, the frames without source lines: the error is the wrapped one, its frames read."""
+    exc = capture(_rule_shell)
+    lines = ["Error in rule create_workload:", "    jobid: 3", "",
+             *forms.snakemake_error(exc, "/w/rules/queries.smk", 165, new), "Shutting down, this might take some time.",
+             "Exiting because a job execution failed. Look above for error message"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == ("CalledProcessError", str(exc))
+    assert [frame[:3] for frame in actual_chain(event.chain)[0].frames] == [frame[:3] for frame in expected.frames]
+    assert (event.span.line_start, event.span.line_end) == (4, len(lines) - 2)
+
+
+def test_snakemakes_own_errors_and_an_input_functions_error():
+    """Snakemake's own error names its message under its class; an input function's error is the message of
+    the class Snakemake wraps it in (the error is that one)."""
+    missing = ["MissingRuleException:", "No rule to produce reads (if you use input functions make sure that they don't "
+               "raise unexpected exceptions)."]
+    key = capture(lambda: {}["sample1"])
+    wrapped = ["InputFunctionException in line 5 of /rules/map.smk:", traceback.format_exception_only(key)[0].rstrip("\n"),
+               "Wildcards:", "sample=sample1"]
+    events = assert_same("\n".join(["Building DAG of jobs...", *missing, "", *wrapped, ""]).encode())
+    assert [(e.root.exception_type, e.root.message.split("\n")[0]) for e in events] == [
+        ("MissingRuleException", missing[1]), ("KeyError", "'sample1'")]
+    # (its class's message indented below it, as any bare exception line's; a class and words that name no place)
+    events = assert_same(b"RuleException:\n  indented words\n\nValueError in the code: not a place\n")
+    assert [(e.root.exception_type, e.root.message) for e in events] == [("RuleException", "indented words")]

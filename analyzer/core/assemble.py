@@ -33,6 +33,7 @@ from analyzer.core import (
     pytest_report,
     richtb,
     scons,
+    snakemake,
     streamlit,
     vscode,
 )
@@ -57,7 +58,7 @@ __all__ = ["TracebackAssembler"]
 
 _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
              State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
-             State.AIRFLOW, State.SCONS)
+             State.AIRFLOW, State.SCONS, State.SNAKEMAKE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
@@ -618,6 +619,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=failed[1]), failed[0])]
         elif g.ARGPARSE_USAGE.match(text):
             self._opened(line, State.USAGE, EventKind.ARGPARSE)
+        elif snakemake.opens(text):
+            self._opened(line, State.SNAKEMAKE, EventKind.TRACEBACK)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
@@ -856,6 +859,8 @@ class TracebackAssembler:
             return Step.TAKE
         if state is State.SCONS:
             return Step.TAKE if scons.goes_on(block.texts, text) else Step.CLOSE
+        if state is State.SNAKEMAKE:
+            return Step.TAKE if snakemake.goes_on(block.texts, text) else Step.CLOSE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
                 return Step.CLOSE
@@ -1026,6 +1031,7 @@ class TracebackAssembler:
 _TO_STANDARD: dict[State, Callable[[list[str]], list[str]]] = {
     State.REVERSED: newest_first.to_standard, State.VSCODE: vscode.to_standard, State.STREAMLIT: streamlit.to_standard,
     State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard, State.SCONS: scons.to_standard,
+    State.SNAKEMAKE: snakemake.to_standard,
 }
 
 

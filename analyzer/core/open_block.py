@@ -45,6 +45,7 @@ class State(enum.Enum):
     PYTEST_STACK = "pytest_stack"  # frames in pytest's short style: a report if its `E` lines follow
     AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
     SCONS = "scons"  # an exception line, then frames as SCons prints them (core/scons.py)
+    SNAKEMAKE = "snakemake"  # an error as Snakemake reports it: its place in the workflow, message, frames (core/snakemake.py)
     DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
 
 

@@ -71,6 +71,7 @@ _STARTS = (
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
     + rb"[ \t]*[:\r\n]",
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
+    rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
