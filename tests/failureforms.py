@@ -398,6 +398,17 @@ def snakemake_error(exc: BaseException, snakefile: str, lineno: int, new: bool =
     return [f"{wrapper}:", f"{type(exc).__name__} {place}:", *str(exc).split("\n"), *frames]
 
 
+def renpy_report(exc: BaseException, game_frames: int) -> list[str]:
+    """Ren'Py's report of an uncaught exception (traceback.txt): the game's own frames first, under `While running
+    game code:`, then the whole stack under `Full traceback:`, the exception line after each."""
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    lines = lambda chosen: [line for frame in chosen for line in frame.rstrip("\n").split("\n")]  # noqa: E731
+    return ["I'm sorry, but an uncaught exception occurred.", "", "While running game code:", *lines(frames[:game_frames]),
+            said, "", "-- Full Traceback " + "-" * 60, "", "Full traceback:", *lines(frames), said, "",
+            "Windows-10-10.0.19045 AMD64", "Ren'Py 8.3.4.24120703"]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

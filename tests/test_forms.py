@@ -1368,3 +1368,24 @@ def test_an_error_named_above_its_chain_with_its_message_spaced_otherwise_is_its
              *text_of(exc).splitlines(), "", "Python version: 3.7.0"]
     found = {i.info.exception_type: (i.role, i.is_run_root) for i in incidents(lines)}
     assert found == {"SystemError": ("consequence", False), "OSError": ("root", True)}
+
+
+def _check_infinite_loop():
+    raise Exception("Possible infinite loop.")
+
+
+def _run_screen():
+    _check_infinite_loop()
+
+
+def test_an_error_told_with_its_games_frames_then_its_whole_stack_is_the_whole_one():
+    """Ren'Py reports the frames of the game's own code first, then the full traceback: the same error, whose
+    raise site is the full one's."""
+    exc = capture(_run_screen)
+    lines = forms.renpy_report(exc, game_frames=2)
+    (root,) = [i for i in incidents(lines) if i.is_run_root]
+    assert root.info.frames[-1].function == "_check_infinite_loop" and len(root.info.frames) == 3
+    # (the same error far below is another time it failed: the first stays the root)
+    cut = lines.index("", lines.index("While running game code:"))
+    apart = [*lines[:cut], *(f"INFO 12-04 10:00:0{k} [game.py:1] step {k}" for k in range(9)), *lines[cut:]]
+    assert [i.info.frames[-1].function for i in incidents(apart) if i.is_run_root] == ["_run_screen"]

@@ -310,7 +310,9 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     with its frames later in the run: the error of its diagnosed link, or of a link its chain wraps it in
     (vLLM logs `IndexError('Error in model execution: ...')`, then the chain whose last link that is).
     Where the first was raised again where it was received (`raise result`: vLLM's engine re-raising a
-    worker's exception), the same error printed where it was raised first."""
+    worker's exception), the same error printed where it was raised first; where the same error follows it at
+    once with more of its stack below the frames it showed (Ren'Py's report: the game's frames, then the full
+    traceback), that one."""
     if not first.info.exception_type:
         return first
     said = (first.info.exception_type, _first_line(first))
@@ -324,7 +326,9 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
-    return first
+    # (or the same error told again right below it with its whole stack: Ren'Py's game frames, then `Full traceback:`)
+    return next((i for i in roots if i is not first and _just_below(first, i) and (i.info.exception_type, _first_line(i)) == said
+                 and _deeper(i.info.frames, first.info.frames)), first)
 
 
 _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback told below it
@@ -333,6 +337,13 @@ _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback 
 def _just_below(above: Incident, below: Incident) -> bool:
     a, b = above.event.span, below.event.span
     return a.file == b.file and 0 < b.line_start - a.line_end <= _BELOW_AT_MOST
+
+
+def _deeper(frames: tuple[Frame, ...], shown: tuple[Frame, ...]) -> bool:
+    """Whether `frames` hold the frames `shown`, in order, and more below the last of them."""
+    places = iter((frame.path, frame.lineno) for frame in frames)
+    return (len(frames) > len(shown) and all((frame.path, frame.lineno) in places for frame in shown)
+            and (frames[-1].path, frames[-1].lineno) != (shown[-1].path, shown[-1].lineno))
 
 
 def _raised_again(incident: Incident) -> bool:
