@@ -1075,3 +1075,27 @@ def test_windows_paths_escaped_as_in_a_repr():
     (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
     assert {frame.relpath for link in event.chain for frame in link.frames if "realtb" not in frame.path} == {"app/weights.py"}
     assert event.root.raise_site is not None and event.root.raise_site.place.startswith("app/weights.py:")
+
+
+def test_a_traceback_logged_as_the_list_of_its_lines():
+    """`logger.error(traceback.format_exception(...))` logs the list's repr on one line (SpiderFoot's scan log):
+    its strings are the traceback's lines, the quotes of each as repr chose them."""
+    exc = capture(_load_weights)
+    listed = traceback.format_exception(exc)
+    assert any(line.startswith('"') for line in map(repr, listed))  # (a line with a quote: repr's double quotes)
+    line = f"2024-11-21 11:49:46 | SpiderFoot | ERROR | Unhandled exception encountered during scan: {listed!r}"
+    (event,) = _tracebacks([AROUND[0], line, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    (cut,) = _tracebacks([AROUND[0], f"cut: {listed[:2]!r}"[:-8], AROUND[1]])  # (the line cut inside the list)
+    assert cut.truncated and not cut.root.exception_type
+
+
+def test_a_paste_in_a_span_of_two_backticks():
+    """Markdown's span of two backticks, opened glued to the paste's first line (a frame) and closed alone."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = max(k for k, line in enumerate(lines) if line.startswith('  File "'))
+    (event,) = _tracebacks([AROUND[0], f"``{lines[inner].lstrip()}", *lines[inner + 1:], "``", AROUND[1]])
+    (expected,) = expected_chain(exc)[-1:]
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])

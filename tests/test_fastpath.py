@@ -447,6 +447,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "pygame.error: Couldn't open res/bg.png", "pkg/reader.pyc in next(self)", "--> 590         return self.__next__()"],
         [*forms.snakemake_error(capture(_chained), "/w/x.smk", 12), *forms.snakemake_error(capture(_chained), "/w/x.smk", 12, new=True),
          "MissingRuleException:", "No rule to produce reads"],
+        ["x | ERROR | bug: " + repr([f"{line}\n" for line in pasted]), f"``{pasted[1].lstrip()}", *pasted[2:], "``"],
     ))
 
 

@@ -32,7 +32,8 @@ _EXCEPTION_START = regex.compile(
 
 
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
-_ESCAPED_FRAME = regex.compile(r'(?:^|\\n)\s*File \\?"')  # (the first may begin the text: a copy begun there)
+# (the first may begin the text: a copy begun there; in a list's repr, each begins a string of its own)
+_ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
 _ESCAPE = regex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
@@ -50,12 +51,36 @@ def unescaped(text: str) -> list[str] | None:
     if frames < 2 and not (frames and header >= 0):
         return None
     quote = text[header - 1] if header > 0 and text[header - 1] in "'\"" else None
+    if quote and text[header - 2:header - 1] == "[" and (listed := _listed(text, header - 2)) is not None:
+        text = f"{text[:header - 2]}{quote}{listed[0]}{quote}{text[listed[1]:]}"  # (its strings, one after another)
     end = _STRING_BODY[quote].match(text, header).end() if quote else len(text)
     last = text.rfind(ESCAPED) + len(ESCAPED)
     if quote is None and text[last:last + 1] in ("'", '"'):
         end = last  # (its last line break: then the string's end)
     lines = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text[:end]).split("\n")
     return [*lines, text[end:]] if text[end:].strip() else lines
+
+
+def _listed(text: str, start: int) -> tuple[str, int] | None:
+    """The strings of the list whose repr begins at `start`, joined as the body of a string in the quotes of its
+    first (each escaped for them), and where the list ends: the lines of a traceback logged as the list
+    `traceback.format_exception` gives (`['Traceback (most recent call last):\\n', '  File ...']`, SpiderFoot's
+    log); None where the text is no such list (or the line cut it)."""
+    pos, pieces = start + 1, []
+    while text[pos:pos + 1] in ("'", '"'):
+        quote = text[pos]
+        close = _STRING_BODY[quote].match(text, pos + 1).end()
+        if text[close:close + 1] != quote:
+            return None
+        piece = text[pos + 1:close]
+        pieces.append(piece if quote == text[start + 1] else piece.replace(text[start + 1], "\\" + text[start + 1]))
+        pos = close + 1
+        if text[pos:pos + 1] == "]":
+            return "".join(pieces), pos + 1
+        if not text.startswith(", ", pos):
+            return None
+        pos += 2
+    return None
 
 
 CUT_MARK = "line "  # ... or cut inside its first frame line, after its path: from the next frame on

@@ -493,11 +493,16 @@ def _unfenced(text: str) -> str:
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
     prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``), or a span
-    that is the whole line."""
+    that is the whole line; the same for a span of two backticks (```` ``File "x.py", ... ````)."""
     if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
         text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
     if text.endswith("```") and text.rstrip("`").strip():
         text = text.rstrip("`")
+    if text.count("``") == 1 and "```" not in text:  # (a span opened or closed with two backticks: ``File "...")
+        if text.startswith("``") and text[2:3].strip():
+            return text[2:]
+        if text.endswith("``") and text[-3:-2].strip():
+            return text[:-2]
     if text.count("`") % 2:
         if text.startswith("`") and (text[1:2].strip() or (opened := text[1:].lstrip(" "))[:1] in ("[", "(")
                                      or g.BARE_EXCEPTION_LINE.match(opened)):
