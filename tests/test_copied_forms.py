@@ -14,6 +14,7 @@ import sys
 import traceback
 
 import pytest
+import regex
 
 from analyzer.core.records import EventKind, Link
 from tests import failureforms as forms
@@ -1099,3 +1100,14 @@ def test_a_paste_in_a_span_of_two_backticks():
     (expected,) = expected_chain(exc)[-1:]
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])
+
+
+def test_a_frames_line_in_markdown_bold():
+    """A user bolded the line of the frames that matter (`File "x.py", **line 476**, in start`), the comma inside
+    the bold or after it."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    bolded = [regex.sub(r", line (\d+),", rf", **line \1{',**' if k % 2 else '**,'}", line) for k, line in enumerate(lines)]
+    assert sum("**line " in line for line in bolded) >= 2
+    (event,) = _tracebacks([AROUND[0], *bolded, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)

@@ -448,6 +448,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         [*forms.snakemake_error(capture(_chained), "/w/x.smk", 12), *forms.snakemake_error(capture(_chained), "/w/x.smk", 12, new=True),
          "MissingRuleException:", "No rule to produce reads"],
         ["x | ERROR | bug: " + repr([f"{line}\n" for line in pasted]), f"``{pasted[1].lstrip()}", *pasted[2:], "``"],
+        [line.replace(", line ", ", **line ").replace(", in ", "**, in ") for line in pasted],
     ))
 
 

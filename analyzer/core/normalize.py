@@ -128,7 +128,7 @@ class LineNormalizer:
             text = _unemphasised(text)
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
-        if ", line " in text and "File " in text:
+        if (", line " in text or ", **line " in text) and "File " in text:
             text = _framed(text)
         if text[:1] == ">" and text[1:2].isalpha() and g.BARE_EXCEPTION_LINE.match(text[1:]):
             text = text[1:]  # a markdown quote's `>` glued to an exception line
@@ -532,13 +532,17 @@ _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[
 
 def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
-    /x/y.py, line 3, in f`), or markdown emphasis glued to its start (`_File "x.py", line 3, in f`)."""
+    /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
+    line (`File "x.py", **line 3**, in f`: a user's mark)."""
+    if ", **line " in text:
+        text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
     if 'File "' in text:
         return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
+_BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
 _UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')
