@@ -67,9 +67,9 @@ _STARTS = (
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
-    # ... behind oslo.log's level and logger name (prefixes.OSLO), after a letter and a space as in prose
-    rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
-    + rb"[ \t]*[:\r\n]",
+    # ... and these three behind oslo.log's level and logger name (prefixes.OSLO): after a letter and a blank as in prose
+    rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
+    + rb"[ \t]*[:\r\n]|[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]|usage: )",
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
