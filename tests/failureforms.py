@@ -409,6 +409,15 @@ def renpy_report(exc: BaseException, game_frames: int) -> list[str]:
             "Windows-10-10.0.19045 AMD64", "Ren'Py 8.3.4.24120703"]
 
 
+def sentry_raw(exc: BaseException, shown: int) -> list[str]:
+    """Sentry's raw stack of an event as its page copies it: the exception line (and its message's lines), how many
+    frames it leaves out and `...`, then the innermost `shown` frames in Python's order, each with its source line."""
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    said = traceback.format_exception_only(exc)[0].rstrip("\n").split("\n")
+    return [*said, f"({len(frames) - shown} additional frame(s) were not displayed)", "...",
+            *(line for frame in frames[-shown:] for line in frame.rstrip("\n").split("\n"))]
+
+
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:
     """One of Ray's own errors over the remote error that caused it (RuntimeEnvSetupError, as `ray.get`
     raises it): the wrapper's exception line, the remote task named on the line after it, the remote

@@ -449,6 +449,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "MissingRuleException:", "No rule to produce reads"],
         ["x | ERROR | bug: " + repr([f"{line}\n" for line in pasted]), f"``{pasted[1].lstrip()}", *pasted[2:], "``"],
         [line.replace(", line ", ", **line ").replace(", in ", "**, in ") for line in pasted],
+        forms.sentry_raw(capture(_chained), shown=1),
     ))
 
 

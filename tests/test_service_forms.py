@@ -201,3 +201,25 @@ def test_snakemakes_own_errors_and_an_input_functions_error():
     # (its class's message indented below it, as any bare exception line's; a class and words that name no place)
     events = assert_same(b"RuleException:\n  indented words\n\nValueError in the code: not a place\n")
     assert [(e.root.exception_type, e.root.message) for e in events] == [("RuleException", "indented words")]
+
+
+def _insert_one(collection: dict):
+    return _check_write_response({"writeErrors": [{"errmsg": "E11000 duplicate key error collection: history"}]}, collection)
+
+
+def _check_write_response(result: dict, collection: dict):
+    raise KeyError(result["writeErrors"][0]["errmsg"]) if "history" in collection else None
+
+
+def test_sentrys_raw_stack_with_frames_left_out():
+    """Sentry's raw stack: the exception line first, how many frames it left out, then the innermost frames in
+    Python's order: the last one listed is where the error was raised."""
+    exc = capture(lambda: _insert_one({"history": []}))
+    lines = forms.sentry_raw(exc, shown=2)
+    assert lines[1] == "(2 additional frame(s) were not displayed)"  # (capture and the lambda)
+    (event,) = assert_same("\n".join([*lines, "", "Error handling request"]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message,
+                                                                      expected.frames[-2:])
+    assert event.truncated  # (frames left out)

@@ -748,6 +748,9 @@ class TracebackAssembler:
             block.truncated = True
             return Step.CLOSE
         if state is State.BARE:
+            if len(block.texts) <= newest_first.LINES_BEFORE_HIDDEN and newest_first.hidden(text):
+                block.state, block.kind = State.REVERSED, EventKind.TRACEBACK  # Sentry's raw stack: frames follow
+                return Step.TAKE
             if len(block.texts) == 1 and ob.message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
                 block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
@@ -812,7 +815,7 @@ class TracebackAssembler:
         if state is State.CLEO_PLACE:
             return Step.TAKE if cleo.source(text) else Step.CLOSE
         if state is State.REVERSED:
-            if g.REVERSED_FRAME.match(text):
+            if g.REVERSED_FRAME.match(text) or (stripped == "..." and newest_first.hidden(block.texts[-1])):
                 return Step.TAKE
             if g.HEADER.match(text):
                 return Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
@@ -974,10 +977,10 @@ class TracebackAssembler:
             return held
         while block.state in (State.NATIVE, State.PYTEST) and not block.texts[-1].strip():
             cut(block, len(block.texts) - 1)
-        if block.state is State.REVERSED and newest_first.moved_up(block.texts):
-            block.truncated = True  # (its header is not there: the copy may have cut frames above them)
+        if block.state is State.REVERSED and (newest_first.moved_up(block.texts) or newest_first.sentry_raw(block.texts)):
+            block.truncated = True  # (its header is not there: the copy may have cut frames above them; Sentry hid some)
         while (block.state is State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
-               and not newest_first.sources_below(block.texts)):
+               and not newest_first.sources_below(block.texts) and not newest_first.sentry_raw(block.texts)):
             cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (State.AFTER_BLANK, State.FRAMES, State.DAGSTER, State.AIRFLOW) and block.held:
             cut(block, len(block.texts) - block.held)

@@ -1,19 +1,39 @@
 """A traceback whose exception line comes first: a newest-first export (each frame's source line above it,
-the header last), Sentry's frames newest first (each source line under its frame), or a copy trimmed by
-hand that moved the exception line above frames in Python's order; rewritten in CPython's order so that
-`blocks.parse_chain` reads it like any other."""
+the header last), Sentry's frames newest first (each source line under its frame), Sentry's raw stack (the
+exception line and its message, `(31 additional frame(s) were not displayed)`, `...`, then the frames in
+Python's order), or a copy trimmed by hand that moved the exception line above frames in Python's order;
+rewritten in CPython's order so that `blocks.parse_chain` reads it like any other."""
 
 from __future__ import annotations
 
+import regex
+
 from analyzer.core import grammar as g
 
-__all__ = ["moved_up", "sources_below", "to_standard"]
+__all__ = ["LINES_BEFORE_HIDDEN", "hidden", "moved_up", "sentry_raw", "sources_below", "to_standard"]
+
+_HIDDEN = regex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$")
+LINES_BEFORE_HIDDEN = 3  # above Sentry's mark at most: the exception line, a line of its message, a blank
+
+
+def hidden(text: str) -> bool:
+    """Whether `text` is Sentry's mark of the frames its raw stack leaves out."""
+    return text[:1] == "(" and _HIDDEN.match(text) is not None
+
+
+def sentry_raw(texts: list[str]) -> bool:
+    return any(hidden(text) for text in texts[1:1 + LINES_BEFORE_HIDDEN])
 
 
 def to_standard(texts: list[str]) -> list[str]:
     """A traceback whose exception line came first, in the order Python prints it: moved down from above
-    frames in Python's order; or with its frames turned round, each group of a frame and the lines under
-    it (Sentry's newest-first frames) or each line (a newest-first export's)."""
+    frames in Python's order (with the lines of its message, where Sentry's mark follows them); or with its
+    frames turned round, each group of a frame and the lines under it (Sentry's newest-first frames) or each
+    line (a newest-first export's)."""
+    if sentry_raw(texts):
+        at = next(k for k, text in enumerate(texts) if hidden(text))
+        frames = [text for text in texts[at + 1:] if text.strip() != "..."]
+        return [g.HEADER_TEXT, *frames, *(text for text in texts[:at] if text.strip())]
     if moved_up(texts):
         return [*texts[1:], texts[0]]
     if sources_below(texts):
