@@ -22,6 +22,7 @@ def hidden(text: str) -> bool:
 
 
 def sentry_raw(texts: list[str]) -> bool:
+    """Whether the lines under an exception line are Sentry's raw stack: its mark comes right below the exception's."""
     return any(hidden(text) for text in texts[1:1 + LINES_BEFORE_HIDDEN])
 
 

@@ -33,6 +33,7 @@ _OWN = regex.compile(r"^(?P<type>(?:Rule|Workflow|MissingRule|MissingInput|Missi
 
 
 def opens(text: str) -> bool:
+    """Whether `text` begins such a report: an error's class and its place, or a class of Snakemake's own alone."""
     return (" in " in text and _PLACED.match(text) is not None) or (text[-1:] in (":", " ") and _OWN.match(text) is not None)
 
 
