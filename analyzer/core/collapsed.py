@@ -66,14 +66,14 @@ def _listed(text: str, start: int) -> tuple[str, int] | None:
     first (each escaped for them), and where the list ends: the lines of a traceback logged as the list
     `traceback.format_exception` gives (`['Traceback (most recent call last):\\n', '  File ...']`, SpiderFoot's
     log); None where the text is no such list (or the line cut it)."""
-    pos, pieces = start + 1, []
+    outer, pos, pieces = text[start + 1], start + 1, []
     while text[pos:pos + 1] in ("'", '"'):
         quote = text[pos]
         close = _STRING_BODY[quote].match(text, pos + 1).end()
         if text[close:close + 1] != quote:
             return None
         piece = text[pos + 1:close]
-        pieces.append(piece if quote == text[start + 1] else piece.replace(text[start + 1], "\\" + text[start + 1]))
+        pieces.append(piece if quote == outer else piece.replace(outer, "\\" + outer))
         pos = close + 1
         if text[pos:pos + 1] == "]":
             return "".join(pieces), pos + 1

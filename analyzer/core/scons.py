@@ -17,24 +17,24 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["frame", "goes_on", "opens", "to_standard"]
+__all__ = ["goes_on", "opens", "to_standard"]
 
 _FRAME = regex.compile(r'^  File "(?P<place>[^"]*", line \d+):\s*$')
 
 
-def frame(text: str) -> bool:
+def _frame(text: str) -> bool:
     """Whether `text` is a frame line as SCons prints one."""
     return _FRAME.match(text) is not None
 
 
 def opens(exception_line: str, text: str) -> bool:
     """Whether `text`, the line after `exception_line`, begins such a report's frames."""
-    return exception_line.rstrip().endswith(":") and frame(text)
+    return exception_line.rstrip().endswith(":") and _frame(text)
 
 
 def goes_on(texts: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report `texts` began: a frame, or the source line under one."""
-    return frame(text) or (frame(texts[-1]) and text[:4] == "    " and bool(text.strip()))
+    return _frame(text) or (_frame(texts[-1]) and text[:4] == "    " and bool(text.strip()))
 
 
 def to_standard(texts: list[str]) -> list[str]:
