@@ -13,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import doctest
 import faulthandler
 import io
+import json
 import linecache
 import logging
 import os
@@ -25,6 +27,7 @@ import sys
 import tempfile
 import textwrap
 import traceback
+import unittest
 from pathlib import Path
 
 from tests.realtb import capture, text_of
@@ -285,6 +288,24 @@ def streamlit_error_box(exc: BaseException) -> list[str]:
             *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', f"    {f.line}"))]
 
 
+def reticulate_error(exc: BaseException) -> list[str]:
+    """R's reticulate reporting a Python error it called into: R's words, the exception line, a blank, `Detailed
+    traceback:`, then the frames oldest first as Python indents them."""
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    return ["Error in py_call_impl(callable, dots$args, dots$keywords) : ",
+            f"  {traceback.format_exception_only(exc)[-1].rstrip()}", "", "Detailed traceback:",
+            *(line for frame in frames for line in frame.rstrip("\n").split("\n"))]
+
+
+def py2_shutdown_thread(exc: BaseException) -> list[str]:
+    """Python 2's report of a thread's exception at interpreter shutdown: frames without source lines, the exception
+    line naming the class as `type()` prints it (`<type 'exceptions.AttributeError'>: ...`)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return ["Exception in thread Thread-1465 (most likely raised during interpreter shutdown):",
+            "Traceback (most recent call last):", *(f'  File "{f.filename}", line {f.lineno}, in {f.name}' for f in frames),
+            f"<type 'exceptions.{type(exc).__name__}'>: {exc}"]
+
+
 def py313_traceback(exc: BaseException, elide: bool = False) -> list[str]:
     """A traceback as Python 3.13+ prints it (no carets here): under each frame, the whole statement it was
     running, each of its lines as far in as the statement's first; with `elide`, a statement of more than
@@ -416,6 +437,78 @@ def sentry_raw(exc: BaseException, shown: int) -> list[str]:
     said = traceback.format_exception_only(exc)[0].rstrip("\n").split("\n")
     return [*said, f"({len(frames) - shown} additional frame(s) were not displayed)", "...",
             *(line for frame in frames[-shown:] for line in frame.rstrip("\n").split("\n"))]
+
+
+def lambda_response(exc: BaseException, legacy: bool = False, indent: int | None = 2) -> list[str]:
+    """The error AWS Lambda's Python runtime returns to the caller, as JSON: the console shows it indented, `aws lambda
+    invoke` writes it on one line. Its stack is the frames as `traceback.format_list` gives them; before Python 3.8
+    each was `[file, line, function, source]`, and the console listed the stack first."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    said = {"errorMessage": str(exc), "errorType": type(exc).__name__, "requestId": "8da27dae-7bf7-496f-a818-adb9f030f808"}
+    body = ({"stackTrace": [[f.filename, f.lineno, f.name, f.line] for f in frames], **said} if legacy
+            else {**said, "stackTrace": traceback.format_list(frames)})
+    return json.dumps(body, indent=indent).split("\n")
+
+
+def azure_failure(exc: BaseException, flat: bool = False) -> list[str]:
+    """Azure Functions' host reporting a Python function's failure (Core Tools' output): the host's wrapper, the
+    worker's `Exception: ` and exception line, `Stack: ` and the frames. The portal's monitor shows it on one line,
+    each line's indentation and break made one blank."""
+    lines = ["System.Private.CoreLib: Exception while executing function: Functions.HttpTrigger. "
+             "System.Private.CoreLib: Result: Failure", *f"Exception: {type(exc).__name__}: {exc}".split("\n"),
+             *f"Stack: {''.join(traceback.format_tb(exc.__traceback__))}".rstrip("\n").split("\n")]
+    return [" ".join(line.strip() for line in lines)] if flat else lines
+
+
+def error_reporting(exc: BaseException) -> list[str]:
+    """Google Cloud Error Reporting's stack of a Python error: the exception line, then each frame newest first as
+    `at function (path:line)`."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [traceback.format_exception_only(exc)[-1].rstrip("\n"), *(f"at {f.name} ({f.filename}:{f.lineno})" for f in reversed(frames))]
+
+
+def unittest_import_failure(module: str, missing: str) -> list[str]:
+    """unittest's report of a test module that failed to import, as its runner prints it: the loader's ImportError
+    holds the import's traceback in its message."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, f"{module}.py").write_text(f"import {missing}\n")
+        stream = io.StringIO()
+        try:
+            suite = unittest.defaultTestLoader.discover(folder, pattern=f"{module}.py", top_level_dir=folder)
+            unittest.TextTestRunner(stream=stream).run(suite)
+        finally:
+            sys.path.remove(folder)  # (discover put it there)
+            sys.modules.pop(module, None)
+        return stream.getvalue().replace(folder, "/srv/app/tests").rstrip("\n").split("\n")  # (the same each time)
+
+
+def doctest_failure(source: str) -> list[str]:
+    """doctest's report of the examples of `source` that failed, as its runner prints it (a docstring at line 7 of
+    /x/selector.py): what each was expected to print, then what it printed."""
+    test = doctest.DocTestParser().get_doctest(source, {}, "selector", "/x/selector.py", 7)
+    out = io.StringIO()
+    doctest.DocTestRunner(verbose=False).run(test, out=out.write)
+    return out.getvalue().rstrip("\n").split("\n")
+
+
+EXCEPTHOOK_SCRIPT = """
+    import sys
+
+    def report(kind, value, tb):
+        dialog = None
+        dialog.ShowModal()  # (a crash reporter whose window is gone)
+
+    def on_close():
+        raise RuntimeError("wrapped C/C++ object of type Frame has been deleted")
+
+    sys.excepthook = report
+    on_close()
+"""
+
+
+def excepthook_failure() -> list[str]:
+    """What CPython prints when `sys.excepthook` fails on an uncaught exception: the hook's error, then the original."""
+    return _run(EXCEPTHOOK_SCRIPT).stderr.rstrip("\n").split("\n")
 
 
 def ray_own_error_over_remote(remote_error: BaseException, on_driver: bool = False) -> list[str]:

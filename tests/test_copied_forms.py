@@ -1,5 +1,5 @@
 """Forms a copy gives a traceback on its way into an issue: its line breaks lost or doubled (its
-indentation lost too), typographic quotes around paths, a line number made a link, stray spaces before
+indentation lost too, or kept), a frame line's blank after its comma lost, its lines in a string escaped twice, typographic quotes around paths, a line number made a link, stray spaces before
 its header, an IPython header copied without its type, an exception line glued to the user's words in
 CJK, a frame line glued to the user's words by a colon, a traceback re-indented by hand; an exception
 line alone whose type is a class of a module of exceptions; Ray's wrappers of its own
@@ -1111,3 +1111,45 @@ def test_a_frames_line_in_markdown_bold():
     assert sum("**line " in line for line in bolded) >= 2
     (event,) = _tracebacks([AROUND[0], *bolded, AROUND[1]])
     assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_a_traceback_that_lost_its_line_breaks_but_kept_its_indents():
+    """Each break a blank, each line's indentation kept: `...last):   File "x.py", line 3, in f     g(1)   File ...`.
+    (The header's words are no prefix of the frame after them.)"""
+    exc = capture(_load_weights)
+    (event,) = _tracebacks([AROUND[0], " ".join(text_of(exc).rstrip("\n").split("\n")), AROUND[1]])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+    (event,) = _tracebacks([AROUND[0], *text_of(exc).replace("Traceback (most recent call last):\n", "Traceback (most "
+                                                               "recent call last):  ").rstrip("\n").split("\n")])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))  # (a header glued to its first frame alone)
+
+
+def test_a_frame_line_that_lost_the_blank_after_its_comma():
+    exc = capture(_load_weights)
+    lines = [line.replace(", in ", ",in ") for line in text_of(exc).rstrip("\n").split("\n")]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
+def test_a_traceback_in_a_string_escaped_twice():
+    """A JSON body holding a dict's repr that holds the traceback's lines (Zappa's error response): escaped twice."""
+    exc = capture(_load_weights)
+    body = json.dumps(str({"message": "An uncaught exception happened while servicing this request.",
+                           "traceback": traceback.format_exception(exc)}))
+    assert "\\\\n" in body
+    (event,) = _tracebacks([AROUND[0], body, AROUND[1]])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
+def test_markdown_around_a_traceback_and_its_lines():
+    """An inline code span opened before a frame's line (its indentation inside the span); three levels of quote
+    before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    (event,) = _tracebacks([f"`{lines[1]}", *lines[2:-1], f"{lines[-1]}`"])
+    assert event.root.frames[0].lineno == expected_chain(exc)[0].frames[0][1] and event.truncated
+    (event,) = assert_same(f">>> {lines[-1]}\n".encode())
+    assert (event.root.exception_type, event.kind) == (expected_chain(exc)[-1].exception_type, EventKind.BARE)
+    escaped = [line.replace('.py"', '/\\_\\_init\\_\\_.py"', 1) if line.startswith("  File") else line for line in lines]
+    (event,) = _tracebacks(escaped)
+    assert all(frame.path.endswith("/__init__.py") for frame in event.root.frames)

@@ -450,6 +450,19 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["x | ERROR | bug: " + repr([f"{line}\n" for line in pasted]), f"``{pasted[1].lstrip()}", *pasted[2:], "``"],
         [line.replace(", line ", ", **line ").replace(", in ", "**, in ") for line in pasted],
         forms.sentry_raw(capture(_chained), shown=1),
+        # and the next: errors services return or report (AWS Lambda, Azure Functions, Error Reporting), test runners'
+        # and tools' reports, a failing excepthook, copies that kept their indents or lost a blank
+        forms.lambda_response(capture(_chained)), forms.lambda_response(capture(_chained), legacy=True, indent=None),
+        ['{"errorMessage": "Handler \'foo\' missing", "errorType": "Runtime.HandlerNotFound", "stackTrace": []}',
+         "[ERROR] Runtime.HandlerNotFound: Handler 'foo' missing on module 'lambda_function'"],
+        forms.azure_failure(capture(_chained)), forms.azure_failure(capture(_chained), flat=True),
+        forms.error_reporting(capture(_chained)), ["Exception:", *pasted, "[FileNotFoundError]: [Errno 2] No such file: ''"],
+        forms.unittest_import_failure("test_gone", "module_gone"), forms.excepthook_failure(),
+        forms.doctest_failure(">>> [][10]\nTraceback (most recent call last):\n  ...\nKeyError: 10\n"),
+        [" ".join(pasted)], [line.replace(", in ", ",in ") for line in pasted],
+        forms.reticulate_error(capture(_chained)), forms.py2_shutdown_thread(capture(_value_error)),
+        [f"`{pasted[1]}", *pasted[2:], f">>> {pasted[-1]}", "**ValueError:** bad value 42", *forms.streamlit_error_box(capture(_chained))[1:]],
+        [line.replace('.py"', '/\\_\\_init\\_\\_.py"') for line in pasted], [*pasted[:-1], "TimeoutError: ", "", "Pattern not detected."],
     ))
 
 

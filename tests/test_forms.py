@@ -557,6 +557,27 @@ def test_a_message_paragraph_without_a_separator_after_it_is_not_kept():
     assert "You can suppress" not in event.chain[-1].message
 
 
+def _read_timeout():
+    raise TimeoutError("\n\nPattern not detected: 'show run' in output.\n\nThings you might try to fix this:\n"
+                       "1. Adjust the regex pattern.\n2. Increase the read_timeout.")
+
+
+def test_a_message_that_began_with_line_breaks_is_read_in_its_paragraphs():
+    """`raise ReadTimeout("\\n\\nPattern not detected...")`: `TimeoutError: `, a blank, then the message's paragraphs
+    (netmiko's); a log's next record after them is not the message's."""
+    exc = capture(_read_timeout)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    event = only([*lines, "", "INFO 12-01 10:00:00 [engine.py:12] engine restarted"])
+    assert (event.root.message, event.span.line_end) == (str(exc), len(lines))
+
+
+def test_python_2s_report_of_a_thread_at_interpreter_shutdown():
+    """The exception line names the class as Python 2's `type()` printed a built-in one."""
+    exc = capture(lambda: None.error)  # type: ignore[attr-defined]  # (paramiko's thread, its module torn down)
+    event = only(forms.py2_shutdown_thread(exc))
+    assert (event.root.exception_type, event.root.message, len(event.root.frames)) == ("AttributeError", str(exc), 2)
+
+
 # ----------------------------------------------------------------------------- IPython
 
 

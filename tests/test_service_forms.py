@@ -223,3 +223,82 @@ def test_sentrys_raw_stack_with_frames_left_out():
     assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message,
                                                                       expected.frames[-2:])
     assert event.truncated  # (frames left out)
+
+
+def _lambda_handler(event: dict) -> str:
+    return event["Records"][0]["s3"]["bucket"]["name"]  # (a handler given a test event without the S3 record)
+
+
+@pytest.mark.parametrize("legacy, indent", [(False, 2), (False, None), (True, 4), (True, None)],
+                         ids=("console", "invoke's file", "python 3.6 console", "python 3.6 file"))
+def test_the_error_aws_lambda_returns(legacy, indent):
+    """AWS Lambda's runtime returns the error as JSON (its keys in any order, indented or on one line): its class,
+    its message and its stack, the frames as Python formats them or as lists; the runtime's own errors have none."""
+    exc = capture(lambda: _lambda_handler({"Records": [{}]}))
+    lines = ["Response", *forms.lambda_response(exc, legacy, indent), "", "Function Logs", "START RequestId: 8da27dae"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message, expected.frames)
+    assert (event.kind, event.span.line_start, event.span.line_end) == (EventKind.TRACEBACK, 2 + bool(indent), len(lines) - 3)
+    own = ['{"errorMessage": "Handler \'foo\' missing on module \'lambda_function\'", "errorType": "Runtime.HandlerNotFound", '
+           '"stackTrace": []}', "[ERROR] Runtime.HandlerNotFound: Handler 'foo' missing on module 'lambda_function'"]
+    assert [(e.root.exception_type, e.root.message, e.kind) for e in assert_same("\n".join(own).encode())] == [
+        ("Runtime.HandlerNotFound", "Handler 'foo' missing on module 'lambda_function'", kind) for kind in (EventKind.BARE, EventKind.NOTICE)]
+    # (an object with such a key that names no error; Step Functions' `cause` holding the object)
+    assert assert_same(b'{\n  "stackTrace": "none",\n  "status": 200\n}\n') == []
+    nested = ['{', '  "error": "KeyError",', '  "cause": {', *(f"    {line}" for line in forms.lambda_response(exc)), '  }', '}']
+    assert [e.root.exception_type for e in assert_same("\n".join(nested).encode())] == ["KeyError"]
+
+
+@pytest.mark.parametrize("flat", [False, True], ids=("core tools", "portal, on one line"))
+def test_azure_functions_reporting_a_python_functions_failure(flat):
+    """Azure Functions' host wraps the worker's error: `Result: Failure`, `Exception: ` and the exception line, then
+    `Stack: ` and the frames (on one line in the portal). The error is the worker's, raised where its stack ends."""
+    exc = capture(lambda: _lambda_handler({}))
+    lines = ["[2024-05-01T10:00:00.000Z] Executing 'Functions.HttpTrigger'", *forms.azure_failure(exc, flat),
+             "[2024-05-01T10:00:00.010Z] Executed 'Functions.HttpTrigger' (Failed, Id=1f2e, Duration=10ms)"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
+    assert (event.span.line_start, event.span.line_end) == (2 + (not flat), len(lines) - 1)  # (from the worker's line)
+    # a function that failed to load: the wrapper a .NET exception, no stack
+    unloaded = ["Microsoft.Azure.WebJobs.Script.Workers.Rpc.RpcException: Result: Failure",
+                "Exception: ModuleNotFoundError: No module named 'pandas'. Cannot find module.", "Please check the requirements."]
+    (event,) = assert_same("\n".join(unloaded).encode())
+    assert (event.root.exception_type, event.root.message.split("\n")[0], event.kind) == (
+        "ModuleNotFoundError", "No module named 'pandas'. Cannot find module.", EventKind.BARE)
+
+
+def test_google_error_reportings_stack_newest_first():
+    """Error Reporting lists the frames newest first as `at function (path:line)` under the exception line."""
+    exc = capture(lambda: _lambda_handler({}))
+    lines = forms.error_reporting(exc)
+    (event,) = assert_same("\n".join([*lines, "", "Showing 1 of 1 events"]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
+    assert assert_same(b"ValueError: x\nat Object.<anonymous> (/app/index.js:3:9)\n")[0].chain[-1].frames == ()
+
+
+def test_rs_reticulate_reporting_a_python_error():
+    """reticulate: the exception line, a blank, `Detailed traceback:` and the frames in Python's order."""
+    exc = capture(lambda: _lambda_handler({}))
+    lines = ["ee_Initialize()", *forms.reticulate_error(exc), "Calls: ee_Initialize -> py_call_impl"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert (event.span.line_start, event.span.line_end) == (3, len(lines) - 1)
+
+
+def test_streamlits_error_box_copied_as_markdown():
+    """The box's class and colon in bold (`**KeyError:** 'Records'`), then `Traceback:` and the frames."""
+    exc = capture(lambda: _lambda_handler({}))
+    box = forms.streamlit_error_box(exc)
+    kind, message = box[0].split(": ", 1)
+    (event,) = assert_same("\n".join([f"**{kind}:** {message}", *box[1:], ""]).encode())
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message, len(event.root.frames)) == (
+        expected.exception_type, expected.message, len(expected.frames))

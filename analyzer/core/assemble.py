@@ -24,8 +24,12 @@ from datetime import datetime
 
 from analyzer.core import (
     airflow,
+    awslambda,
+    azure,
     cleo,
     dagster,
+    doctest_report,
+    excepthook,
     fieldreport,
     ipython,
     native,
@@ -58,7 +62,7 @@ __all__ = ["TracebackAssembler"]
 
 _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
              State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
-             State.AIRFLOW, State.SCONS, State.SNAKEMAKE)
+             State.AIRFLOW, State.SCONS, State.SNAKEMAKE, State.AZURE)
 _SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
@@ -607,6 +611,10 @@ class TracebackAssembler:
                          truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, State.NATIVE, EventKind.NATIVE)
+        elif text.rstrip() == excepthook.HOOK:
+            self._opened(line, State.SEPARATOR, EventKind.TRACEBACK)  # (its traceback follows, as after a chain's separator)
+        elif text.rstrip() == doctest_report.EXPECTED:
+            self._opened(line, State.EXPECTED, EventKind.TRACEBACK)
         elif fieldreport.opens(text):
             self._opened(line, State.FIELDS, EventKind.BARE)
         elif pytest_report.starts(text):
@@ -621,6 +629,8 @@ class TracebackAssembler:
             self._opened(line, State.USAGE, EventKind.ARGPARSE)
         elif snakemake.opens(text):
             self._opened(line, State.SNAKEMAKE, EventKind.TRACEBACK)
+        elif awslambda.opens(text):
+            self._opened(line, State.LAMBDA, EventKind.TRACEBACK)
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
@@ -628,6 +638,8 @@ class TracebackAssembler:
         elif (quote := (body := text.lstrip(" \t"))[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
                 unquoted := body[1:].removesuffix(_QUOTES[quote])):
             self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
+        elif text[:1] == "[" and (unbracketed := g.unbracketed(text)) is not None:
+            self._opened(replace(line, text=unbracketed), State.BARE, EventKind.BARE)  # its class in brackets (pdm's)
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
@@ -648,6 +660,8 @@ class TracebackAssembler:
         stripped = text.strip()
         state = block.state
         if state is State.FRAMES:
+            if len(block.texts) == 1 and block.truncated and text.rstrip() == doctest_report.FAILED:
+                return Step.DROP  # no traceback cut above: the place of a doctest example that failed
             if text[:1] == " " and self._frame_rest(block, text):
                 return Step.TAKE  # the rest of a frame line the terminal wrapped before a space
             if ob.exception_at_frames_indent(block, text):
@@ -713,7 +727,7 @@ class TracebackAssembler:
             if stripped == g.PYBIND_AT and block.held == 1:
                 block.state, block.held = State.PYBIND, 0
                 return Step.TAKE  # pybind11's stack of the error (see grammar)
-            if stripped in _SEPARATORS:
+            if stripped in _SEPARATORS or (stripped == excepthook.ORIGINAL and excepthook.hooked(block.texts)):
                 block.state, block.held = State.SEPARATOR, 0
                 return Step.TAKE
             if ((header := g.HEADER.match(text)) and not header["context"]
@@ -728,6 +742,8 @@ class TracebackAssembler:
         if state is State.SEPARATOR:
             if not stripped:
                 return Step.TAKE
+            if excepthook.hooked(block.texts) and not g.HEADER.match(text) and not any(map(g.HEADER.match, block.texts)):
+                return Step.CLOSE  # (words that read as the hook's failure, no traceback after them: see _close)
             if g.GROUP_HEADER.match(text):
                 block.state, block.group_column = State.GROUP, -1
                 return Step.TAKE
@@ -748,6 +764,10 @@ class TracebackAssembler:
             block.truncated = True
             return Step.CLOSE
         if state is State.BARE:
+            if len(block.texts) == 1 and azure.opens(block.texts[0], text):
+                block.state = State.AZURE
+                block.kind = EventKind.TRACEBACK if azure.stack(text) else block.kind
+                return Step.TAKE
             if len(block.texts) <= newest_first.LINES_BEFORE_HIDDEN and newest_first.hidden(text):
                 block.state, block.kind = State.REVERSED, EventKind.TRACEBACK  # Sentry's raw stack: frames follow
                 return Step.TAKE
@@ -757,6 +777,9 @@ class TracebackAssembler:
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
                 if stripped and cleo.names_class(block.texts[0]) and cleo.goes_on(block.texts, text):
                     block.state = State.CLEO  # maybe a Cleo app's report: its message, then its place
+                    return Step.TAKE
+                if stripped == streamlit.RETICULATE_HEADER:
+                    block.state, block.kind = State.STREAMLIT, EventKind.TRACEBACK  # R's reticulate: the frames follow
                     return Step.TAKE
                 if stripped == dagster.STACK:
                     block.state, block.kind = State.DAGSTER, EventKind.TRACEBACK
@@ -788,13 +811,14 @@ class TracebackAssembler:
             if len(block.texts) == 1 and scons.opens(block.texts[0], text):
                 block.state, block.kind = State.SCONS, EventKind.TRACEBACK
                 return Step.TAKE
-            if g.REVERSED_FRAME.match(text):
+            if g.REVERSED_FRAME.match(text) or (len(block.texts) == 1 and newest_first.at_frame(text)):
                 block.state, block.kind = State.REVERSED, EventKind.TRACEBACK
                 return Step.TAKE
             if len(block.texts) == 1 and ipython.starts_cut(text):
                 block.state, block.kind = State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
                 return Step.TAKE
-            if len(block.texts) == 1 and (header := g.HEADER.match(text)) and g.reraised_original(header):
+            if len(block.texts) == 1 and (header := g.HEADER.match(text)) and (
+                    g.reraised_original(header) or (not header["context"] and g.holds_traceback(block.texts[0]))):
                 block.state, block.note_start, block.output = State.NOTE, 1, True
                 block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
                 return Step.TAKE
@@ -815,7 +839,7 @@ class TracebackAssembler:
         if state is State.CLEO_PLACE:
             return Step.TAKE if cleo.source(text) else Step.CLOSE
         if state is State.REVERSED:
-            if g.REVERSED_FRAME.match(text) or (stripped == "..." and newest_first.hidden(block.texts[-1])):
+            if newest_first.frame(text) or (stripped == "..." and newest_first.hidden(block.texts[-1])):
                 return Step.TAKE
             if g.HEADER.match(text):
                 return Step.TAKE_AND_CLOSE  # the top of the traceback, printed last
@@ -864,6 +888,15 @@ class TracebackAssembler:
             return Step.TAKE if scons.goes_on(block.texts, text) else Step.CLOSE
         if state is State.SNAKEMAKE:
             return Step.TAKE if snakemake.goes_on(block.texts, text) else Step.CLOSE
+        if state is State.EXPECTED:
+            return Step.TAKE if doctest_report.goes_on(text) else Step.CLOSE
+        if state is State.AZURE:
+            if not azure.goes_on(block.texts, text):
+                return Step.CLOSE
+            block.kind = EventKind.TRACEBACK if azure.stack(text) else block.kind
+            return Step.TAKE
+        if state is State.LAMBDA:
+            return Step.TAKE if awslambda.goes_on(block.texts, text) else Step.CLOSE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
                 return Step.CLOSE
@@ -941,8 +974,13 @@ class TracebackAssembler:
                 out.extend(self._feed(line))
             return out
         if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
-                block.state is State.PYTEST_STACK):
-            return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines: no error
+                block.state in (State.PYTEST_STACK, State.EXPECTED)) or (
+                block.state is State.LAMBDA and not awslambda.complete(block.texts)) or (
+                block.state is State.SEPARATOR and excepthook.hooked(block.texts) and not any(map(g.HEADER.match, block.texts))):
+            return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines, what a doctest
+            # expected, an object with such a key that names no error, the hook's words without its traceback: no error
+        if block.state is State.LAMBDA and not awslambda.framed(block.texts):
+            block.kind = EventKind.BARE  # (the runtime's own errors come without frames)
         return self._led(block)
 
     def _led(self, block: Block) -> list[ErrorEvent]:
@@ -953,6 +991,8 @@ class TracebackAssembler:
             return [event]
         said = self._event(block.lead)
         last = event.chain[-1]
+        if last.exception_type and ob.labels_traceback(block.lead.texts[0], block.texts[0]):
+            return [event]  # (the label of a traceback that tells its error itself)
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
@@ -975,15 +1015,19 @@ class TracebackAssembler:
             cut(block, len(block.texts) - len(held))  # the block ends before them
             block.state = State.MESSAGE
             return held
-        while block.state in (State.NATIVE, State.PYTEST) and not block.texts[-1].strip():
+        while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA) and not block.texts[-1].strip():
             cut(block, len(block.texts) - 1)
         if block.state is State.REVERSED and (newest_first.moved_up(block.texts) or newest_first.sentry_raw(block.texts)):
             block.truncated = True  # (its header is not there: the copy may have cut frames above them; Sentry hid some)
-        while (block.state is State.REVERSED and not g.REVERSED_FRAME.match(block.texts[-1])
+        while (block.state is State.REVERSED and not newest_first.frame(block.texts[-1])
                and not newest_first.sources_below(block.texts) and not newest_first.sentry_raw(block.texts)):
             cut(block, len(block.texts) - 1)  # source lines with no frame after them
         if block.state in (State.AFTER_BLANK, State.FRAMES, State.DAGSTER, State.AIRFLOW) and block.held:
-            cut(block, len(block.texts) - block.held)
+            if block.state is State.AFTER_BLANK and ob.message_below(block.texts[-1 - block.message_lines - block.held]):
+                while not block.texts[-1].strip():  # (kept: the message of `Type: `, which began with line breaks)
+                    cut(block, len(block.texts) - 1)
+            else:
+                cut(block, len(block.texts) - block.held)
         if block.state in (State.FRAMES, State.SEPARATOR, State.IPYTHON, State.RICH) and not (
                 block.state is State.IPYTHON and g.EXCEPTION_LINE.match(block.texts[0])):  # (its exception came first)
             block.truncated = True
@@ -1010,7 +1054,7 @@ class TracebackAssembler:
         elif block.state is State.CLEO_PLACE:
             chain, context = (cleo.parse(texts),), ""
         else:
-            standard = _TO_STANDARD.get(block.state)
+            standard = _TO_STANDARD.get(block.state) or (excepthook.to_standard if excepthook.hooked(texts) else None)
             chain = parse_chain(standard(texts) if standard is not None else texts)
             chain = chain or (ErrorInfo("", ""),)
             context = block.context
@@ -1034,7 +1078,7 @@ class TracebackAssembler:
 _TO_STANDARD: dict[State, Callable[[list[str]], list[str]]] = {
     State.REVERSED: newest_first.to_standard, State.VSCODE: vscode.to_standard, State.STREAMLIT: streamlit.to_standard,
     State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard, State.SCONS: scons.to_standard,
-    State.SNAKEMAKE: snakemake.to_standard,
+    State.SNAKEMAKE: snakemake.to_standard, State.LAMBDA: awslambda.to_standard, State.AZURE: azure.to_standard,
 }
 
 

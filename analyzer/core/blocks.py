@@ -202,8 +202,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
             i = end
             continue
-        introduces = bool(header) and (g.introduces_output("\n".join(message)) or (
-            len(message) == 1 and g.reraised_original(header)))  # (torch's: the worker's traceback follows)
+        introduces = bool(header) and (g.introduces_output("\n".join(message)) or (len(message) == 1 and (
+            g.reraised_original(header) or g.holds_traceback(f"{exc['type']}: {message[0]}"))))  # (torch's: the
+        # worker's traceback follows; unittest's: the import's)
         if (header and (not header["context"] or introduces) and len(message) <= 1 + g.OUTPUT_LEAD
                 and (introduces or len(message) == 1)
                 and (inner := list(parse_chain(lines[i:])))
@@ -217,6 +218,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             end = _paragraph_end(lines, i)
             if end == i and exc["message"] is not None and not message[0].strip():  # `Type: ` and a line break
                 end = _introduction_end(lines, i)
+                if end == i and len(message) == 1:
+                    end = _message_below_end(lines, i)
             if end == i:
                 break
             message.extend(lines[i:end])
@@ -344,6 +347,18 @@ def named_error(text: str) -> tuple[str, str] | None:
 def _same_error(info: ErrorInfo, exception_type: str, message: str, frames: list[Frame]) -> bool:
     """The same exception as this, raised from other frames: where it was first raised."""
     return info.exception_type == exception_type and info.message == message.strip() and info.frames != tuple(frames)
+
+
+def _message_below_end(lines: list[str], i: int) -> int:
+    """At a blank line right after an exception line with no message of its own (`Type: `) and no traceback
+    after it: where the message that began with line breaks ends (`raise ReadTimeout("\\n\\nPattern not
+    detected...")`), its last non-blank line; `i` where a traceback or a separator comes first."""
+    if any(text.strip() in _SEPARATORS or g.HEADER.match(text) or g.GROUP_HEADER.match(text) for text in lines[i:]):
+        return i
+    end = len(lines)
+    while end > i and not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 def _introduction_end(lines: list[str], i: int) -> int:

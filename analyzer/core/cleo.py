@@ -25,7 +25,7 @@ from analyzer.core.records import ErrorInfo, Frame
 __all__ = ["goes_on", "names_class", "parse", "place", "source"]
 
 _NAME = regex.compile(r"[A-Za-z_]\w*")
-_MESSAGE = regex.compile(r"  \S")  # a message's line as the report indents it
+_MESSAGE = regex.compile(r"  \s*\S")  # a message's line as the report indents it (its own indents kept)
 _PLACE = regex.compile(r"  at (?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)[ \t]*$")
 _SOURCE = regex.compile(r"    (?:[\u2192>] |  ) *(?P<lineno>\d+)[\u2502|] ?(?P<code>.*)$")
 _MARKED = regex.compile(r"    [\u2192>] ")

@@ -15,9 +15,12 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "raise_glued", "unescaped", "uncollapsed"]
+__all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "SPACED_MARK", "link_lines", "raise_glued", "unescaped", "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
+SPACED_MARK = g.HEADER_TEXT + "  "  # ... the header then more blanks than one, the first frame's indent kept
+_SPACED_FRAME = regex.compile(regex.escape(g.HEADER_TEXT) + r'\s+File "')
+_BLANKS = regex.compile(r"\s{2,}")
 FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
 _FIXED = regex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
 _FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
@@ -31,6 +34,7 @@ _EXCEPTION_START = regex.compile(
     rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
+_TWICE_ESCAPED = "\\\\n"
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
 # (the first may begin the text: a copy begun there; in a list's repr, each begins a string of its own)
 _ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
@@ -46,6 +50,8 @@ def unescaped(text: str) -> list[str] | None:
     header closes it; without a header, a quote right after the last `\\n` does."""
     if ESCAPED not in text:
         return None
+    if g.HEADER_TEXT + _TWICE_ESCAPED in text:  # (a string's repr inside another string: a JSON body holding a dict's repr)
+        text = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text)
     frames = len(_ESCAPED_FRAME.findall(text))
     header = text.find(g.HEADER_TEXT + ESCAPED)
     if frames < 2 and not (frames and header >= 0):
@@ -97,13 +103,15 @@ def uncollapsed(text: str) -> list[str] | None:
         if frame is None or (' File "' not in text and _EXCEPTION_START.search(frame["rest"]) is None):
             return None
         return uncollapsed(f"{g.HEADER_TEXT} {text}")[1:]  # type: ignore[index]
+    if MARK not in text and SPACED_MARK in text and _SPACED_FRAME.search(text) is not None:
+        text = _BLANKS.sub(" ", text)  # (the breaks lost, the indents kept: `...last):   File "x.py", ...     g(1)`)
     if MARK not in text:
         return None
     before, *parts = _FIXED.split(text)
     lines: list[str] = []
     for fixed, body in zip(parts[::2], parts[1::2]):
         if fixed == g.HEADER_TEXT:  # (words before the first: its context, as a logger writes it)
-            lines += [fixed if lines else f"{before.strip()} {fixed}".lstrip(), *_link_lines(body)]
+            lines += [fixed if lines else f"{before.strip()} {fixed}".lstrip(), *link_lines(body)]
         else:
             lines += [fixed, "", *([body.strip()] if body.strip() else [])]
     return lines
@@ -144,7 +152,7 @@ def raise_glued(text: str) -> list[str] | None:
 _RAISE_OPENED = regex.compile(r"raise (?:[\w.]+\.)?(?P<name>\w+)\(\s*")
 
 
-def _link_lines(body: str) -> list[str]:
+def link_lines(body: str) -> list[str]:
     """Frames, their source lines and the exception line of one link, from its run of text."""
     frames = [piece for piece in _FRAME_START.split(body) if piece.strip()]
     lines: list[str] = []

@@ -42,16 +42,19 @@ __all__ = [
     "WRAPPED_DRIVER_ERROR",
     "call_order",
     "reraised_original",
+    "holds_traceback",
     "frame_after_words",
     "REMOTE_QUOTE",
     "PYBIND_AT",
     "PYBIND_FRAME",
     "PIP_OUTPUT_END",
     "EXCEPTION_SUFFIX",
+    "LAMBDA_RUNTIME",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
     "exception_in_words",
     "in_step_copies",
+    "unbracketed",
     "EXCEPTION_SUFFIXES",
     "CARETS",
     "LOG_RECORD_START",
@@ -165,6 +168,19 @@ def reraised_original(header: regex.Match) -> bool:
     which its ExceptionWrapper writes into the message of an error it raises again in the main process
     (`Caught KeyError in DataLoader worker process 0.`): the worker's error, the root cause, follows it."""
     return header["context"] == "Original"
+
+
+# Messages that end with a traceback formatted into them, below their first line: unittest's loader reports a test
+# module it failed to import, or whose `load_tests` failed, as an error whose message holds that traceback.
+_HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$|^[\w.]*Error: Failed to call load_tests:\s*$")
+
+
+def holds_traceback(exception_line: str) -> bool:
+    """Whether the error whose exception line this is holds, in its message, the traceback that follows it
+    (see _HOLDING_TRACEBACK): that traceback's error is the root cause."""
+    return _HOLDING_TRACEBACK.match(exception_line) is not None
+
+
 FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines a traceback prints as they are
 
 
@@ -215,7 +231,8 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
 # line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose,
 # or begin with the backtick of an inline code span ("`RuntimeError: message"). An application that prints
-# the class itself before the message (`f"{type(e)}: {e}"`, FreeCAD's report view) gives "<class 'pkg.Error'>: message".
+# the class itself before the message (`f"{type(e)}: {e}"`, FreeCAD's report view) gives "<class 'pkg.Error'>: message"
+# (Python 2's `<type 'exceptions.AttributeError'>` for a built-in one: its threads' report at interpreter shutdown).
 _TYPE_PART = r"[A-Za-z_]\w*+(?:\.(?:[A-Za-z_]\w*+|<locals>))*+"  # (possessive: linear on a line of `a.a.a.`)
 _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # The message runs to the line's end, or to the closing `**` of a bold line. (Greedy where it can be:
@@ -224,9 +241,10 @@ _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 _MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
 EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class ')?(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class '|<type '(?:exceptions\.)?)?(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
+
 
 def wraps_remote(exception_line: regex.Match) -> bool:
     """Whether an EXCEPTION_LINE match is a wrapper that Ray prints over the remote error's frames:
@@ -260,13 +278,26 @@ _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
 # (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
+# AWS Lambda's Python runtime names its own errors under `Runtime.` (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`).
+LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|{SUFFIXLESS}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
+    rf"|Exception|{SUFFIXLESS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
     rf"|(?<=\b{_ERROR_MODULES}\.)error)"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
+
+
+_BRACKETED = regex.compile(r"^\[(?P<type>[A-Za-z_][\w.]*)\]: (?P<message>\S.*)$")
+
+
+def unbracketed(text: str) -> str | None:
+    """An exception line whose class is in brackets (pdm's `[FileNotFoundError]: [Errno 2] ...`) as Python
+    prints it; else None."""
+    m = _BRACKETED.match(text)
+    line = f"{m['type']}: {m['message']}" if m is not None else ""
+    return line if m is not None and BARE_EXCEPTION_LINE.match(line) else None
 
 
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's

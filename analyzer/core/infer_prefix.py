@@ -93,6 +93,9 @@ _TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
 _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
 
 
+_HEADER_WORDS = g.HEADER_TEXT[:-1]  # (a header's, with or without its colon)
+
+
 def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None:
     """The text in front of a traceback header or frame on this line (or a prefix that reads as nothing
     else in front of an exception line, or any in front of pytest's), and whether it was a header.
@@ -102,7 +105,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     m = _FRAME_AT.search(body) if 'File "' in body else None
     is_header = False
     if m is None:
-        m = _HEADER_AT.search(body) if "Traceback (most recent call last)" in body else None
+        m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
     if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] == "[") and (
             prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
@@ -128,7 +131,8 @@ def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
-            and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None)
+            and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None
+            and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
 
 
 def header_prefix(pretext: str) -> str:

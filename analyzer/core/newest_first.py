@@ -1,7 +1,7 @@
 """A traceback whose exception line comes first: a newest-first export (each frame's source line above it,
 the header last), Sentry's frames newest first (each source line under its frame), Sentry's raw stack (the
 exception line and its message, `(31 additional frame(s) were not displayed)`, `...`, then the frames in
-Python's order), or a copy trimmed by hand that moved the exception line above frames in Python's order;
+Python's order), Google Cloud's Error Reporting (`at function (path:line)`, newest first), or a copy trimmed by hand that moved the exception line above frames in Python's order;
 rewritten in CPython's order so that `blocks.parse_chain` reads it like any other."""
 
 from __future__ import annotations
@@ -10,10 +10,25 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["LINES_BEFORE_HIDDEN", "hidden", "moved_up", "sentry_raw", "sources_below", "to_standard"]
+__all__ = ["LINES_BEFORE_HIDDEN", "at_frame", "frame", "hidden", "moved_up", "sentry_raw", "sources_below", "to_standard"]
 
 _HIDDEN = regex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$")
 LINES_BEFORE_HIDDEN = 3  # above Sentry's mark at most: the exception line, a line of its message, a blank
+
+
+# A frame as Google Cloud's Error Reporting lists a Python stack, newest first: `at create_app (/x/app.py:259)`
+_AT_FRAME = regex.compile(r"^\s*at (?P<function>[^\s()]+) \((?P<path>[^()]*\.py[cx]?):(?P<lineno>\d+)\)\s*$")
+
+
+def at_frame(text: str) -> bool:
+    """Whether `text` is a frame as Error Reporting lists it."""
+    return _AT_FRAME.match(text) is not None
+
+
+def frame(text: str) -> bool:
+    """Whether `text` is a frame of a newest-first stack: as Python prints it (maybe unindented), or as Error
+    Reporting lists it."""
+    return g.REVERSED_FRAME.match(text) is not None or _AT_FRAME.match(text) is not None
 
 
 def hidden(text: str) -> bool:
@@ -30,7 +45,9 @@ def to_standard(texts: list[str]) -> list[str]:
     """A traceback whose exception line came first, in the order Python prints it: moved down from above
     frames in Python's order (with the lines of its message, where Sentry's mark follows them); or with its
     frames turned round, each group of a frame and the lines under it (Sentry's newest-first frames) or each
-    line (a newest-first export's)."""
+    line (a newest-first export's, Error Reporting's)."""
+    texts = [f'  File "{m["path"]}", line {m["lineno"]}, in {m["function"]}' if (m := _AT_FRAME.match(text)) else text
+             for text in texts]
     if sentry_raw(texts):
         at = next(k for k, text in enumerate(texts) if hidden(text))
         frames = [text for text in texts[at + 1:] if text.strip() != "..."]

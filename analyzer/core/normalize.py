@@ -20,7 +20,7 @@ from typing import TypeVar
 
 import regex
 
-from analyzer.core import collapsed, ipython, jsonlog
+from analyzer.core import awslambda, azure, collapsed, ipython, jsonlog
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
 from analyzer.core.prefixes import (
@@ -132,6 +132,10 @@ class LineNormalizer:
             text = _framed(text)
         if text[:1] == ">" and text[1:2].isalpha() and g.BARE_EXCEPTION_LINE.match(text[1:]):
             text = text[1:]  # a markdown quote's `>` glued to an exception line
+        elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):
+            text = text[4:]  # ... or three levels of it (which a REPL's prompt reads as: no output follows one)
+        if "\\_\\_" in text:
+            text = _ESCAPED_DUNDER.sub(r"__\1__", text)  # a dunder name as markdown's source escapes it: `\_\_init\_\_`
         joined = self._join_partial(text, lineno)
         if joined is None:
             return []
@@ -213,13 +217,15 @@ class LineNormalizer:
             return self._record_lines(record, lineno, meta, prefix)
         if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
-        opens_collapsed = collapsed.MARK in body or body.startswith(collapsed.FRAME_MARK) or (
+        opens_collapsed = collapsed.MARK in body or collapsed.SPACED_MARK in body or body.startswith(collapsed.FRAME_MARK) or (
             body.startswith(collapsed.CUT_MARK) and ' File "' in body)  # (else a line of words: the forms below)
         pieces = (collapsed.uncollapsed(body) if opens_collapsed
                   else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
+                  else azure.unflattened(body) if azure.FLAT_MARK in body
                   else collapsed.raise_glued(body) if collapsed.RAISE_MARK in body[:32]
-                  else collapsed.unescaped(body) if collapsed.ESCAPED in body else None)  # a traceback that lost
-        # its breaks (maybe its header too; IPython's too), or holds them escaped
+                  else collapsed.unescaped(body) if collapsed.ESCAPED in body and not awslambda.opens(body)
+                  else None)  # a traceback that lost its breaks (maybe its header too; IPython's too), or holds them
+        # escaped (not in the error object AWS Lambda returns, which holds its frames so: awslambda reads it whole)
         if pieces:
             first = self._line(_Peeled(pieces[0], prefix, meta, _header_context(pieces[0]), False), lineno)
             return [first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
@@ -492,7 +498,8 @@ def _unfenced(text: str) -> str:
     that no other on the line pairs with: `` `[rank0]: RuntimeError: ... ``), where it opens or closes
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
-    prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``), or a span
+    prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``; so does one before a
+    frame's line, its indentation inside the span), or a span
     that is the whole line; the same for a span of two backticks (```` ``File "x.py", ... ````)."""
     if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
         text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
@@ -507,6 +514,8 @@ def _unfenced(text: str) -> str:
         if text.startswith("`") and (text[1:2].strip() or (opened := text[1:].lstrip(" "))[:1] in ("[", "(")
                                      or g.BARE_EXCEPTION_LINE.match(opened)):
             return text[1:].lstrip(" ")  # (a blank inside the span before a prefix, `` ` [rank0]: ... ``, or an error's line)
+        if text.startswith("`") and text[1:2] == " " and g.FRAME.match(text[1:]):
+            return text[1:]  # (a frame's line, its indentation inside the span)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
     elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[-2:-1].strip() and (
@@ -517,32 +526,40 @@ def _unfenced(text: str) -> str:
 
 def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
-    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`). (A class's or module's name may
+    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`), or its class and colon bold (`**ValueError:**
+    ...`). (A class's or module's name may
     begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`;
     a span that opens at a frame line, `_File "x.py", ...`, is _framed's.)"""
     span = _EMPHASIS.match(text)
     if span is not None and span["close"] == span["open"][::-1] and (
             g.EXCEPTION_LINE.match(inner := span["inner"]) or g.exception_in_words(inner)):
         return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
+    if (bold := _BOLD_TYPE.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(line := f"{bold['type']}: {bold['message']}"):
+        return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
     return text
 
 
+_BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
 _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*)$")
 
 
 def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
-    line (`File "x.py", **line 3**, in f`: a user's mark)."""
+    line (`File "x.py", **line 3**, in f`: a user's mark), or the blank after its comma lost (`line 3,in f`)."""
     if ", **line " in text:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
+    if ",in " in text:
+        text = _UNSPACED_IN.sub(", in ", text, count=1)
     if 'File "' in text:
         return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
+_ESCAPED_DUNDER = regex.compile(r"\\_\\_(\w+?)\\_\\_")
 _BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
+_UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
 _UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')

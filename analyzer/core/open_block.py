@@ -15,7 +15,7 @@ from analyzer.core.records import ErrorInfo, EventKind, LogLine
 __all__ = [
     "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "cut", "ends_in_source",
     "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
-    "introduces_output", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
+    "introduces_output", "labels_traceback", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
     "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold",
     "source_line", "tells_indent", "typeless_header", "wraps_remote", "wraps_remote_here",
 ]
@@ -46,6 +46,9 @@ class State(enum.Enum):
     AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
     SCONS = "scons"  # an exception line, then frames as SCons prints them (core/scons.py)
     SNAKEMAKE = "snakemake"  # an error as Snakemake reports it: its place in the workflow, message, frames (core/snakemake.py)
+    EXPECTED = "expected"  # what a failed doctest example was expected to print (core/doctest_report.py): no error
+    AZURE = "azure"  # Azure Functions' report of a failure: the exception line, `Stack: ` and the frames (core/azure.py)
+    LAMBDA = "lambda"  # the error object AWS Lambda's Python runtime returns, as JSON (core/awslambda.py)
     DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
 
 
@@ -102,10 +105,19 @@ def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields)
 def leads(block: Block, line: LogLine) -> bool:
     """Whether `block` is an exception line logged as an error right above `line`, a traceback's header:
     AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it. (A bare exception
-    line above a traceback cut short, by a rotation say, is no sign that the two are one.)"""
-    return (block.state is State.LOGGED and len(block.texts) == 1
-            and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
+    line above a traceback cut short, by a rotation say, is no sign that the two are one.) Or a logger's label
+    of the traceback (see labels_traceback)."""
+    return ((block.state is State.LOGGED or (block.state is State.BARE and labels_traceback(block.texts[0], line.text)))
+            and len(block.texts) == 1 and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
             and not m["context"].strip())
+
+
+def labels_traceback(exception_line: str, text: str) -> bool:
+    """Whether `exception_line`, a class's name and a colon with nothing after it, is a logger's label of the
+    traceback whose header `text` is (pip's `logger.exception("Exception:")`): Python prints an exception
+    without a message as its name alone, no colon after it."""
+    return (exception_line.rstrip().endswith(":") and (m := g.HEADER.match(text)) is not None and not m["context"].strip()
+            and (said := g.BARE_EXCEPTION_LINE.match(exception_line)) is not None and not said["message"])
 
 
 def rest_of_rest(block: Block, rest: str) -> str | None:

@@ -9,20 +9,22 @@ the standard format so that `blocks.parse_chain` reads it like any other.
         from ml.pages.intro import IntroPage
 
 The exception line comes first, then `Traceback:` and the frames oldest first, each with its source
-line, the frame lines flush left.
+line, the frame lines flush left. R's reticulate reports a Python error it called into in the same order:
+the exception line, a blank, `Detailed traceback:`, then the frames as Python indents them.
 """
 
 from __future__ import annotations
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "to_standard"]
+__all__ = ["HEADER", "RETICULATE_HEADER", "to_standard"]
 
 HEADER = "Traceback:"  # the line between the exception line and the frames
+RETICULATE_HEADER = "Detailed traceback:"  # ... in reticulate's report, after a blank line
 
 
 def to_standard(texts: list[str]) -> list[str]:
     """The lines in CPython's order and indentation: header, frames, exception line."""
-    at = next(k for k, text in enumerate(texts) if text.strip() == HEADER)  # (as the assembler tells it)
+    at = next(k for k, text in enumerate(texts) if text.strip() in (HEADER, RETICULATE_HEADER))  # (as the assembler tells it)
     frames = [f"  {text}" if g.FRAME.match(text) and text[:1] != " " else text for text in texts[at + 1:]]
     return [g.HEADER_TEXT, *frames, *texts[:at]]
