@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,9 @@ def _chain_links(chain: list[dict]) -> list[dict]:
     return links
 
 
+_BOLD_DUNDER = re.compile(r"\*\*(\w+)\*\*")
+
+
 def _fits(case: Case, link: dict) -> bool:
     if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
         return False
@@ -65,6 +69,7 @@ def _fits(case: Case, link: dict) -> bool:
     if not case.raise_site:
         return True
     path, _, line = case.raise_site.replace("\\", "/").rpartition(":")  # a Windows path as printed
+    path = _BOLD_DUNDER.sub(r"__\1__", path)  # (a dunder name as the paste's markdown rendered it: `**init**.py`)
     site = link["raise_site"]
     # (as printed, or as the tool reads it: a path escaped as in a repr, `C:\\app\\x.py`, is `C:/app/x.py`)
     return bool(site) and (site["path"].replace("\\", "/").endswith(path) or site["relpath"].endswith(path)) and str(

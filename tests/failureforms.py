@@ -351,6 +351,18 @@ def tracker_title(exc: BaseException) -> list[str]:
     return [type(exc).__name__, *str(exc).split("\n"), "", "Stack Trace", "Newest"]
 
 
+def werkzeug_debugger_page(exc: BaseException) -> list[str]:
+    """Werkzeug's debugger page (Flask's, in debug mode) as a copy of its text gives it: the class's name, the exception
+    line, a blank, the heading `Traceback (most recent call last)` without its colon, each frame and the line it ran
+    flush left, the exception line again, then (a blank line between the page's blocks) its words on the debugger."""
+    said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [said.split(":", 1)[0], said, "", "Traceback (most recent call last)",
+            *(line for f in frames for line in (f'File "{f.filename}", line {f.lineno}, in {f.name}', (f.line or "").strip())),
+            said, "", "The debugger caught an exception in your WSGI application. You can now look at the traceback which led "
+            "to the error."]
+
+
 class _KeyErrorMessage(str):
     """torch's KeyErrorMessage: a KeyError shows its message as it is, not its repr."""
 

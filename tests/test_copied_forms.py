@@ -1143,7 +1143,8 @@ def test_a_traceback_in_a_string_escaped_twice():
 
 def test_markdown_around_a_traceback_and_its_lines():
     """An inline code span opened before a frame's line (its indentation inside the span); three levels of quote
-    before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)."""
+    before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)
+    or as it renders it (`**init**`); a heading's marks; a docstring's quotes."""
     exc = capture(_load_weights)
     lines = text_of(exc).rstrip("\n").split("\n")
     (event,) = _tracebacks([f"`{lines[1]}", *lines[2:-1], f"{lines[-1]}`"])
@@ -1153,3 +1154,13 @@ def test_markdown_around_a_traceback_and_its_lines():
     escaped = [line.replace('.py"', '/\\_\\_init\\_\\_.py"', 1) if line.startswith("  File") else line for line in lines]
     (event,) = _tracebacks(escaped)
     assert all(frame.path.endswith("/__init__.py") for frame in event.root.frames)
+    # markdown rendered: a dunder name bold (`**init**`), a heading's marks before the exception line
+    rendered = [*(line.replace('.py"', '/**init**.py"', 1).rsplit(", in ", 1)[0] + ", in **init**" if line.startswith("  File")
+                  else line for line in lines[:-1]), f"## {lines[-1]}"]
+    (event,) = _tracebacks(rendered)
+    assert {(frame.path.rsplit("/", 1)[-1], frame.function) for frame in event.final.frames} == {("__init__.py", "__init__")}
+    assert event.final.exception_type == expected_chain(exc)[-1].exception_type
+    # a bare exception line in a docstring's quotes (its message's further lines below it)
+    (event,) = assert_same(f'"""{lines[-1]}\n    status = UNAVAILABLE\n"""\n'.encode())
+    assert (event.root.exception_type, event.root.message.split("\n")[0]) == (expected_chain(exc)[-1].exception_type,
+                                                                            expected_chain(exc)[-1].message)

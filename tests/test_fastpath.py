@@ -365,6 +365,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
     from tests import failureforms as forms
 
     pasted = text_of(capture(_chained)).splitlines()
+    sentry = forms.sentry_raw(capture(_chained), shown=1)
     return tuple(tuple(lines) for lines in (
         forms.segfault_child(), forms.segfault_child(bar=True), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
         forms.cxx_terminate(), ["libc++abi: terminating due to uncaught exception of type a::B: what"],
@@ -463,6 +464,11 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         forms.reticulate_error(capture(_chained)), forms.py2_shutdown_thread(capture(_value_error)),
         [f"`{pasted[1]}", *pasted[2:], f">>> {pasted[-1]}", "**ValueError:** bad value 42", *forms.streamlit_error_box(capture(_chained))[1:]],
         [line.replace('.py"', '/\\_\\_init\\_\\_.py"') for line in pasted], [*pasted[:-1], "TimeoutError: ", "", "Pattern not detected."],
+        forms.werkzeug_debugger_page(capture(_chained)), [*sentry[:1], "DETAIL: x", "", *sentry[1:]],
+        ["The complete exception is provided below:", "", "<class 'django.core.exceptions.ImproperlyConfigured'>", "",
+         "statuses are not defined", "", "Python version: 3.9.2"], [f"## {pasted[-1]}", f'"""{pasted[-1]}'],
+        [line.replace('.py"', '/**init**.py"') for line in pasted],
+        ["Exception Type:\tKeyError", "Exception Value:\t'x'", "Exception Location:\t/x/views.py, line 529, in get"],
     ))
 
 

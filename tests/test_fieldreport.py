@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import traceback
 
+import pytest
+
 from analyzer.core.records import EventKind
 from tests.realtb import capture
 from tests.test_fastpath import assert_same
@@ -34,14 +36,18 @@ def _events(lines: list[str]):
     return assert_same("\n".join([*lines, ""]).encode())
 
 
-def test_djangos_debug_page_copied_from_the_browser():
-    """The page's summary table, copied: a tab after each field's name, the value under its field."""
+@pytest.mark.parametrize("django", ["2.2.5", "5.0.9"])
+def test_djangos_debug_page_copied_from_the_browser(django):
+    """The page's summary table, copied: a tab after each field's name, the value under its field. (Its location
+    names the function first before Django 3.2, the line first since.)"""
     exc = capture(_count_posts)
     where = _innermost(exc)
+    location = (f"{where.filename} in {where.name}, line {where.lineno}" if django < "3.2"
+                else f"{where.filename}, line {where.lineno}, in {where.name}")
     page = ["ProgrammingError at /admin/blog/post/", *str(exc).split("\n"), "Request Method:\tGET",
-            "Request URL:\thttps://example.herokuapp.com/admin/blog/post/", "Django Version:\t2.2.5",
+            "Request URL:\thttps://example.herokuapp.com/admin/blog/post/", f"Django Version:\t{django}",
             "Exception Type:\tProgrammingError", "Exception Value:\t", *str(exc).split("\n"),
-            f"Exception Location:\t{where.filename} in {where.name}, line {where.lineno}",
+            f"Exception Location:\t{location}",
             "Python Executable:\t/app/.heroku/python/bin/python", "Python Version:\t3.7.3", "Python Path:\t",
             "['/app/.heroku/python/bin',", " '/app']", "Server time:\tThu, 12 Sep 2019 18:34:34 +0000"]
     (event,) = _events(page)

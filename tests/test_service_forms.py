@@ -16,6 +16,7 @@ from tests import failureforms as forms
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.test_copied_forms import AROUND, _tracebacks
 from tests.test_fastpath import assert_same
+from tests.test_forms import run_root
 
 
 def _fetch(batch: dict) -> list:
@@ -302,3 +303,56 @@ def test_streamlits_error_box_copied_as_markdown():
     (expected,) = expected_chain(exc)
     assert (event.root.exception_type, event.root.message, len(event.root.frames)) == (
         expected.exception_type, expected.message, len(expected.frames))
+
+
+def test_werkzeugs_debugger_page_copied_as_text():
+    """Flask's debugger page: its heading has no colon, its frames are flush left; the error is the traceback's (an
+    exception line above it that says the same is its echo)."""
+    exc = capture(lambda: _lambda_handler({}))
+    lines = forms.werkzeug_debugger_page(exc)
+    events = assert_same("\n".join([*lines, ""]).encode())
+    (traceback_event,) = [event for event in events if event.kind is EventKind.TRACEBACK]
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(traceback_event.chain)
+    assert (actual.exception_type, actual.message) == (expected.exception_type, expected.message)
+    assert [frame[:3] for frame in actual.frames] == [frame[:3] for frame in expected.frames]
+    assert (traceback_event.span.line_start, traceback_event.span.line_end) == (4, len(lines) - 2)
+    root = run_root(lines)
+    assert (root.event.kind, root.info.frames[-1].function) == (EventKind.TRACEBACK, "_lambda_handler")
+
+
+def _insert_tag():
+    raise sqlite3.IntegrityError('duplicate key value violates unique constraint "taggit_tag_name_uniq"\n'
+                                 "DETAIL:  Key (name)=(massachusetts) already exists.")
+
+
+@pytest.mark.parametrize("shown", [2, 3], ids=("frames left out", "every frame"))
+def test_sentrys_raw_stack_under_a_message_of_two_lines(shown):
+    """The database's `DETAIL:` line under the exception line, a blank before Sentry's mark; or, every frame shown,
+    no mark: the frames in Python's order right under the message."""
+    exc = capture(lambda: _insert_tag())
+    lines = forms.sentry_raw(exc, shown)
+    if shown == 2:
+        lines.insert(2, "")
+    else:
+        lines = [line for line in lines if not line.startswith("(") and line != "..."]
+    (event,) = assert_same("\n".join([*lines, "", "Error handling request"]).encode())
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.message, actual.frames) == (expected.exception_type, expected.message,
+                                                                      expected.frames[-shown:])
+
+
+def test_netboxs_server_error_page():
+    """NetBox's (and Nautobot's) page: the class as `type()` prints it, alone, then the message as a paragraph of
+    its own, then the versions. A class of a module of exceptions reads as one whatever its name."""
+    exc = capture(lambda: _insert_tag())
+    lines = ["Server Error", "", "There was a problem with your request. Please contact an administrator.", "",
+             "The complete exception is provided below:", "", str(type(exc)), "", *str(exc).split("\n"), "",
+             "Python version: 3.9.2", "NetBox version: 3.6.4", "Plugins: ", "  netbox_bgp: 0.11.0"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message, event.kind) == ("sqlite3.IntegrityError", str(exc), EventKind.BARE)
+    assert (event.span.line_start, event.span.line_end) == (7, 10)
+    (event,) = assert_same(b"<class 'django.core.exceptions.ImproperlyConfigured'>\n\nstatuses are not defined\n")
+    assert (event.root.exception_type, event.root.message) == ("django.core.exceptions.ImproperlyConfigured", "statuses are not defined")
+    assert assert_same(b"<class 'int'>\n\n3\n") == []

@@ -26,6 +26,7 @@ from analyzer.core import (
     airflow,
     awslambda,
     azure,
+    classpage,
     cleo,
     dagster,
     doctest_report,
@@ -611,6 +612,8 @@ class TracebackAssembler:
                          truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, State.NATIVE, EventKind.NATIVE)
+        elif classpage.opens(text):
+            self._opened(line, State.CLASS_PAGE, EventKind.BARE)
         elif text.rstrip() == excepthook.HOOK:
             self._opened(line, State.SEPARATOR, EventKind.TRACEBACK)  # (its traceback follows, as after a chain's separator)
         elif text.rstrip() == doctest_report.EXPECTED:
@@ -636,8 +639,9 @@ class TracebackAssembler:
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), State.BARE, EventKind.BARE)  # quoted alone, indented
         elif (quote := (body := text.lstrip(" \t"))[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
-                unquoted := body[1:].removesuffix(_QUOTES[quote])):
-            self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)  # in quotes (the closing one maybe cut)
+                unquoted := body.lstrip(quote).removesuffix(_QUOTES[quote] * (len(body) - len(body.lstrip(quote))))):
+            self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)  # in quotes (the closing ones maybe
+            # cut; a docstring's three: `"""grpc._channel._InactiveRpcError: ...`)
         elif text[:1] == "[" and (unbracketed := g.unbracketed(text)) is not None:
             self._opened(replace(line, text=unbracketed), State.BARE, EventKind.BARE)  # its class in brackets (pdm's)
         elif (words := g.exception_in_words(text)) is not None:
@@ -771,6 +775,10 @@ class TracebackAssembler:
             if len(block.texts) <= newest_first.LINES_BEFORE_HIDDEN and newest_first.hidden(text):
                 block.state, block.kind = State.REVERSED, EventKind.TRACEBACK  # Sentry's raw stack: frames follow
                 return Step.TAKE
+            if len(block.texts) == 2 and not stripped and block.texts[1].strip():
+                return Step.TAKE  # (Sentry's mark may come after a blank under the message's line; else it ends)
+            if len(block.texts) == 3 and not block.texts[2].strip():
+                return Step.CLOSE
             if len(block.texts) == 1 and ob.message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
                 block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
@@ -888,6 +896,8 @@ class TracebackAssembler:
             return Step.TAKE if scons.goes_on(block.texts, text) else Step.CLOSE
         if state is State.SNAKEMAKE:
             return Step.TAKE if snakemake.goes_on(block.texts, text) else Step.CLOSE
+        if state is State.CLASS_PAGE:
+            return Step.TAKE if classpage.goes_on(block.texts, text) else Step.CLOSE
         if state is State.EXPECTED:
             return Step.TAKE if doctest_report.goes_on(text) else Step.CLOSE
         if state is State.AZURE:
@@ -929,6 +939,11 @@ class TracebackAssembler:
         if state is State.IPYTHON:
             if len(block.texts) == 1 and ipython.old_frame_alone(block.texts[0], text):
                 return Step.DROP
+            if len(block.texts) == 1 and g.FRAME.match(text) and block.texts[0].strip() == g.HEADER_TEXT[:-1]:
+                self._texts.release(block.texts[:1])  # CPython's header without its colon (Werkzeug's debugger page
+                block.texts[0] = self._texts.hold(g.HEADER_TEXT)  # as a copy gives its heading), then its frames
+                block.state, block.frames_from = State.FRAMES, 0
+                return Step.TAKE
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or ob.opens_something(text):
                 block.truncated = True
                 return Step.CLOSE
@@ -1015,7 +1030,7 @@ class TracebackAssembler:
             cut(block, len(block.texts) - len(held))  # the block ends before them
             block.state = State.MESSAGE
             return held
-        while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA) and not block.texts[-1].strip():
+        while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA, State.CLASS_PAGE) and not block.texts[-1].strip():
             cut(block, len(block.texts) - 1)
         if block.state is State.REVERSED and (newest_first.moved_up(block.texts) or newest_first.sentry_raw(block.texts)):
             block.truncated = True  # (its header is not there: the copy may have cut frames above them; Sentry hid some)
@@ -1079,6 +1094,7 @@ _TO_STANDARD: dict[State, Callable[[list[str]], list[str]]] = {
     State.REVERSED: newest_first.to_standard, State.VSCODE: vscode.to_standard, State.STREAMLIT: streamlit.to_standard,
     State.DAGSTER: dagster.to_standard, State.AIRFLOW: airflow.to_standard, State.SCONS: scons.to_standard,
     State.SNAKEMAKE: snakemake.to_standard, State.LAMBDA: awslambda.to_standard, State.AZURE: azure.to_standard,
+    State.CLASS_PAGE: classpage.to_standard,
 }
 
 

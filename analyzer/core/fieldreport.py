@@ -32,8 +32,9 @@ _MAX_LINES = 1000  # with a stack
 _LABEL = r"^[-*\s]*(?:\*\*)?{}:(?:\*\*)?[ \t]*"
 _TYPE = regex.compile(_LABEL.format("Exception Type") + r"(?P<type>[A-Za-z_][\w.]*)(?: at \S*)?[ \t]*$")
 _VALUE = regex.compile(_LABEL.format("Exception (?:Value|Message)") + r"(?P<value>.*?)[ \t]*$")
-_LOCATION = regex.compile(_LABEL.format("Exception Location")
-                          + r"(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)[ \t]*$")
+_LOCATION = regex.compile(_LABEL.format("Exception Location")  # (Django 3.2 on: `path, line N, in function`)
+                          + r"(?:(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)"
+                          + r"|(?P<path>\S.*?), line (?P<lineno>\d+), in (?P<function>[\w<>.]+))[ \t]*$")
 _FIELD = regex.compile(_LABEL.format(r"[A-Z][\w ]{0,40}") + r"(?:\t|$|(?<=\*\* ?))")  # another field
 _STACK = "## Stack Trace"
 

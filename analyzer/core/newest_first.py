@@ -53,7 +53,8 @@ def to_standard(texts: list[str]) -> list[str]:
         frames = [text for text in texts[at + 1:] if text.strip() != "..."]
         return [g.HEADER_TEXT, *frames, *(text for text in texts[:at] if text.strip())]
     if moved_up(texts):
-        return [*texts[1:], texts[0]]
+        at = _first_frame(texts)
+        return [*texts[at:], *texts[:at]]  # (the exception line, and its message's lines, last)
     if sources_below(texts):
         groups: list[list[str]] = []
         for text in texts[1:]:
@@ -65,8 +66,21 @@ def to_standard(texts: list[str]) -> list[str]:
 
 
 def sources_below(texts: list[str]) -> bool:
-    """Whether the frames under an exception line have their source lines under them, as Python prints."""
-    return len(texts) > 2 and g.REVERSED_FRAME.match(texts[1]) is not None and texts[2].startswith("    ")
+    """Whether the frames under an exception line (and its message's lines) have their source lines under them,
+    as Python prints."""
+    at = _first_frame(texts)
+    return len(texts) > at + 1 and g.REVERSED_FRAME.match(texts[at]) is not None and texts[at + 1].startswith("    ")
+
+
+def _first_frame(texts: list[str]) -> int:
+    """Where the frames begin under an exception line: right under it, or under its message's further lines
+    (unindented, as Sentry shows a database's `DETAIL:`); 1 where none does so."""
+    for k, text in enumerate(texts[1:1 + LINES_BEFORE_HIDDEN], 1):
+        if g.REVERSED_FRAME.match(text):
+            return k
+        if not text.strip() or text[:1].isspace() or text.strip() in ("...", "\u2026"):
+            return 1  # (a blank, a source line, a cut's mark: no message's line)
+    return 1
 
 
 def moved_up(texts: list[str]) -> bool:

@@ -134,6 +134,8 @@ class LineNormalizer:
             text = text[1:]  # a markdown quote's `>` glued to an exception line
         elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):
             text = text[4:]  # ... or three levels of it (which a REPL's prompt reads as: no output follows one)
+        elif text[:1] == "#" and (heading := _HEADING.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(text[heading.end():]):
+            text = text[heading.end():]  # ... or a markdown heading's marks (a paste unfenced: `## ImportError: ...`)
         if "\\_\\_" in text:
             text = _ESCAPED_DUNDER.sub(r"__\1__", text)  # a dunder name as markdown's source escapes it: `\_\_init\_\_`
         joined = self._join_partial(text, lineno)
@@ -546,17 +548,22 @@ _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[
 def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
-    line (`File "x.py", **line 3**, in f`: a user's mark), or the blank after its comma lost (`line 3,in f`)."""
+    line (`File "x.py", **line 3**, in f`: a user's mark), the blank after its comma lost (`line 3,in f`), or a dunder
+    name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`)."""
     if ", **line " in text:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
     if ",in " in text:
         text = _UNSPACED_IN.sub(", in ", text, count=1)
+    if "**" in text:
+        text = _BOLD_DUNDER.sub(r"__\1__", text)  # (markdown made a dunder name bold: `/IMP/core/**init**.py`)
     if 'File "' in text:
         return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
+_HEADING = regex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: a learned prefix)
+_BOLD_DUNDER = regex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
 _ESCAPED_DUNDER = regex.compile(r"\\_\\_(\w+?)\\_\\_")
 _BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
 _UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')

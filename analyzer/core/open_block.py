@@ -46,6 +46,7 @@ class State(enum.Enum):
     AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
     SCONS = "scons"  # an exception line, then frames as SCons prints them (core/scons.py)
     SNAKEMAKE = "snakemake"  # an error as Snakemake reports it: its place in the workflow, message, frames (core/snakemake.py)
+    CLASS_PAGE = "class_page"  # a class alone as `type()` prints it, its message a paragraph below (core/classpage.py)
     EXPECTED = "expected"  # what a failed doctest example was expected to print (core/doctest_report.py): no error
     AZURE = "azure"  # Azure Functions' report of a failure: the exception line, `Stack: ` and the frames (core/azure.py)
     LAMBDA = "lambda"  # the error object AWS Lambda's Python runtime returns, as JSON (core/awslambda.py)
