@@ -1144,7 +1144,8 @@ def test_a_traceback_in_a_string_escaped_twice():
 def test_markdown_around_a_traceback_and_its_lines():
     """An inline code span opened before a frame's line (its indentation inside the span); three levels of quote
     before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)
-    or as it renders it (`**init**`); a heading's marks; a docstring's quotes."""
+    or as it renders it (`**init**`); a heading's marks; a docstring's quotes; each line a code span, maybe indented;
+    bold italic."""
     exc = capture(_load_weights)
     lines = text_of(exc).rstrip("\n").split("\n")
     (event,) = _tracebacks([f"`{lines[1]}", *lines[2:-1], f"{lines[-1]}`"])
@@ -1160,6 +1161,11 @@ def test_markdown_around_a_traceback_and_its_lines():
     (event,) = _tracebacks(rendered)
     assert {(frame.path.rsplit("/", 1)[-1], frame.function) for frame in event.final.frames} == {("__init__.py", "__init__")}
     assert event.final.exception_type == expected_chain(exc)[-1].exception_type
+    # each line its own code span, the span indented (its frame lines' indentation inside it); bold italic
+    (event,) = _tracebacks([f"{'  ' * (k % 2)}`{line}`" for k, line in enumerate(lines)])
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+    (event,) = assert_same(f"***{lines[-1]}***\n".encode())
+    assert event.root.exception_type == expected_chain(exc)[-1].exception_type
     # a bare exception line in a docstring's quotes (its message's further lines below it)
     (event,) = assert_same(f'"""{lines[-1]}\n    status = UNAVAILABLE\n"""\n'.encode())
     assert (event.root.exception_type, event.root.message.split("\n")[0]) == (expected_chain(exc)[-1].exception_type,

@@ -469,6 +469,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
          "statuses are not defined", "", "Python version: 3.9.2"], [f"## {pasted[-1]}", f'"""{pasted[-1]}'],
         [line.replace('.py"', '/**init**.py"') for line in pasted],
         ["Exception Type:\tKeyError", "Exception Value:\t'x'", "Exception Location:\t/x/views.py, line 529, in get"],
+        ["ImportError: ", "cannot import name 'Fp8LinearOp'", f"***{pasted[-1]}***", "pywintypes.com_error: (-2147221005, None)",
+         *(f"  `{line}`" for line in pasted)],
     ))
 
 

@@ -571,6 +571,16 @@ def test_a_message_that_began_with_line_breaks_is_read_in_its_paragraphs():
     assert (event.root.message, event.span.line_end) == (str(exc), len(lines))
 
 
+def test_a_bare_error_whose_message_began_with_a_line_break():
+    """`raise ImportError("\\ncannot import name ...")` printed without its traceback: `ImportError: `, then the
+    message's first line flush left. (A record's start is no message's line.)"""
+    event = only(["Failed to import the rollout.", "", "ImportError: ", "cannot import name 'Fp8LinearOp'"])
+    assert (event.root.exception_type, event.root.message, event.kind) == ("ImportError", "\ncannot import name 'Fp8LinearOp'",
+                                                                           EventKind.BARE)
+    event, *_ = events(["ImportError: ", "INFO 12-01 10:00:00 [engine.py:12] engine restarted"])
+    assert event.root.message == ""
+
+
 def test_python_2s_report_of_a_thread_at_interpreter_shutdown():
     """The exception line names the class as Python 2's `type()` printed a built-in one."""
     exc = capture(lambda: None.error)  # type: ignore[attr-defined]  # (paramiko's thread, its module torn down)

@@ -160,12 +160,15 @@ def test_an_error_scons_reports_for_a_build_script():
 
 
 def test_errors_users_name_in_their_words_and_modules_whose_class_is_error():
-    """`I am getting this error: TypeError: ...` in a sentence; pygame's and lgpio's class named `error`."""
+    """`I am getting this error: TypeError: ...` in a sentence; pygame's and lgpio's class named `error`, pywin32's
+    `com_error`."""
     bad = capture(lambda: len(5))  # type: ignore[arg-type]
     events = assert_same(f"I am getting this error: {type(bad).__name__}: {bad}.. Any ideas?\n"
-                         "pygame.error: Couldn't open res/bg.png\nlgpio.error: 'GPIO busy'\n".encode())
+                         "pygame.error: Couldn't open res/bg.png\nlgpio.error: 'GPIO busy'\n"
+                         "pywintypes.com_error: (-2147221005, 'Invalid class string', None, None)\n".encode())
     assert [(e.root.exception_type, e.root.message) for e in events] == [
-        ("TypeError", f"{bad}.. Any ideas?"), ("pygame.error", "Couldn't open res/bg.png"), ("lgpio.error", "'GPIO busy'")]
+        ("TypeError", f"{bad}.. Any ideas?"), ("pygame.error", "Couldn't open res/bg.png"), ("lgpio.error", "'GPIO busy'"),
+        ("pywintypes.com_error", "(-2147221005, 'Invalid class string', None, None)")]
     assert assert_same(b"INFO: retrying after error: TypeError: x\nthe game.error: not a class\n") == []
 
 

@@ -833,6 +833,9 @@ class TracebackAssembler:
             if len(block.texts) == 1 and ob.raised_below(block.texts[0]) and named_error(text) is not None:
                 block.state, block.message_lines = State.MESSAGE, 1  # `BackendCompilerFailed: backend='inductor'
                 return Step.TAKE  # raised:`, then the error it raised (blocks.parse_chain: that one failed)
+            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and not self._starts_record(text):
+                block.state, block.message_lines = State.MESSAGE, 1  # `Type: `, its message flush left, as Python
+                return Step.TAKE  # prints one that begins with a line break (`raise ImportError("\\ncannot ...")`)
             if len(block.texts) <= SOURCE_LINES and stripped and not self._starts_record(text):
                 return Step.TAKE  # the innermost frame's caret and source lines, if a frame follows
             if stripped and ob.indented_below(block.texts[0], [*block.texts[1:], text]):

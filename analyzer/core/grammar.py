@@ -266,9 +266,10 @@ def remote_task(text: str) -> bool:
 # class of a module named in lower case as an extension's may be (`nixl._bindings.nixlNotFoundError`).
 EXCEPTION_SUFFIX = "(?:Error|Exception|Interrupt|Exit|Failure|Fault)"  # (how a class's name that reads as one ends)
 EXCEPTION_NAME = rf"_*[A-Z]\w*{EXCEPTION_SUFFIX}"  # (a private class too: grpc's `_InactiveRpcError`)
-# Modules whose exception class is named `error` (OpenCV's `cv2.error`, pygame's, lgpio's, the C modules of the standard library):
+# Modules whose exception class is named `error` (OpenCV's `cv2.error`, pygame's, lgpio's, the C modules of the standard library;
+# pywin32's, and its `pywintypes.com_error` too):
 # a module's `error` is any other module's word.
-_ERROR_MODULES = r"(?:cv2|pygame|lgpio|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop|mmap)"
+_ERROR_MODULES = r"(?:cv2|pygame|lgpio|socket|struct|zlib|select|re|sre_constants|getopt|curses|dbm|termios|resource|audioop|mmap|pywintypes)"
 # A module of exceptions, maybe of one kind (`aiohttp.http_exceptions`, `telegram.error`, `torch._dynamo.exc`).
 ERRORS_MODULE = r"(?:[a-z]\w*_)?(?:exc|exceptions|errors?)"
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
@@ -283,7 +284,7 @@ LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|{SUFFIXLESS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
-    rf"|(?<=\b{_ERROR_MODULES}\.)error)"
+    rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error)"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )

@@ -520,15 +520,16 @@ def _unfenced(text: str) -> str:
             return text[1:]  # (a frame's line, its indentation inside the span)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
-    elif text.count("`") == 2 and text[:1] == text[-1:] == "`" and text[-2:-1].strip() and (
-            text[1:2].strip() or text[1:5] == "    " or g.FRAME.match(text[1:-1])):
-        return text[1:-1]  # the whole line one code span (a frame's or its source line's indentation inside it)
+    elif text.count("`") == 2 and (body := text.lstrip(" "))[:1] == body[-1:] == "`" and body[-2:-1].strip() and (
+            body[1:2].strip() or body[1:5] == "    " or g.FRAME.match(body[1:-1])):
+        return body[1:-1]  # the whole line one code span (a frame's or its source line's indentation inside it; the
+        # span itself maybe indented)
     return text
 
 
 def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
-    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`), or its class and colon bold (`**ValueError:**
+    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`, `***ValueError: ...***`), or its class and colon bold (`**ValueError:**
     ...`). (A class's or module's name may
     begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`;
     a span that opens at a frame line, `_File "x.py", ...`, is _framed's.)"""
@@ -542,7 +543,7 @@ def _unemphasised(text: str) -> str:
 
 
 _BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
-_EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*)$")
+_EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*|\*\*\*)\s*$")
 
 
 def _framed(text: str) -> str:

@@ -73,7 +73,7 @@ _STARTS = (
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
-    rb"\.error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
+    rb"\.(?:com_)?error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     SUFFIXLESS.encode() + rb"[ \t]*[:\r\n]",  # a well-known class without the usual suffix
     rb"Runtime\.[A-Z][A-Za-z]*[ \t]*[:\r\n]", rb'"(?:errorMessage|errorType|stackTrace)"',  # AWS Lambda's (grammar, awslambda.opens)
