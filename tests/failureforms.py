@@ -306,6 +306,20 @@ def py2_shutdown_thread(exc: BaseException) -> list[str]:
             f"<type 'exceptions.{type(exc).__name__}'>: {exc}"]
 
 
+def supervisorctl_fault(exc: BaseException) -> list[str]:
+    """supervisorctl's report of a fault supervisord answered with: the class, the message, the file and line."""
+    inner = traceback.extract_tb(exc.__traceback__)[-1]
+    return [f"error: {type(exc)}, {exc}: file: {inner.filename} line: {inner.lineno}"]
+
+
+def asyncore_compact(exc: BaseException) -> list[str]:
+    """supervisord's log of an exception a channel raised, with asyncore's compact traceback (`(class:message
+    [file|function|line] ...)`, the innermost frame last)."""
+    frames = " ".join(f"[{f.filename}|{f.name}|{f.lineno}]" for f in traceback.extract_tb(exc.__traceback__))
+    return [f"2016-11-17 09:14:15,546 CRIT uncaptured python exception, closing channel <POutputDispatcher at 139665565490424 "
+            f"for <Subprocess at 139665565913240 with name router0 in state RUNNING> (stdout)> ({type(exc)}:{exc} {frames})"]
+
+
 def py313_traceback(exc: BaseException, elide: bool = False) -> list[str]:
     """A traceback as Python 3.13+ prints it (no carets here): under each frame, the whole statement it was
     running, each of its lines as far in as the statement's first; with `elide`, a statement of more than

@@ -471,6 +471,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["Exception Type:\tKeyError", "Exception Value:\t'x'", "Exception Location:\t/x/views.py, line 529, in get"],
         ["ImportError: ", "cannot import name 'Fp8LinearOp'", f"***{pasted[-1]}***", "pywintypes.com_error: (-2147221005, None)",
          *(f"  `{line}`" for line in pasted)],
+        [*forms.supervisorctl_fault(capture(_value_error)), *forms.asyncore_compact(capture(_chained))],
     ))
 
 

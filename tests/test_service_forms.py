@@ -251,6 +251,7 @@ def test_the_error_aws_lambda_returns(legacy, indent):
         ("Runtime.HandlerNotFound", "Handler 'foo' missing on module 'lambda_function'", kind) for kind in (EventKind.BARE, EventKind.NOTICE)]
     # (an object with such a key that names no error; Step Functions' `cause` holding the object)
     assert assert_same(b'{\n  "stackTrace": "none",\n  "status": 200\n}\n') == []
+    assert assert_same(b'    "errorType": "Ktransformers\'\n') == []  # (its string never closed: no class named; found by fuzzing)
     nested = ['{', '  "error": "KeyError",', '  "cause": {', *(f"    {line}" for line in forms.lambda_response(exc)), '  }', '}']
     assert [e.root.exception_type for e in assert_same("\n".join(nested).encode())] == ["KeyError"]
 
@@ -359,3 +360,21 @@ def test_netboxs_server_error_page():
     (event,) = assert_same(b"<class 'django.core.exceptions.ImproperlyConfigured'>\n\nstatuses are not defined\n")
     assert (event.root.exception_type, event.root.message) == ("django.core.exceptions.ImproperlyConfigured", "statuses are not defined")
     assert assert_same(b"<class 'int'>\n\n3\n") == []
+
+
+def _rollover(path: str):
+    return open(path)
+
+
+def test_supervisors_one_line_reports_with_the_place():
+    """supervisorctl's fault (`error: <class 'X'>, msg: file: F line: N`) and supervisord's log of an exception a
+    channel raised, with asyncore's compact traceback (`(<class 'X'>:msg [file|function|line] ...)`)."""
+    exc = capture(lambda: _rollover("/nonexistent/router0.log"))
+    inner = traceback.extract_tb(exc.__traceback__)
+    lines = ["root@host:~# supervisorctl update all", *forms.supervisorctl_fault(exc), *forms.asyncore_compact(exc)]
+    fault, compact = assert_same("\n".join([*lines, ""]).encode())
+    assert (fault.root.exception_type, fault.root.message, fault.kind) == ("FileNotFoundError", str(exc), EventKind.BARE)
+    assert [(f.path, f.lineno) for f in fault.root.frames] == [(inner[-1].filename, inner[-1].lineno)]
+    assert (compact.root.exception_type, compact.root.message) == ("FileNotFoundError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in compact.root.frames] == [(f.filename, f.lineno, f.name) for f in inner]
+    assert assert_same(b"error: <class 'int'>, 3: file: x.py line: 1\nlist (a:b [x|y|1])\n") == []

@@ -35,6 +35,7 @@ from analyzer.core import (
     ipython,
     native,
     newest_first,
+    oneline,
     pytest_report,
     richtb,
     scons,
@@ -612,6 +613,8 @@ class TracebackAssembler:
                          truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, State.NATIVE, EventKind.NATIVE)
+        elif (oneline.SUPERVISORCTL in text or oneline.COMPACT_END in text[-4:]) and (reported := oneline.read(text)) is not None:
+            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), reported)]
         elif classpage.opens(text):
             self._opened(line, State.CLASS_PAGE, EventKind.BARE)
         elif text.rstrip() == excepthook.HOOK:

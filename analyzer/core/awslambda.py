@@ -55,7 +55,8 @@ def goes_on(texts: list[str], text: str) -> bool:
 
 def complete(texts: list[str]) -> bool:
     """Whether the object names the error's class (else it was another object with such a key)."""
-    return isinstance(_fields(texts).get("errorType"), str)
+    kind = _fields(texts).get("errorType")
+    return isinstance(kind, str) and bool(kind.strip())
 
 
 def framed(texts: list[str]) -> bool:
@@ -71,7 +72,8 @@ def to_standard(texts: list[str]) -> list[str]:
     exception_line = f"{kind}: {message}" if isinstance(message, str) and message else str(kind or "")
     items = fields.get("stackTrace")
     frames = [line for item in items for line in _frame_lines(item)] if isinstance(items, list) else []
-    return [g.HEADER_TEXT, *frames, *exception_line.splitlines()] if frames else exception_line.splitlines()
+    said = exception_line.splitlines() or [exception_line]
+    return [g.HEADER_TEXT, *frames, *said] if frames else said
 
 
 def _frame_lines(item: _Value) -> list[str]:

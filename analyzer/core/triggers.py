@@ -89,6 +89,7 @@ _STARTS = (
     rb"[^\s:]+\.py::\S+ - ", rb"ERROR [^\s:]+\.py - ",  # pytest_report.summary
     rb"\.py[cx]?:\d+: in \S",  # pytest_report.starts_stack (anywhere: behind a prefix it may teach, infer_prefix)
     rb"^<class '[\w.]+'>[ \t]*\r?$",  # a class alone (classpage.opens)
+    rb"error: <class '", rb"\|\d+\]\)[ \t]*\r?$",  # supervisorctl's fault, asyncore's compact traceback (oneline)
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
