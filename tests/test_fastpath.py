@@ -471,7 +471,8 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
         ["Exception Type:\tKeyError", "Exception Value:\t'x'", "Exception Location:\t/x/views.py, line 529, in get"],
         ["ImportError: ", "cannot import name 'Fp8LinearOp'", f"***{pasted[-1]}***", "pywintypes.com_error: (-2147221005, None)",
          *(f"  `{line}`" for line in pasted)],
-        [*forms.supervisorctl_fault(capture(_value_error)), *forms.asyncore_compact(capture(_chained))],
+        [*forms.supervisorctl_fault(capture(_value_error)), *forms.asyncore_compact(capture(_chained)),
+         f"Run 0jbbwa4t errored: {capture(_value_error)!r}"],
     ))
 
 
@@ -484,6 +485,17 @@ def test_failure_forms(seed, wrap):
         lines.extend(WRAPS[wrap](rng, line) for line in [*_record(rng), *form])
     events = assert_same("\n".join(lines).encode())
     assert len(events) > len(failure_forms())
+
+
+@pytest.mark.parametrize("before", [[], ["RuntimeError: could not load"]], ids=("skipped whole", "after a record read"))
+def test_a_line_without_a_prefix_between_two_records_the_fast_path_skips(before):
+    """A record's prefix repeated on a blank line continues the record before it, unless a line without a prefix
+    came between (normalize._continues): the fast path, which reads only the lines whose prefix state outlives
+    them, reads that line too (found by test_failure_forms: SGLang's head inside the first record's text)."""
+    lines = [*before, "ERROR 12-01 10:00:00 [2026-08-28 10:29:47 TP1] Decode batch. #running-req: 3",
+             "The complete exception is provided below:", "ERROR 12-01 10:00:07 ", "ValueError: bad value 42"]
+    events = assert_same("\n".join(lines).encode())
+    assert (events[-1].stream, events[-1].rank) == ("#", None)
 
 
 def test_failure_forms_at_the_start_of_the_input():

@@ -161,7 +161,7 @@ def test_an_error_scons_reports_for_a_build_script():
 
 def test_errors_users_name_in_their_words_and_modules_whose_class_is_error():
     """`I am getting this error: TypeError: ...` in a sentence; pygame's and lgpio's class named `error`, pywin32's
-    `com_error`."""
+    `com_error`; an error's repr ending a tool's line."""
     bad = capture(lambda: len(5))  # type: ignore[arg-type]
     events = assert_same(f"I am getting this error: {type(bad).__name__}: {bad}.. Any ideas?\n"
                          "pygame.error: Couldn't open res/bg.png\nlgpio.error: 'GPIO busy'\n"
@@ -170,6 +170,11 @@ def test_errors_users_name_in_their_words_and_modules_whose_class_is_error():
         ("TypeError", f"{bad}.. Any ideas?"), ("pygame.error", "Couldn't open res/bg.png"), ("lgpio.error", "'GPIO busy'"),
         ("pywintypes.com_error", "(-2147221005, 'Invalid class string', None, None)")]
     assert assert_same(b"INFO: retrying after error: TypeError: x\nthe game.error: not a class\n") == []
+    # its repr at the end of a tool's line (`{exc!r}`), not at a lower level
+    events = assert_same(f"Run 0jbbwa4t errored: {bad!r}\nCOMET ERROR: Failed to create experiment, reason: {bad!r}\n"
+                         f"WARNING retrying after: {bad!r}\n".encode())
+    assert [(e.root.exception_type, e.root.message, e.context) for e in events] == [
+        ("TypeError", str(bad), "Run 0jbbwa4t errored"), ("TypeError", str(bad), "COMET ERROR: Failed to create experiment, reason")]
 
 
 def _rule_shell():

@@ -427,7 +427,15 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     if "\uff1a" in text and (typed := _FULLWIDTH_TYPED.search(text)) is not None:  # (`RuntimeError：E19999: ...`, typed on a CJK keyboard)
         message = typed["message"].rstrip(" \"'")
         return text[:typed.start()].strip(" \t\"'"), f"{typed['type']}: {message}"
-    return None
+    if text[-1:] == ")" and (tail := _TRAILING_REPR.search(text, max(0, len(text) - _REPR_TAIL))) is not None and (
+            held := repr_said(tail["repr"])) is not None and held[1] and not _LEVEL_WORD.search(text, 0, tail.start()):
+        return text[:tail.start()].rstrip(" :"), f"{held[0]}: {held[1]}"  # (a log's `{exc!r}` after its words:
+    return None  # `Run 0jbbwa4t errored: IndexError('list index out of range')`)
+
+
+# An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters
+_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\((?:'|\").*\))\s*$")
+_REPR_TAIL = 4096
 
 
 def _introduced_at(text: str) -> int | None:

@@ -64,6 +64,9 @@ class _Stretch:
     groups: dict[tuple, list[bytes]]  # the buffer's head groups
 
 
+_UNHEADED_LOOK_BACK = 16  # lines of channel heads passed over, looking for the last line of none
+
+
 class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
 
@@ -240,7 +243,7 @@ class ChunkScanner:
                     self._settle()
             if len(self._pending) > _MAX_GROUPS:
                 self._flush()
-        need_stream = True
+        need_stream, stretch_start = True, start
         stop, looked = end, _LONG_WAY_BACK - 1 if keys else 0  # the floors are known then
         while stop > start and (need_stream or need_time):
             looked += 1
@@ -258,7 +261,26 @@ class ChunkScanner:
                     need_stream &= not sets_stream
                     need_time &= not sets_time
             stop = line_start
+        for at in [*sorted(picked), end]:  # (the line of no channel head before each line fed, and before the
+            # next line read, where no record's prefix begins it: a record's prefix repeated after it begins a record
+            # of its own, not more of the one before: normalize._continues)
+            before = self._unheaded_before(buffer, stretch_start, at)
+            if before is not None and before[0] not in picked and not may_set_stream(buffer, *before):
+                picked[before[0]] = self._text(buffer, *before)
         return [picked[at] for at in sorted(picked)]
+
+    def _unheaded_before(self, buffer: bytes, start: int, at: int) -> tuple[int, int] | None:
+        """Where the last line before the one at `at` that begins with no channel head starts and ends, within
+        `buffer[start:at]` and a few lines back; None where there is none."""
+        stop = at
+        for _ in range(_UNHEADED_LOOK_BACK):
+            if stop <= start:
+                return None
+            line_start = buffer.rfind(b"\n", start, stop - 1) + 1 or start
+            if not (self._headed and HEAD_AT.match(buffer, line_start, stop - 1)):
+                return (line_start, stop - 1) if line_start < stop - 1 else None
+            stop = line_start
+        return None
 
     def _settle(self, groups: Iterable[tuple] | None = None) -> None:
         """Find the waiting lines of these head groups (all by default) in the stretches skipped since
