@@ -15,7 +15,8 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "SPACED_MARK", "link_lines", "raise_glued", "unescaped", "uncollapsed"]
+__all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "SPACED_MARK", "link_lines", "raise_glued", "unescaped",
+           "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
 SPACED_MARK = g.HEADER_TEXT + "  "  # ... the header then more blanks than one, the first frame's indent kept
@@ -34,12 +35,12 @@ _EXCEPTION_START = regex.compile(
     rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
-_TWICE_ESCAPED = "\\\\n"
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
 # (the first may begin the text: a copy begun there; in a list's repr, each begins a string of its own)
 _ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
 _ESCAPE = regex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
+_TWICE_ESCAPED = "\\\\n"  # (a line break escaped in a string that is itself escaped in another)
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
 
 

@@ -172,7 +172,8 @@ def reraised_original(header: regex.Match) -> bool:
 
 # Messages that end with a traceback formatted into them, below their first line: unittest's loader reports a test
 # module it failed to import, or whose `load_tests` failed, as an error whose message holds that traceback.
-_HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$|^[\w.]*Error: Failed to call load_tests:\s*$")
+_HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$"
+                                   r"|^[\w.]*Error: Failed to call load_tests:\s*$")
 
 
 def holds_traceback(exception_line: str) -> bool:

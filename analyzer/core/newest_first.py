@@ -1,8 +1,9 @@
 """A traceback whose exception line comes first: a newest-first export (each frame's source line above it,
 the header last), Sentry's frames newest first (each source line under its frame), Sentry's raw stack (the
 exception line and its message, `(31 additional frame(s) were not displayed)`, `...`, then the frames in
-Python's order), Google Cloud's Error Reporting (`at function (path:line)`, newest first), or a copy trimmed by hand that moved the exception line above frames in Python's order;
-rewritten in CPython's order so that `blocks.parse_chain` reads it like any other."""
+Python's order), Google Cloud's Error Reporting (`at function (path:line)`, newest first), or a copy trimmed
+by hand that moved the exception line above frames in Python's order; rewritten in CPython's order so that
+`blocks.parse_chain` reads it like any other."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["LINES_BEFORE_HIDDEN", "at_frame", "frame", "hidden", "moved_up", "sentry_raw", "sources_below", "to_standard"]
+__all__ = ["LINES_BEFORE_HIDDEN", "at_frame", "frame", "hidden", "moved_up", "sentry_raw", "sources_below",
+           "to_standard"]
 
 _HIDDEN = regex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$")
 LINES_BEFORE_HIDDEN = 3  # above Sentry's mark at most: the exception line, a line of its message, a blank

@@ -134,7 +134,8 @@ class LineNormalizer:
             text = text[1:]  # a markdown quote's `>` glued to an exception line
         elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):
             text = text[4:]  # ... or three levels of it (which a REPL's prompt reads as: no output follows one)
-        elif text[:1] == "#" and (heading := _HEADING.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(text[heading.end():]):
+        elif text[:1] == "#" and (heading := _HEADING.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(
+                text[heading.end():]):
             text = text[heading.end():]  # ... or a markdown heading's marks (a paste unfenced: `## ImportError: ...`)
         if "\\_\\_" in text:
             text = _ESCAPED_DUNDER.sub(r"__\1__", text)  # a dunder name as markdown's source escapes it: `\_\_init\_\_`
@@ -219,8 +220,8 @@ class LineNormalizer:
             return self._record_lines(record, lineno, meta, prefix)
         if ": : " in body or body.endswith(g.EXCEPTION_SUFFIXES):  # (the call costs more than this test)
             body = g.in_step_copies(body) or body  # an exception line ranks printed at once
-        opens_collapsed = collapsed.MARK in body or collapsed.SPACED_MARK in body or body.startswith(collapsed.FRAME_MARK) or (
-            body.startswith(collapsed.CUT_MARK) and ' File "' in body)  # (else a line of words: the forms below)
+        opens_collapsed = (collapsed.MARK in body or collapsed.SPACED_MARK in body or body.startswith(collapsed.FRAME_MARK)
+                           or (body.startswith(collapsed.CUT_MARK) and ' File "' in body))  # (else a line of words: below)
         pieces = (collapsed.uncollapsed(body) if opens_collapsed
                   else ipython.uncollapsed(body) if ipython.FLAT_MARK in body
                   else azure.unflattened(body) if azure.FLAT_MARK in body
@@ -501,8 +502,8 @@ def _unfenced(text: str) -> str:
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
     prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``; so does one before a
-    frame's line, its indentation inside the span), or a span
-    that is the whole line; the same for a span of two backticks (```` ``File "x.py", ... ````)."""
+    frame's line, its indentation inside the span), or a span that is the whole line (maybe indented itself); the
+    same for a span of two backticks (```` ``File "x.py", ... ````)."""
     if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
         text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
     if text.endswith("```") and text.rstrip("`").strip():
@@ -529,10 +530,10 @@ def _unfenced(text: str) -> str:
 
 def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
-    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`, `***ValueError: ...***`), or its class and colon bold (`**ValueError:**
-    ...`). (A class's or module's name may
-    begin with an underscore, `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`;
-    a span that opens at a frame line, `_File "x.py", ...`, is _framed's.)"""
+    italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`, `***ValueError: ...***`), or its class
+    and colon bold (`**ValueError:** ...`). (A class's or module's name may begin with an underscore,
+    `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`; a span that opens at a frame
+    line, `_File "x.py", ...`, is _framed's.)"""
     span = _EMPHASIS.match(text)
     if span is not None and span["close"] == span["open"][::-1] and (
             g.EXCEPTION_LINE.match(inner := span["inner"]) or g.exception_in_words(inner)):

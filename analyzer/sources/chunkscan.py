@@ -278,7 +278,7 @@ class ChunkScanner:
                 return None
             line_start = buffer.rfind(b"\n", start, stop - 1) + 1 or start
             if not (self._headed and HEAD_AT.match(buffer, line_start, stop - 1)):
-                return (line_start, stop - 1) if line_start < stop - 1 else None
+                return line_start, stop - 1  # (a blank one too)
             stop = line_start
         return None
 
