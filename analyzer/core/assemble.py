@@ -636,7 +636,7 @@ class TracebackAssembler:
         elif snakemake.opens(text):
             self._opened(line, State.SNAKEMAKE, EventKind.TRACEBACK)
         elif awslambda.opens(text):
-            self._opened(line, State.LAMBDA, EventKind.TRACEBACK)
+            self._opened(line, State.LAMBDA, EventKind.TRACEBACK, depth=awslambda.depth_after(0, text, first=True))
         elif g.BARE_EXCEPTION_LINE.match(text):  # held a line: frames may follow it
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
@@ -912,7 +912,10 @@ class TracebackAssembler:
             block.kind = EventKind.TRACEBACK if azure.stack(text) else block.kind
             return Step.TAKE
         if state is State.LAMBDA:
-            return Step.TAKE if awslambda.goes_on(block.texts, text) else Step.CLOSE
+            if not awslambda.goes_on(block.texts, block.depth, text):
+                return Step.CLOSE
+            block.depth = awslambda.depth_after(block.depth, text)
+            return Step.TAKE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
                 return Step.CLOSE

@@ -25,7 +25,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["complete", "framed", "goes_on", "opens", "to_standard"]
+__all__ = ["complete", "depth_after", "framed", "goes_on", "opens", "to_standard"]
 
 _MAX_LINES = 5000
 # One of the object's own keys: the block begins there (the `{` above it holds nothing of the error)
@@ -43,14 +43,28 @@ def opens(text: str) -> bool:
     return '"' in text and _KEY.match(text) is not None
 
 
-def goes_on(texts: list[str], text: str) -> bool:
-    """Whether `text` is the next line of the object `texts` began: one of its lines, or a blank among them
-    (not two), until the bracket that closes it."""
-    if len(texts) >= _MAX_LINES or _depth(texts) < 0:
+def goes_on(texts: list[str], depth: int, text: str) -> bool:
+    """Whether `text` is the next line of the object `texts` began, whose lines end `depth` deep in brackets
+    (see `depth_after`): one of its lines, or a blank among them (not two), until the bracket that closes it."""
+    if len(texts) >= _MAX_LINES or depth < 0:
         return False
     if not text.strip():
         return bool(texts[-1].strip())
     return _OBJECT_LINE.match(text) is not None
+
+
+def depth_after(depth: int, text: str, first: bool = False) -> int:
+    """How deep in brackets the object is after the line `text`, `depth` deep before it (the object's own depth
+    being 0; below 0 it is closed). The first line counts from the object's first key on. (Kept line by line:
+    counted again over all its lines for each line, a long stack cost quadratic time.)"""
+    for token in _line_tokens(text, first):
+        if token in ("{", "["):
+            depth += 1
+        elif token in ("}", "]"):
+            depth -= 1
+            if depth < 0:
+                return depth
+    return depth
 
 
 def complete(texts: list[str]) -> bool:
@@ -93,24 +107,15 @@ def _placed(line: str) -> str:
     return f'{m["indent"]}File "{m["path"]}", line {m["line"]}, in <module>' if m else line
 
 
+def _line_tokens(text: str, first: bool) -> list[str]:
+    """A line's tokens (the object's first line's from its first key on)."""
+    start = _KEY.match(text) if first else None
+    return [m[0] for m in _TOKEN.finditer(text, start.start("key") if start else 0)]
+
+
 def _tokens(texts: list[str]) -> list[str]:
     """The object's tokens, from its first key on."""
-    start = _KEY.match(texts[0])
-    first = texts[0][start.start("key"):] if start else texts[0]
-    return [m[0] for text in (first, *texts[1:]) for m in _TOKEN.finditer(text)]
-
-
-def _depth(texts: list[str]) -> int:
-    """How deep in brackets the object's lines end, the object's own being 0 (-1: closed)."""
-    depth = 0
-    for token in _tokens(texts):
-        if token in ("{", "["):
-            depth += 1
-        elif token in ("}", "]"):
-            depth -= 1
-            if depth < 0:
-                return depth
-    return depth
+    return [token for k, text in enumerate(texts) for token in _line_tokens(text, k == 0)]
 
 
 def _fields(texts: list[str]) -> dict[str, _Value]:

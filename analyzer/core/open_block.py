@@ -91,6 +91,7 @@ class Block:
     frames_from: int = 0  # the line that began the stack now read: lines before it are never elided
     elided: int = 0  # lines left out: the middle of a long stack, the end of a long message
     skipped_to: int = 0  # the last line number left out at the end (of a message)
+    depth: int = 0  # how deep in brackets an AWS Lambda error object's lines end (core/awslambda.py)
     logged: ErrorInfo | None = None  # the error a logged error's line reports
     # An exception line right above its header (see leads): the traceback's own if it ends without one
     lead: Block | None = None
