@@ -906,8 +906,8 @@ class TracebackAssembler:
             return Step.TAKE if classpage.goes_on(block.texts, text) else Step.CLOSE
         if state is State.EXPECTED:
             return Step.TAKE if doctest_report.goes_on(text) else Step.CLOSE
-        if state is State.AZURE:
-            if not azure.goes_on(block.texts, text):
+        if state is State.AZURE:  # (a traceback once its stack began)
+            if not azure.goes_on(block.texts, block.kind is EventKind.TRACEBACK, text):
                 return Step.CLOSE
             block.kind = EventKind.TRACEBACK if azure.stack(text) else block.kind
             return Step.TAKE

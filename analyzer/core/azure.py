@@ -43,12 +43,13 @@ def stack(text: str) -> bool:
     return text.startswith(_STACK) and g.FRAME.match(text[len(_STACK):]) is not None
 
 
-def goes_on(texts: list[str], text: str) -> bool:
-    """Whether `text` is the next line of the report `texts` began: a line of the exception's message, the
-    stack's first line, or a frame or the source line under one after it."""
+def goes_on(texts: list[str], stacked: bool, text: str) -> bool:
+    """Whether `text` is the next line of the report `texts` began (`stacked`: its stack's first line among
+    them): a line of the exception's message, the stack's first line, or a frame or the source line under one
+    after it."""
     if not text.strip():
         return False
-    if any(held.startswith(_STACK) for held in texts):
+    if stacked:
         return g.FRAME.match(text) is not None or text[:4] == "    "
     return stack(text) or len(texts) < _MAX_MESSAGE_LINES
 
