@@ -97,6 +97,16 @@ def _stamp(rng: random.Random) -> str:
     return f"2026-08-28 10:{rng.randrange(60):02d}:{rng.randrange(60):02d}"
 
 
+# Where the project is checked out: the tracebacks raised here hold it in their paths. The logs mixed from them
+# have it replaced by one fixed path, so that they are the same in every checkout (a path's length moves where
+# a form that wraps lines cuts them, and so which of the parser's rules a line meets).
+_CHECKOUT = str(Path(__file__).parent.parent)
+
+
+def _fixed(lines: list[str]) -> list[str]:
+    return [line.replace(_CHECKOUT, "/srv/analyzer") for line in lines]
+
+
 def _record(rng: random.Random) -> list[str]:
     """One log record of a shape the parser knows, or plain noise."""
     rank = f"TP{rng.randrange(4)}"
@@ -146,7 +156,7 @@ def _record(rng: random.Random) -> list[str]:
         lambda: fmt.app_logger(tb, name=rng.choice(("SGLangServer", "Server1")), level="ERROR"),
         lambda: [f"Processed prompts:   0%|     | 0/128 [00:00<?, ?it/s]{tb[0]}", *tb[1:]],
     ]
-    return rng.choice(shapes)()
+    return _fixed(rng.choice(shapes)())
 
 
 WRAPS = {
@@ -227,6 +237,25 @@ def test_random_glue_of_the_formats(seed):
     data = b"".join(rng.choice(PIECES) if rng.random() < 0.7 else rng.randbytes(rng.randrange(20))
                     for _ in range(rng.randrange(80)))
     assert_same(data, max_line=rng.choice((16, 64, MAX_LINE)), chunks=(1 << 20, 7, 1))
+
+
+@pytest.mark.parametrize("ending", ["", "\n"])
+def test_a_line_held_for_a_header_cut_at_its_end_and_the_next_longer_than_a_line_together(ending):
+    """A line that ends in a header's first part is held with the next (the finder looks for both parts at once);
+    the two together may be longer than a line may be, each shorter: each is read as a line of its own
+    (found by test_random_glue_of_the_formats, seed 240)."""
+    data = f"an unfinished Trac\n{'x' * 40}  File \"/srv/x.py\", line 12, in run{ending}".encode()
+    assert_same(data, max_line=64, chunks=(1 << 20, 7, 1))
+    assert_same(data.replace(b"Trac\n", b"Traceback (most recent call last):\n"), max_line=64, chunks=(1 << 20, 7, 1))
+
+
+@pytest.mark.parametrize("head", ["[rank3]:", "(EngineCore_DP0 pid=1) ", "(EngineCore_DP0 pid=1) ERROR:root:"])
+def test_the_first_time_cloud_logging_gives_behind_a_channel_head(head):
+    """Cloud Logging's severity and time behind a channel head (and a levelled prefix) set the input's first
+    time (found by test_random_glue_of_the_formats, seeds 1329, 2544 and 7979)."""
+    data = f"{head}ERROR 2026-12-01T10:00:00.9Z \n{head}ERROR 2026-12-01T10:00:01.9Z worker ready\n".encode()
+    assert_same(data)
+    assert fast_path(data, 1 << 20)[2] is not None
 
 
 def test_byte_order_marks():
@@ -334,7 +363,7 @@ ODD_STACKS = {
     "a blank line among frames, then the log goes on": ['  File "/x.py", line 1, in f', "    f()", "",
                                                         '  File "/x.py", line 2, in g', "    g()",
                                                         "[2026-08-28 10:00:05] INFO the stack was cut off"],
-    "a deep recursion": text_of(capture(lambda: _deep(40))).splitlines()[1:-1],
+    "a deep recursion": _fixed(text_of(capture(lambda: _deep(40))).splitlines()[1:-1]),
 }
 
 
@@ -366,7 +395,7 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
 
     pasted = text_of(capture(_chained)).splitlines()
     sentry = forms.sentry_raw(capture(_chained), shown=1)
-    return tuple(tuple(lines) for lines in (
+    return tuple(tuple(_fixed(lines)) for lines in (
         forms.segfault_child(), forms.segfault_child(bar=True), forms.abort_child(), forms.dumped_stack("Fatal Python error: Aborted"),
         forms.cxx_terminate(), ["libc++abi: terminating due to uncaught exception of type a::B: what"],
         forms.pool_failure(), forms.failing_processes(), forms.nested_traceback(),
@@ -476,15 +505,54 @@ def failure_forms() -> tuple[tuple[str, ...], ...]:
     ))
 
 
-@pytest.mark.parametrize("wrap", ["none", "container", "torchrun", "vllm", "oslo"])
-@pytest.mark.parametrize("seed", range(3))
-def test_failure_forms(seed, wrap):
+def _failure_forms_mixed(seed: int, wrap: str) -> bytes:
     rng = random.Random(seed)
     lines: list[str] = []
     for form in rng.sample(failure_forms(), len(failure_forms())):
         lines.extend(WRAPS[wrap](rng, line) for line in [*_record(rng), *form])
-    events = assert_same("\n".join(lines).encode())
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize("wrap", ["none", "container", "torchrun", "vllm", "oslo"])
+@pytest.mark.parametrize("seed", range(3))
+def test_failure_forms(seed, wrap):
+    events = assert_same(_failure_forms_mixed(seed, wrap))
     assert len(events) > len(failure_forms())
+
+
+@pytest.mark.parametrize("text", ["KeyboardInterrupt", "RuntimeError", "StopIteration", "ValueError: bad value"])
+def test_a_line_ray_folded_is_read_whatever_its_text_ends_in(text):
+    """Ray marks a line it folded (` [repeated 7x across cluster]`) and the normaliser strips the mark: a line whose
+    text ends before it is read by the fast path too, with a line after it (found by test_failure_forms, seed 9)."""
+    events = assert_same(f"{text} [repeated 7x across cluster]\nline 89, in f\n".encode())
+    assert len(events) == 1
+
+
+def test_a_stack_without_the_prefix_of_the_lines_above_it_is_read_as_one_by_one_would():
+    """A record whose prefixed lines end in its longest line, a source line, then its stack without the prefix,
+    echoed: one by one, a line after it may be that line's rest (a terminal cut it), so the fast path reads
+    such a stack one line at a time too; and a whole frame line is never a rest (found by test_failure_forms
+    at a path of another length, with a frame line an editor made a link of, taken for a source line)."""
+    source = "result = compute_everything(with_a_rather_long_argument_list, and_more)"
+    for frame in ('File "/srv/x.py", line 3, in f', 'File "[/srv/x.py", line 3](file:///srv/x.py#line=2), in f'):
+        record = ["ERROR 12-01 10:00:05 Traceback (most recent call last):", f"ERROR 12-01 10:00:09   {frame}",
+                  f"ERROR 12-01 10:00:09     {source}", '  File "/srv/y.py", line 9, in g', '    {}["missing"]',
+                  "KeyError: 1", *["INFO 12-01 10:00:10 fine"] * 3]
+        events = assert_same("\n".join(record * 3).encode())
+        assert [[f.code for f in event.root.frames] for event in events] == [[source, '{}["missing"]']] * 3
+    linked = ['    {}["missing"]', "ERROR 12-01 10:00:05 Traceback (most recent call last):",
+              f"ERROR 12-01 10:00:09   {frame}", '    {}["missing"]', "    ~~^^^^^^^^^^^"]
+    assert [f.code for f in assert_same("\n".join(linked).encode())[0].root.frames] == ['{}["missing"]']
+
+
+def test_a_blank_record_line_that_goes_on_with_the_record_before_it_keeps_its_stream():
+    """A record's prefix (torch's logging) with nothing after it goes on with the record before it, whose prefix
+    held one more (SGLang's, with its tags): the fast path, which reads the last line of a skipped stretch
+    that sets the stream, reads the one before such a line too (found by test_mixed_logs, seed 24)."""
+    torch = "[2026-12-01 10:00:0{},3] torch._dynamo.convert_frame: [WARNING] "
+    lines = ["[2026-12-01 10:00:02,3] ", torch.format(1) + "[2026-08-28 10:28:29 TP2] ", torch.format(7) + " ",
+             torch.format(7) + 'File "/srv/x.py"']
+    assert assert_same("\n".join(lines).encode())[0].stream == "#TP2"
 
 
 @pytest.mark.parametrize("between", ["The complete exception is provided below:", ""], ids=("words", "a blank line"))

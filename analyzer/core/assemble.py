@@ -303,8 +303,9 @@ class TracebackAssembler:
         if block is None or block.linenos[-1] != self._physical_lineno or block.state not in _WRAPPED_STATES:
             return False
         cut = block.texts[-1]
-        if block.state is State.FRAMES and g.rest_of_frame_line(cut, line.text) is not None:
-            return False  # read as a line of its own (see _unwrapped)
+        if block.state is State.FRAMES and (g.rest_of_frame_line(cut, line.text) is not None
+                                            or g.FRAME.match(line.text) or ipython.linked_frame(line.text)):
+            return False  # read as a line of its own (see _unwrapped), or a whole frame line: no line's rest
         whole = g.rest_of_fixed_line(cut, line.text) or ob.rest_of_rest(block, line.text)
         if whole is None and ((g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()))
                               or (block.state is State.FRAMES and len(line.text) == self._physical_length
@@ -434,7 +435,9 @@ class TracebackAssembler:
         and nothing taken, otherwise."""
         stream = line.stream
         block = self._open.get(stream)
+        last = self._last
         if (block is None or block.state is not State.FRAMES or block.reread or line.starts_message or block.indent
+                or self._width or (last is not None and last.prefix and self._run > 1)  # (see feed: maybe a rest)
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
                 > self._max_held
@@ -604,7 +607,7 @@ class TracebackAssembler:
         elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
             self._opened(line, State.RICH, EventKind.TRACEBACK, truncated=rich is None)
         elif ((frame := g.FRAME.match(text)) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
-              or g.PLACE_CUT.match(text) or ("](" in text and g.FRAME.match(ipython.unlinked(text)))):
+              or g.PLACE_CUT.match(text) or ipython.linked_frame(text)):
             # frames without their header: the log was cut above them (maybe inside the first, or in its
             # place; an editor's copy may have made its path or line number a markdown link); further in than
             # Python puts a frame, the traceback is indented as a whole (pip's output of a build)

@@ -95,6 +95,12 @@ def unlinked(text: str) -> str:
     return _LINK.sub(r"\g<text>", text)
 
 
+def linked_frame(text: str) -> bool:
+    """A CPython frame line whose path or line number an editor's copy made a markdown link
+    (`File "[x.py", line 3](file:///x.py#line=2), in f`)."""
+    return "](" in text and bool(g.FRAME.match(unlinked(text)))
+
+
 def is_ipython(lines: list[str]) -> bool:
     return any(HEADER.match(text) for text in lines) or starts_cut(lines[0]) or _exception_first(lines)
 

@@ -36,7 +36,7 @@ from analyzer.core.prefixes import (
 )
 from analyzer.core.records import LogLine
 
-__all__ = ["LineNormalizer", "parse_timestamp", "strip_ansi"]
+__all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
@@ -591,6 +591,12 @@ def _introduced_by(pretext: str, learned: str) -> bool:
     its times aside (they tick between the lines)."""
     learned = learned.rstrip()
     return bool(learned) and (pretext.startswith(learned) or _stream_key(pretext).startswith(_stream_key(learned)))
+
+
+def may_continue(line: LogLine) -> bool:
+    """Whether `line`, begun by a record's prefix, may go on with the record before it (its text can only go on
+    with a traceback, or is blank: see LineNormalizer._continues) and so keep that record's stream."""
+    return bool(line.prefix) and _reads_as_traceback(line.text, _header_context(line.text))
 
 
 def _reads_as_traceback(body: str, header: str | None) -> bool:

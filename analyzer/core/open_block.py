@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from analyzer.core import grammar as g
-from analyzer.core import native, richtb
+from analyzer.core import ipython, native, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
@@ -171,7 +171,7 @@ def ends_in_source(block: Block) -> bool:
 
 
 def source_line(text: str) -> bool:
-    return text[:1] == " " and not g.FRAME.match(text) and not g.FRAME_CUT.match(text)
+    return text[:1] == " " and not g.FRAME.match(text) and not g.FRAME_CUT.match(text) and not ipython.linked_frame(text)
 
 
 def frame_detail(text: str) -> bool:

@@ -93,6 +93,7 @@ _STARTS = (
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
+    rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
@@ -142,7 +143,8 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
-_TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}\[?\d{4}-\d\d-\d\d"
+# (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
+_TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?\[?\d{4}-\d\d-\d\d"
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.

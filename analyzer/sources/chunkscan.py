@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from analyzer.core.grammar import HEADER_TEXT
-from analyzer.core.normalize import LineNormalizer
+from analyzer.core.normalize import LineNormalizer, may_continue
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
@@ -106,7 +106,7 @@ class ChunkScanner:
             # looks for both parts at once), held with the unfinished line
             end = chunk.rfind(b"\n", 0, end - 1) + 1
         if not end:  # no line ends in this chunk
-            self._keep(self._tail + chunk, 0)
+            self._keep(self._tail + chunk, 0, events)
             return events
         start = 0
         if self._tail or self._dropped:  # the line begun in earlier chunks ends here: on its own,
@@ -119,13 +119,13 @@ class ChunkScanner:
             else:
                 if self._finder is not None and _ends_in_header(line, len(line) - 1):
                     if end == start:  # the line after it is not here yet: held with it
-                        self._keep(self._tail + chunk, 0)
+                        self._keep(self._tail + chunk, 0, events)
                         return events
                     line, start = line + chunk[start:end], end  # with the line after it (as below)
                 self._scan(line, 0, len(line), events)
         if end > start:
             self._scan(chunk, start, end, events)
-        self._keep(chunk, end)
+        self._keep(chunk, end, events)
         return events
 
     def finish(self) -> Iterator[ErrorEvent]:
@@ -257,16 +257,19 @@ class ChunkScanner:
                     need_time and may_set_time(buffer, line_start, stop - 1)):
                 sets_stream, sets_time = self._line_sets(buffer, line_start, line_start, stop - 1)
                 if (need_stream and sets_stream) or (need_time and sets_time):
-                    picked[line_start] = self._text(buffer, line_start, stop - 1)
-                    need_stream &= not sets_stream
+                    picked[line_start] = text = self._text(buffer, line_start, stop - 1)
+                    # (a line that may go on with the record before it keeps that one's stream: it is read too)
+                    need_stream &= not (sets_stream and not (_may_go_on(buffer, line_start, stop - 1)
+                                                             and may_continue(self._probe(text))))
                     need_time &= not sets_time
             stop = line_start
         for at in [*sorted(picked), end]:  # (the line of no channel head before each line fed, and before the
             # next line read, where no record's prefix begins it: a record's prefix repeated after it begins a record
             # of its own, not more of the one before: normalize._continues)
             before = self._unheaded_before(buffer, stretch_start, at)
-            if before is not None and before[0] not in picked and not may_set_stream(buffer, *before):
-                picked[before[0]] = self._text(buffer, *before)
+            if before is not None and before[0] not in picked and not (
+                    may_set_stream(buffer, *before) and self._line_sets(buffer, before[0], before[0], before[1])[0]):
+                picked[before[0]] = self._text(buffer, *before)  # (one that sets the stream is the loop's above)
         return [picked[at] for at in sorted(picked)]
 
     def _unheaded_before(self, buffer: bytes, start: int, at: int) -> tuple[int, int] | None:
@@ -454,9 +457,13 @@ class ChunkScanner:
         kept = min(end, start + self._max_line)
         return cut_line(buffer[start:kept], dropped + end - kept)
 
-    def _keep(self, buffer: bytes, end: int) -> None:
-        """Hold the unfinished line `buffer[end:]` for the next chunk, cut to max_line bytes."""
+    def _keep(self, buffer: bytes, end: int, events: list[ErrorEvent]) -> None:
+        """Hold the unfinished line `buffer[end:]` for the next chunk, cut to max_line bytes. (Where it is a
+        line held with the next one (see feed) and the two are longer than that, the first is read now.)"""
         rest = len(buffer) - end
+        if rest > self._max_line and (whole := buffer.rfind(b"\n", end) + 1):
+            self._feed(buffer, end, whole, events, until_quiet=False)
+            end, rest = whole, len(buffer) - whole
         if rest > self._max_line:
             self._dropped += rest - self._max_line
         self._tail = buffer[end:end + self._max_line]
@@ -469,6 +476,14 @@ def _ends_in_header(buffer: bytes, end: int) -> bool:
     """Whether the line that ends at `end` ends with the first part of a traceback's header."""
     end -= buffer[end - 1:end] == b"\r"
     return buffer.endswith(_HEADER_PARTS, max(0, end - len(HEADER_TEXT)), end)
+
+
+def _may_go_on(buffer: bytes, start: int, end: int) -> bool:
+    """Whether the line `buffer[start:end]`, which the finder did not report (no header, no exception line), may
+    read as more of a traceback after its prefix (normalize.may_continue): nothing after it, or text indented
+    (two blanks or a tab in the line), or a chain's separator. (Most lines are none: no second look at them.)"""
+    return (buffer[end - 1:end] in (b"", b" ", b"]", b":", b"\t", b"\r") or buffer.find(b"  ", start, end) >= 0
+            or buffer.find(b"\t", start, end) >= 0 or buffer.find(b" exception", start, end) >= 0)
 
 
 def _newlines(buffer: bytes, start: int, end: int) -> int:
