@@ -56,6 +56,7 @@ class _NewLineFormatter(logging.Formatter):
 
 _VLLM_V1 = "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] %(message)s"
 _VLLM_V0 = "%(levelname)s %(asctime)s %(filename)s:%(lineno)d] %(message)s"
+_VLLM_TIMELESS = "%(levelname)s [%(filename)s:%(lineno)d] %(message)s"  # (V1's with a time format that prints none)
 
 
 def _record(message: str, exc: BaseException | None, when: datetime, level: int = logging.ERROR,
@@ -68,10 +69,11 @@ def _record(message: str, exc: BaseException | None, when: datetime, level: int 
 
 
 def vllm_record(message: str, exc: BaseException | None = None, when: datetime = T0, v0: bool = False,
-                file: str = "core.py", lineno: int = 396, level: int = logging.ERROR) -> list[str]:
+                file: str = "core.py", lineno: int = 396, level: int = logging.ERROR, timeless: bool = False) -> list[str]:
     """`logger.exception(message)` in vLLM: every line `ERROR 11-28 03:12:40 [core.py:396] ...` (V1) or
-    `ERROR 11-28 03:12:40 core.py:396] ...` (V0). The `\\r` of `\\r\\n` stays on the line, as in a file."""
-    formatter = _NewLineFormatter(_VLLM_V0 if v0 else _VLLM_V1, datefmt="%m-%d %H:%M:%S")
+    `ERROR 11-28 03:12:40 core.py:396] ...` (V0), or `ERROR [core.py:396] ...` (`timeless`). The `\\r` of `\\r\\n`
+    stays on the line, as in a file."""
+    formatter = _NewLineFormatter(_VLLM_TIMELESS if timeless else _VLLM_V0 if v0 else _VLLM_V1, datefmt="%m-%d %H:%M:%S")
     text = formatter.format(_record(message, exc, when, level, f"/srv/vllm/{file}", lineno))
     return text.split("\n")
 

@@ -831,7 +831,8 @@ def test_streamlits_error_box_copied_from_the_page():
     assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]
 
 
-@pytest.mark.parametrize("quote", ["`{}`", "\u201d{}\u201c", "\u201c{}\u201d"], ids=("code span", "curly quotes reversed", "curly quotes"))
+@pytest.mark.parametrize("quote", ["`{}`", "\u201d{}\u201c", "\u201c{}\u201d", " **{}**"],
+                         ids=("code span", "curly quotes reversed", "curly quotes", "bold"))
 def test_an_exception_line_quoted_in_a_sentence(quote):
     """The error quoted in the middle of the user's sentence: the words before it are its context."""
     exc, said = _inference_failure()

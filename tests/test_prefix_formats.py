@@ -452,6 +452,31 @@ def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
     assert _events(["[serving_chat.py:1001] Error: not a Python exception", "[x.py:3] waiting for ValueError: x"]) == []
 
 
+def test_vllms_prefix_without_its_time():
+    """vLLM's logger with a time format that prints none (`ERROR [serving.py:830] `): a known prefix on each line
+    of a record it logged, and in front of an error's line alone, behind a worker's head or not."""
+    exc = capture(_chained)
+    lines = [line.rstrip("\r") for line in fmt.vllm_record("EngineCore failed", exc, timeless=True)]
+    for head in ("", "(APIServer pid=1) "):
+        (event,) = assert_same("\n".join(f"{head}{line}" for line in ["INFO [api_server.py:12] started", *lines, ""]).encode())
+        assert (actual_chain(event.chain), event.span.line_start) == (expected_chain(exc), 3)  # (its header's line)
+        said = traceback.format_exception_only(err := capture(_register_worker))[0].rstrip("\n")
+        (event,) = assert_same(f"{head}INFO [api_server.py:12] started\n{head}ERROR [serving.py:830] {said}\n".encode())
+        assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
+            EventKind.BARE, "ConnectionError", str(err), 2)
+
+
+def test_a_loggers_line_whose_time_a_copy_cut_off():
+    """logging's `%(asctime)s - %(name)s - %(levelname)s - ...` whose first line a copy began after the time
+    (`lmdeploy - ERROR - base.py:55 - AttributeError: ...`): the rest is still a known prefix."""
+    exc = capture(_register_worker)
+    first, *rest = fmt.logging_placed(traceback.format_exception_only(exc)[0].rstrip("\n"))
+    for line in (first, first.split(" - ", 1)[1]):
+        (event,) = assert_same("\n".join([line, *rest, fmt.logging_placed("next")[0], ""]).encode())
+        assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
+    assert _events(["some - ERROR - words", "two words - ERROR - ValueError in prose"]) == []
+
+
 class OutOfResources(Exception):
     """A class of a module of exceptions, named without an Error suffix (as triton.runtime.errors')."""
 

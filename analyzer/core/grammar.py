@@ -416,8 +416,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         return text[:cjk.start() + 1].strip(), rest  # (or an ASCII colon after CJK words: `报错: TypeError: ...`)
     if not text.isascii() and (cjk := _CJK_GLUED.search(text)) is not None and _said(rest := text[cjk.end():]):
         return text[:cjk.end()].strip(), rest  # (or nothing between: `报错ValueError: ...`)
-    for quoted in _QUOTED.finditer(text) if "`" in text or "\u201c" in text or "\u201d" in text else ():
-        if _said(inner := quoted.group()[1:-1].strip()):
+    for quoted in _QUOTED.finditer(text) if "`" in text or "**" in text or "\u201c" in text or "\u201d" in text else ():
+        mark = 2 if quoted.group()[:2] == "**" else 1
+        if _said(inner := quoted.group()[mark:-mark].strip()):
             return text[:quoted.start()].strip(), inner
         if (held := repr_said(inner)) is not None and held[1]:  # (or its repr: `ValueError("...")`)
             return text[:quoted.start()].strip(), f"{held[0]}: {held[1]}"
@@ -488,7 +489,8 @@ _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|
 _CJK_COLON = regex.compile(_CJK + ": ")
 _CJK_END = regex.compile(_CJK + r"\Z")
 _CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
-_QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]")  # (curly quotes either way round)
+_QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]"  # (curly quotes either way round)
+                        r"|\*\*[^*\n]+\*\*")  # (or markdown's bold: `occur **ModuleNotFoundError: ...**`)
 
 
 # `python -m module` when the module's spec cannot be found (CPython's runpy, through sys.exit): the

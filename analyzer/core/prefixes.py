@@ -71,17 +71,19 @@ WORKER = KnownPrefix("worker", regex.compile(
 TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
-# logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `
+# logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `;
+# a copy begun inside the line may have lost the time (then the name is a logger's: `lmdeploy - ERROR - `).
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
-    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+) - "
+    r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+)|(?P<name>[A-Za-z_][\w.-]*)) - "
     r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
 LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
-# vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0).
+# vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0);
+# or V1's without its time (`ERROR [serving.py:830] `, a time format that prints none).
 # On a record's blank line a paste has often lost the space after the prefix.
 VLLM = KnownPrefix("vllm", regex.compile(
-    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
-    r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?"), Scope.MESSAGE)
+    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) (?:\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?|\[[\w./-]+\.py:\d+\](?: |$))"), Scope.MESSAGE)
 
 # torch's logging before 2.4 (`torch._logging`): `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of
 # a record (`[2023-11-29 22:29:33,093] torch._dynamo.convert_frame: [WARNING] `).
