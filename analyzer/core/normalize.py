@@ -438,7 +438,8 @@ class LineNormalizer:
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
 # and most prefixes cannot); a kind not listed is always tried.
 _OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"), "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
