@@ -17,6 +17,8 @@ Targets:
             in each output format; the exit code must be a documented one
   packs     a pattern-pack file holding the bytes -> load -> matcher -> match its own examples
   template  a template and a message from the bytes -> compile in each style -> match
+  fastpath  bytes in random chunks -> the fast path (ChunkScanner, Hyperscan) and every line fed to a
+            FileScanner: the events, line count, first time, host and run configuration must be equal
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGETS = ("pipeline", "cli", "packs", "template")
-MAX_LEN = {"pipeline": 8192, "cli": 8192, "packs": 4096, "template": 2048}
+TARGETS = ("pipeline", "cli", "packs", "template", "fastpath")
+MAX_LEN = {"pipeline": 8192, "cli": 8192, "packs": 4096, "template": 2048, "fastpath": 8192}
 
 # Tokens of the formats the parser reads: libFuzzer splices them into inputs, which gets it past
 # the grammar's literal text much sooner than bit flips would.
@@ -72,12 +74,13 @@ def _targets():
         from analyzer.cli import main
         from analyzer.commands.exit_codes import Exit
         from analyzer.core.matcher import Matcher
-        from analyzer.core.scan import events_from_lines
+        from analyzer.core.scan import FileScanner, events_from_lines
         from analyzer.core.template import TemplateError, compile_template, parse_value
         from analyzer.engine import Engine, Options
         from analyzer.sinks.serialize import incident_dict
         from analyzer.sinks.text import render_report
-        from analyzer.sources.lines import split_lines
+        from analyzer.sources.chunkscan import ChunkScanner
+        from analyzer.sources.lines import split_lines, utf8_chunks
         from analyzer.sources.packs import load_packs
 
     work = Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
@@ -160,14 +163,31 @@ def _targets():
             return
         compiled.match(message)
 
-    return {"pipeline": pipeline, "cli": cli, "packs": packs, "template": template}
+    def fastpath(data: bytes) -> None:
+        fdp = atheris.FuzzedDataProvider(data)
+        chunk = fdp.ConsumeIntInRange(1, 4096)
+        max_line = fdp.PickValueInList([16, 64, 300, 1 << 20])
+        blob = fdp.ConsumeBytes(fdp.remaining_bytes())
+        slow = FileScanner("fuzz.log", engine.notices)
+        events = [e for line in split_lines([blob], max_line) for e in slow.feed(line)] + list(slow.finish())
+        fast = ChunkScanner("fuzz.log", engine.notices, max_line)
+        fast_events = [e for piece in utf8_chunks(blob[i:i + chunk] for i in range(0, len(blob), chunk))
+                       for e in fast.feed(piece)] + list(fast.finish())
+        expected = (events, slow.lines, slow.first_timestamp, slow.host, slow.run_config)
+        got = (fast_events, fast.lines, fast.scanner.first_timestamp, fast.scanner.host, fast.scanner.run_config)
+        if got != expected:
+            differ = next((index for index, (a, b) in enumerate(zip(expected, got)) if a != b), None)
+            raise AssertionError(f"the fast path differs from the line path (field {differ}, chunks of {chunk} bytes, "
+                                 f"lines cut at {max_line})")
+
+    return {"pipeline": pipeline, "cli": cli, "packs": packs, "template": template, "fastpath": fastpath}
 
 
 def _seeds(target: str, into: Path) -> None:
     """Starting inputs: the fixture logs, real pack files, and real templates."""
     into.mkdir(parents=True, exist_ok=True)
     limit = MAX_LEN[target]
-    if target in ("pipeline", "cli"):
+    if target in ("pipeline", "cli", "fastpath"):
         for log in sorted((ROOT / "fixtures" / "logs").glob("*.log")):
             body = log.read_bytes()
             for index, start in enumerate(range(0, len(body), limit // 2)):

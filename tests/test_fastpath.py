@@ -20,6 +20,7 @@ import pytest
 from analyzer.core import triggers
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
+from analyzer.core.records import EventKind
 from analyzer.core.scan import FileScanner
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import MAX_LINE, split_lines, utf8_chunks
@@ -526,6 +527,35 @@ def test_a_line_ray_folded_is_read_whatever_its_text_ends_in(text):
     text ends before it is read by the fast path too, with a line after it (found by test_failure_forms, seed 9)."""
     events = assert_same(f"{text} [repeated 7x across cluster]\nline 89, in f\n".encode())
     assert len(events) == 1
+
+
+@pytest.mark.parametrize("line", ["[RuntimeError]", '"KeyError"', "'torch.OutOfMemoryError'", "  [ValueError]"])
+def test_a_class_quoted_whole_without_a_message_is_read(line):
+    """A line that is an exception's class alone, quoted whole (Cleo's old `[RuntimeError]` over its message): the
+    fast path reads it too (found by the differential fuzzer, benchmarks/fuzz.py --target fastpath)."""
+    events = assert_same(f"$ poetry install\n\n{line}\nThe Poetry configuration is invalid:\n  - [build] x\n".encode())
+    assert len(events) == 1
+
+
+@pytest.mark.parametrize("max_line", [64, 300, MAX_LINE])
+def test_a_type_with_a_fullwidth_colon_whatever_the_line_cut(max_line):
+    """What only the non-ASCII patterns find (a type typed with a fullwidth colon) is found however long a line may be:
+    the fast path looked for them only where lines may be long enough for channel heads (found by the
+    differential fuzzer, lines cut at 300 bytes)."""
+    data = 'decode error: "RuntimeError\uff1aE20000: Inner Error! "\nnext\n'.encode()
+    assert len(assert_same(data, max_line=max_line)) == 1
+
+
+def test_a_notebooks_copy_begun_at_a_frame_whose_path_is_a_link():
+    """Colab's traceback copied from a library's frame on (its header and the cell's frames left out), the frame's
+    path a link (`[/x/registration.py](https://localhost:8080/#) in <module>`): the fast path reads it too (found by
+    the differential fuzzer)."""
+    from tests import failureforms as forms
+
+    lines = ["3 frames", *forms.notebook_linked(forms.IPYTHON7_FROM_DEFINITION)[6:]]
+    lines[1] = lines[1].replace("<ipython-input-1-8e7f6a5b4c3d>", "/usr/local/lib/python3.10/x/registration.py")
+    (event,) = assert_same("\n".join(lines).encode())
+    assert (event.kind, event.root.exception_type, len(event.root.frames)) == (EventKind.TRACEBACK, "ValueError", 1)
 
 
 def test_a_stack_without_the_prefix_of_the_lines_above_it_is_read_as_one_by_one_would():

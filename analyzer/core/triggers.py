@@ -62,11 +62,14 @@ _STARTS = (
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"File [^\s\"]+\.py[cx]?:\d+[ \t]*\r?$",  # ... IPython 8's frame of a module's own code (no function)
     rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
+    rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'^[^"\n]*", line \d', rb'^[ \t]*"[^"\n]*", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
+    # ... and one quoted whole, without a message (`[RuntimeError]`, `"KeyError"`: TracebackAssembler._QUOTES)
+    rb"[\"'\[](?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode() + rb"[\"'\]]+[ \t]*\r?$",
     # ... and these three behind oslo.log's level and logger name (prefixes.OSLO): after a letter and a blank as in prose
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
     + rb"[ \t]*[:\r\n]|[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]|usage: )",
@@ -220,8 +223,8 @@ class TriggerFinder:
         self._keywords, self._headed, self._compile = tuple(sorted(set(keywords))), headed, compile
         self._forms: dict[bool, tuple[Any, Any]] = {}
         self._headed_input = False  # the last buffer looked at had lines behind channel heads
-        self._non_ascii = _non_ascii_database(compile) if headed else None
-        self._non_ascii_scratch = self._non_ascii.scratch.clone() if self._non_ascii is not None else None
+        self._non_ascii = _non_ascii_database(compile)
+        self._non_ascii_scratch = self._non_ascii.scratch.clone()
         self._extra = _extra_database(extra) if extra else None  # small: built again as prefixes are learned
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._heads = _heads_database(compile)
@@ -257,7 +260,7 @@ class TriggerFinder:
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
         self._scanned = (buffer, setters, told)
         merged = cut
-        if self._non_ascii is not None and not buffer.isascii():
+        if not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
             merged = True
         if self._extra is not None:
