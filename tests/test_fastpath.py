@@ -546,6 +546,20 @@ def test_a_type_with_a_fullwidth_colon_whatever_the_line_cut(max_line):
     assert len(assert_same(data, max_line=max_line)) == 1
 
 
+@pytest.mark.parametrize("line", ["E AssertionError", "E ValueError: bad value", "E\tKeyError: 'x'"])
+def test_pytests_error_line_after_one_blank(line):
+    """pytest's `E` line with one blank (or a tab) before the exception line, as a copy that collapsed its blanks
+    leaves it: the fast path reads it too (found by the differential fuzzer)."""
+    assert len(assert_same(f"tests/test_x.py F\n{line}\nnext\n".encode())) == 1
+
+
+@pytest.mark.parametrize("line", ["ERROR JSONEncodeError: default", "FATAL ValueError: bad value", "CRITICAL Custom.BadError: x"])
+def test_an_error_after_a_level_word_and_one_blank(line):
+    """A level word and one blank before an error's line (a logger's record read as a notice): the fast path reads it
+    too (found by the differential fuzzer)."""
+    assert len(assert_same(f"starting\n{line}\nnext\n".encode())) == 1
+
+
 def test_a_notebooks_copy_begun_at_a_frame_whose_path_is_a_link():
     """Colab's traceback copied from a library's frame on (its header and the cell's frames left out), the frame's
     path a link (`[/x/registration.py](https://localhost:8080/#) in <module>`): the fast path reads it too (found by

@@ -74,6 +74,8 @@ _STARTS = (
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
     + rb"[ \t]*[:\r\n]|[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]|usage: )",
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
+    rb"(?:ERROR|CRITICAL|FATAL) (?:[A-Za-z_][\w.:]*)?(?:Error|Exception|Runtime\.[A-Z]\w*)(?:\([\w.]+\))?: ",  # a level word
+    # and one blank before an error (notices.logged_error), which the patterns above do not take after a letter
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.(?:com_)?error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
@@ -89,6 +91,8 @@ _STARTS = (
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
+    rb"(?:^|\s)E[ \t]+(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",  # ... an exception line
+    # after its E and one blank (the pattern above with a letter and a blank before the type does not take it)
     rb"[^\s:]+\.py::\S+ - ", rb"ERROR [^\s:]+\.py - ",  # pytest_report.summary
     rb"\.py[cx]?:\d+: in \S",  # pytest_report.starts_stack (anywhere: behind a prefix it may teach, infer_prefix)
     rb"^<class '[\w.]+'>[ \t]*\r?$",  # a class alone (classpage.opens)
