@@ -561,6 +561,14 @@ def test_an_error_after_a_level_word_and_one_blank(line):
     assert len(assert_same(f"starting\n{line}\nnext\n".encode())) == 1
 
 
+def test_a_stack_read_at_once_leaves_the_longest_line_as_one_by_one_would():
+    """A stack the fast path reads at once (echoed) updates what feeding each line would: the longest line so far,
+    which tells whether a later line without a prefix is the rest of one a terminal cut (found by the differential
+    fuzzer: a frame line cut after its `in`, the next line taken as its function on one path only)."""
+    stack = b'  File "socket.pyx", line \x90\x9c\x8det.bind("tcp://*:%s" % port)\n  File "socket.pyx", line 434, in\n'
+    assert assert_same(stack * 2 + b"zmq    exception: .Socket.bind (zmq/backend/cython/socket.c:3928)")
+
+
 def test_a_notebooks_copy_begun_at_a_frame_whose_path_is_a_link():
     """Colab's traceback copied from a library's frame on (its header and the cell's frames left out), the frame's
     path a link (`[/x/registration.py](https://localhost:8080/#) in <module>`): the fast path reads it too (found by

@@ -449,6 +449,9 @@ class TracebackAssembler:
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
         self._last, self._after_rest = line, False
         self._physical_lineno, self._physical_length = line.lineno + len(texts) - 1, len(texts[-1])
+        self._run = 0  # (as feed leaves them after lines without a prefix that the record took)
+        if (longest := max(map(len, texts))) > self._longest:
+            self._longest, self._width = longest, 0 if longest > self._width else self._width
         self._held += _LINE_COST * len(texts)
         block.held = 0
         if block.timestamp is None:
