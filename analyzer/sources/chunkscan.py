@@ -482,7 +482,7 @@ def _may_go_on(buffer: bytes, start: int, end: int) -> bool:
     """Whether the line `buffer[start:end]`, which the finder did not report (no header, no exception line), may
     read as more of a traceback after its prefix (normalize.may_continue): nothing after it, or text indented
     (two blanks or a tab in the line), or a chain's separator. (Most lines are none: no second look at them.)"""
-    return (buffer[end - 1:end] in (b"", b" ", b"]", b":", b"\t", b"\r") or buffer.find(b"  ", start, end) >= 0
+    return (buffer[end - 1:end] in (b"", b" ", b"]", b":", b"\r") or buffer.find(b"  ", start, end) >= 0
             or buffer.find(b"\t", start, end) >= 0 or buffer.find(b" exception", start, end) >= 0)
 
 
