@@ -124,6 +124,23 @@ def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_s
     assert second.root.exception_type == "SIGSEGV"  # another crash
 
 
+def test_a_cxx_terminate_after_half_a_line_or_copied_onto_one_line_is_still_the_crash():
+    """The handler writes to stderr at once: after a progress bar's unfinished line; a copy that lost the
+    line breaks holds what() and its text on the terminate's line, behind the watchdog's lines before it."""
+    terminate, what, *_ = forms.cxx_terminate("std::runtime_error")
+    event = only(["Loading: 100%|##########| 4/4 [00:02<00:00]" + terminate, what, ""])
+    assert event.root.exception_type == "std::runtime_error"
+    assert event.root.message == "CUDA error: an illegal memory access was encountered"
+    flattened = ("[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down. "
+                 f"{terminate} {what.strip()} ncclRemoteError: A call failed")
+    event = only(["[2026-12-01 10:00:00] step 12", flattened, "", "[2026-12-01 10:00:09] restarting"])
+    assert event.kind is EventKind.NATIVE and event.root.exception_type == "std::runtime_error"
+    assert event.root.message == "CUDA error: an illegal memory access was encountered ncclRemoteError: A call failed"
+    assert event.span.line_start == event.span.line_end == 2
+    stamped = only([f"Oct 16 02:07:00 test_broadcast (__main__.NCCLTest) ... {terminate}", f"Oct 16 02:07:00 {what}"])
+    assert stamped.root.message == "CUDA error: an illegal memory access was encountered"  # (what() behind the same stamp)
+
+
 def test_the_abort_after_a_cxx_terminate_is_the_same_crash_and_gives_its_python_frames():
     event = only([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Aborted")])
     assert event.root.exception_type == "c10::Error" and "Fatal Python" not in event.root.message

@@ -390,5 +390,34 @@ def test_a_wrappers_line_on_the_errors_text_is_that_error_told_again():
     assert [i.info.exception_type for i in short if i.is_run_root] == ["litellm.APIConnectionError"]
 
 
+class _BackendCompilerFailed(Exception):
+    pass
+
+
+_BackendCompilerFailed.__module__, _BackendCompilerFailed.__qualname__ = "torch._dynamo.exc", "BackendCompilerFailed"
+_COMPILE_HINT = ["", "Set torch._dynamo.config.verbose=True for more information", ""]
+
+
+def _call_user_compiler(inner: BaseException):
+    raise _BackendCompilerFailed(f"compile_fn raised {type(inner).__name__}: {inner}")
+
+
+def test_a_wrapper_that_names_the_error_printed_with_its_stack_below_it_follows_from_that_error():
+    """torch 2.0's dynamo prints its wrapper (with its own stack) first, a hint, then the stack of the
+    error it wraps: that error is the root cause. Not an error below it the wrapper does not name."""
+    inner = capture(lambda: _count_tokens({"name": "f"}))
+    wrapper = capture(lambda: _call_user_compiler(inner))
+    incidents = analysed({"run.log": [*text_of(wrapper).splitlines(), *_COMPILE_HINT, *text_of(inner).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("TypeError", "_count_tokens")
+    (echo,) = [i for i in incidents if not i.is_run_root]
+    assert (echo.info.short_type, echo.caused_by) == ("BackendCompilerFailed", root.id)
+    other = [*text_of(wrapper).splitlines(), *_COMPILE_HINT, *text_of(capture(_boom)).splitlines()]
+    assert [i.info.short_type for i in analysed({"run.log": other}) if i.is_run_root] == ["BackendCompilerFailed"]
+    steps = [line for n in range(20) for line in _logged(f"10:00:{n:02}", f"INFO step {n}")]
+    far = [*text_of(wrapper).splitlines(), *steps, *text_of(inner).splitlines()]
+    assert [i.info.short_type for i in analysed({"run.log": far}) if i.is_run_root] == ["BackendCompilerFailed"]
+
+
 def _boom():
     raise TypeError("boom")

@@ -326,6 +326,11 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
+    # (or the error its text names, printed with its own stack right below it: torch 2.0's `BackendCompilerFailed:
+    # compile_fn raised TypeError: ...`, a hint, then the TypeError's traceback)
+    named = next((i for i in roots if i is not first and i.info.frames and _just_below(first, i) and _names(first, i)), None)
+    if named is not None:
+        return named
     # (or the same error told again right below it with its whole stack: Ren'Py's game frames, then `Full traceback:`)
     return next((i for i in roots if i is not first and _just_below(first, i) and (i.info.exception_type, _first_line(i)) == said
                  and _deeper(i.info.frames, first.info.frames)), first)
@@ -337,6 +342,13 @@ _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback 
 def _just_below(above: Incident, below: Incident) -> bool:
     a, b = above.event.span, below.event.span
     return a.file == b.file and 0 < b.line_start - a.line_end <= _BELOW_AT_MOST
+
+
+def _names(wrapper: Incident, inner: Incident) -> bool:
+    """Whether the wrapper's first line holds the inner error's exception line (its type, then at least the
+    first characters of its message)."""
+    said = _first_line(inner)
+    return len(said) >= _QUOTED_AT_LEAST and f"{inner.info.short_type}: {said}" in _first_line(wrapper)
 
 
 def _deeper(frames: tuple[Frame, ...], shown: tuple[Frame, ...]) -> bool:

@@ -16,6 +16,8 @@ the exception that made it fail: `parse_chain`).
   from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines; faulthandler's dump of
   the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
   site is the innermost Python frame of the dump, else the place the c10 error names.
+  Written straight to stderr, it may follow half a line (a progress bar's; unittest's `test_x ... `), and a
+  copy that lost its line breaks holds `what():` and its text on the same line.
 - A CUDA error printed on its own (`CUDA error: an illegal memory access was encountered`) with the
   hint lines torch's CUDA check adds after it, or by a kernel library's own check before it exits
   (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was
@@ -49,11 +51,15 @@ _FRAME = regex.compile(r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?)
 _DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
                              r"Garbage-collecting)|^\s*$")
 _STATE = "Python runtime state: "
-_TERMINATE = regex.compile(r"^terminate called after throwing an instance of '(?P<type>[^']+)'\s*$")
+# (written to stderr at once, as faulthandler's: after whatever was half written there; a copy that lost its line
+# breaks holds its what() on the same line, and what came after it)
+_TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
+                           r"(?:\s+what\(\):(?:\s+(?P<message>.*?))?)?\s*$")
+_LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
                                   r"(?P<type>(?:\w+::)*\w+): (?P<message>.*?)\s*$")
-_WHAT = regex.compile(r"^\s+what\(\):\s+(?P<message>.*?)\s*$")
+_WHAT = regex.compile(r"^(?:.*?\s)?what\(\):\s+(?P<message>.*?)\s*$")  # (behind what its terminate line had before it)
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
@@ -72,16 +78,23 @@ def _fatal(text: str) -> regex.Match | None:
     return _FATAL_AT.match(text) if "Fatal Python error: " in text else None  # (`in` first: the pattern looks all along)
 
 
+def _terminate(text: str) -> regex.Match | None:
+    """(Not a log record that relays the handler's line, its level before it: `ERROR: terminate called ...` is
+    that record's; the line's pattern in notices.yaml reads it)"""
+    m = _TERMINATE.match(text) if "terminate called after" in text else None
+    return m if m is not None and not _LOGGED_LEVEL.search(text, 0, text.find("terminate called after")) else None
+
+
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
-    return bool(_fatal(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _CUDA.match(text)
+    return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _CUDA.match(text)
                 or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def interrupts(text: str) -> bool:
     """A report the runtime prints over whatever was being printed: it ends an exception message.
     (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
-    return bool(_fatal(text) or _TIMEOUT.match(text) or _TERMINATE.match(text) or _LIBCXX_TERMINATE.match(text))
+    return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _LIBCXX_TERMINATE.match(text))
 
 
 def continues(lines: list[str], text: str) -> bool:
@@ -107,7 +120,7 @@ def continues(lines: list[str], text: str) -> bool:
         return fatal["message"] == "Aborted"
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
-    if len(lines) == 1:
+    if len(lines) == 1 and _TERMINATE.match(first)["message"] is None:  # (not what() on its line)
         return bool(_WHAT.match(text))
     return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
 
@@ -143,16 +156,16 @@ def parse(lines: list[str]) -> ErrorInfo:
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
     thrown = _TERMINATE.match(first)
-    message: list[str] = []
+    message = [thrown["message"]] if thrown["message"] is not None else []
     frames: tuple[Frame, ...] = ()
     dump = next((index for index, text in enumerate(lines) if _fatal(text)), len(lines))
-    for text in lines[1:dump]:
+    for index, text in enumerate(lines[1:dump]):
         if raised := _RAISED_FROM.match(text):
             frames = (Frame(raised["path"], int(raised["lineno"]), raised["function"]),)
             break
         if not text.strip() and message:
             message.append("")
-        elif what := _WHAT.match(text):
+        elif index == 0 and (what := _WHAT.match(text)):
             message.append(what["message"])
         elif not _CXX_FRAME.match(text):
             message.append(text.rstrip())
