@@ -984,6 +984,24 @@ def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     assert (said.kind, cut.truncated, cut.root.exception_type) == (EventKind.BARE, True, "")
 
 
+def test_an_exception_line_behind_the_file_and_line_it_was_raised_at():
+    """pytest's `--tb=line` (each failure as its crash's place and exception line: `path:lineno: exconly`) and
+    a C++ check's place before the error it raises. A warning at its place (the warnings module's own
+    form) and a type checker's `error:` are not errors of the program."""
+    exc = capture(_load_weights)
+    crash = traceback.extract_tb(exc.__traceback__)[-1]
+    exconly = "".join(traceback.format_exception_only(exc)).strip()
+    event = only(["=== FAILURES ===", f"{crash.filename}:{crash.lineno}: {exconly}", "=== short test summary info ==="])
+    assert (event.root.exception_type, event.root.message, event.context) == (
+        "KeyError", only(text_of(exc).splitlines()).root.message, f"{crash.filename}:{crash.lineno}")
+    check = only(["/src/cpp/llm_chat.cc:163: InternalError: Check failed: (fload_exec.defined()) is false: no vm"])
+    assert (check.root.exception_type, check.root.message) == ("InternalError", "Check failed: (fload_exec.defined()) "
+                                                                                 "is false: no vm")
+    assert only([r"C:\work\tests\test_a.py:7: ValueError: bad value"]).root.exception_type == "ValueError"
+    for other in ("/srv/app/model.py:12: DeprecationWarning: the old API", "app/model.py:12: error: Incompatible types"):
+        assert events([other]) == []
+
+
 def _run_stage(config):
     return _load_weights() if config else None
 

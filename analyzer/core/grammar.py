@@ -461,8 +461,10 @@ def _said(text: str) -> bool:
 
 
 # (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
-# or say that one occurred: pre-commit's `An unexpected error has occurred: `)
+# or say that one occurred: pre-commit's `An unexpected error has occurred: `; or a file and line: pytest's
+# `--tb=line` (`/x/test_a.py:2: ValueError: ...`), a C++ check's place (`/src/llm_chat.cc:163: InternalError: ...`))
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
+                       r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+\.[A-Za-z]\w{0,3}:\d+"
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
                        r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
