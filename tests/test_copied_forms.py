@@ -563,8 +563,8 @@ def test_an_exception_line_quoted_alone_and_indented(indent):
 
 
 @pytest.mark.parametrize("closed", ["on its line", "on the next line"])
-@pytest.mark.parametrize(("quote", "mark"), [('"', '"'), (" '", "'"), ("[", "]")],
-                         ids=("double", "single after a blank", "square brackets"))
+@pytest.mark.parametrize(("quote", "mark"), [('"', '"'), (" '", "'"), ("[", "]"), ("\u201c", "   \u201d"), ('" ', ' "')],
+                         ids=("double", "single after a blank", "square brackets", "curly", "blanks inside"))
 def test_an_exception_line_in_quotes(closed, quote, mark):
     """The error quoted whole, its message maybe running on to the next line, where the quote closes."""
     exc, said = _inference_failure()

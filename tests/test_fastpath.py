@@ -529,7 +529,8 @@ def test_a_line_ray_folded_is_read_whatever_its_text_ends_in(text):
     assert len(events) == 1
 
 
-@pytest.mark.parametrize("line", ["[RuntimeError]", '"KeyError"', "'torch.OutOfMemoryError'", "  [ValueError]", "AssertionError`"])
+@pytest.mark.parametrize("line", ["[RuntimeError]", '"KeyError"', "'torch.OutOfMemoryError'", "  [ValueError]", "AssertionError`",
+                                  '" KeyError "', "\u201cKeyError\u201d"])
 def test_a_class_quoted_whole_without_a_message_is_read(line):
     """A line that is an exception's class alone, quoted whole (Cleo's old `[RuntimeError]` over its message) or closed
     by a code span's tick: the fast path reads it too (found by the differential fuzzer, benchmarks/fuzz.py --target

@@ -71,6 +71,7 @@ _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARAT
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
 _QUOTES = {'"': '"', "'": "'", "[": "]"}  # what a line quoted whole may begin with -> what ends it
+_CURLY = "\u201c\u201d\u2018\u2019"  # an editor's quotes, which either way round may open or close
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
 
 
@@ -79,6 +80,20 @@ _BLOCK_COST = 768  # a block's record, its first line's metadata, its places in 
 _LINE_COST = 16  # a line of a block: a reference to its shared text and its line number
 _TEXT_COST = 128  # a distinct text besides its characters: the string and its entry in _SharedTexts
 _PARKED_COST = 512  # a parked traceback: its record, its first line's metadata, its index entry
+
+
+def _quoted_whole(text: str) -> str | None:
+    """The text of a line quoted whole, without its quotes: the closing ones maybe cut or on a later line, three of
+    a docstring's (`grpc._channel._InactiveRpcError: ...` behind them), blanks inside them (`" ValueError: ... "`), an
+    editor's curly ones; else None. (Words after a curly quote that closes are a sentence's: exception_in_words.)"""
+    body = text.lstrip(" \t")
+    quote = body[:1]
+    if quote in _QUOTES:
+        return body.lstrip(quote).removesuffix(_QUOTES[quote] * (len(body) - len(body.lstrip(quote)))).strip(" \t")
+    if not quote or quote not in _CURLY:
+        return None
+    inner = body[1:].rstrip(" \t" + _CURLY).lstrip(" \t")
+    return None if any(mark in inner for mark in _CURLY) else inner
 
 
 def _reread_cost(line: LogLine) -> int:
@@ -647,10 +662,8 @@ class TracebackAssembler:
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), State.BARE, EventKind.BARE)  # quoted alone, indented
-        elif (quote := (body := text.lstrip(" \t"))[:1]) in _QUOTES and g.BARE_EXCEPTION_LINE.match(
-                unquoted := body.lstrip(quote).removesuffix(_QUOTES[quote] * (len(body) - len(body.lstrip(quote))))):
-            self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)  # in quotes (the closing ones maybe
-            # cut; a docstring's three: `"""grpc._channel._InactiveRpcError: ...`)
+        elif (unquoted := _quoted_whole(text)) is not None and g.BARE_EXCEPTION_LINE.match(unquoted):
+            self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)
         elif text[:1] == "[" and (unbracketed := g.unbracketed(text)) is not None:
             self._opened(replace(line, text=unbracketed), State.BARE, EventKind.BARE)  # its class in brackets (pdm's)
         elif (words := g.exception_in_words(text)) is not None:

@@ -69,7 +69,8 @@ _STARTS = (
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     # ... and one quoted whole, without a message (`[RuntimeError]`, `"KeyError"`: TracebackAssembler._QUOTES)
-    rb"[\"'\[](?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode() + rb"[\"'\]]+[ \t]*\r?$",
+    rb"(?:[\"'\[]|\xe2\x80[\x98\x9c])[ \t]*(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode()
+    + rb"[ \t]*(?:[\"'\]]|\xe2\x80[\x99\x9d])+[ \t]*\r?$",  # (curly quotes too)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:`*]*)?" + EXCEPTION_SUFFIX.encode() + rb"[`*]+[ \t]*\r?$",  # ... or closed by markup
     # ... and these three behind oslo.log's level and logger name (prefixes.OSLO): after a letter and a blank as in prose
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
