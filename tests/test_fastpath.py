@@ -539,6 +539,15 @@ def test_a_class_quoted_whole_without_a_message_is_read(line):
     assert len(events) == 1
 
 
+def test_azures_report_on_one_line_is_read_whatever_its_errors_name():
+    """Azure Functions' portal shows the host's report on one line; its error's class need not read as an
+    exception's (found by the differential fuzzer: the fast path read such a line only by its error's name)."""
+    flat = "Result: Failure Exception: Timeout: no reply from the model server in 30 s"  # (copied from its wrapper's
+    # last words; no stack: it failed to load)
+    (event,) = assert_same(f"2026-12-01T10:00:00Z [Information] Executing 'Functions.HttpTrigger'\n{flat}\n".encode())
+    assert event.root.message.endswith("no reply from the model server in 30 s")
+
+
 @pytest.mark.parametrize("max_line", [64, 300, MAX_LINE])
 def test_a_type_with_a_fullwidth_colon_whatever_the_line_cut(max_line):
     """What only the non-ASCII patterns find (a type typed with a fullwidth colon) is found however long a line may be:

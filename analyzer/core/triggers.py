@@ -100,6 +100,7 @@ _STARTS = (
     rb"^<class '[\w.]+'>[ \t]*\r?$",  # a class alone (classpage.opens)
     rb"error: <class '", rb"\|\d+\]\)[ \t]*\r?$",  # supervisorctl's fault, asyncore's compact traceback (oneline)
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
+    rb"Result: Failure Exception: ",  # Azure Functions' report on one line (azure.unflattened), whatever its error
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
