@@ -129,6 +129,24 @@ def loguru(lines: list[str], level: str = "ERROR", where: str = "app.server:main
             for when, line in zip(_ticking(len(lines), start, step), lines)]
 
 
+def loguru_backtrace(lines: list[str], caught: int, indent: str = "") -> list[str]:
+    """loguru's own print of a traceback (`logger.exception`, backtrace on): a blank line after the header and
+    after each frame's lines, `> ` in place of the indentation of the `caught`-th frame line (where the error
+    was caught), each line behind `indent` (the message column of a Rich handler that prints the record)."""
+    out: list[str] = []
+    frames = 0
+    for line in lines:
+        if line.startswith("  File "):
+            out += [""] if frames else []
+            line = f"> {line[2:]}" if frames == caught else line
+            frames += 1
+        elif not line.startswith(" ") and frames:
+            out.append("")
+        out.append(line)
+        out += [""] if line.startswith("Traceback") else []
+    return [f"{indent}{line}" if line else line for line in out]
+
+
 def ci_clock(lines: list[str], start: datetime = T0) -> list[str]:
     """A CI runner's clock on every line it captured, month by name and no year (`Nov 20 16:03:25 `)."""
     return [f"{when:%b %d %H:%M:%S} {line}" for when, line in zip(_ticking(len(lines), start, timedelta(seconds=1)), lines)]

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.core import triggers
+from analyzer.core.grammar import HEADER_TEXT
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import EventKind
@@ -248,6 +249,15 @@ def test_a_line_held_for_a_header_cut_at_its_end_and_the_next_longer_than_a_line
     data = f"an unfinished Trac\n{'x' * 40}  File \"/srv/x.py\", line 12, in run{ending}".encode()
     assert_same(data, max_line=64, chunks=(1 << 20, 7, 1))
     assert_same(data.replace(b"Trac\n", b"Traceback (most recent call last):\n"), max_line=64, chunks=(1 << 20, 7, 1))
+
+
+@pytest.mark.parametrize("cut", [1, 14, 33])
+def test_a_header_a_terminal_wrapped_in_a_windows_file(cut):
+    """A header wrapped at the terminal's width, its line break Windows' (found by the differential fuzzer)."""
+    wrapped = f"{HEADER_TEXT[:cut]}\r\n{HEADER_TEXT[cut:]}\r\n".encode()
+    stack = b'  File "C:\\srv\\x.py", line 12, in run\r\n    load()\r\nValueError: bad shard\r\n'
+    (event,) = assert_same(b"step 3 done\r\n" + wrapped + stack, max_line=64, chunks=(1 << 20, 7, 1))
+    assert (event.root.exception_type, event.span.line_start) == ("ValueError", 2)
 
 
 @pytest.mark.parametrize("head", ["[rank3]:", "(EngineCore_DP0 pid=1) ", "(EngineCore_DP0 pid=1) ERROR:root:"])

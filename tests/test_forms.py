@@ -848,6 +848,36 @@ def test_a_traceback_cut_right_after_its_assert_line():
     assert cut.root.exception_type == "" and cut.truncated
 
 
+def _check_closed():
+    raise RuntimeError('Event loop is closed')
+
+
+def _check_port(port):
+    raise ValueError(f"port {port} is out of range")
+
+
+def _check_width(width):
+    raise ValueError(int(width))
+
+
+def test_a_traceback_cut_right_after_its_raise_line():
+    """A `raise Name(...)` line in the innermost frame raised that class: a traceback cut right after it is that
+    error, its message the plain string it was given (none where the text is built). Where carets point at a
+    part of the line (the argument raised), or the line raises a name, no type is guessed."""
+    lines = text_of(capture(_check_closed)).splitlines()
+    assert lines[-1] == "RuntimeError: Event loop is closed"
+    (event,) = events(lines[:-1])
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("RuntimeError", "Event loop is closed", True)
+    assert event.root.raise_site.function == "_check_closed"
+    built = text_of(capture(lambda: _check_port(70000))).splitlines()
+    assert [(e.root.exception_type, e.root.message) for e in events(built[:-1])] == [("ValueError", "")]
+    inside = text_of(capture(lambda: _check_width("wide"))).splitlines()
+    assert inside[-1].startswith("ValueError: invalid literal") and inside[-2].strip().startswith("^")
+    assert [e.root.exception_type for e in events(inside[:-1])] == [""]
+    named = [*lines[:-2], "    raise error", "    "]
+    assert [e.root.exception_type for e in events(named)] == [""]
+
+
 @pytest.mark.parametrize("cut", [False, True], ids=("whole", "from-its-exception-line"))
 def test_an_error_torch_raised_again_with_the_workers_traceback_in_its_message(cut):
     """A DataLoader worker's error raised again in the main process: `Caught KeyError in DataLoader worker

@@ -440,6 +440,18 @@ def test_a_dated_levelled_prefix_in_front_of_an_error_without_traceback(form):
     assert _events(write(["| table | cell |", "Error: not a Python exception", "ValueError in a sentence"])) == []
 
 
+@pytest.mark.parametrize("indent", ["", " " * 9], ids=("alone", "in-a-rich-column"))
+def test_logurus_own_print_of_a_traceback_with_the_frame_that_caught_it_marked(indent):
+    """loguru prints a traceback with blank lines between its frames and `> ` in place of the indentation of
+    the frame that caught the error; a Rich handler prints it in its message column, indented."""
+    exc, lines = _tb(_caret)
+    printed = ["[12/01/26 10:00:00]", f"ERROR    Exception:{' ' * 40}richuru.py:102",
+               *fmt.loguru_backtrace(lines, caught=1, indent=indent)]
+    assert sum(line.lstrip().startswith("> File") for line in printed) == 1
+    (event,) = assert_same("\n".join([*printed, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
     """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `), or just before the blank
     in front of it: learned from the exception line behind it."""

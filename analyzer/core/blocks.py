@@ -168,7 +168,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     if i >= len(lines):
         if not has_traceback:
             return [], i, []
-        return [ErrorInfo(_cut_at_assert(frames, lines), "", tuple(frames), link, has_traceback)], i, []
+        return [ErrorInfo(*_cut_at_statement(frames, lines), tuple(frames), link, has_traceback)], i, []
     text = lines[i]
     exc = g.EXCEPTION_LINE.match(text.strip() if at_source else text[frame_indent:] if g.exception_line_at_indent(
         text, frame_indent) else text)
@@ -270,21 +270,34 @@ def note_end(lines: list[str], i: int, exception_type: str, message: str, frames
     return end if 0 < len(note.frames) < len(frames) and tail == own else 0
 
 
-def _cut_at_assert(frames: list[Frame], lines: list[str]) -> str:
-    """The type of a traceback cut right after its innermost frame's `assert` line: AssertionError, which
-    is what an assert statement raises; unless Python 3.11's carets under it point at a part of its test
-    that raised instead (they underline the whole test when the assertion failed: from after `assert` to
-    the line's end or the message's comma). Else unknown ("")."""
+def _cut_at_statement(frames: list[Frame], lines: list[str]) -> tuple[str, str]:
+    """The type and message of a traceback cut right after its innermost frame's source line, where that line
+    says what it raised: an `assert` raises AssertionError; `raise Name(...)` (or `raise Name`) that class, and
+    the message when its one argument is a plain string. Unless Python 3.11's carets under it point at a
+    part of it that raised instead. Else unknown ("", "")."""
     code = frames[-1].code if frames else None
-    if not code or not code.startswith("assert "):
-        return ""
+    raised = _RAISE.match(code) if code else None
+    if not code or not (raised or code.startswith("assert ")):
+        return "", ""
     shown = [text for text in lines if text.strip()]
-    if len(shown) < 2 or not g.CARETS.match(shown[-1]):
-        return "AssertionError"
-    source, carets = shown[-2], shown[-1]
+    if len(shown) >= 2 and g.CARETS.match(shown[-1]) and not _underlines_statement(shown[-2], shown[-1], raised is None):
+        return "", ""
+    return (raised["type"], raised["message"] or "") if raised else ("AssertionError", "")
+
+
+def _underlines_statement(source: str, carets: str, assertion: bool) -> bool:
+    """Whether the carets under an `assert` line underline its whole test (from after `assert` to the line's
+    end or the message's comma: the assertion failed), under a `raise` line the statement from its start."""
     start, end = len(carets) - len(carets.lstrip()), len(carets.rstrip())
-    test = source.find("assert ") + len("assert ")
-    return "AssertionError" if start == test and source[end:].lstrip()[:1] in ("", ",") else ""
+    if not assertion:
+        return start == source.find("raise ")
+    return start == source.find("assert ") + len("assert ") and source[end:].lstrip()[:1] in ("", ",")
+
+
+# `raise ValueError("...")`, `raise errors.ConfigError`, `raise KeyError(name) from err`: a class (its last name
+# capitalised), maybe called with one plain string (its message), maybe a cause after it
+_RAISE = regex.compile(r"raise (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
+                       r"(?:\((?:(?P<q>['\"])(?P<message>(?:(?!(?P=q))[^\\])*)(?P=q)\)|.*)?)?(?:\s+from\s+\S.*)?\s*(?:#.*)?$")
 
 
 def _frame_or_exception_after(lines: list[str], i: int) -> bool:

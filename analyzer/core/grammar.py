@@ -87,9 +87,11 @@ CONTEXT_SEPARATOR = "During handling of the above exception, another exception o
 
 # '  File "x.py", line 3, in f' -- FrameSummary; SyntaxError prints frames without ", in f". A paste
 # or an export may have stripped the indentation (of the source lines too). The function ends at the
-# line's last non-blank (what a lazy `.+?` before `\s*$` finds, without trying every character).
+# line's last non-blank (what a lazy `.+?` before `\s*$` finds, without trying every character). loguru marks
+# the frame that caught the error with `> ` in place of its indentation (seen only where the whole stack is
+# indented: at a line's start it reads as a quote's mark, which the normaliser strips).
 FRAME = regex.compile(
-    r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.*\S|.))?\s*$'
+    r'^\s*(?:> )?File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.*\S|.))?\s*$'
 )
 
 # A frame line as log viewers export it newest-first: indentation may be stripped.

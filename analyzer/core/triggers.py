@@ -112,8 +112,8 @@ _STARTS = (
     rb"\\\r?$", rb"^" + _PASTED + rb"[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
 )
 # A header a terminal wrapped at its width, its rest on the next line without the line's prefix (see
-# TracebackAssembler._unwrapped): each cut as a literal, reported in both lines.
-_CUT_HEADERS = tuple(f"{HEADER_TEXT[:k]}\n{HEADER_TEXT[k:]}" for k in range(1, len(HEADER_TEXT)))
+# TracebackAssembler._unwrapped): each cut, its line break maybe Windows', reported in both lines.
+_CUT_HEADERS = tuple((HEADER_TEXT[:k], HEADER_TEXT[k:]) for k in range(1, len(HEADER_TEXT)))
 # Prefix state that is not rebuilt from the lines around: JSON records, a container's partial records,
 # pdsh's host address and Open MPI's tag (channels of their own: each of their lines is read; the address
 # by the end of it, which costs a fifth of the whole pass less than the whole of it from a line's start).
@@ -351,7 +351,8 @@ def _extra_database(expressions: tuple[bytes, ...]):
 def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
     """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the
     keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
-    expressions = (*_STARTS, *map(_literal, _CUT_HEADERS), _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
+    cut_headers = (_literal(cut) + rb"\r?\n" + _literal(rest) for cut, rest in _CUT_HEADERS)
+    expressions = (*_STARTS, *cut_headers, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
     setters = _SETTERS if heads else (*_SETTERS[:_ANY_HEAD], rb"\A\z")
     flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(_SETTERS) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
