@@ -452,6 +452,21 @@ def test_logurus_own_print_of_a_traceback_with_the_frame_that_caught_it_marked(i
     assert actual_chain(event.chain) == expected_chain(exc)
 
 
+def test_a_record_whose_time_has_no_date_ends_the_message_above_it():
+    """A traceback printed to the console, then a log record whose formatter prints the time alone
+    (`datefmt="%H:%M:%S"`, GraphRAG's): the record is not a line of the exception's message. A line that
+    only begins with a time is."""
+    exc, lines = _tb(_caret)
+    formatter = logging.Formatter("%(asctime)s,%(msecs)d %(name)s %(levelname)s %(message)s", datefmt="%H:%M:%S")
+    record = logging.makeLogRecord({"name": "graphrag.index.run", "levelname": "INFO", "levelno": logging.INFO,
+                                    "msg": "Error running pipeline! details=None"})
+    event = _only([*lines, formatter.format(record)], exc)
+    assert event.span.line_end == len(lines)
+    assert_same("\n".join([*lines, formatter.format(record), ""]).encode())  # (the fast path alike)
+    (other,) = _events([*lines, "19:57:08 the scheduler woke up"])
+    assert other.root.message.endswith("\n19:57:08 the scheduler woke up")
+
+
 def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
     """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `), or just before the blank
     in front of it: learned from the exception line behind it."""

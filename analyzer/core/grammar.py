@@ -581,9 +581,11 @@ PIP_OUTPUT_END = "[end of output]"
 
 # Lines that open a new log record: they end a multi-line exception message. Besides dated and
 # levelled records: multiprocessing's "Process Process-7:" before a child's traceback, a launcher's
-# "srun: error: ..." line, a shell prompt ("root@host:/dir# ") and logrus levels ("FATA[0295] ").
+# "srun: error: ..." line, a shell prompt ("root@host:/dir# ") and logrus levels ("FATA[0295] "); a time without
+# its date before a level, maybe a logger's name between (`19:57:08,567 graphrag.index INFO `: `datefmt="%H:%M:%S"`).
 LOG_RECORD_START = regex.compile(
     r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
+    r"|\d\d:\d\d:\d\d(?:[.,]\d+)? (?:[A-Za-z_][\w.-]* )?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
     r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d"  # c10 logs: [W914 08:15:03
     r"|Process [\w-]+:$|[\w.-]+: error: |[\w.-]+@[\w.-]+:\S*[#$] |(?:INFO|WARN|ERRO|FATA|DEBU)\[\d+\] )"
 )
