@@ -251,6 +251,15 @@ def test_a_line_held_for_a_header_cut_at_its_end_and_the_next_longer_than_a_line
     assert_same(data.replace(b"Trac\n", b"Traceback (most recent call last):\n"), max_line=64, chunks=(1 << 20, 7, 1))
 
 
+@pytest.mark.parametrize("blanks", [1, 3])
+def test_the_first_time_behind_a_pastes_blanks(blanks):
+    """A paste's blank or three in front of SGLang's prefix: the normaliser reads its time there, the fast path
+    too, with lines after it that nothing reads (found by the differential fuzzer)."""
+    data = f"{' ' * blanks}[2026-08-28 10:00:01 DP1 TP3] Decode batch. #running-req: 3\n    ]\n".encode()
+    assert_same(data, max_line=64)
+    assert fast_path(data, 1 << 20, 64)[2] is not None
+
+
 @pytest.mark.parametrize("cut", [1, 14, 33])
 def test_a_header_a_terminal_wrapped_in_a_windows_file(cut):
     """A header wrapped at the terminal's width, its line break Windows' (found by the differential fuzzer)."""

@@ -84,16 +84,19 @@ _PARKED_COST = 512  # a parked traceback: its record, its first line's metadata,
 
 def _quoted_whole(text: str) -> str | None:
     """The text of a line quoted whole, without its quotes: the closing ones maybe cut or on a later line, three of
-    a docstring's (`grpc._channel._InactiveRpcError: ...` behind them), blanks inside them (`" ValueError: ... "`), an
-    editor's curly ones; else None. (Words after a curly quote that closes are a sentence's: exception_in_words.)"""
+    a docstring's (`grpc._channel._InactiveRpcError: ...` behind them), a blank inside them (`" ValueError: ... "`),
+    an editor's curly ones; else None. (Words after a curly quote that closes are a sentence's: exception_in_words.)"""
     body = text.lstrip(" \t")
     quote = body[:1]
     if quote in _QUOTES:
-        return body.lstrip(quote).removesuffix(_QUOTES[quote] * (len(body) - len(body.lstrip(quote)))).strip(" \t")
-    if not quote or quote not in _CURLY:
+        inner = body.lstrip(quote).removesuffix(_QUOTES[quote] * (len(body) - len(body.lstrip(quote)))).rstrip(" \t")
+    elif quote and quote in _CURLY:
+        inner = body[1:].rstrip(" \t" + _CURLY)
+        if any(mark in inner for mark in _CURLY):
+            return None
+    else:
         return None
-    inner = body[1:].rstrip(" \t" + _CURLY).lstrip(" \t")
-    return None if any(mark in inner for mark in _CURLY) else inner
+    return inner[1:] if inner[:1] == " " else inner  # (one blank after the quote: what the fast path looks for)
 
 
 def _reread_cost(line: LogLine) -> int:

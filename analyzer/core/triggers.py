@@ -69,8 +69,7 @@ _STARTS = (
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
     # ... and one quoted whole, without a message (`[RuntimeError]`, `"KeyError"`: TracebackAssembler._QUOTES)
-    rb"(?:[\"'\[]|\xe2\x80[\x98\x9c])[ \t]*(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode()
-    + rb"[ \t]*(?:[\"'\]]|\xe2\x80[\x99\x9d])+[ \t]*\r?$",  # (curly quotes too)
+    rb"[\"'\[] ?(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[\"'\]]+[ \t]*\r?$",
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:`*]*)?" + EXCEPTION_SUFFIX.encode() + rb"[`*]+[ \t]*\r?$",  # ... or closed by markup
     # ... and these three behind oslo.log's level and logger name (prefixes.OSLO): after a letter and a blank as in prose
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
@@ -147,14 +146,19 @@ _HEADED = (
 # buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
 _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
               "│ ❱".encode(),  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
-              "Error：".encode(), "Exception：".encode())  # (a type and a fullwidth colon: grammar.exception_in_words)
+              "Error：".encode(), "Exception：".encode(),  # (a type and a fullwidth colon: grammar.exception_in_words)
+              # (a class quoted whole in curly quotes: TracebackAssembler._quoted_whole)
+              rb"\xe2\x80[\x98\x9c] ?(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode()
+              + rb"[ \t]*\xe2\x80[\x99\x9d][ \t]*\r?$")
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
-_TIME_START = rb"(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?\[?\d{4}-\d\d-\d\d"
+# (or a paste's blank or three in front of a bracketed date: the normaliser's LineNormalizer._peel)
+_TIME_START = (rb"(?: {1,3}\[|(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+               rb"\[?)\d{4}-\d\d-\d\d")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.
