@@ -79,8 +79,8 @@ def _fatal(text: str) -> regex.Match | None:
 
 
 def _terminate(text: str) -> regex.Match | None:
-    """(Not a log record that relays the handler's line, its level before it: `ERROR: terminate called ...` is
-    that record's; the line's pattern in notices.yaml reads it)"""
+    """The terminate handler's line, maybe behind what stderr held; not a log record that relays it (a level before
+    it: `ERROR: terminate called ...`), which the line's page in notices.yaml reads."""
     m = _TERMINATE.match(text) if "terminate called after" in text else None
     return m if m is not None and not _LOGGED_LEVEL.search(text, 0, text.find("terminate called after")) else None
 

@@ -68,7 +68,7 @@ _STARTS = (
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",
     _OPENS_TEXT + rb"[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]",  # a wrapped type: RayTaskError(ValueError)
-    # ... and one quoted whole, without a message (`[RuntimeError]`, `"KeyError"`: TracebackAssembler._QUOTES)
+    # ... and one quoted whole, without a message (`[RuntimeError]`, `" KeyError"`: assemble._quoted_whole)
     rb"[\"'\[] ?(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[\"'\]]+[ \t]*\r?$",
     _OPENS_TEXT + rb"(?:[A-Za-z_][^\s:`*]*)?" + EXCEPTION_SUFFIX.encode() + rb"[`*]+[ \t]*\r?$",  # ... or closed by markup
     # ... and these three behind oslo.log's level and logger name (prefixes.OSLO): after a letter and a blank as in prose
@@ -147,7 +147,7 @@ _HEADED = (
 _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
               "│ ❱".encode(),  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
               "Error：".encode(), "Exception：".encode(),  # (a type and a fullwidth colon: grammar.exception_in_words)
-              # (a class quoted whole in curly quotes: TracebackAssembler._quoted_whole)
+              # (a class quoted whole in curly quotes: assemble._quoted_whole)
               rb"\xe2\x80[\x98\x9c] ?(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode()
               + rb"[ \t]*\xe2\x80[\x99\x9d][ \t]*\r?$")
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
