@@ -467,6 +467,24 @@ def test_a_record_whose_time_has_no_date_ends_the_message_above_it():
     assert other.root.message.endswith("\n19:57:08 the scheduler woke up")
 
 
+def _check_closed():
+    raise RuntimeError('Event loop is closed')
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=("whole", "cut-after-the-raise-line"))
+def test_github_actions_mark_on_the_raise_line_its_problem_matcher_took(cut):
+    """GitHub Actions' web log shows `Error: ` before a line a problem matcher took; setup-python's takes the
+    `raise X('...')` under a frame line. The line is the frame's source line; a stack cut after it raised X."""
+    exc, lines = _tb(_check_closed)
+    marked = [f"Error: {line}" if line.strip().startswith("raise ") else line for line in lines]
+    assert sum(line.startswith("Error: ") for line in marked) == 1
+    shown = marked[:-1] if cut else marked
+    (event,) = assert_same("\n".join([*shown, ""]).encode())
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("RuntimeError", str(exc), cut)
+    assert event.root.raise_site.code == "raise RuntimeError('Event loop is closed')"
+    assert _events(["Error: the deploy step failed", "Error:     return value"]) == []
+
+
 def test_a_loggers_place_tag_left_of_a_cut_vllm_prefix():
     """A paste cut vLLM's prefix before its place tag (`[serving_chat.py:1001] `), or just before the blank
     in front of it: learned from the exception line behind it."""

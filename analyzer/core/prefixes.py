@@ -108,10 +108,14 @@ OSLO = KnownPrefix("oslo", regex.compile(
     r"|(?P<level>CRITICAL|ERROR) (?P<name>[a-z_]\w*(?:\.\w+)+))"
     r"(?: \[[^\]\n]*\])?(?: \[instance: [\w-]+\])?(?: |$)"), Scope.MESSAGE)
 
+# GitHub Actions' web log marks a line its problem matcher took with `Error: `; setup-python's matcher takes a
+# traceback's `raise X('...')` line under a frame line, so a copy of the log holds `Error:     raise ...`.
+GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=[ \t]+raise\b)"), Scope.LINE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
