@@ -251,6 +251,15 @@ def test_a_line_held_for_a_header_cut_at_its_end_and_the_next_longer_than_a_line
     assert_same(data.replace(b"Trac\n", b"Traceback (most recent call last):\n"), max_line=64, chunks=(1 << 20, 7, 1))
 
 
+def test_a_frame_line_cut_at_its_start_behind_a_redraw():
+    """A copy begun inside a frame line behind a redraw (`\r`), after a quote the redraw left open: the text shown
+    last is read, on the fast path too (the differential fuzzer's input, minimised)."""
+    data = (b"\x05@\x00prompt_len=29, error='Tracebil    +---------] Setting OMP_NUM_THREADS environment variable fle "
+            b'"/work\rspace/train.py", line 40, in step\n[rank1]: a   s sert batch.shape[\x000] % world_size == 0, f"')
+    (event,) = assert_same(data, max_line=300, chunks=(1 << 20, 7, 1))
+    assert (event.truncated, event.root.raise_site.lineno) == (True, 40)
+
+
 @pytest.mark.parametrize("blanks", [1, 3])
 def test_the_first_time_behind_a_pastes_blanks(blanks):
     """A paste's blank or three in front of SGLang's prefix: the normaliser reads its time there, the fast path
