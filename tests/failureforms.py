@@ -998,12 +998,13 @@ def logged_repr_without_exception(err: BaseException) -> list[str]:
     return out.getvalue().splitlines()
 
 
-def logged_class(exc: BaseException, fmt: str, said: str, level: int = logging.ERROR) -> list[str]:
+def logged_class(exc: BaseException, fmt: str, said: str, level: int = logging.ERROR,
+                 datefmt: str = "%m/%d %H:%M:%S") -> list[str]:
     """`logger.log(level, said.format(cls=type(exc), exc=exc))` through a logging format `fmt`: the class as
     `type()` prints it (`<class 'RuntimeError'>`)."""
     out = io.StringIO()
     handler = logging.StreamHandler(out)
-    handler.setFormatter(logging.Formatter(fmt, datefmt="%m/%d %H:%M:%S"))
+    handler.setFormatter(logging.Formatter(fmt, datefmt=datefmt))
     logger = logging.getLogger("trainer")
     logger.addHandler(handler)
     logger.propagate = False

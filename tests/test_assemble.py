@@ -126,6 +126,7 @@ PREFIXES = {
     "logging_basic": lambda i, line: ("ERROR:root:" if i == 0 else "") + line,
     "logging_asctime": lambda i, line: ("2026-12-01 10:00:00,123 - sglang.srt - ERROR - " if i == 0 else "") + line,
     "ansi": lambda i, line: f"\x1b[31m{line}\x1b[0m\r",
+    "ray_colour_esc_lost": lambda i, line: f"[36m(pid=1234, ip=10.0.0.1)[0m {line}",  # (an issue tracker dropped the ESC)
     "crlf": lambda i, line: line + "\r",
 }
 

@@ -13,6 +13,7 @@ import pytest
 from analyzer.core.normalize import LineNormalizer
 from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
+from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
@@ -529,19 +530,46 @@ class OutOfResources(Exception):
 OutOfResources.__module__ = "triton.runtime.errors"
 
 
-@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level"])
+@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level", "bracketed_clock"])
 def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
-    """A time alone (a CI runner's clock, an ISO time) or with a stream and level, in front of an exception
-    line with no traceback, is learned from it; its type reads as one by its module's name too."""
+    """A time alone (a CI runner's clock, an ISO time, an app's in brackets) or with a stream and level, in front
+    of an exception line with no traceback, is learned from it; its type reads as one by its module's name too."""
     for exc in (capture(_register_worker), OutOfResources("out of resource: shared memory, Required: 98304")):
         said = traceback.format_exception_only(exc)[0].rstrip("\n")
         lines = ["starting", said, "done"]
         wrapped = (fmt.ci_clock(lines) if form == "ci_clock" else fmt.app_stream_level(lines) if form == "app_stream_level"
+                   else [f"[02:20:3{i}.958] {line}" for i, line in enumerate(lines)] if form == "bracketed_clock"
                    else [f"2026-01-26 17:25:3{i} {line}" for i, line in enumerate(lines)])
         (event,) = assert_same("\n".join([*wrapped, ""]).encode())
         assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
             EventKind.BARE, traceback.format_exception_only(exc)[0].split(":")[0], str(exc), 2)
     assert _events(fmt.ci_clock(["Error: not a Python exception", "waiting for ValueError: x"])) == []
+
+
+def test_an_exception_line_behind_a_coloured_prefix_whose_escapes_were_lost():
+    """Ray colours a worker's prefix; an issue tracker drops the ESC of each code from a pasted log, leaving
+    `[36m(pid=12, ip=...)[0m ValueError: ...`: the codes go as the escapes would, the prefix is Ray's."""
+    said = traceback.format_exception_only(capture(_register_worker))[0].rstrip("\n")
+    (event,) = assert_same(f"{NOISE_BEFORE}\n[36m(run_inference pid=2816485)[0m {said}\n{NOISE_AFTER}\n".encode())
+    assert (event.kind, event.root.exception_type, f"{event.root.exception_type}: {event.root.message}") == (
+        EventKind.BARE, said.split(":")[0], said)
+    assert "pid=2816485" in event.stream
+    # a code alone, with no reset after it, is text (an index, a duration): left as it is
+    (event,) = assert_same(f"{NOISE_BEFORE}\nValueError: took [5m to fail\n{NOISE_AFTER}\n".encode())
+    assert event.root.message == "took [5m to fail"
+
+
+def test_an_error_logged_behind_a_time_alone_and_its_level_padded_in_brackets():
+    """`%(asctime)s [%(levelname)-7s] %(name)s: %(message)s` with a time-only date format (a desktop app's
+    worker: `19:37:45 [ERROR  ] ui.workers.gpu_job_worker: Unexpected error: RuntimeError: ...`); at a lower
+    level, no error."""
+    exc = RuntimeError("Compiler: cl is not found.")
+    form, said = "%(asctime)s [%(levelname)-7s] %(name)s: %(message)s", "Unexpected error: {cls.__name__}: {exc}"
+    (line,) = forms.logged_class(exc, form, said, datefmt="%H:%M:%S")
+    (event,) = assert_same(f"{NOISE_BEFORE}\n{line}\n{NOISE_AFTER}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "RuntimeError", str(exc))
+    (line,) = forms.logged_class(exc, form, said, level=logging.WARNING, datefmt="%H:%M:%S")
+    assert not assert_same(f"{NOISE_BEFORE}\n{line}\n{NOISE_AFTER}\n".encode())
 
 
 def test_one_cloud_logging_entry_alone_is_read_through_its_prefix():

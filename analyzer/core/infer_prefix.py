@@ -41,7 +41,7 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # without a traceback behind it is read too: docker compose's `service  | `; a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
 # `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `;
-# an app's `[16:10:33] stdout/INFO  `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
+# an app's `[16:10:33] stdout/INFO  `, or its time alone: `[02:20:30.958] `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
 # vLLM prefix (`[serving_chat.py:1001] `). The exception's type reads as one by its name or its module's.
 _EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
@@ -52,7 +52,7 @@ _PREFIX_SHAPES = (
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? +"
     rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
-    rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:[\w.-]+/)?{_LEVEL} +"
+    rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )")
 _PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + _EXCEPTION_AHEAD)
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame

@@ -99,8 +99,11 @@ class NoticeDetector:
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
 _LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}")
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
-# Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+)?(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL)\]\s*"
+# Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time alone may come first,
+# a padded level after it: `19:37:45 [ERROR  ] `)
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|\d\d:\d\d:\d\d(?:[.,]\d+)? +(?=\[))?"
+                               r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
+                               r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon; an OSError with its errno may also end a sentence
