@@ -192,7 +192,7 @@ def test_cli_follow_survives_rotation_and_deletion(tmp_path):
         _write(log, [f"[rank0]: {line}" for line in OOM[:3]] + ["[rank1]: ValueError: marker one"], mode="a")
         _next_json(out, lambda i: i["message"] == "marker one")
         log.rename(tmp_path / "server.log.1")
-        _write(log, ["ValueError: marker two"])
+        _write(log, ["[rank1]: ValueError: marker two"])  # (another stream: no traceback below it is its own)
         cut = _next_json(out, lambda i: i["ranks"] == ["rank0"])
         assert cut["truncated"] and cut["source"] == {"file": str(log), "line_start": 2, "line_end": 4}
         _next_json(out, lambda i: i["message"] == "marker two")

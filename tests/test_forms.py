@@ -1009,9 +1009,60 @@ def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     assert_same("\n".join(lines).encode())
     said, whole = events([fmt.aws_lambda(exc)[0], *text_of(exc).splitlines()])
     assert (said.kind, whole.kind, whole.span.line_start) == (EventKind.NOTICE, EventKind.TRACEBACK, 2)
-    # a bare exception line above a traceback cut short (a rotation, a copy): two errors, not one
-    said, cut = events(["ValueError: marker", *text_of(exc).splitlines()[:3]])
-    assert (said.kind, cut.truncated, cut.root.exception_type) == (EventKind.BARE, True, "")
+
+
+def _parse_port():
+    return int("80a")
+
+
+_BETWEEN = {"adjacent": [], "handler's words": ["Got unrecognized error from task. ignoring:"],
+            "double-spaced log record": ["", "2024-10-23 09:47:29,025:INFO:<module>\tLogging Level: INFO", ""]}
+
+
+@pytest.mark.parametrize("between", _BETWEEN.values(), ids=_BETWEEN.keys())
+def test_an_exception_line_pasted_above_its_stack_cut_before_its_own(between):
+    """A paste that gives the error first, then its stack cut before the exception line it told already (a
+    handler that prints the error and then the stack, a launcher's first lines): one error, of the line's class
+    and message, raised where the stack ends; still cut off. Not where the stack ends in an exception line of
+    its own, nor where it begins further below or after a chain's separator (the next link's), nor on another rank."""
+    exc = capture(_load_weights)
+    said, *stack = text_of(exc).splitlines()[-1:] + text_of(exc).splitlines()[:-1]
+    original = only(text_of(exc).splitlines())
+    lines = [said, *between, *stack]
+    event = only(lines)
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.TRACEBACK, "KeyError",
+                                                                           original.root.message)
+    assert event.root.frames == original.root.frames
+    assert event.truncated and (event.span.line_start, event.span.line_end) == (1, len(lines))
+    assert_same("\n".join(lines).encode())
+    whole = events([said, *between, *text_of(capture(_parse_port)).splitlines()])
+    assert [(e.kind, e.root.exception_type) for e in whole] == [(EventKind.BARE, "KeyError"),
+                                                               (EventKind.TRACEBACK, "ValueError")]
+    far = events([said, *between, *["INFO serving"] * (5 - len(between)), *stack])
+    assert [(e.kind, e.root.exception_type) for e in far] == [(EventKind.BARE, "KeyError"), (EventKind.TRACEBACK, "")]
+    chained = [said, "", "During handling of the above exception, another exception occurred:", "", *stack]
+    assert [(e.kind, e.root.exception_type) for e in events(chained)] == [(EventKind.BARE, "KeyError"),
+                                                                          (EventKind.TRACEBACK, "")]
+    assert_same("\n".join(chained).encode())
+    ranks = events([f"[rank1]: {said}", *between, *(f"[rank0]: {line}" for line in stack)])
+    assert [(e.kind, e.rank) for e in ranks] == [(EventKind.BARE, "rank1"), (EventKind.TRACEBACK, "rank0")]
+
+
+def test_an_exception_line_that_waits_for_a_stack_below_it_is_shown_while_the_input_pauses():
+    """Read as a stream: the exception line shows when the input pauses, and the stack below it that takes it
+    replaces what was shown, one incident; what completed below it meanwhile is not held back."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).splitlines()
+    shown = list(events_from_lines([lines[-1], "Segmentation fault (core dumped)", None], "server.log",
+                                   builtin_engine().notices))
+    assert [(e.provisional, e.root.exception_type) for e in shown] == [(False, "SIGSEGV"), (True, "KeyError"),
+                                                                        (False, "KeyError")]  # (the last at the end)
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines([lines[-1], None, "", *lines[:-1]], "server.log", builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert (incident.info.exception_type, incident.count, incident.event.span.line_end) == ("KeyError", 1, len(lines) + 1)
+    assert incident.info.frames and incident.info.frames[-1].function == "_load_weights"
 
 
 def test_an_exception_line_behind_the_file_and_line_it_was_raised_at():

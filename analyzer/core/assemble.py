@@ -17,7 +17,7 @@ record. Thousands of ranks printing at once each keep their exception line; what
 from __future__ import annotations
 
 from array import array
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -73,6 +73,10 @@ _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width
 _QUOTES = {'"': '"', "'": "'", "[": "]"}  # what a line quoted whole may begin with -> what ends it
 _CURLY = "\u201c\u201d\u2018\u2019"  # an editor's quotes, which either way round may open or close
 _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lines at its head and at its tail
+# A bare exception line waits for a traceback to begin at most this many lines below it (_Waiting): a logger's
+# line or the words a handler prints before the stack may come between, double-spaced. This many wait at once.
+_LEAD_WINDOW = 4
+_MAX_WAITING = 16
 
 
 # What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
@@ -180,6 +184,16 @@ class _Parked:
 
 
 @dataclass(slots=True)
+class _Waiting:
+    """A bare exception line, closed, that a traceback beginning a few lines below may end without: a paste
+    that gives the error first and then its stack, cut before the exception line it told already."""
+
+    block: Block
+    event: ErrorEvent  # its own, which holds the place in the output it goes out at unless a traceback takes it
+    shown: bool = False  # a provisional event showed it
+
+
+@dataclass(slots=True)
 class _Shared:
     text: str
     holders: int = 0
@@ -210,6 +224,12 @@ class TracebackAssembler:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._shrunk: OrderedDict[str, None] = OrderedDict()
         self._parked: OrderedDict[str, _Parked] = OrderedDict()  # by stream, the one parked longest ago first
+        self._waiting: OrderedDict[str, _Waiting] = OrderedDict()  # by stream, the one waiting longest first
+        # Events in the order they complete, held from the first that waits: a bare line's event goes out in its
+        # place, or none where a traceback took it, and the events after it wait with it (see _in_order).
+        self._queue: deque[ErrorEvent] = deque()
+        self._unsettled: set[int] = set()  # the ids of the queued events that wait
+        self._taken: set[int] = set()  # ... and of those a traceback took, left out
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -221,7 +241,8 @@ class TracebackAssembler:
 
     @property
     def pending(self) -> int:
-        """Records not reported yet, parked ones included."""
+        """Records whose lines may go on, parked ones included. (Not a bare line that waits for a traceback:
+        lines that can start none may go by unread, and the next line read lets it go if it is too far below.)"""
         return len(self._open) + len(self._parked)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
@@ -235,7 +256,7 @@ class TracebackAssembler:
             if (last.prefix or self._width or self._physical_length >= self._longest) and self._takes_rest(line):
                 self._last, self._after_rest = replace(last, text=line.text, lineno=lineno), True
                 self._physical_lineno, self._physical_length = lineno, length
-                return self._within_budget([])
+                return self._in_order(self._within_budget([]))
         line, rest = self._unwrapped(line)
         out = self._first_line_unprefixed(line) + self._feed(line)
         if line.prefix:
@@ -252,9 +273,11 @@ class TracebackAssembler:
             self._width = 0 if length > self._width else self._width
         self._last, self._after_rest = line, rest
         self._physical_lineno, self._physical_length = lineno, length
+        if self._waiting:
+            self._expire(line)
         if self._held + self._texts.size > self._max_held:
-            return self._within_budget(out)
-        return out
+            out = self._within_budget(out)
+        return self._in_order(out) if self._queue or self._waiting or self._taken else out
 
     def _within_budget(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         while self._held + self._texts.size > self._max_held:
@@ -435,6 +458,7 @@ class TracebackAssembler:
                 self._forget(line.stream)
             elif ob.leads(block, line):
                 self._forget(line.stream)
+                self._release(line.stream)  # (a bare line further up is not the traceback's)
                 out.extend(self._start(line))
                 self._open[line.stream].lead = block  # its event waits for the traceback's end
                 return out
@@ -455,6 +479,7 @@ class TracebackAssembler:
         block = self._open.get(stream)
         last = self._last
         if (block is None or block.state is not State.FRAMES or block.reread or line.starts_message or block.indent
+                or self._waiting  # (feeding lets out what waits, line by line)
                 or self._width or (last is not None and last.prefix and self._run > 1)  # (see feed: maybe a rest)
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
@@ -482,15 +507,23 @@ class TracebackAssembler:
         marked `provisional`, each once per state it reaches. They stay open, since a writer that
         pauses may go on: a chain link, a note or a sub-exception may follow. The event that closes a
         record replaces its provisional ones (core/scan.py, Analysis)."""
-        out: list[ErrorEvent] = []
+        # what completed below a bare line that waits goes out now, not after the next line (latency)
+        held = self._unsettled | self._taken
+        out = [event for event in self._queue if id(event) not in held]
+        self._queue = deque(event for event in self._queue if id(event) in self._unsettled)
+        self._taken.clear()
+        for waiting in self._waiting.values():
+            if not waiting.shown:
+                waiting.shown = True
+                out.append(replace(waiting.event, provisional=True))
         for block in self._open.values():
             if block.state not in _COMPLETE or block.shown == len(block.texts):
                 continue
             block.shown = len(block.texts)
             copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
             self._trim(copy)
-            if copy.texts:
-                out.append(replace(self._event(copy), provisional=True))
+            if copy.texts:  # (as its lead's event, or with it, where it has one: the lead may have been shown)
+                out.extend(replace(event, provisional=True) for event in self._led(copy))
         return out
 
     def finish(self) -> Iterator[ErrorEvent]:
@@ -499,10 +532,13 @@ class TracebackAssembler:
         while self._open or self._parked:
             for key in list(self._open):
                 if key in self._open:  # (closing one may have closed another, or given back lines that open one)
-                    yield from self._close(key)
+                    yield from self._in_order(self._close(key))
             if self._parked:
                 self._resume(key := next(iter(self._parked)))
-                yield from self._close(key)
+                yield from self._in_order(self._close(key))
+        while self._waiting:
+            self._release(next(iter(self._waiting)))
+        yield from self._in_order([])
 
     def _shed(self) -> list[ErrorEvent]:
         """Over the budget: the block idle longest is closed as it stands when it is complete (nothing
@@ -600,7 +636,57 @@ class TracebackAssembler:
         out = self._begin(line)
         if line.stream in self._open:
             self._register(line)
+            if line.stream in self._waiting:
+                self._follow(line.stream)
         return out
+
+    def _follow(self, key: str) -> None:
+        """The block just opened on a stream where a bare exception line waits: a traceback's header (not
+        one cut above its frames, nor one a chain or a message's words introduce) takes it as its lead."""
+        block = self._open[key]
+        if (block.state is State.FRAMES and not block.truncated and block.lead is None
+                and (m := g.HEADER.match(block.texts[0])) is not None and not m["context"].strip()):
+            waiting = self._waiting[key]
+            if block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW:
+                del self._waiting[key]
+                self._unsettled.discard(id(waiting.event))
+                self._taken.add(id(waiting.event))
+                block.lead = waiting.block
+
+    def _wait(self, key: str, block: Block) -> list[ErrorEvent]:
+        """A bare exception line closed: its event, which waits (see _Waiting) for a traceback below."""
+        self._release(key)
+        if len(self._waiting) >= _MAX_WAITING:
+            self._release(next(iter(self._waiting)))
+        event = self._event(block)
+        self._waiting[key] = _Waiting(block, event)
+        self._unsettled.add(id(event))
+        return [event]
+
+    def _expire(self, line: LogLine) -> None:
+        """Bare exception lines too far above `line` for a traceback still to begin, or above a chain's separator
+        on their stream (the traceback below is the next link's, the error it was raised in handling): their
+        events go."""
+        separator = "above exception" in line.text or "following exception" in line.text
+        for key, waiting in list(self._waiting.items()):
+            if line.lineno - waiting.block.linenos[-1] > _LEAD_WINDOW or (separator and key == line.stream):
+                self._release(key)
+
+    def _release(self, key: str) -> None:
+        if (waiting := self._waiting.pop(key, None)) is not None:
+            self._unsettled.discard(id(waiting.event))
+
+    def _in_order(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
+        """The events that can go out, in the order they completed: none after an event that waits."""
+        self._queue.extend(out)
+        ready: list[ErrorEvent] = []
+        while self._queue and id(self._queue[0]) not in self._unsettled:
+            event = self._queue.popleft()
+            if id(event) in self._taken:
+                self._taken.discard(id(event))
+            else:
+                ready.append(event)
+        return ready
 
     def _register(self, line: LogLine) -> None:
         """File the block `line` opened."""
@@ -1015,7 +1101,7 @@ class TracebackAssembler:
         block = self._forget(key)
         held = self._trim(block)
         if held:
-            out = self._led(block)
+            out = self._closed(key, block)
             for line in held:
                 out.extend(self._feed(line))
             return out
@@ -1027,6 +1113,13 @@ class TracebackAssembler:
             # expected, an object with such a key that names no error, the hook's words without its traceback: no error
         if block.state is State.LAMBDA and not awslambda.framed(block.texts):
             block.kind = EventKind.BARE  # (the runtime's own errors come without frames)
+        return self._closed(key, block)
+
+    def _closed(self, key: str, block: Block) -> list[ErrorEvent]:
+        """A block that ended: its events, or none yet where it is a bare exception line that waits."""
+        if (block.kind is EventKind.BARE and block.state in (State.BARE, State.MESSAGE) and len(block.texts) == 1
+                and block.lead is None):
+            return self._wait(key, block)
         return self._led(block)
 
     def _led(self, block: Block) -> list[ErrorEvent]:
@@ -1042,8 +1135,10 @@ class TracebackAssembler:
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
+        # (a logged error's stack is whole without it; a bare line's may have been cut anywhere)
+        truncated = event.truncated and said.kind is EventKind.BARE
         return [replace(event, chain=(*event.chain[:-1], own), span=replace(event.span, line_start=said.span.line_start),
-                        truncated=False, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
+                        truncated=truncated, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
 
     @staticmethod
     def _trim(block: Block) -> list[LogLine]:
