@@ -260,6 +260,16 @@ def test_a_frame_line_cut_at_its_start_behind_a_redraw():
     assert (event.truncated, event.root.raise_site.lineno) == (True, 40)
 
 
+@pytest.mark.parametrize("prefix", ["2026-09-15T14:15:02.185200Z ", "[rank5]: ", "Dec  1 10:00:00 node python3[55]: "])
+@pytest.mark.parametrize("cut", ['"/opt/conda/lib/python3.10/site-packages/kvlink/', "site-packages/kvlink/"])
+def test_a_frame_line_cut_at_its_start_behind_a_prefix(prefix, cut):
+    """A copy begun inside a frame line, each line behind a collector's prefix: read on the fast path too (the
+    differential fuzzer's input, minimised)."""
+    data = f'{prefix}{cut}transfer.py", line 58, in transfer_sync\n{prefix}    raise ValueError("x")\n'.encode()
+    (event,) = assert_same(data, max_line=300)
+    assert (event.truncated, event.root.raise_site.lineno) == (True, 58)
+
+
 @pytest.mark.parametrize("blanks", [1, 3])
 def test_the_first_time_behind_a_pastes_blanks(blanks):
     """A paste's blank or three in front of SGLang's prefix: the normaliser reads its time there, the fast path
