@@ -419,5 +419,27 @@ def test_a_wrapper_that_names_the_error_printed_with_its_stack_below_it_follows_
     assert [i.info.short_type for i in analysed({"run.log": far}) if i.is_run_root] == ["BackendCompilerFailed"]
 
 
+def test_a_wrappers_summary_that_ends_where_the_error_it_wraps_begins_below_follows_from_that_error():
+    """pytest's short summary prints a failure's whole message: torch's `BackendCompilerFailed: backend='inductor'
+    raised:` on the test's line, the error it wraps on the next. That error is the root cause; not an error
+    further below, nor below words that do not end in a colon, nor below a message of several lines."""
+    inner = RuntimeError("Compiler: cl is not found.")
+    wrapper = _BackendCompilerFailed(f"backend='inductor' raised:\n{type(inner).__name__}: {inner}")
+    test = "FAILED thunder/tests/test_torch_compile_executor.py::test_torch_compile_litgpt"
+    lines = f"{test} - {_BackendCompilerFailed.__module__}.{_BackendCompilerFailed.__qualname__}: {wrapper}".splitlines()
+    incidents = analysed({"run.log": lines})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("RuntimeError", str(inner))
+    (echo,) = [i for i in incidents if not i.is_run_root]
+    assert (echo.info.short_type, echo.caused_by) == ("BackendCompilerFailed", root.id)
+    apart = analysed({"run.log": [lines[0], "collected 12 items", lines[1]]})
+    assert [i.info.short_type for i in apart if i.is_run_root] == ["BackendCompilerFailed"]
+    said = analysed({"run.log": [f"{test} - ValueError: bad shape", lines[1]]})
+    assert [i.info.short_type for i in said if i.is_run_root] == ["ValueError"]
+    lines_of_its_own = analysed({"run.log": ["triton.compiler.errors.CompilationError: at 81:12:", "    a = tl.load(", "        ^",
+                                             "AttributeError(\"module 'triton.language' has no attribute 'load2'\")"]})
+    assert [i.info.short_type for i in lines_of_its_own if i.is_run_root] == ["CompilationError"]
+
+
 def _boom():
     raise TypeError("boom")

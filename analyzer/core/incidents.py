@@ -319,6 +319,10 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     if not first.info.frames:  # (or a wrapper's type on the same long text: litellm's APIConnectionError; or
         # its type, alone or with words that quote that error, that type's traceback a few lines below: marimo's
         # banner over the cell's traceback)
+        # (or words that end where the error they introduce begins, on the next line: pytest's summary line of
+        # torch's `BackendCompilerFailed: backend='inductor' raised:`, the RuntimeError it wraps below it)
+        if said[1].endswith(":") and (told := next((i for i in roots if _on_next_line(first, i)), None)) is not None:
+            return told
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
             text == said[1] for _, text in _links_said(i)) or _just_below(first, i) and any(
@@ -342,6 +346,14 @@ _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback 
 def _just_below(above: Incident, below: Incident) -> bool:
     a, b = above.event.span, below.event.span
     return a.file == b.file and 0 < b.line_start - a.line_end <= _BELOW_AT_MOST
+
+
+def _on_next_line(above: Incident, below: Incident) -> bool:
+    """Whether `below` is an error that begins on the line after `above`, a line alone (not a message's lines that
+    end in a colon, as triton's `CompilationError: at 81:12:` over the kernel's source)."""
+    a, b = above.event.span, below.event.span
+    return a.file == b.file and a.line_start == a.line_end and b.line_start == a.line_end + 1 and bool(
+        below.info.exception_type)
 
 
 def _names(wrapper: Incident, inner: Incident) -> bool:
