@@ -364,9 +364,11 @@ def aws_lambda(exc: BaseException) -> list[str]:
     return [f"[ERROR] {type(exc).__name__}: {exc}", "Traceback (most recent call last):", *stack.splitlines()]
 
 
-def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int = 1) -> list[str]:
-    """Open MPI's `mpirun --tag-output`: `[job,rank]<stream>:` glued to each line a rank prints."""
-    return [f"[{job},{rank}]<{stream}>:{line}" for line in lines]
+def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int = 1, host: str = "") -> list[str]:
+    """Open MPI's `mpirun --tag-output`: `[job,rank]<stream>:` glued to each line a rank prints; SageMaker's
+    distributed jobs name the host too: `[1,mpirank:7,algo-1]<stderr>:`."""
+    tag = f"{job},mpirank:{rank},{host}" if host else f"{job},{rank}"
+    return [f"[{tag}]<{stream}>:{line}" for line in lines]
 
 
 def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:

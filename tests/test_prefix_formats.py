@@ -146,6 +146,19 @@ def test_mpi_ranks_tagged_lines_interleaved_and_a_bare_error():
     assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank2")
 
 
+def test_sagemakers_mpi_tags_name_the_rank_and_the_host():
+    """SageMaker's distributed jobs tag each line `[1,mpirank:7,algo-1]<stderr>:`: a rank's error line alone, and
+    two hosts' tracebacks interleaved, each its rank's and host's."""
+    exc, lines = _tb(_register_worker)
+    data = "\n".join(["loading the model", *fmt.mpi_tagged([lines[-1]], rank=7, host="algo-1"), "done", ""])
+    (bare,) = assert_same(data.encode())
+    assert (bare.root.exception_type, bare.root.message, bare.rank, bare.host) == (type(exc).__name__, str(exc), "rank7",
+                                                                                    "algo-1")
+    events = _events(_interleave([fmt.mpi_tagged(lines, rank=0, host="algo-1"), fmt.mpi_tagged(lines, rank=0, host="algo-2")]))
+    assert sorted((e.rank, e.host) for e in events) == [("rank0", "algo-1"), ("rank0", "algo-2")]
+    assert all(actual_chain(e.chain) == expected_chain(exc) for e in events)
+
+
 def test_a_blank_a_paste_put_in_front_of_a_workers_prefix():
     """` (Worker_TP0 pid=60352) ERROR ... ValueError("...")`: the blank is the paste's, the prefix the log's."""
     exc = capture(_register_worker)
@@ -530,20 +543,41 @@ class OutOfResources(Exception):
 OutOfResources.__module__ = "triton.runtime.errors"
 
 
-@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level", "bracketed_clock"])
+@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level", "bracketed_clock", "buildkit", "buildkit_plain"])
 def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
-    """A time alone (a CI runner's clock, an ISO time, an app's in brackets) or with a stream and level, in front
-    of an exception line with no traceback, is learned from it; its type reads as one by its module's name too."""
+    """A time alone (a CI runner's clock, an ISO time, an app's in brackets, Docker BuildKit's seconds into a step in
+    its summary of a failed step or its plain progress) or with a stream and level, in front of an exception line
+    with no traceback, is learned from it; its type reads as one by its module's name too."""
     for exc in (capture(_register_worker), OutOfResources("out of resource: shared memory, Required: 98304")):
         said = traceback.format_exception_only(exc)[0].rstrip("\n")
         lines = ["starting", said, "done"]
         wrapped = (fmt.ci_clock(lines) if form == "ci_clock" else fmt.app_stream_level(lines) if form == "app_stream_level"
                    else [f"[02:20:3{i}.958] {line}" for i, line in enumerate(lines)] if form == "bracketed_clock"
+                   else [f"{25.4 + i / 100:.2f} {line}" for i, line in enumerate(lines)] if form == "buildkit"
+                   else [f"#8 {1.737 + i:.3f} {line}" for i, line in enumerate(lines)] if form == "buildkit_plain"
                    else [f"2026-01-26 17:25:3{i} {line}" for i, line in enumerate(lines)])
         (event,) = assert_same("\n".join([*wrapped, ""]).encode())
         assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
             EventKind.BARE, traceback.format_exception_only(exc)[0].split(":")[0], str(exc), 2)
     assert _events(fmt.ci_clock(["Error: not a Python exception", "waiting for ValueError: x"])) == []
+
+
+class _ResourceLimitExceeded(Exception):
+    """A class botocore makes for an error code an AWS service returned (`botocore.errorfactory`)."""
+
+
+_ResourceLimitExceeded.__module__, _ResourceLimitExceeded.__qualname__ = "botocore.errorfactory", "ResourceLimitExceeded"
+
+
+def test_a_botocore_error_whose_class_is_its_code_printed_without_its_module():
+    """`print(f"{type(e).__name__}: {e}")` of a botocore error: a class named after the service's error code, no
+    suffix, read by botocore's message (`An error occurred (Code) when calling the X operation: ...`)."""
+    exc = _ResourceLimitExceeded("An error occurred (ResourceLimitExceeded) when calling the CreateTrainingJob operation: "
+                                 "The account-level service limit 'ml.p3.2xlarge for training job usage' is 0 Instances")
+    for said in (f"{type(exc).__qualname__}: {exc}", traceback.format_exception_only(exc)[0].rstrip("\n")):
+        (event,) = assert_same(f"{NOISE_BEFORE}\n{said}\n{NOISE_AFTER}\n".encode())
+        assert (event.kind, event.root.short_type, event.root.message) == (EventKind.BARE, "ResourceLimitExceeded", str(exc))
+    assert not _events([NOISE_BEFORE, "Status: An error occurred while training", NOISE_AFTER])
 
 
 def test_an_exception_line_behind_a_coloured_prefix_whose_escapes_were_lost():
@@ -570,6 +604,10 @@ def test_an_error_logged_behind_a_time_alone_and_its_level_padded_in_brackets():
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "RuntimeError", str(exc))
     (line,) = forms.logged_class(exc, form, said, level=logging.WARNING, datefmt="%H:%M:%S")
     assert not assert_same(f"{NOISE_BEFORE}\n{line}\n{NOISE_AFTER}\n".encode())
+    # dated, the level unbracketed (`2025/07/06 20:34:01 ERROR dspy.teleprompt.simba: ...`)
+    (line,) = forms.logged_class(exc, "%(asctime)s %(levelname)s %(name)s: %(message)s", said, datefmt="%Y/%m/%d %H:%M:%S")
+    (event,) = assert_same(f"{NOISE_BEFORE}\n{line}\n{NOISE_AFTER}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "RuntimeError", str(exc))
 
 
 def test_one_cloud_logging_entry_alone_is_read_through_its_prefix():

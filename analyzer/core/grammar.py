@@ -284,10 +284,13 @@ _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
 # AWS Lambda's Python runtime names its own errors under `Runtime.` (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`).
 LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
+# botocore makes a class of each error code an AWS service returns (`ResourceLimitExceeded`, `NoSuchKey`), its
+# message of one form: `An error occurred (Code) when calling the Operation operation: ...`.
+BOTOCORE_CODE = r"[A-Z]\w*(?=: An error occurred \()"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|{SUFFIXLESS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
-    rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error)"
+    rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{BOTOCORE_CODE})"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )

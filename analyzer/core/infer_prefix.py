@@ -43,7 +43,8 @@ _FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `;
 # an app's `[16:10:33] stdout/INFO  `, or its time alone: `[02:20:30.958] `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
-# vLLM prefix (`[serving_chat.py:1001] `). The exception's type reads as one by its name or its module's.
+# vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
+# summary of a failed step's last lines, its plain progress). The exception's type reads as one by its name or its module's.
 _EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
@@ -53,7 +54,8 @@ _PREFIX_SHAPES = (
     rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
-    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] )")
+    r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
+    r"|(?:#\d+ )?\d+\.\d{1,3} )")
 _PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + _EXCEPTION_AHEAD)
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
@@ -107,7 +109,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] == "[") and (
+    if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] in ("[", "#")) and (
             prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
         return prefix.group(), False
     if m is None and ("E  " in body or ": in " in body):

@@ -99,9 +99,9 @@ class NoticeDetector:
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
 _LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}")
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
-# Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time alone may come first,
-# a padded level after it: `19:37:45 [ERROR  ] `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|\d\d:\d\d:\d\d(?:[.,]\d+)? +(?=\[))?"
+# Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time may come first, alone or
+# dated, a padded level after it: `19:37:45 [ERROR  ] `, `2025/07/06 20:34:01 ERROR `)
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +)?"
                                r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
                                r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")

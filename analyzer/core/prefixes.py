@@ -58,8 +58,10 @@ PDSH = KnownPrefix("pdsh", regex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "
 SYSLOG = KnownPrefix("syslog", regex.compile(
     r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
     r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
-# Open MPI's `--tag-output` (mpirun, Horovod, SageMaker's distributed jobs): `[job,rank]<stream>:`.
-MPI = KnownPrefix("mpi", regex.compile(r"^\[(?P<job>\d+),(?P<rank>\d+)\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
+# Open MPI's `--tag-output` (mpirun, Horovod): `[job,rank]<stream>:`; SageMaker's distributed jobs name the rank and
+# the host: `[1,mpirank:7,algo-1]<stderr>:`.
+MPI = KnownPrefix("mpi", regex.compile(
+    r"^\[(?P<job>\d+),(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
 # Heroku's router and dynos, after the time (`2019-09-18T13:31:13.946164+00:00 app[web.1]: `).
 HEROKU = KnownPrefix("heroku", regex.compile(r"^(?P<source>app|heroku)\[(?P<dyno>[\w.-]+)\]: "), Scope.LINE)
 # Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`.
@@ -174,7 +176,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.channel += (f"{groups['host'] or ''} {groups['proc']}[{groups['pid']}]",)
         meta.rank = meta.rank or f"pid={groups['pid']}"
     elif kind is MPI:
-        meta.channel += (f"[{groups['job']},{groups['rank']}]<{groups['std']}>",)
+        meta.host = groups["host"] or meta.host
+        meta.channel += (f"[{groups['job']},{groups['rank']},{groups['host'] or ''}]<{groups['std']}>",)
         meta.rank = f"rank{groups['rank']}"
     elif kind is HEROKU:
         meta.channel += (f"{groups['source']}[{groups['dyno']}]",)
