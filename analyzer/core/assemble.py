@@ -228,8 +228,7 @@ class TracebackAssembler:
         # Events in the order they complete, held from the first that waits: a bare line's event goes out in its
         # place, or none where a traceback took it, and the events after it wait with it (see _in_order).
         self._queue: deque[ErrorEvent] = deque()
-        self._unsettled: set[int] = set()  # the ids of the queued events that wait
-        self._taken: set[int] = set()  # ... and of those a traceback took, left out
+        self._taken: set[int] = set()  # the ids of the queued events a traceback took, left out
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -508,9 +507,9 @@ class TracebackAssembler:
         pauses may go on: a chain link, a note or a sub-exception may follow. The event that closes a
         record replaces its provisional ones (core/scan.py, Analysis)."""
         # what completed below a bare line that waits goes out now, not after the next line (latency)
-        held = self._unsettled | self._taken
-        out = [event for event in self._queue if id(event) not in held]
-        self._queue = deque(event for event in self._queue if id(event) in self._unsettled)
+        held = self._waiting_events()
+        out = [event for event in self._queue if id(event) not in held and id(event) not in self._taken]
+        self._queue = deque(event for event in self._queue if id(event) in held)
         self._taken.clear()
         for waiting in self._waiting.values():
             if not waiting.shown:
@@ -649,7 +648,6 @@ class TracebackAssembler:
             waiting = self._waiting[key]
             if block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW:
                 del self._waiting[key]
-                self._unsettled.discard(id(waiting.event))
                 self._taken.add(id(waiting.event))
                 block.lead = waiting.block
 
@@ -660,7 +658,6 @@ class TracebackAssembler:
             self._release(next(iter(self._waiting)))
         event = self._event(block)
         self._waiting[key] = _Waiting(block, event)
-        self._unsettled.add(id(event))
         return [event]
 
     def _expire(self, line: LogLine) -> None:
@@ -673,14 +670,17 @@ class TracebackAssembler:
                 self._release(key)
 
     def _release(self, key: str) -> None:
-        if (waiting := self._waiting.pop(key, None)) is not None:
-            self._unsettled.discard(id(waiting.event))
+        self._waiting.pop(key, None)  # (its event, queued, may go out)
+
+    def _waiting_events(self) -> set[int]:
+        return {id(waiting.event) for waiting in self._waiting.values()}
 
     def _in_order(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         """The events that can go out, in the order they completed: none after an event that waits."""
         self._queue.extend(out)
         ready: list[ErrorEvent] = []
-        while self._queue and id(self._queue[0]) not in self._unsettled:
+        waiting = self._waiting_events()
+        while self._queue and id(self._queue[0]) not in waiting:
             event = self._queue.popleft()
             if id(event) in self._taken:
                 self._taken.discard(id(event))
