@@ -288,6 +288,17 @@ def test_a_header_a_terminal_wrapped_in_a_windows_file(cut):
     assert (event.root.exception_type, event.span.line_start) == ("ValueError", 2)
 
 
+@pytest.mark.parametrize("cut", [9, 24])
+def test_a_header_a_terminal_wrapped_right_after_a_line_longer_than_a_line_may_be(cut):
+    """The over-long line ends in the chunk that ends inside the wrapped header's rest: the header's first part is
+    still held for its rest (the differential fuzzer's input, minimised: the line before it was a chain's separator
+    cut at 64 bytes)."""
+    data = f"{'x' * 70}\n{HEADER_TEXT[:cut]}\r\n{HEADER_TEXT[cut:]}\n".encode()
+    chunks = tuple(range(30, 40)) + (1 << 20, 7, 1)
+    (event,) = assert_same(data, max_line=64, chunks=chunks)
+    assert (event.truncated, event.span.line_start) == (True, 2)
+
+
 @pytest.mark.parametrize("head", ["[rank3]:", "(EngineCore_DP0 pid=1) ", "(EngineCore_DP0 pid=1) ERROR:root:"])
 def test_the_first_time_cloud_logging_gives_behind_a_channel_head(head):
     """Cloud Logging's severity and time behind a channel head (and a levelled prefix) set the input's first

@@ -101,10 +101,12 @@ class ChunkScanner:
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         events: list[ErrorEvent] = []
         end = chunk.rfind(b"\n") + 1
-        if end and self._finder is not None and not self._dropped and _ends_in_header(chunk, end - 1):
+        if end and self._finder is not None and _ends_in_header(chunk, end - 1):
             # a header a terminal may have cut, its rest in the next chunk: read with it (the finder
-            # looks for both parts at once), held with the unfinished line
-            end = chunk.rfind(b"\n", 0, end - 1) + 1
+            # looks for both parts at once), held with the unfinished line (not a line cut at max_line)
+            before = chunk.rfind(b"\n", 0, end - 1) + 1
+            if before or not self._dropped:
+                end = before
         if not end:  # no line ends in this chunk
             self._keep(self._tail + chunk, 0, events)
             return events
