@@ -87,6 +87,14 @@ def logging_placed(message: str, exc: BaseException | None = None, when: datetim
                                     name=name)).split("\n")
 
 
+def logging_nameless(message: str, exc: BaseException | None = None, when: datetime = T0,
+                     level: int = logging.ERROR) -> list[str]:
+    """`logger.exception(message)` (or `logger.error`) formatted `%(asctime)s - %(levelname)s - %(message)s`, the
+    basicConfig format many scripts set: the record's first line prefixed, its traceback's lines not."""
+    formatter = logging.Formatter("%(asctime)s - %(levelname)s - %(message)s")
+    return formatter.format(_record(message, exc, when, level, name="optimizer")).split("\n")
+
+
 def vllm_worker(lines: list[str], name: str = "VllmWorker", pid: int = 4321, rank: int | None = None,
                 tp: int | None = None) -> list[str]:
     """vLLM's multiprocessing workers write stdout/stderr through a wrapper that starts each line with

@@ -572,7 +572,7 @@ def test_an_exception_line_in_quotes(closed, quote, mark):
     events = assert_same("\n".join([AROUND[0], *quoted, AROUND[1], ""]).encode())
     assert [(e.kind, e.root.exception_type, e.root.message, e.span.line_start) for e in events] == [
         (EventKind.BARE, "ConnectionError", str(exc), 2)]
-    assert assert_same(b'"error": "ValueError: x"\n"see ValueError: x"\n\'error\': \'ValueError: x\'\n') == []
+    assert assert_same(b'"see ValueError: x"\n') == []  # (a member holding one is an error's body: test_json_shapes)
 
 
 @pytest.mark.parametrize("module", ["absent_package_7f3a.serve.deploy", "absent_package_7f3a.py"])

@@ -1299,6 +1299,21 @@ def test_a_traceback_indented_as_a_whole_reads_from_its_header_column():
     assert event.chain[1].message.startswith("Failed to load weights")
 
 
+def _long_raise():
+    raise ConnectionError("HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url: /register_worker_and_the_model")
+
+
+@pytest.mark.parametrize("indent", [1, 2, 3])
+def test_a_traceback_a_paste_indented_by_a_blank_or_more_keeps_its_exception_line(indent):
+    """Every line one blank further in (a paste in a list item, a quoted block): a source line as long as the header
+    is no terminal's cut line whose rest is the exception line."""
+    lines = [" " * indent + line for line in text_of(capture(_long_raise)).splitlines()]
+    assert max(map(len, lines)) == len(lines[-2])  # (the source line above it the longest: the form found)
+    event = only(["step 3 done", *lines])
+    assert actual_chain(event.chain) == expected_chain(capture(_long_raise)) and not event.truncated
+    assert_same("\n".join(["step 3 done", *lines, ""]).encode())
+
+
 def test_a_terminal_copy_padded_to_its_width_reads_as_the_log():
     lines = text_of(capture(_wrapped_chain)).splitlines()
     event = only([line.ljust(120) for line in lines])
@@ -1419,6 +1434,26 @@ def test_an_exception_class_printed_by_type_in_a_logged_error_line(fmt, said):
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "AttributeError", str(exc))
     assert events(forms.logged_class(exc, fmt, said, logging.INFO)) == []
     assert_same("\n".join(forms.logged_class(exc, fmt, said)).encode())
+
+
+@pytest.mark.parametrize("name", ["httpx.ReadTimeout", "litellm.Timeout", "requests.ConnectTimeout", "socket.timeout"])
+def test_an_http_clients_timeout_named_without_the_suffix_is_an_error(name):
+    """The class printed under its package, alone and at a traceback's end; another module's `Timeout` is a
+    setting's name."""
+    module, _, cls = name.rpartition(".")
+    timeout = type(cls, (Exception,), {"__module__": module})
+    exc = capture(lambda: _raise(timeout("The read operation timed out")))
+    lines = text_of(exc).splitlines()
+    assert lines[-1] == f"{name}: The read operation timed out"
+    (bare,) = assert_same(f"{lines[-1]}\n".encode())
+    assert (bare.kind, bare.root.exception_type, bare.root.message) == (EventKind.BARE, name, str(exc))
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert assert_same(b"config.Timeout: 30\nself.timeout: 30 seconds\n") == []
+
+
+def _raise(exc: BaseException):
+    raise exc
 
 
 @pytest.mark.parametrize("module", ["cv2", "socket", "struct"])

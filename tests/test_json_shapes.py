@@ -178,6 +178,58 @@ def test_ecs_records_give_the_traceback_they_keep(func):
     assert got[0].timestamp == fmt.T0.replace(microsecond=123000)  # the record's own time, in ms
 
 
+class BadRequestError(Exception):
+    """The class an API client raises for a 400 (a proxy SDK's, named under its package)."""
+
+
+BadRequestError.__module__ = "litellm"
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_an_openai_compatible_servers_error_body_is_the_error_it_names(indent, wrapped):
+    """vLLM's and SGLang's error responses as curl prints them (`{"object": "error", "message": ..., "type":
+    "BadRequestError", "code": 400}`, or those fields under `error`): that error, on both paths; pretty-printed,
+    its message's member alone says no class. OpenAI's own types name no class: no error."""
+    said = "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens."
+    fields = {"message": said, "type": "BadRequestError", "param": None, "code": 400}
+    body = {"error": fields} if wrapped else {"object": "error", **fields}
+    lines = ["$ curl -s localhost:30000/v1/completions -d @req.json", *json.dumps(body, indent=indent).split("\n")]
+    found = assert_same("\n".join([*lines, ""]).encode())
+    if indent is None:
+        (event,) = found
+        assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "BadRequestError", said)
+    else:
+        assert found == []
+    openai = json.dumps({"error": {**fields, "type": "invalid_request_error"}})
+    assert assert_same(f"{openai}\n".encode()) == []
+
+
+@pytest.mark.parametrize("form", ["json", "json indented", "repr"])
+@pytest.mark.parametrize("key", ["error", "detail"])
+def test_an_exception_line_a_member_holds_is_read_to_its_closing_quote(form, key):
+    """An HTTP error's body whose message is an exception line (a proxy's `{"error": {"message":
+    "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`), compact or pretty-printed JSON or the
+    dict a client printed, whole or cut off: that error, its message as the body spells it (escapes kept), to
+    the string's closing quote."""
+    exc = capture(lambda: _raise(BadRequestError('AnthropicException - {"type":"error","message":"prompt is too long"}')))
+    line = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    assert line.startswith("litellm.BadRequestError: ")
+    body = {"error": {"message": line, "type": None, "code": "400"}} if key == "error" else {"detail": line}
+    text = repr(body) if form == "repr" else json.dumps(body, indent=2 if form == "json indented" else None)
+    spelled = repr(str(exc))[1:-1] if form == "repr" else json.dumps(str(exc))[1:-1]
+    for data in (text, text[:text.index("too long")]):  # (cut off: to the line's end)
+        (event,) = assert_same(f"HTTP/1.1 400 Bad Request\n{data}\n".encode())
+        assert (event.kind, event.root.exception_type) == (EventKind.BARE, "litellm.BadRequestError")
+        assert spelled.startswith(event.root.message) and event.root.message.startswith("AnthropicException - {")
+        assert event.root.message == spelled or data is not text
+    assert assert_same(b'{"detail": "Not Found"}\n') == []
+
+
+def _raise(exc: BaseException):
+    raise exc
+
+
 def test_records_of_several_ranks_keep_their_ranks():
     """A JSON formatter's records interleave whole; each names its rank, behind a container's time."""
     records = []

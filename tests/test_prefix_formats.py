@@ -17,7 +17,7 @@ from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
-from tests.test_fastpath import assert_same
+from tests.test_fastpath import assert_same, fast_path
 
 
 def _chained():
@@ -534,6 +534,24 @@ def test_a_loggers_line_whose_time_a_copy_cut_off():
         (event,) = assert_same("\n".join([line, *rest, fmt.logging_placed("next")[0], ""]).encode())
         assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ConnectionError", str(exc))
     assert _events(["some - ERROR - words", "two words - ERROR - ValueError in prose"]) == []
+
+
+@pytest.mark.parametrize("blanks", ["", " "])
+def test_a_loggers_line_with_the_time_and_level_but_no_name(blanks):
+    """`%(asctime)s - %(levelname)s - %(message)s` (no logger name): a logged error's class and a logged traceback
+    are read, on every line a paste shifted by a blank too, and the log's first time on both paths (the fast path
+    skips the line that tells it)."""
+    exc = capture(_register_worker)
+    logged = fmt.logging_nameless(f"verifier 0: request failed after 0.46s: {type(exc).__name__}: {exc}")
+    logged_tb = fmt.logging_nameless("Exception in step", exc)
+    for lines, kind in ((logged, EventKind.NOTICE), (logged_tb, EventKind.TRACEBACK)):
+        started = fmt.T0 - timedelta(seconds=5)
+        info = fmt.logging_nameless("step 3 done", when=started, level=logging.INFO)
+        data = "\n".join(blanks + line for line in [*info, *lines, ""]).encode()
+        (event,) = assert_same(data)
+        assert (event.kind, event.root.exception_type, event.root.message) == (kind, "ConnectionError", str(exc))
+        assert fast_path(data, 1 << 20)[2] == started.replace(microsecond=started.microsecond // 1000 * 1000)
+    assert _events(fmt.logging_nameless(f"retrying after {type(exc).__name__}: {exc}", level=logging.INFO)) == []
 
 
 class OutOfResources(Exception):

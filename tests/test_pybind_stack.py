@@ -4,6 +4,7 @@ its server log (glog), and to the client, whose own exception's message then hol
 
 from __future__ import annotations
 
+import json
 import traceback
 
 import pytest
@@ -85,3 +86,22 @@ def test_a_blank_line_after_a_bare_error_without_pybinds_stack_ends_it():
     events = _events(lines)
     assert [(e.kind, e.root.exception_type, e.span.line_start, e.span.line_end) for e in events] == [
         (EventKind.BARE, "TypeError", 1, 1), (EventKind.BARE, "ValueError", 4, 4)]
+
+
+@pytest.mark.parametrize("form", ["glog", "json body"])
+def test_pybinds_text_escaped_on_one_line_is_read_as_its_lines(form):
+    """Triton writes the model's error whole on one glog line, its line breaks escaped (`message: TypeError:
+    ...\\n\\nAt:\\n  /x/model.py(60): execute\\n`), and the HTTP client prints the same in the error body: the
+    error, raised where its stack's first frame says."""
+    exc = capture(lambda: _execute([1]))
+    said = ("Failed to process the request(s) for model instance 'llm_0_0', message: "
+            + "\n".join(pybind_what(exc)) + "\n")
+    if form == "glog":
+        lines = [*fmt.glog(["Preinit finished."], level="INFO"), *fmt.glog([json.dumps(said)])]
+    else:
+        lines = ["$ curl -s localhost:8000/v2/models/ensemble/generate -d @req.json",
+                 json.dumps({"error": f"in ensemble 'ensemble', {said}"})]
+    assert len(lines) == 2
+    (event,) = _events(lines)
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)

@@ -374,9 +374,10 @@ class TracebackAssembler:
         """In a log without prefixes, the line `rest` goes on: after a message's line as long as the width
         (or as another line cut before, none longer), or a source line as long as the longest so far
         (which also tells the width) where `rest` reads as no line of its own (nor as an indented one:
-        a space it begins with, if any, is a word's)."""
+        a space it begins with, if any, is a word's), in a traceback indented as a whole too."""
         cut, length = block.texts[-1], self._physical_length
-        if self._starts_record(rest):
+        own = rest[block.indent:] if block.indent and rest.startswith(" " * block.indent) else rest
+        if self._starts_record(rest) or (own != rest and self._starts_record(own)):
             return None
         if length == self._width and (block.state is State.MESSAGE or (block.state is State.FRAMES and ob.ends_in_source(block))):
             return cut + rest
@@ -384,8 +385,8 @@ class TracebackAssembler:
             self._vote(length)  # the second line cut at one length, none longer: the width
             return cut + rest
         if (block.state is State.FRAMES and length >= self._longest and ob.ends_in_source(block) and rest[:2].strip()
-                and not g.EXCEPTION_LINE.match(rest) and not g.REVERSED_FRAME.match(rest) and not g.FRAME_CUT.match(rest)
-                and g.frame_cut_at_start(rest) is None):
+                and not g.EXCEPTION_LINE.match(own) and not g.REVERSED_FRAME.match(own) and not g.FRAME_CUT.match(own)
+                and g.frame_cut_at_start(own) is None):
             self._vote(length)
             return cut + rest
         return None
@@ -755,6 +756,14 @@ class TracebackAssembler:
             self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)
         elif text[:1] == "[" and (unbracketed := g.unbracketed(text)) is not None:
             self._opened(replace(line, text=unbracketed), State.BARE, EventKind.BARE)  # its class in brackets (pdm's)
+        elif ('"' in text or "'" in text) and (member := g.exception_in_member(text)) is not None:
+            before, said, closed = member
+            if not closed:  # (a string whose escapes held line breaks: its lines go on, see collapsed.unescaped)
+                self._opened(replace(line, text=said), State.BARE, EventKind.BARE, context=before)
+                return []
+            typed = g.BARE_EXCEPTION_LINE.match(said)  # (closed by its quote: nothing below goes on with it)
+            error = ErrorInfo(typed["type"], typed["message"], has_traceback=False)
+            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=before), error)]
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:

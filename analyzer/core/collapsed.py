@@ -41,21 +41,24 @@ _ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
 _ESCAPE = regex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 _TWICE_ESCAPED = "\\\\n"  # (a line break escaped in a string that is itself escaped in another)
+# pybind11's stack under the exception line, escaped (Triton's Python backend reports a model's error so:
+# `message: ValueError: ...\n\nAt:\n  /x/model.py(60): execute\n`)
+_ESCAPED_PYBIND_AT = ESCAPED * 2 + g.PYBIND_AT + ESCAPED
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
 
 
 def unescaped(text: str) -> list[str] | None:
     """The lines of a traceback that `text` holds as a string's escapes (`\\n` between its lines, maybe
     `\\"` around its paths); None unless it holds one: a header, or two frame lines after a `\\n` (or at
-    the start). What follows the string's closing quote is a line apart: the quote right before the
-    header closes it; without a header, a quote right after the last `\\n` does."""
+    the start), or pybind11's `At:` and its stack. What follows the string's closing quote is a line apart: the
+    quote right before the header closes it; without a header, a quote right after the last `\\n` does."""
     if ESCAPED not in text:
         return None
     if g.HEADER_TEXT + _TWICE_ESCAPED in text:  # (a string's repr inside another string: a JSON body holding a dict's repr)
         text = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text)
     frames = len(_ESCAPED_FRAME.findall(text))
     header = text.find(g.HEADER_TEXT + ESCAPED)
-    if frames < 2 and not (frames and header >= 0):
+    if frames < 2 and not (frames and header >= 0) and _ESCAPED_PYBIND_AT not in text:
         return None
     quote = text[header - 1] if header > 0 and text[header - 1] in "'\"" else None
     if quote and text[header - 2:header - 1] == "[" and (listed := _listed(text, header - 2)) is not None:

@@ -52,6 +52,7 @@ __all__ = [
     "LAMBDA_RUNTIME",
     "EXCEPTION_NAME",
     "BARE_EXCEPTION_LINE",
+    "exception_in_member",
     "exception_in_words",
     "in_step_copies",
     "unbracketed",
@@ -282,6 +283,11 @@ _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
 # (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
+# HTTP clients' timeouts, named without the suffix, printed under their package (`httpx.ReadTimeout`, `litellm.Timeout`,
+# `requests.ConnectTimeout`; the standard library's `socket.timeout` before 3.10). (Another module's `Timeout` is a
+# setting's name: `config.Timeout: 30`.)
+TIMEOUT_CLASS = (r"(?<=\b(?:httpx|httpcore|requests|litellm|aiohttp|urllib3)\.)(?:Read|Connect|Pool|Write)?Timeout\b"
+                 r"|(?<=\bsocket\.)timeout\b")
 # AWS Lambda's Python runtime names its own errors under `Runtime.` (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`).
 LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 # botocore makes a class of each error code an AWS service returns (`ResourceLimitExceeded`, `NoSuchKey`), its
@@ -289,7 +295,7 @@ LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 BOTOCORE_CODE = r"[A-Z]\w*(?=: An error occurred \()"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
-    rf"|Exception|{SUFFIXLESS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
+    rf"|Exception|{SUFFIXLESS}|{TIMEOUT_CLASS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
     rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{BOTOCORE_CODE})"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
@@ -439,6 +445,29 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         return text[:tail.start()].rstrip(" :"), f"{held[0]}: {held[1]}"  # (a log's `{exc!r}` after its words:
     return None  # `Run 0jbbwa4t errored: IndexError('list index out of range')`)
 
+
+def exception_in_member(text: str) -> tuple[str, str, bool] | None:
+    """An exception line that a JSON member's string holds (or a dict's, printed): an HTTP error's body (a proxy's
+    after OpenAI's: `{"error": {"message": "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`),
+    compact or pretty-printed, its text to the string's closing quote (escapes as the body spells them). The text before
+    the member, the exception line and whether the string closes on the line; else None."""
+    for member in _MEMBER.finditer(text):
+        end = _STRING_BODY[member["quote"]].match(text, member.end()).end()
+        said, closed, before = text[member.end():end], end < len(text), text[:member.start()].rstrip(" {,")
+        if _said(said):
+            return before, said, closed
+        words, named, rest = said.partition(_NAMED)  # (or after the words of a server's report: Triton's
+        if named and _said(rest):  # `in ensemble 'x', Failed to process the request(s) ..., message: ValueError: ...`)
+            return f"{before} {words}".strip(), rest, closed
+    return None
+
+
+# A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
+# its key and the value's opening quote.
+_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=quote) ?: ?"""
+                        r"(?P=quote)(?=[A-Za-z_])")
+_NAMED = ", message: "
+_STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
 # An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters
 _TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\((?:'|\").*\))\s*$")

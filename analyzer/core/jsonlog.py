@@ -37,6 +37,7 @@ _DOCKER_STREAMS = ("stdout", "stderr")
 # line (Fluent Bit's CRI parser) says which records are partial in `logtag` instead.
 _DOCKER_PIECE = 16 * 1024
 _EPOCH = datetime(1970, 1, 1)
+_ERROR_TYPE = regex.compile(r"[A-Z]\w*(?:Error|Exception)")  # a server's error type named as an exception class
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ def read(text: str) -> Envelope | AppRecord | None:
         return None
     if not isinstance(value, dict):
         return None
-    return _docker(value) or _journal(value) or _app_record(value)
+    return _docker(value) or _journal(value) or _error_response(value) or _app_record(value)
 
 
 def split_lines(text: str) -> list[str]:
@@ -102,6 +103,24 @@ def _journal(value: dict) -> Envelope | None:
     ident = _first_str(value, ("SYSLOG_IDENTIFIER", "_COMM")) or ""
     return Envelope(_encodable(message.removesuffix("\n")), f"{host or ''} {ident}[{pid or ''}]",
                     pid and f"pid={pid}", host, _microseconds(value.get("__REALTIME_TIMESTAMP")))
+
+
+def _error_response(value: dict) -> AppRecord | None:
+    """An OpenAI-compatible server's error body as a client prints it (vLLM's and SGLang's `{"object": "error",
+    "message": "...", "type": "BadRequestError", "code": 400}`, or those fields under `error`): the error it names,
+    as an exception line. (OpenAI's own types, `invalid_request_error`, name no class: not one.)"""
+    inner = value.get("error")
+    if value.get("object") == "error":
+        error = value
+    elif isinstance(inner, dict) and "stack_trace" not in inner and not any(key in value for key in _MESSAGE_KEYS):
+        error = inner  # (not a log record: Elastic's ECS keeps a logged exception there, see _ecs_traceback)
+    else:
+        return None
+    kind, message = error.get("type"), error.get("message")
+    if not isinstance(kind, str) or not isinstance(message, str) or not _ERROR_TYPE.fullmatch(kind):
+        return None
+    said = message if message.startswith(f"{kind}: ") else f"{kind}: {message}"
+    return AppRecord(tuple(split_lines(_encodable(said).rstrip("\n"))), (), None, None, None, None)
 
 
 def _app_record(value: dict) -> AppRecord | None:

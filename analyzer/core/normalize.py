@@ -40,6 +40,8 @@ __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
+# what a prefix a paste shifted by a blank or two may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `)
+_MAY_OPEN_A_PREFIX = regex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
@@ -351,7 +353,7 @@ class LineNormalizer:
         if (text[:1] in ("\t", ">", "\xa0") or text[:1].isdigit() or text[5:6].isdigit()) and (
                 pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
-        if text[:1] == " " and (shifted := text.lstrip(" "))[:1] in ("(", "[") and len(text) - len(shifted) <= 3 and (
+        if text[:1] == " " and _MAY_OPEN_A_PREFIX.match(shifted := text.lstrip(" ")) and len(text) - len(shifted) <= 3 and (
                 rest := self._peel_one(shifted, kinds, used, meta)) is not None:
             text = rest  # a paste's blank or two in front of a prefix (no traceback line begins with one)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:

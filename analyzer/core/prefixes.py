@@ -73,10 +73,11 @@ WORKER = KnownPrefix("worker", regex.compile(
 TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
-# logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `;
-# a copy begun inside the line may have lost the time (then the name is a logger's: `lmdeploy - ERROR - `).
+# logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `,
+# or without the name; a copy begun inside the line may have lost the time (then the name is a logger's:
+# `lmdeploy - ERROR - `).
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
-    r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?P<name>\S+)|(?P<name>[A-Za-z_][\w.-]*)) - "
+    r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?:(?P<name>\S+) - )?|(?P<name>[A-Za-z_][\w.-]*) - )"
     r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
 LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)

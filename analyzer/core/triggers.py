@@ -79,7 +79,7 @@ _STARTS = (
     # and one blank before an error (notices.logged_error), which the patterns above do not take after a letter
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
     rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
-    rb"\.(?:com_)?error[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset)
+    rb"\.(?:(?:com_)?error|timeout)[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset), socket.timeout
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     SUFFIXLESS.encode() + rb"[ \t]*[:\r\n]",  # a well-known class without the usual suffix
     rb"Runtime\.[A-Z][A-Za-z]*[ \t]*[:\r\n]", rb'"(?:errorMessage|errorType|stackTrace)"',  # AWS Lambda's (grammar, awslambda.opens)
@@ -160,7 +160,7 @@ _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
 # (or a paste's blank or three in front of a bracketed date: the normaliser's LineNormalizer._peel)
-_TIME_START = (rb"(?: {1,3}\[|(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+_TIME_START = (rb"(?: {1,3}\[?|(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
                rb"\[?)\d{4}-\d\d-\d\d")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
