@@ -274,6 +274,21 @@ def test_pytests_report_of_a_test_module_whose_import_raised():
     assert events(stack) == []
 
 
+def test_pytests_short_stack_whose_source_lines_a_paste_unindented():
+    """The short style's frames copied from pytest's report (run for real) with each source line's indent lost:
+    still the stack, the innermost frame the raise site; lines that are no frame's source end it."""
+    lines = [line for line in forms.pytest_collection_typeerror() if not line.startswith(("=", "_", "ERROR", "!", "1 error"))]
+    pasted = [line.lstrip(" ") for line in lines]
+    assert pasted != lines
+    event, *_ = events(pasted)
+    assert (event.root.exception_type, event.root.message) == ("TypeError", "issubclass() arg 1 must be a class")
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function) == ("engine_models.py", 2, "check")
+    assert_same("\n".join([*pasted, ""]).encode())
+    stack = [line for line in pasted if not line.startswith("E ")]
+    assert events(stack) == []
+
+
 def test_pytests_report_of_a_test_module_that_failed_to_import():
     """`ImportError while importing test module ...`, `Traceback:`, the short stack, its `E` lines: the
     module's own import line is the raise site; the summary line after it repeats it."""
@@ -954,8 +969,9 @@ def test_a_copy_of_frames_newest_first_above_the_exception_line():
 @pytest.mark.parametrize("blank", [False, True], ids=("next", "after-a-blank"))
 def test_a_pages_exception_line_above_its_frames_flush_left(blank):
     """Streamlit Cloud's page: the exception line first, maybe a blank line, then the frames in Python's
-    order, flush left, each source line under its frame. A frame indented as Python indents it after a
-    blank belongs to no such page: the exception line stays alone."""
+    order, flush left, each source line under its frame. Frames indented as Python indents them after a
+    blank are no such page but a stack copied from its first frame, cut before its exception line: the line
+    above leads it (see test_an_exception_line_pasted_above_its_stack_copied_from_its_first_frame)."""
     lines = text_of(capture(_stage_weights)).splitlines()
     original = only(lines)
     frames = [line[2:] if line.startswith("  File ") else line for line in lines[1:-1]]
@@ -965,8 +981,8 @@ def test_a_pages_exception_line_above_its_frames_flush_left(blank):
     assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
     assert_same("\n".join(page).encode())
-    bare, cut = events([lines[-1], "", *lines[1:-1]])
-    assert (bare.kind, bare.root.frames, cut.truncated) == (EventKind.BARE, (), True)
+    led = only([lines[-1], "", *lines[1:-1]])
+    assert (led.kind, led.root.exception_type, led.truncated) == (EventKind.TRACEBACK, "KeyError", True)
 
 
 @pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
@@ -1046,6 +1062,26 @@ def test_an_exception_line_pasted_above_its_stack_cut_before_its_own(between):
     assert_same("\n".join(chained).encode())
     ranks = events([f"[rank1]: {said}", *between, *(f"[rank0]: {line}" for line in stack)])
     assert [(e.kind, e.rank) for e in ranks] == [(EventKind.BARE, "rank1"), (EventKind.TRACEBACK, "rank0")]
+
+
+@pytest.mark.parametrize("indent", ["  ", ""], ids=("as printed", "unindented"))
+def test_an_exception_line_pasted_above_its_stack_copied_from_its_first_frame(indent):
+    """The same paste without the stack's header: the copy began at its first frame (a web app's error page,
+    its frame lines maybe unindented), after a blank. One error of the line's class, raised where the stack ends; a
+    stack that ends in its own exception line stays an error of its own."""
+    exc = capture(_load_weights)
+    said, header, *frames = text_of(exc).splitlines()[-1:] + text_of(exc).splitlines()[:-1]
+    frames = [indent + line.removeprefix("  ") if line.startswith("  File") else line for line in frames]
+    original = only(text_of(exc).splitlines())
+    event = only([said, "", *frames])
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.TRACEBACK, "KeyError",
+                                                                           original.root.message)
+    assert [(f.path, f.lineno) for f in event.root.frames] == [(f.path, f.lineno) for f in original.root.frames]
+    assert event.truncated and event.span.line_start == 1
+    assert_same("\n".join([said, "", *frames, ""]).encode())
+    other = text_of(capture(_parse_port)).splitlines()[1:]
+    assert [(e.kind, e.root.exception_type) for e in events([said, "", *other])] == [
+        (EventKind.BARE, "KeyError"), (EventKind.TRACEBACK, "ValueError")]
 
 
 def test_an_exception_line_that_waits_for_a_stack_below_it_is_shown_while_the_input_pauses():

@@ -642,10 +642,12 @@ class TracebackAssembler:
 
     def _follow(self, key: str) -> None:
         """The block just opened on a stream where a bare exception line waits: a traceback's header (not
-        one cut above its frames, nor one a chain or a message's words introduce) takes it as its lead."""
+        one a chain or a message's words introduce), or its first frame where the copy began at one, takes
+        it as its lead."""
         block = self._open[key]
-        if (block.state is State.FRAMES and not block.truncated and block.lead is None
-                and (m := g.HEADER.match(block.texts[0])) is not None and not m["context"].strip()):
+        if block.state is State.FRAMES and block.lead is None and (
+                (not block.truncated and (m := g.HEADER.match(block.texts[0])) is not None and not m["context"].strip())
+                or (block.truncated and g.FRAME.match(block.texts[0]) is not None)):
             waiting = self._waiting[key]
             if block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW:
                 del self._waiting[key]

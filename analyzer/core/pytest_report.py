@@ -31,6 +31,8 @@ _ASSERTION = "assert "  # how pytest explains a failed assert in place of the ex
 _COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
 _SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
 _STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
+_RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
+_CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
 _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
@@ -57,10 +59,13 @@ def starts_stack(text: str) -> bool:
 
 def stack_goes_on(lines: list[str], text: str) -> bool:
     """Whether `text` goes on with a short-style stack begun by `lines`: another frame, or a line under a
-    frame (its source, `???` for a compiled one, since 3.11 carets). Its first `E` line makes the stack a
-    report (`starts`)."""
+    frame (its source, `???` for a compiled one, since 3.11 carets; right under it, its source and carets whose
+    indent a paste stripped). Its first `E` line makes the stack a report (`starts`)."""
     return len(lines) < _COLLECTION_LINES and (_SHORT_FRAME.match(text) is not None or (
-        text[:1] == " " and bool(text.strip()) and any(_SHORT_FRAME.match(line) for line in lines[-2:])))
+        text[:1] == " " and bool(text.strip()) and any(_SHORT_FRAME.match(line) for line in lines[-2:])) or (
+        text.strip() != "" and not _E_LINE.match(text) and not text.startswith(_RULES)
+        and _SHORT_FRAME.match(lines[-1]) is not None) or (
+        _CARETS.match(text) is not None and len(lines) > 1 and _SHORT_FRAME.match(lines[-2]) is not None))
 
 
 def continues(lines: list[str], text: str) -> bool:
