@@ -587,14 +587,25 @@ class _ResourceLimitExceeded(Exception):
 _ResourceLimitExceeded.__module__, _ResourceLimitExceeded.__qualname__ = "botocore.errorfactory", "ResourceLimitExceeded"
 
 
-def test_a_botocore_error_whose_class_is_its_code_printed_without_its_module():
-    """`print(f"{type(e).__name__}: {e}")` of a botocore error: a class named after the service's error code, no
-    suffix, read by botocore's message (`An error occurred (Code) when calling the X operation: ...`)."""
-    exc = _ResourceLimitExceeded("An error occurred (ResourceLimitExceeded) when calling the CreateTrainingJob operation: "
-                                 "The account-level service limit 'ml.p3.2xlarge for training job usage' is 0 Instances")
+class _InvalidArgument(Exception):
+    """A class onnxruntime makes for one of its statuses (`onnxruntime.capi.onnxruntime_pybind11_state`)."""
+
+
+_InvalidArgument.__module__, _InvalidArgument.__qualname__ = "onnxruntime.capi.onnxruntime_pybind11_state", "InvalidArgument"
+
+
+@pytest.mark.parametrize("exc", [
+    _ResourceLimitExceeded("An error occurred (ResourceLimitExceeded) when calling the CreateTrainingJob operation: "
+                           "The account-level service limit 'ml.p3.2xlarge for training job usage' is 0 Instances"),
+    _InvalidArgument("[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions for input: image for the "
+                     "following indices index: 2 Got: 1600 Expected: 640")], ids=("botocore", "onnxruntime"))
+def test_an_error_whose_class_is_its_code_printed_without_its_module(exc):
+    """`print(f"{type(e).__name__}: {e}")` of a botocore or onnxruntime error: a class named after the status, no
+    suffix, read by its library's message (`An error occurred (Code) when calling the X operation: ...`,
+    `[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : ...`)."""
     for said in (f"{type(exc).__qualname__}: {exc}", traceback.format_exception_only(exc)[0].rstrip("\n")):
         (event,) = assert_same(f"{NOISE_BEFORE}\n{said}\n{NOISE_AFTER}\n".encode())
-        assert (event.kind, event.root.short_type, event.root.message) == (EventKind.BARE, "ResourceLimitExceeded", str(exc))
+        assert (event.kind, event.root.short_type, event.root.message) == (EventKind.BARE, type(exc).__qualname__, str(exc))
     assert not _events([NOISE_BEFORE, "Status: An error occurred while training", NOISE_AFTER])
 
 

@@ -290,13 +290,14 @@ TIMEOUT_CLASS = (r"(?<=\b(?:httpx|httpcore|requests|litellm|aiohttp|urllib3)\.)(
                  r"|(?<=\bsocket\.)timeout\b")
 # AWS Lambda's Python runtime names its own errors under `Runtime.` (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`).
 LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
-# botocore makes a class of each error code an AWS service returns (`ResourceLimitExceeded`, `NoSuchKey`), its
-# message of one form: `An error occurred (Code) when calling the Operation operation: ...`.
-BOTOCORE_CODE = r"[A-Z]\w*(?=: An error occurred \()"
+# Classes named by a status code, their message of one form: botocore makes one of each error code an AWS service
+# returns (`ResourceLimitExceeded: An error occurred (Code) when calling the Operation operation: ...`), onnxruntime
+# one of each of its statuses (`InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : ...`, `Fail: ...`).
+CODED_CLASS = r"[A-Z]\w*(?=: (?:An error occurred \(|\[ONNXRuntimeError\] : ))"
 BARE_EXCEPTION_LINE = regex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|{SUFFIXLESS}|{TIMEOUT_CLASS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
-    rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{BOTOCORE_CODE})"
+    rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{CODED_CLASS})"
     rf"{_INNER})"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )

@@ -99,7 +99,7 @@ _STARTS = (
     rb"^<class '[\w.]+'>[ \t]*\r?$",  # a class alone (classpage.opens)
     rb"error: <class '", rb"\|\d+\]\)[ \t]*\r?$",  # supervisorctl's fault, asyncore's compact traceback (oneline)
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
-    rb": An error occurred \(",  # botocore's error, whatever its code's name (grammar.BOTOCORE_CODE)
+    rb": An error occurred \(", rb": \[ONNXRuntimeError\] : ",  # botocore's and onnxruntime's, whatever the class (grammar.CODED_CLASS)
     rb"Result: Failure Exception: ",  # Azure Functions' report on one line (azure.unflattened), whatever its error
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
