@@ -1492,6 +1492,18 @@ def _raise(exc: BaseException):
     raise exc
 
 
+@pytest.mark.parametrize("head", ["2024-03-01T10:00:00.000000Z ERROR ", ""], ids=("as written", "time and level cut"))
+def test_a_routers_relay_of_a_model_servers_error_class(head):
+    """A Rust router's tracing line relaying the Python shard's error as the shard words it (`Unexpected
+    <class 'RuntimeError'>: ...`): that error, with or without the line's level; not at a lower level."""
+    exc = capture(lambda: _raise(RuntimeError("CUDA error: device-side assert triggered")))
+    said = (f"infer:send_error: text_generation_router::infer: router/src/infer.rs:665: Request failed during generation: "
+            f"Server error: Unexpected {type(exc)}: {exc}")
+    (event,) = assert_same(f"{head}{said}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "RuntimeError", str(exc))
+    assert assert_same(f"2024-03-01T10:00:00.000000Z  INFO {said}\n".encode()) == []
+
+
 @pytest.mark.parametrize("module", ["cv2", "socket", "struct"])
 def test_a_modules_class_named_error_alone_is_an_error(module):
     """OpenCV's `cv2.error` and the standard library's C modules name their exception class `error`: an

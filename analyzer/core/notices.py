@@ -120,6 +120,10 @@ _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
 # `raised <class 'AssertionError'> exception: ...`). The level may be anywhere before it on the line (a format
 # the normaliser has no prefix for).
+# ... or at no level, after words that say it failed (a Rust router relaying a model server's error: `Request failed
+# during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
+_SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
+_LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
 _CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -) "
                             r"(?P<message>\S.*)$")
 
@@ -131,7 +135,8 @@ _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     """The exception a log record at error level reports in its text, without a traceback; else None."""
     if "<class '" in text and (said := _CLASS_SAID.search(text)) is not None and (
-            _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())):
+            _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())
+            or (_SAYS_FAILED.search(text, 0, said.start()) and not _LOWER_LEVEL.search(prefix + text, 0, len(prefix) + said.start()))):
         return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
     level = _LEVEL_IN_TEXT.match(text)
     if level is None and not _LEVEL_IN_PREFIX.search(prefix):
