@@ -1084,6 +1084,21 @@ def test_an_exception_line_pasted_above_its_stack_copied_from_its_first_frame(in
         (EventKind.BARE, "KeyError"), (EventKind.TRACEBACK, "ValueError")]
 
 
+def test_a_wrappers_line_naming_the_error_it_wraps_above_its_user_code_frames():
+    """torch._dynamo's message as a user pastes it without the traceback: `InternalTorchDynamoError: AttributeError:
+    ...`, a blank, `from user code:`, the frames it traced (indented a blank further than Python's): one error, the
+    wrapped one its root, the frames the wrapper's."""
+    inner = capture(lambda: _raise(AttributeError("'str' object has no attribute 'IF_NEEDED'")))
+    user = traceback.format_list(traceback.extract_tb(capture(_load_weights).__traceback__))
+    wrapper = type("InternalTorchDynamoError", (RuntimeError,), {"__module__": "torch._dynamo.exc"})
+    message = f"{type(inner).__name__}: {inner}\n\nfrom user code:\n" + "".join(f" {line}" for line in user).rstrip("\n")
+    lines = traceback.format_exception_only(wrapper(message))[0].rstrip("\n").split("\n")
+    event = only(lines)
+    assert [(info.exception_type, info.message) for info in event.chain] == [
+        ("AttributeError", str(inner)), ("torch._dynamo.exc.InternalTorchDynamoError", f"AttributeError: {inner}")]
+    assert event.chain[-1].raise_site.function == "_load_weights" and event.span.line_start == 1
+
+
 def test_an_exception_line_that_waits_for_a_stack_below_it_is_shown_while_the_input_pauses():
     """Read as a stream: the exception line shows when the input pauses, and the stack below it that takes it
     replaces what was shown, one incident; what completed below it meanwhile is not held back."""

@@ -1148,7 +1148,8 @@ class TracebackAssembler:
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
         # (a logged error's stack is whole without it; a bare line's may have been cut anywhere)
         truncated = event.truncated and said.kind is EventKind.BARE
-        return [replace(event, chain=(*event.chain[:-1], own), span=replace(event.span, line_start=said.span.line_start),
+        chain = (*event.chain[:-1], *said.chain[:-1], own)  # (with the errors the line names inside its own)
+        return [replace(event, chain=chain, span=replace(event.span, line_start=said.span.line_start),
                         truncated=truncated, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
 
     @staticmethod
