@@ -95,6 +95,26 @@ def logging_nameless(message: str, exc: BaseException | None = None, when: datet
     return formatter.format(_record(message, exc, when, level, name="optimizer")).split("\n")
 
 
+class _TornadoFormatter(logging.Formatter):
+    """Tornado's `LogFormatter` without colours: the level's first letter in brackets with the time and place."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        record.levelletter = record.levelname[0]
+        return super().format(record)
+
+
+def tornado(message: str, exc: BaseException | None = None, when: datetime = T0, level: int = logging.ERROR,
+            jupyter: bool = False) -> list[str]:
+    """`logger.exception(message)` through Tornado's formatter (KServe's model server): `[E 211213 04:25:33
+    __main__:37] `, the traceback's lines under it; or Jupyter's (`[E 2024-05-01 12:00:00.123 ServerApp] `)."""
+    if jupyter:
+        formatter = _TornadoFormatter("[%(levelletter)s %(asctime)s.%(msecs)03d %(name)s] %(message)s", "%Y-%m-%d %H:%M:%S")
+    else:
+        formatter = _TornadoFormatter("[%(levelletter)s %(asctime)s %(module)s:%(lineno)d] %(message)s", "%y%m%d %H:%M:%S")
+    record = _record(message, exc, when, level, pathname="/srv/kserve/__main__.py", lineno=37, name="ServerApp")
+    return formatter.format(record).split("\n")
+
+
 def vllm_worker(lines: list[str], name: str = "VllmWorker", pid: int = 4321, rank: int | None = None,
                 tp: int | None = None) -> list[str]:
     """vLLM's multiprocessing workers write stdout/stderr through a wrapper that starts each line with

@@ -580,6 +580,27 @@ def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
     assert _events(fmt.ci_clock(["Error: not a Python exception", "waiting for ValueError: x"])) == []
 
 
+@pytest.mark.parametrize("jupyter", [False, True], ids=("tornado", "jupyter"))
+def test_tornados_log_format(jupyter):
+    """Tornado's `[E 211213 04:25:33 __main__:37] ` (KServe) and Jupyter's dated form: a logged traceback, an
+    exception line logged at E, KServe's `exception type <class 'X'>, exception msg: ...`; not at I."""
+    exc = capture(_register_worker)
+    copied = fmt.T0 - timedelta(seconds=5)
+    info = fmt.tornado("Copying contents of /mnt/models to local", when=copied, level=logging.INFO, jupyter=jupyter)
+    logged = [fmt.tornado("Uncaught exception in model load", exc, jupyter=jupyter),
+              fmt.tornado(traceback.format_exception_only(exc)[0].rstrip("\n"), jupyter=jupyter),
+              fmt.tornado(f"fail to load model from dir /mnt/models. exception type {type(exc)}, exception msg: {exc}",
+                          jupyter=jupyter)]
+    for lines, kind in zip(logged, (EventKind.TRACEBACK, EventKind.BARE, EventKind.NOTICE)):
+        (event,) = assert_same("\n".join([*info, *lines, ""]).encode())
+        assert (event.kind, event.root.exception_type, event.root.message) == (kind, "ConnectionError", str(exc))
+        assert "[E " not in event.context
+    assert _events(fmt.tornado(f"retrying: exception type {type(exc)}, exception msg: {exc}", level=logging.INFO,
+                               jupyter=jupyter)) == []
+    started = copied.replace(microsecond=copied.microsecond // 1000 * 1000)  # (the fast path skips its line)
+    assert fast_path("\n".join([*info, *logged[0], ""]).encode(), 1 << 20)[2] == (started if jupyter else None)
+
+
 class _ResourceLimitExceeded(Exception):
     """A class botocore makes for an error code an AWS service returned (`botocore.errorfactory`)."""
 

@@ -55,6 +55,7 @@ from analyzer.core.blocks import (
     raised_within,
     with_pybind_stack,
 )
+from analyzer.core.cpython_messages import classless_error
 from analyzer.core.notices import logged_error
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -777,6 +778,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
             self._opened(line, State.LOGGED, EventKind.NOTICE, logged=logged)
+        elif (classless := classless_error(text, line.prefix)) is not None:  # (its class left out)
+            return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=classless[0]), classless[1])]
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
             self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
         return []

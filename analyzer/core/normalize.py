@@ -456,7 +456,7 @@ _OPENS = {
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
-    "github_annotation": "E".__eq__,
+    "github_annotation": "E".__eq__, "tornado": "[".__eq__,
 }
 
 

@@ -97,7 +97,7 @@ class NoticeDetector:
 # glog's prefix (C++ servers such as Triton, absl, torch._logging) names the level by its first letter:
 # `E1204 10:00:05.456789  1234 python_be.cc:1233] `, torch's with a trace id after it (` [14/1]`).
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
-_LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}")
+_LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}|^\[[EC] \d")  # (Tornado's letter too)
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
 # Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time may come first, alone or
 # dated, a padded level after it: `19:37:45 [ERROR  ] `, `2025/07/06 20:34:01 ERROR `)
@@ -118,13 +118,13 @@ _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
-# `raised <class 'AssertionError'> exception: ...`). The level may be anywhere before it on the line (a format
-# the normaliser has no prefix for).
+# `raised <class 'AssertionError'> exception: ...`, KServe's `exception type <class 'X'>, exception msg: ...`).
+# The level may be anywhere before it on the line (a format the normaliser has no prefix for).
 # ... or at no level, after words that say it failed (a Rust router relaying a model server's error: `Request failed
 # during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
 _SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
 _LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
-_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -) "
+_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:) "
                             r"(?P<message>\S.*)$")
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and

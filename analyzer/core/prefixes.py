@@ -88,6 +88,13 @@ VLLM = KnownPrefix("vllm", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) (?:\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?|\[[\w./-]+\.py:\d+\](?: |$))"), Scope.MESSAGE)
 
+# Tornado's log formatter (Tornado servers, KServe, Jupyter): `[%(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] `, its
+# time `%y%m%d %H:%M:%S` (`[E 211213 04:25:33 __main__:37] `), or Jupyter's dated with milliseconds and the logger's
+# name (`[E 2024-05-01 12:00:00.123 ServerApp] `).
+TORNADO = KnownPrefix("tornado", regex.compile(
+    r"^\[(?P<level>[DIWEC]) (?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)|\d{6} \d\d:\d\d:\d\d(?:\.\d+)?) "
+    r"(?P<name>[^\]\s]+)\](?: |$)"), Scope.MESSAGE)
+
 # torch's logging before 2.4 (`torch._logging`): `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of
 # a record (`[2023-11-29 22:29:33,093] torch._dynamo.convert_frame: [WARNING] `).
 TORCH_LOGGING = KnownPrefix("torch_logging", regex.compile(
@@ -118,7 +125,7 @@ GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

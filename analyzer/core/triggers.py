@@ -30,6 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from analyzer.core.cpython_messages import KEYWORDS as CPYTHON_KEYWORDS
 from analyzer.core.grammar import ERRORS_MODULE, EXCEPTION_SUFFIX, HEADER_TEXT, INTRODUCING_VERBS, SUFFIXLESS
 from analyzer.core.prefixes import parse_timestamp
 
@@ -112,6 +113,7 @@ _STARTS = (
     rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"/(?:sglang|vllm)-\d",
     rb"(?:sglang\.launch_server|vllm\.entrypoints\.openai\.api_server|(?:vllm|sglang) serve)\b",
     rb"\\\r?$", rb"^" + _PASTED + rb"[ \t]*--[A-Za-z]",  # a launch command continued over lines ending in `\`
+    *(re.escape(keyword.encode()) for keyword in CPYTHON_KEYWORDS),  # an error named by CPython's message (cpython_messages)
 )
 # A header a terminal wrapped at its width, its rest on the next line without the line's prefix (see
 # TracebackAssembler._unwrapped): each cut, its line break maybe Windows', reported in both lines.
@@ -159,8 +161,8 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
-# (or a paste's blank or three in front of a bracketed date: the normaliser's LineNormalizer._peel)
-_TIME_START = (rb"(?: {1,3}\[?|(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+# (or a paste's blank or three in front of a bracketed date: the normaliser's LineNormalizer._peel; Tornado's level letter)
+_TIME_START = (rb"(?: {1,3}\[?|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
                rb"\[?)\d{4}-\d\d-\d\d")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"

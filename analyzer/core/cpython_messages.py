@@ -1,0 +1,81 @@
+"""An error a log line reports by its message alone, its class left out (`logger.error(f"...: {exc}")`):
+CPython words many of its errors in a form no other error has, so the message names the class. The
+forms are CPython's own format strings (`Objects/object.c`'s "'%.100s' object has no attribute '%U'",
+`Python/ceval.c`'s "%U() got an unexpected keyword argument '%S'", ...), each to the line's end.
+
+Read only where the line says it failed: its level is an error's, or words before the message say so
+(`Failed to initialize remote connection: X.__init__() got an unexpected keyword argument 'config'`),
+and no lower level is named. Pure: text in, ErrorInfo out.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core.records import ErrorInfo
+
+__all__ = ["KEYWORDS", "classless_error"]
+
+_NAME = r"'[^'\n]+'"
+_CALLABLE = r"[\w.<>]+\(\)"
+# (class, the message's form as CPython formats it)
+_FORMS = (
+    ("AttributeError", rf"{_NAME} object has no attribute {_NAME}"),
+    ("AttributeError", rf"(?:module|type object) {_NAME} has no attribute {_NAME}"),
+    ("TypeError", rf"{_CALLABLE} missing \d+ required (?:positional|keyword-only) arguments?: .+"),
+    ("TypeError", rf"{_CALLABLE} got an unexpected keyword argument {_NAME}"),
+    ("TypeError", rf"{_CALLABLE} got multiple values for argument {_NAME}"),
+    ("TypeError", rf"{_CALLABLE} takes (?:from \d+ to )?\d+ positional arguments? but \d+ (?:were|was) given"),
+    ("TypeError", rf"unsupported operand type\(s\) for \S+: {_NAME} and {_NAME}"),
+    ("TypeError", rf"{_NAME} object is not (?:subscriptable|callable|iterable)"),
+    ("TypeError", rf"{_NAME} object does not support item assignment"),
+    ("TypeError", r'can only concatenate str \(not "[^"\n]+"\) to str'),
+    ("ZeroDivisionError", r"(?:integer |float )?(?:division(?: or modulo)?|modulo|floor division|divmod\(\)) by zero"),
+    ("ModuleNotFoundError", rf"No module named {_NAME}"),
+    ("ImportError", rf"cannot import name {_NAME} from {_NAME}(?: \(.*\))?"),
+    ("ImportError", r"\S+\.so(?:\.[\w.]+)?: (?:undefined symbol: \S+|cannot open shared object file: No such file or directory)"),
+    ("NameError", rf"name {_NAME} is not defined"),
+    ("UnboundLocalError", rf"local variable {_NAME} referenced before assignment"),
+    ("UnboundLocalError", rf"cannot access local variable {_NAME} where it is not associated with a value"),
+    ("IndexError", r"(?:list|tuple|string) index out of range"),
+    ("ValueError", r"invalid literal for int\(\) with base \d+: .+"),
+    ("ValueError", r"not enough values to unpack \(expected \d+, got \d+\)"),
+    ("ValueError", r"too many values to unpack \(expected \d+\)"),
+    ("ValueError", r"could not convert string to float: .+"),
+    ("RecursionError", r"maximum recursion depth exceeded.*"),
+    ("RuntimeError", r"dictionary changed size during iteration"),
+)
+# Where a message may begin: the line's start (after a level), or after words and a separator.
+_FORM = regex.compile(r"(?:^|(?<=: |: \[|\] | - | / ))(?:" + "|".join(f"(?P<f{k}>{form})" for k, (_, form) in enumerate(_FORMS))
+                      + r")\s*$")
+# Literal words every such line holds (for the fast path's triggers).
+KEYWORDS = ("has no attribute '", " required positional argument", " required keyword-only argument",
+            "got an unexpected keyword argument '", "got multiple values for argument '", " positional argument",
+            "unsupported operand type(s) for ", "' object is not ", "' object does not support item assignment",
+            "can only concatenate str (not ", "division by zero", "modulo by zero", "No module named '",
+            "cannot import name '", ": undefined symbol: ", ": cannot open shared object file", "' is not defined",
+            "referenced before assignment", "where it is not associated with a value", " index out of range",
+            "invalid literal for int() with base ", " values to unpack (expected ", "could not convert string to float: ",
+            "maximum recursion depth exceeded", "dictionary changed size during iteration")
+_ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+# (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
+_LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
+_CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$")  # (printed: other readers' line)
+_SAYS_FAILED = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
+
+
+def classless_error(text: str, prefix: str) -> tuple[str, ErrorInfo] | None:
+    """The error the line `text` (behind `prefix`) reports by CPython's message alone, and the words before the
+    message; else None."""
+    if not any(keyword in text for keyword in KEYWORDS):
+        return None
+    found = _FORM.search(text)
+    if found is None:
+        return None
+    words = text[:found.start()]
+    if _LOWER_LEVEL.search(prefix) or _LOWER_LEVEL.search(words) or _CLASS_BEFORE.search(words):
+        return None
+    if not (_ERROR_LEVEL.search(prefix) or _SAYS_FAILED.search(words)):
+        return None
+    kind = _FORMS[int(found.lastgroup[1:])][0]
+    return words.rstrip(" :/-").strip(), ErrorInfo(kind, found.group().strip(), has_traceback=False)

@@ -1,0 +1,75 @@
+"""Errors a log line reports by CPython's message alone, the class left out (`logger.error(f"...: {exc}")`):
+the message's form names the class, where the line says it failed; not at a lower level, nor in words that
+say nothing failed. The messages are CPython's own, raised for real."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from analyzer.core.records import EventKind
+from tests import logformats as fmt
+from tests.realtb import capture
+from tests.test_fastpath import assert_same
+
+
+class _Store:
+    def __init__(self, host: str) -> None:
+        self.host = host
+
+
+def _missing_module():
+    __import__("absent_module_6b1e")
+
+
+def _unbound():
+    if False:
+        paths = []
+    return paths
+
+
+ERRORS = {
+    "no attribute": lambda: _Store("a").setup_lmcache,
+    "module attribute": lambda: logging.get_user_directory,
+    "unexpected keyword": lambda: _Store("a", config={}),
+    "missing arguments": lambda: _Store(),
+    "too many positional": lambda: _Store("a", "b"),
+    "operand types": lambda: "a" + 1,
+    "not subscriptable": lambda: (lambda value: value[0])(None),
+    "modulo by zero": lambda: 1 % 0,
+    "no module": _missing_module,
+    "name not defined": lambda: undefined_name_4c2a,  # noqa: F821
+    "unbound local": _unbound,
+    "index": lambda: (1, 2)[5],
+    "int literal": lambda: int("<|im_end|>"),
+    "unpack": lambda: [(a, b) for a, b in [(1, 2, 3)]],
+}
+
+
+@pytest.mark.parametrize("raise_it", ERRORS.values(), ids=ERRORS.keys())
+def test_an_error_logged_by_its_message_alone_is_its_class(raise_it):
+    exc = capture(raise_it)
+    for level, said in ((logging.ERROR, f"Failed to start model server: {exc}"),
+                        (logging.WARNING, f"Failed to initialize remote connection: {exc}"),
+                        (logging.ERROR, f"Error loading config file / {exc}")):
+        lines = fmt.logging_nameless(said, level=level)
+        (event,) = assert_same("\n".join([*fmt.logging_nameless("serving", level=logging.INFO), *lines, ""]).encode())
+        assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, type(exc).__name__, str(exc))
+        assert event.context.endswith(said[:said.index(str(exc))].rstrip(" :/"))
+
+
+@pytest.mark.parametrize("raise_it", [ERRORS["no attribute"], ERRORS["modulo by zero"]], ids=("attribute", "zero"))
+def test_a_message_alone_says_nothing_failed_at_a_lower_level_or_without_such_words(raise_it):
+    exc = capture(raise_it)
+    quiet = [*fmt.logging_nameless(f"Failed to start, retrying: {exc}", level=logging.INFO),
+             *fmt.logging_nameless(f"the cache says: {exc}", level=logging.WARNING),
+             *fmt.glog([f"Failed to process the request(s): {exc}"], level="INFO"),
+             f"WARN [router] Failed to process: {type(exc).__name__}: {exc}",  # (its class printed: others' to read)
+             f"note: {exc}", str(exc)]
+    assert assert_same("\n".join([*quiet, ""]).encode()) == []
+
+
+def test_a_message_that_only_begins_in_cpythons_form_is_none():
+    """The form must run to the line's end: more text after it is another message's."""
+    assert assert_same(b"ERROR: Failed: 'Store' object has no attribute 'x' and the next step failed too\n") == []
