@@ -1500,7 +1500,7 @@ def test_an_http_clients_timeout_named_without_the_suffix_is_an_error(name):
     assert (bare.kind, bare.root.exception_type, bare.root.message) == (EventKind.BARE, name, str(exc))
     (event,) = assert_same("\n".join([*lines, ""]).encode())
     assert actual_chain(event.chain) == expected_chain(exc)
-    assert assert_same(b"config.Timeout: 30\nself.timeout: 30 seconds\n") == []
+    assert assert_same(b"config.Timeout: 30\nself.timeout: 30 seconds\n### socket.timeout\nhttpx.ReadTimeout\n") == []
 
 
 def _raise(exc: BaseException):

@@ -286,8 +286,8 @@ SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|
 # HTTP clients' timeouts, named without the suffix, printed under their package (`httpx.ReadTimeout`, `litellm.Timeout`,
 # `requests.ConnectTimeout`; the standard library's `socket.timeout` before 3.10). (Another module's `Timeout` is a
 # setting's name: `config.Timeout: 30`.)
-TIMEOUT_CLASS = (r"(?<=\b(?:httpx|httpcore|requests|litellm|aiohttp|urllib3)\.)(?:Read|Connect|Pool|Write)?Timeout\b"
-                 r"|(?<=\bsocket\.)timeout\b")
+TIMEOUT_CLASS = (r"(?:(?<=\b(?:httpx|httpcore|requests|litellm|aiohttp|urllib3)\.)(?:Read|Connect|Pool|Write)?Timeout"
+                 r"|(?<=\bsocket\.)timeout)(?=: \S)")  # (with a message: alone, the name is a page's heading)
 # AWS Lambda's Python runtime names its own errors under `Runtime.` (`Runtime.ImportModuleError`, `Runtime.HandlerNotFound`).
 LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 # Classes named by a status code, their message of one form: botocore makes one of each error code an AWS service
