@@ -73,3 +73,23 @@ def test_a_message_alone_says_nothing_failed_at_a_lower_level_or_without_such_wo
 def test_a_message_that_only_begins_in_cpythons_form_is_none():
     """The form must run to the line's end: more text after it is another message's."""
     assert assert_same(b"ERROR: Failed: 'Store' object has no attribute 'x' and the next step failed too\n") == []
+
+
+def test_an_error_named_by_its_message_is_the_root_cause_only_where_no_other_is(tmp_path):
+    """A failed optional import logged first (`Warning: Failed to import HTTP modules: No module named 'x'`) is not
+    the run's root cause when an error with its class printed follows; alone it is. The incident says its class
+    was inferred."""
+    from analyzer.engine import Engine, Options
+    from analyzer.sinks.serialize import incident_dict
+    from tests.realtb import text_of
+
+    optional, fatal = capture(_missing_module), capture(ERRORS["index"])
+    log = tmp_path / "server.log"
+    log.write_text("\n".join([*fmt.logging_nameless(f"Failed to import HTTP modules: {optional}", level=logging.WARNING),
+                              *text_of(fatal).splitlines(), ""]))
+    incidents = [incident_dict(i) for i in Engine(Options()).analyse([str(log)]).incidents]
+    assert [(i["exception_type"], i["inferred"], i["is_run_root"]) for i in incidents] == [
+        ("ModuleNotFoundError", True, False), ("IndexError", False, True)]
+    log.write_text("\n".join([*fmt.logging_nameless(f"Failed to import HTTP modules: {optional}"), ""]))
+    (alone,) = [incident_dict(i) for i in Engine(Options()).analyse([str(log)]).incidents]
+    assert (alone["exception_type"], alone["inferred"], alone["is_run_root"]) == ("ModuleNotFoundError", True, True)

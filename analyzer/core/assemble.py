@@ -779,7 +779,8 @@ class TracebackAssembler:
         elif (logged := logged_error(text, line.prefix)) is not None:
             self._opened(line, State.LOGGED, EventKind.NOTICE, logged=logged)
         elif (classless := classless_error(text, line.prefix)) is not None:  # (its class left out)
-            return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=classless[0]), classless[1])]
+            block = new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=classless[0])
+            return [replace(self._event(block, classless[1]), inferred=True)]
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
             self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
         return []

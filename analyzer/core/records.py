@@ -107,6 +107,7 @@ class ErrorEvent:
     lines: tuple[str, ...] = field(default=(), repr=False)  # the normalised lines, for display
     provisional: bool = False  # shown while its record may still grow (stdin, follow): revised later
     elided: int = 0  # lines of the record left out of `lines` (and of the chain): a huge stack's middle, a long message's end
+    inferred: bool = False  # its class not printed but named by its message's form (core/cpython_messages.py)
 
     @property
     def root(self) -> ErrorInfo:
