@@ -59,9 +59,9 @@ KEYWORDS = ("has no attribute '", " required positional argument", " required ke
             "maximum recursion depth exceeded", "dictionary changed size during iteration")
 _ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
-_LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
+_QUIET_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
 _CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$")  # (printed: other readers' line)
-_SAYS_FAILED = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
+_FAILURE_WORDS = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
 
 
 def classless_error(text: str, prefix: str) -> tuple[str, ErrorInfo] | None:
@@ -73,9 +73,9 @@ def classless_error(text: str, prefix: str) -> tuple[str, ErrorInfo] | None:
     if found is None:
         return None
     words = text[:found.start()]
-    if _LOWER_LEVEL.search(prefix) or _LOWER_LEVEL.search(words) or _CLASS_BEFORE.search(words):
+    if _QUIET_LEVEL.search(prefix) or _QUIET_LEVEL.search(words) or _CLASS_BEFORE.search(words):
         return None
-    if not (_ERROR_LEVEL.search(prefix) or _SAYS_FAILED.search(words)):
+    if not (_ERROR_LEVEL.search(prefix) or _FAILURE_WORDS.search(words)):
         return None
     kind = _FORMS[int(found.lastgroup[1:])][0]
     return words.rstrip(" :/-").strip(), ErrorInfo(kind, found.group().strip(), has_traceback=False)
