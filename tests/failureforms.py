@@ -105,6 +105,14 @@ def dumped_stack(header: str) -> list[str]:
     return [header, "", *deep_in_the_model()]
 
 
+def rust_main_error(message: str, causes: list[str]) -> list[str]:
+    """A Rust program whose `main` returned an anyhow error: Rust prints `Error: ` and the error's `Debug` form, which
+    anyhow writes as its message, a blank line, `Caused by:` and each cause indented four blanks, numbered from 0
+    where there is more than one."""
+    numbered = [f"    {k}: {cause}" for k, cause in enumerate(causes)] if len(causes) > 1 else [f"    {causes[0]}"]
+    return [f"Error: {message}", "", "Caused by:", *numbered]
+
+
 def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[str]:
     """libstdc++'s verbose terminate handler on a c10 CUDA error (c10/cuda/CUDAException.cpp),
     optionally rethrown by another thread that puts `what` in front of it (the NCCL watchdog)."""

@@ -112,6 +112,24 @@ def test_a_faulthandler_timeout_dump_is_a_hang_report():
     assert event.root.raise_site.function == "deep_in_the_model" and event.span.line_end == len(lines)
 
 
+@pytest.mark.parametrize("causes", [["Could not start backend: cannot find tensor encoder.layer.0.weight"],
+                                    ["creating primary lease", "grpc request error: Connection refused (os error 111)"]],
+                         ids=("one cause", "numbered causes"))
+def test_a_rust_programs_error_with_its_causes_is_a_chain_innermost_first(causes):
+    """text-embeddings-inference's and Dynamo's last words (anyhow's report of what `main` returned): one error,
+    its innermost cause the root. `Error: ...` alone is any tool's word: no error; nor `Caused by:` far below it."""
+    tracing = "2025-04-23T03:14:05.341111Z  INFO text_embeddings_router: router/src/lib.rs:230: Starting model backend"
+    report = forms.rust_main_error("Could not create backend", causes)
+    (event,) = assert_same("\n".join([tracing, *report, ""]).encode())
+    assert [(info.exception_type, info.message, info.link) for info in event.chain] == [
+        ("Error", cause, Link.FIRST if k == 0 else Link.CAUSE) for k, cause in enumerate(reversed(causes))] + [
+        ("Error", "Could not create backend", Link.CAUSE)]
+    assert (event.kind, event.span.line_start, event.span.line_end) == (EventKind.NATIVE, 2, 2 + len(report) - 1)
+    assert assert_same(f"{tracing}\nError: could not read the config\n".encode()) == []
+    far = [report[0], "", tracing, tracing, *report[2:]]
+    assert assert_same("\n".join([*far, ""]).encode()) == []
+
+
 def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_site():
     first, second = events([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Segmentation fault")])
     assert first.root.exception_type == "c10::Error"

@@ -77,6 +77,7 @@ _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lin
 # A bare exception line waits for a traceback to begin at most this many lines below it (_Waiting): a logger's
 # line or the words a handler prints before the stack may come between, double-spaced. This many wait at once.
 _LEAD_WINDOW = 4
+_RUST_CAUSES_BELOW = 2  # lines from a Rust program's `Error: ...` to its `Caused by:` (a blank between)
 _MAX_WAITING = 16
 
 
@@ -230,6 +231,7 @@ class TracebackAssembler:
         # place, or none where a traceback took it, and the events after it wait with it (see _in_order).
         self._queue: deque[ErrorEvent] = deque()
         self._taken: set[int] = set()  # the ids of the queued events a traceback took, left out
+        self._rust_errors: dict[str, LogLine] = {}  # by stream, a Rust program's `Error: ...` that opened nothing
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -727,6 +729,10 @@ class TracebackAssembler:
                          truncated=True, indent=indent)
         elif native.starts(text):
             self._opened(line, State.NATIVE, EventKind.NATIVE)
+        elif text.rstrip() == native.RUST_CAUSES and (told := self._rust_errors.pop(line.stream, None)) is not None \
+                and line.lineno - told.lineno <= _RUST_CAUSES_BELOW:  # a Rust program's error, told by its causes
+            self._opened(told, State.NATIVE, EventKind.NATIVE)
+            self._append(self._open[line.stream], line)
         elif (oneline.SUPERVISORCTL in text or oneline.COMPACT_END in text[-4:]) and (reported := oneline.read(text)) is not None:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), reported)]
         elif classpage.opens(text):
@@ -783,6 +789,10 @@ class TracebackAssembler:
             return [replace(self._event(block, classless[1]), inferred=True)]
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
             self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
+        elif native.rust_error(text):  # (kept to be told by a `Caused by:` below it)
+            if len(self._rust_errors) >= _MAX_WAITING:
+                self._rust_errors.clear()
+            self._rust_errors[line.stream] = line
         return []
 
     def _advance(self, block: Block, line: LogLine) -> Step:

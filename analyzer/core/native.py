@@ -23,6 +23,10 @@ the exception that made it fail: `parse_chain`).
   (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was
   encountered'`, the check's file and line its site). No type is printed: the type is `CUDAError`
   (UNTYPED_CUDA), the message the CUDA error as torch words it.
+- A Rust program's `main` that returned an error (anyhow's report: text-embeddings-inference, NVIDIA Dynamo, Rust
+  routers): `Error: <message>`, a blank line, `Caused by:` and the causes, one per indented line (`    0: ...`
+  numbered where there are several), outermost first. The causes are the chain, the innermost its root; the type is
+  `Error`, as printed. (`Error: ...` alone is any tool's word: only with `Caused by:` under it is it this report.)
 - A kernel's device-side assertion, printed by each thread that hit it before CUDA reports
   `device-side assert triggered` (`/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500:
   indexSelectSmallIndex: block: [32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize`
@@ -37,9 +41,12 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["UNTYPED_CUDA", "continues", "interrupts", "parse", "parse_chain", "starts"]
+__all__ = ["RUST_CAUSES", "UNTYPED_CUDA", "continues", "interrupts", "parse", "parse_chain", "rust_error", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
+RUST_CAUSES = "Caused by:"  # (under a Rust program's `Error: ...`: see rust_error)
+_RUST_ERROR = regex.compile(r"^Error: (?P<message>\S.*?)\s*$")
+_RUST_CAUSE = regex.compile(r"^\s+(?:\d+: )?(?P<message>\S.*?)\s*$")
 
 # faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
 # progress bar's line, which tqdm ends only when it is done).
@@ -97,9 +104,16 @@ def interrupts(text: str) -> bool:
     return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _LIBCXX_TERMINATE.match(text))
 
 
+def rust_error(text: str) -> bool:
+    """Whether `text` may be the first line of a Rust program's error report (its `Caused by:` tells)."""
+    return _RUST_ERROR.match(text) is not None
+
+
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines`."""
     first = lines[0]
+    if _RUST_ERROR.match(first):
+        return _RUST_CAUSE.match(text) is not None  # (each cause indented, under `Caused by:`)
     if _fatal(first) or _TIMEOUT.match(first):
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text)
                     or (lines[-1].startswith(_STATE) and g.BARE_EXCEPTION_LINE.match(text)))
@@ -126,7 +140,13 @@ def continues(lines: list[str], text: str) -> bool:
 
 
 def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
-    """The report's exceptions, the cause first: the exception a fatal error names, if it names one."""
+    """The report's exceptions, the cause first: the exception a fatal error names, if it names one; a Rust
+    program's causes, the innermost first."""
+    if (rust := _RUST_ERROR.match(lines[0])) is not None:
+        causes = [m["message"] for text in lines[1:] if (m := _RUST_CAUSE.match(text)) is not None]
+        messages = [*reversed(causes), rust["message"]]
+        return tuple(ErrorInfo("Error", message, link=Link.FIRST if k == 0 else Link.CAUSE, has_traceback=False)
+                     for k, message in enumerate(messages))
     crash = parse(lines)
     said = next((m for k, text in enumerate(lines[1:], 1) if lines[k - 1].startswith(_STATE)
                  and (m := g.EXCEPTION_LINE.match(text)) is not None), None) if _fatal(lines[0]) else None

@@ -108,6 +108,7 @@ _STARTS = (
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     rb"\[(?:0|39|0;0)m",  # ... or a line of colour codes whose ESC was lost, which it strips where one resets (normalize)
     rb"above exception", rb"following exception",  # a chain's separator: a bare line above it waits for no traceback (assemble)
+    _OPENS_TEXT + rb"Error: ", rb"Caused by:[ \t]*\r?$",  # a Rust program's error and its causes (native.rust_error)
     # The run's configuration (core/runconfig.py): not error starts, but lines its collector must see.
     rb"server_args=ServerArgs\(", rb"Initializing (?:a V1 LLM engine|an LLM engine) ", rb"non-default args: ",
     rb"vLLM API server version", rb"(?:sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)\d", rb"/(?:sglang|vllm)-\d",
