@@ -5,12 +5,13 @@ say nothing failed. The messages are CPython's own, raised for real."""
 from __future__ import annotations
 
 import logging
+import traceback
 
 import pytest
 
 from analyzer.core.records import EventKind
 from tests import logformats as fmt
-from tests.realtb import capture
+from tests.realtb import capture, text_of
 from tests.test_fastpath import assert_same
 
 
@@ -81,7 +82,6 @@ def test_an_error_named_by_its_message_is_the_root_cause_only_where_no_other_is(
     was inferred."""
     from analyzer.engine import Engine, Options
     from analyzer.sinks.serialize import incident_dict
-    from tests.realtb import text_of
 
     optional, fatal = capture(_missing_module), capture(ERRORS["index"])
     log = tmp_path / "server.log"
@@ -93,3 +93,38 @@ def test_an_error_named_by_its_message_is_the_root_cause_only_where_no_other_is(
     log.write_text("\n".join([*fmt.logging_nameless(f"Failed to import HTTP modules: {optional}"), ""]))
     (alone,) = [incident_dict(i) for i in Engine(Options()).analyse([str(log)]).incidents]
     assert (alone["exception_type"], alone["inferred"], alone["is_run_root"]) == ("ModuleNotFoundError", True, True)
+
+
+def _node():
+    return _encode([[1, 2]])
+
+
+def _encode(image: list) -> float:
+    return 224 / min(image[0][2], image[0][3])
+
+
+@pytest.mark.parametrize("flush", [False, True], ids=("as printed", "indentation lost"))
+def test_a_message_alone_above_a_stack_is_that_error_raised_where_the_stack_ends(flush):
+    """ComfyUI's report (`Error occurred when executing X:`, the exception's str() alone, then the frames), and a
+    paste that begins with `str(exc)`: one error, its class named by the message, raised at the innermost frame
+    (frames flush left read in Python's order, as their source lines call the frames after them)."""
+    exc = capture(_node)
+    frames = "".join(traceback.format_tb(exc.__traceback__)).rstrip("\n").split("\n")
+    frames = [line.strip() for line in frames] if flush else frames
+    report = ["Error occurred when executing IPAdapterAdvanced:", "", str(exc), "", *frames]
+    (event,) = assert_same("\n".join([*report, ""]).encode())
+    innermost = traceback.extract_tb(exc.__traceback__)[-1]
+    assert (event.root.exception_type, event.root.message, event.inferred) == ("IndexError", str(exc), True)
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == (innermost.filename, innermost.lineno)
+    assert event.span.line_start == 3
+
+
+def test_a_message_alone_is_no_error_without_a_stack_below_it():
+    """Alone, far above a stack, or above a stack that ends in its own exception line (whose error it was)."""
+    exc = capture(_node)
+    assert assert_same(f"step 3\n{exc}\nstep 4\n".encode()) == []
+    stack = text_of(exc).rstrip("\n").split("\n")
+    far = assert_same("\n".join([str(exc), *["step"] * 5, *stack[1:-1], ""]).encode())
+    assert [(e.root.exception_type, e.inferred) for e in far] == [("", False)]
+    (own,) = assert_same("\n".join([str(exc), *stack, ""]).encode())
+    assert (own.root.exception_type, own.inferred, own.span.line_start) == ("IndexError", False, 2)

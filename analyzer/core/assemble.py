@@ -55,7 +55,7 @@ from analyzer.core.blocks import (
     raised_within,
     with_pybind_stack,
 )
-from analyzer.core.cpython_messages import classless_error
+from analyzer.core.cpython_messages import classless_error, said_alone
 from analyzer.core.notices import logged_error
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -516,11 +516,11 @@ class TracebackAssembler:
         self._queue = deque(event for event in self._queue if id(event) in held)
         self._taken.clear()
         for waiting in self._waiting.values():
-            if not waiting.shown:
+            if not waiting.shown and not waiting.block.inferred:
                 waiting.shown = True
                 out.append(replace(waiting.event, provisional=True))
         for block in self._open.values():
-            if block.state not in _COMPLETE or block.shown == len(block.texts):
+            if block.state not in _COMPLETE or block.shown == len(block.texts) or (block.inferred and block.kind is EventKind.BARE):
                 continue
             block.shown = len(block.texts)
             copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
@@ -676,7 +676,9 @@ class TracebackAssembler:
                 self._release(key)
 
     def _release(self, key: str) -> None:
-        self._waiting.pop(key, None)  # (its event, queued, may go out)
+        waiting = self._waiting.pop(key, None)  # (its event, queued, may go out)
+        if waiting is not None and waiting.block.inferred:
+            self._taken.add(id(waiting.event))  # (CPython's message alone, no stack took it: no error)
 
     def _waiting_events(self) -> set[int]:
         return {id(waiting.event) for waiting in self._waiting.values()}
@@ -789,6 +791,9 @@ class TracebackAssembler:
             return [replace(self._event(block, classless[1]), inferred=True)]
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
             self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
+        elif (alone := said_alone(text)) is not None:  # (an error only if a stack below it takes it: _follow)
+            said = f"{alone.exception_type}: {alone.message}"
+            self._opened(replace(line, text=said), State.BARE, EventKind.BARE, inferred=True)
         elif native.rust_error(text):  # (kept to be told by a `Caused by:` below it)
             if len(self._rust_errors) >= _MAX_WAITING:
                 self._rust_errors.clear()
@@ -1141,10 +1146,13 @@ class TracebackAssembler:
         return self._closed(key, block)
 
     def _closed(self, key: str, block: Block) -> list[ErrorEvent]:
-        """A block that ended: its events, or none yet where it is a bare exception line that waits."""
+        """A block that ended: its events, or none yet where it is a bare exception line that waits (one named
+        by its message alone is an error only if a stack takes it)."""
         if (block.kind is EventKind.BARE and block.state in (State.BARE, State.MESSAGE) and len(block.texts) == 1
                 and block.lead is None):
             return self._wait(key, block)
+        if block.inferred and block.kind is EventKind.BARE:
+            return []
         return self._led(block)
 
     def _led(self, block: Block) -> list[ErrorEvent]:
@@ -1155,8 +1163,8 @@ class TracebackAssembler:
             return [event]
         said = self._event(block.lead)
         last = event.chain[-1]
-        if last.exception_type and ob.labels_traceback(block.lead.texts[0], block.texts[0]):
-            return [event]  # (the label of a traceback that tells its error itself)
+        if last.exception_type and (block.lead.inferred or ob.labels_traceback(block.lead.texts[0], block.texts[0])):
+            return [event]  # (the label of a traceback that tells its error itself, or its message alone above it)
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
@@ -1164,7 +1172,7 @@ class TracebackAssembler:
         truncated = event.truncated and said.kind is EventKind.BARE
         chain = (*event.chain[:-1], *said.chain[:-1], own)  # (with the errors the line names inside its own)
         return [replace(event, chain=chain, span=replace(event.span, line_start=said.span.line_start),
-                        truncated=truncated, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
+                        truncated=truncated, inferred=said.inferred, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
 
     @staticmethod
     def _trim(block: Block) -> list[LogLine]:
@@ -1238,6 +1246,7 @@ class TracebackAssembler:
             truncated=block.truncated or not chain[-1].exception_type,
             lines=tuple(texts),
             elided=block.elided,
+            inferred=block.inferred,
         )
 
 

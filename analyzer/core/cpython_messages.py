@@ -5,7 +5,9 @@ forms are CPython's own format strings (`Objects/object.c`'s "'%.100s' object ha
 
 Read only where the line says it failed: its level is an error's, or words before the message say so
 (`Failed to initialize remote connection: X.__init__() got an unexpected keyword argument 'config'`),
-and no lower level is named. Pure: text in, ErrorInfo out.
+and no lower level is named; or where the message alone is a line and a stack below it tells where it was
+raised (the assembler's lead: ComfyUI's report, a paste that begins with `str(exc)`). Pure: text in,
+ErrorInfo out.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import regex
 
 from analyzer.core.records import ErrorInfo
 
-__all__ = ["KEYWORDS", "classless_error"]
+__all__ = ["KEYWORDS", "classless_error", "said_alone"]
 
 _NAME = r"'[^'\n]+'"
 _CALLABLE = r"[\w.<>]+\(\)"
@@ -79,3 +81,12 @@ def classless_error(text: str, prefix: str) -> tuple[str, ErrorInfo] | None:
         return None
     kind = _FORMS[int(found.lastgroup[1:])][0]
     return words.rstrip(" :/-").strip(), ErrorInfo(kind, found.group().strip(), has_traceback=False)
+
+
+def said_alone(text: str) -> ErrorInfo | None:
+    """The error the line `text` names by CPython's message alone, no words before it; else None."""
+    if not any(keyword in text for keyword in KEYWORDS):
+        return None
+    found = _FORM.match(text.strip())
+    return None if found is None else ErrorInfo(_FORMS[int(found.lastgroup[1:])][0], found.group().strip(),
+                                                has_traceback=False)

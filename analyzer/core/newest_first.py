@@ -69,9 +69,20 @@ def to_standard(texts: list[str]) -> list[str]:
 
 def sources_below(texts: list[str]) -> bool:
     """Whether the frames under an exception line (and its message's lines) have their source lines under them,
-    as Python prints."""
+    as Python prints (or flush left, where a paste lost the indentation: then the source lines call the frames
+    listed after them, as in Python's order)."""
     at = _first_frame(texts)
-    return len(texts) > at + 1 and g.REVERSED_FRAME.match(texts[at]) is not None and texts[at + 1].startswith("    ")
+    if len(texts) <= at + 1 or g.REVERSED_FRAME.match(texts[at]) is None:
+        return False
+    under = texts[at + 1]
+    if under.startswith("    "):
+        return True
+    if not under.strip() or g.REVERSED_FRAME.match(under):
+        return False
+    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) else "")
+             for k, text in enumerate(texts[at:], at) if (frame := g.FRAME.match(text)) is not None]
+    inwards, outwards = g.call_order(calls)
+    return inwards and not outwards
 
 
 def _first_frame(texts: list[str]) -> int:
