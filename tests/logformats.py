@@ -88,10 +88,12 @@ def logging_placed(message: str, exc: BaseException | None = None, when: datetim
 
 
 def logging_nameless(message: str, exc: BaseException | None = None, when: datetime = T0,
-                     level: int = logging.ERROR) -> list[str]:
+                     level: int = logging.ERROR, fields: bool = False) -> list[str]:
     """`logger.exception(message)` (or `logger.error`) formatted `%(asctime)s - %(levelname)s - %(message)s`, the
-    basicConfig format many scripts set: the record's first line prefixed, its traceback's lines not."""
-    formatter = logging.Formatter("%(asctime)s - %(levelname)s - %(message)s")
+    basicConfig format many scripts set, or with more fields before the level and a colon after it (`fields`:
+    crewAI's); the record's first line prefixed, its traceback's lines not."""
+    formatter = logging.Formatter("%(asctime)s - %(process)d - %(filename)s-%(module)s:%(lineno)d - %(levelname)s: %(message)s"
+                                  if fields else "%(asctime)s - %(levelname)s - %(message)s")
     return formatter.format(_record(message, exc, when, level, name="optimizer")).split("\n")
 
 

@@ -536,17 +536,19 @@ def test_a_loggers_line_whose_time_a_copy_cut_off():
     assert _events(["some - ERROR - words", "two words - ERROR - ValueError in prose"]) == []
 
 
+@pytest.mark.parametrize("fields", [False, True], ids=("time and level", "more fields"))
 @pytest.mark.parametrize("blanks", ["", " "])
-def test_a_loggers_line_with_the_time_and_level_but_no_name(blanks):
-    """`%(asctime)s - %(levelname)s - %(message)s` (no logger name): a logged error's class and a logged traceback
-    are read, on every line a paste shifted by a blank too, and the log's first time on both paths (the fast path
+def test_a_loggers_line_with_the_time_and_level_but_no_name(blanks, fields):
+    """`%(asctime)s - %(levelname)s - %(message)s` (no logger name), or more fields before the level and a colon
+    after it (crewAI's `... - 14344 - llm.py-llm:161 - ERROR: `): a logged error's class and a logged traceback are
+    read, on every line a paste shifted by a blank too, and the log's first time on both paths (the fast path
     skips the line that tells it)."""
     exc = capture(_register_worker)
-    logged = fmt.logging_nameless(f"verifier 0: request failed after 0.46s: {type(exc).__name__}: {exc}")
-    logged_tb = fmt.logging_nameless("Exception in step", exc)
+    logged = fmt.logging_nameless(f"verifier 0: request failed after 0.46s: {type(exc).__name__}: {exc}", fields=fields)
+    logged_tb = fmt.logging_nameless("Exception in step", exc, fields=fields)
     for lines, kind in ((logged, EventKind.NOTICE), (logged_tb, EventKind.TRACEBACK)):
         started = fmt.T0 - timedelta(seconds=5)
-        info = fmt.logging_nameless("step 3 done", when=started, level=logging.INFO)
+        info = fmt.logging_nameless("step 3 done", when=started, level=logging.INFO, fields=fields)
         data = "\n".join(blanks + line for line in [*info, *lines, ""]).encode()
         (event,) = assert_same(data)
         assert (event.kind, event.root.exception_type, event.root.message) == (kind, "ConnectionError", str(exc))

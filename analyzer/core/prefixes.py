@@ -74,11 +74,13 @@ TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
 # logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `,
-# or without the name; a copy begun inside the line may have lost the time (then the name is a logger's:
-# `lmdeploy - ERROR - `).
+# or without the name, or with more fields before the level and a colon after it (crewAI's `%(asctime)s -
+# %(process)d - %(filename)s-%(module)s:%(lineno)d - %(levelname)s: %(message)s`); a copy begun inside the line
+# may have lost the time (then the name is a logger's: `lmdeploy - ERROR - `).
+_LEVEL_NAME = r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG)"
 LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
-    r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?:(?P<name>\S+) - )?|(?P<name>[A-Za-z_][\w.-]*) - )"
-    r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) -(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
+    rf"^(?:(?P<ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?:(?P<name>\S+) - ){{0,3}}{_LEVEL_NAME}(?: -|:)"
+    rf"|(?P<name>[A-Za-z_][\w.-]*) - {_LEVEL_NAME} -)(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
 LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
 # vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0);
