@@ -1105,12 +1105,15 @@ def test_a_paste_in_a_span_of_two_backticks():
 
 def test_a_frames_line_in_markdown_bold():
     """A user bolded the line of the frames that matter (`File "x.py", **line 476**, in start`), the comma inside
-    the bold or after it."""
+    the bold or after it; or the function (`line 377, **in greedy_until**`)."""
     exc = capture(_load_weights)
     lines = text_of(exc).rstrip("\n").split("\n")
     bolded = [regex.sub(r", line (\d+),", rf", **line \1{',**' if k % 2 else '**,'}", line) for k, line in enumerate(lines)]
     assert sum("**line " in line for line in bolded) >= 2
     (event,) = _tracebacks([AROUND[0], *bolded, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    functions = [regex.sub(r", in (\S+)$", r", **in \1**", line) for line in lines]  # (or its function)
+    (event,) = _tracebacks([AROUND[0], *functions, AROUND[1]])
     assert actual_chain(event.chain) == expected_chain(exc)
 
 

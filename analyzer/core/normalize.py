@@ -564,7 +564,7 @@ _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<in
 def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
-    line (`File "x.py", **line 3**, in f`: a user's mark), the blank after its comma lost (`line 3,in f`), or a dunder
+    line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`), or a dunder
     name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`)."""
     if ", **line " in text:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
@@ -572,6 +572,7 @@ def _framed(text: str) -> str:
         text = _UNSPACED_IN.sub(", in ", text, count=1)
     if "**" in text:
         text = _BOLD_DUNDER.sub(r"__\1__", text)  # (markdown made a dunder name bold: `/IMP/core/**init**.py`)
+        text = _BOLD_IN.sub(r", in \1", text, count=1)  # (or a user bolded the function: `line 377, **in f**`)
     if 'File "' in text:
         return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
@@ -582,6 +583,7 @@ _HEADING = regex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: 
 _BOLD_DUNDER = regex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
 _ESCAPED_DUNDER = regex.compile(r"\\_\\_(\w+?)\\_\\_")
 _BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
+_BOLD_IN = regex.compile(r"(?<=line \d+), \*\*in ([^*\s]+)\*\*(?=\s*$)")
 _UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
