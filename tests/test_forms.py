@@ -3,6 +3,7 @@ message and innermost Python frame; in a run the right one is the root cause."""
 
 from __future__ import annotations
 
+import ast
 import linecache
 import logging
 import os
@@ -1381,6 +1382,44 @@ def test_a_traceback_a_paste_indented_by_a_blank_or_more_keeps_its_exception_lin
     event = only(["step 3 done", *lines])
     assert actual_chain(event.chain) == expected_chain(capture(_long_raise)) and not event.truncated
     assert_same("\n".join(["step 3 done", *lines, ""]).encode())
+
+
+def test_pdbs_report_of_a_commands_error():
+    """pdb prints the error a command raised behind `*** `: that error, where the session shows it."""
+    exc = capture(lambda: __import__("absent_module_pdb_4e"))
+    said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    session = ["(Pdb) from modelscope.msdatasets import MsDataset", f"*** {said}", "(Pdb) import modelscope", "(Pdb) c"]
+    (event,) = assert_same("\n".join([*session, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message, event.span.line_start) == (
+        EventKind.BARE, "ModuleNotFoundError", str(exc), 2)
+    assert assert_same(b"*** Breakpoint 1 at /x.py:3\n*** Blank or comment\n") == []
+
+
+def _parse_config():
+    return ast.parse("Config:\n    lr = 0.1\n")
+
+
+def _exec_extension():
+    exec("def setup(:\n    pass\n")
+
+
+@pytest.mark.parametrize("compile_it", [_parse_config, _exec_extension], ids=("ast.parse", "exec"))
+def test_a_syntax_error_in_text_compiled_from_a_string_is_raised_where_it_was_compiled(compile_it):
+    """Its place (`File "<unknown>", line 1` or `File "<string>", line 1`, the caret under the text) names no
+    file: the raise site is the frame above it; a syntax error in a file keeps the file's line as its place."""
+    exc = capture(compile_it)
+    event = only(text_of(exc).splitlines())
+    innermost = traceback.extract_tb(exc.__traceback__)[-1]
+    assert event.root.exception_type == "SyntaxError"
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == (innermost.filename, innermost.lineno)
+
+
+def test_a_syntax_error_in_a_file_keeps_its_place(tmp_path):
+    broken = tmp_path / "broken_config_7d.py"
+    broken.write_text("lr = (0.1\n")
+    exc = capture(lambda: compile(broken.read_text(), str(broken), "exec"))
+    event = only(text_of(exc).splitlines())
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == (str(broken), 1)
 
 
 def test_a_terminal_copy_padded_to_its_width_reads_as_the_log():

@@ -77,6 +77,7 @@ _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lin
 # A bare exception line waits for a traceback to begin at most this many lines below it (_Waiting): a logger's
 # line or the words a handler prints before the stack may come between, double-spaced. This many wait at once.
 _LEAD_WINDOW = 4
+_PDB_ERROR = "*** "  # pdb: `*** ModuleNotFoundError: No module named 'x'` after a command that raised
 _RUST_CAUSES_BELOW = 2  # lines from a Rust program's `Error: ...` to its `Caused by:` (a blank between)
 _MAX_WAITING = 16
 
@@ -763,6 +764,8 @@ class TracebackAssembler:
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), State.BARE, EventKind.BARE)  # quoted alone, indented
+        elif text.startswith(_PDB_ERROR) and g.BARE_EXCEPTION_LINE.match(said := text[len(_PDB_ERROR):]):
+            self._opened(replace(line, text=said), State.BARE, EventKind.BARE)  # pdb's report of a command's error
         elif (unquoted := _quoted_whole(text)) is not None and g.BARE_EXCEPTION_LINE.match(unquoted):
             self._opened(replace(line, text=unquoted), State.BARE, EventKind.BARE)
         elif text[:1] == "[" and (unbracketed := g.unbracketed(text)) is not None:

@@ -195,6 +195,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         if inner and inner[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
             return [*inner, outer], end, []
+    if (len(frames) > 1 and frames[-1].function is None and frames[-1].path in _COMPILED_TEXT
+            and exc["type"].endswith(_SYNTAX_ERRORS)):
+        frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         header = g.HEADER.match(lines[i])
@@ -248,6 +251,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"
+# A syntax error's place (`File "<unknown>", line 1`, no function) in text that `ast.parse`, `compile` or `exec` was
+# given names no file: the frame above it, where that text was compiled, is where it was raised.
+_COMPILED_TEXT = ("<unknown>", "<string>")
+_SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")
 
 
 def note_end(lines: list[str], i: int, exception_type: str, message: str, frames: list[Frame] | tuple[Frame, ...]
