@@ -332,6 +332,18 @@ def test_torchrun_tee_keeps_the_lines_own_first_space():
     assert list(event.lines) == lines
 
 
+@pytest.mark.parametrize("whole", [False, True], ids=("exception line", "traceback"))
+def test_a_copy_begun_inside_the_first_lines_rank_prefix(whole):
+    """`rank1]: ValueError: ...`: the copy began after the bracket; still the rank's prefix (PyTorch's `[rank1]: `)."""
+    exc, lines = _tb(_caret)
+    pasted = [f"[rank1]: {line}" for line in (lines if whole else lines[-1:])]
+    pasted[0] = pasted[0][1:]
+    (event,) = assert_same("\n".join([*pasted, ""]).encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), "rank1")
+    if whole:
+        assert actual_chain(event.chain) == expected_chain(exc)
+
+
 def test_cri_partial_records_are_joined_and_a_stripped_blank_keeps_the_chain():
     exc = capture(lambda: _long_message(40_000))
     lines = text_of(exc).rstrip("\n").split("\n")

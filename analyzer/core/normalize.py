@@ -450,7 +450,7 @@ class LineNormalizer:
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
 # and most prefixes cannot); a kind not listed is always tried.
 _OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[".__eq__,
+    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[rd".__contains__,
     "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,

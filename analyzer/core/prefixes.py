@@ -69,8 +69,9 @@ WORKER = KnownPrefix("worker", regex.compile(
     r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
     r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"), Scope.LINE)
 # torchrun's `[default0]:` has no space of its own and PyTorch's `[rank0]: ` has one: whose the space
-# after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`).
-TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
+# after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`). (A copy begun inside the
+# first line's prefix lost its bracket: `rank1]: ValueError: ...`.)
+TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[?(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
 SGLANG = KnownPrefix("sglang", regex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
 # logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `,
