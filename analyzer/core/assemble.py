@@ -807,6 +807,8 @@ class TracebackAssembler:
         text = line.text
         stripped = text.strip()
         state = block.state
+        if block.inferred and block.kind is EventKind.BARE:
+            return Step.CLOSE  # (CPython's message alone: it waits for a stack below it, which reads on its own)
         if state is State.FRAMES:
             if len(block.texts) == 1 and block.truncated and text.rstrip() == doctest_report.FAILED:
                 return Step.DROP  # no traceback cut above: the place of a doctest example that failed
