@@ -1152,12 +1152,10 @@ class TracebackAssembler:
 
     def _closed(self, key: str, block: Block) -> list[ErrorEvent]:
         """A block that ended: its events, or none yet where it is a bare exception line that waits (one named
-        by its message alone is an error only if a stack takes it)."""
+        by its message alone is an error only if a stack takes it: see _release)."""
         if (block.kind is EventKind.BARE and block.state in (State.BARE, State.MESSAGE) and len(block.texts) == 1
                 and block.lead is None):
             return self._wait(key, block)
-        if block.inferred and block.kind is EventKind.BARE:
-            return []
         return self._led(block)
 
     def _led(self, block: Block) -> list[ErrorEvent]:
