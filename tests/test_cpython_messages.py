@@ -128,3 +128,15 @@ def test_a_message_alone_is_no_error_without_a_stack_below_it():
     assert [(e.root.exception_type, e.inferred) for e in far] == [("", False)]
     (own,) = assert_same("\n".join([str(exc), *stack, ""]).encode())
     assert (own.root.exception_type, own.inferred, own.span.line_start) == ("IndexError", False, 2)
+
+
+def test_an_incident_shows_the_error_printed_with_its_class_not_the_message_that_echoed_it(tmp_path):
+    """`Process Failed. Error Message - 'Engine' object has no attribute 'execute'`, then the error with its class:
+    one incident, shown by the line that printed the class (an echo named by its message is no better evidence)."""
+    from analyzer.engine import Engine, Options
+
+    exc = capture(ERRORS["no attribute"])
+    log = tmp_path / "job.log"
+    log.write_text(f"Process Failed. Error Message - {exc}\n{type(exc).__name__}: {exc}\n")
+    (incident,) = Engine(Options()).analyse([str(log)]).incidents
+    assert (incident.count, incident.event.inferred, incident.event.span.line_start) == (2, False, 2)

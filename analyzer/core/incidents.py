@@ -169,6 +169,8 @@ class IncidentGrouper:
             group = _Group(f"I{self._made}", event, diagnosis, key[2], self._made, run, first_seen=stamp)
             self._groups[group.id] = group
             self._open[key] = group
+        elif group.event.inferred and not event.inferred:
+            group.event, group.diagnosis = event, diagnosis  # (the error printed with its class shows it, not an echo)
         group.note(event.span, _rank_of(event))
         group.streams.add(event.stream)
         if stamp:
