@@ -140,3 +140,24 @@ def test_an_incident_shows_the_error_printed_with_its_class_not_the_message_that
     log.write_text(f"Process Failed. Error Message - {exc}\n{type(exc).__name__}: {exc}\n")
     (incident,) = Engine(Options()).analyse([str(log)]).incidents
     assert (incident.count, incident.event.inferred, incident.event.span.line_start) == (2, False, 2)
+
+
+def test_the_text_output_and_the_tui_say_the_class_was_named_by_the_message(tmp_path, capsys):
+    """The reader is told the log printed no class, in the plain output and in the TUI's summary."""
+    from analyzer.cli import main
+    from analyzer.core.view import incident_view
+    from analyzer.engine import Engine, Options
+    from analyzer.tui.sections import summary
+
+    exc = capture(ERRORS["modulo by zero"])
+    log = tmp_path / "server.log"
+    log.write_text("\n".join([*fmt.logging_nameless(f"Failed to start model server: {exc}"), ""]))
+    said = "the log printed no class: ZeroDivisionError is what CPython's message names"
+    main(["scan", str(log)])
+    assert said in capsys.readouterr().out
+    (incident,) = Engine(Options()).analyse([str(log)]).incidents
+    assert said in summary(incident_view(incident)).plain
+    printed = tmp_path / "printed.log"
+    printed.write_text(f"{type(exc).__name__}: {exc}\n")
+    (incident,) = Engine(Options()).analyse([str(printed)]).incidents
+    assert "printed no class" not in summary(incident_view(incident)).plain

@@ -119,6 +119,7 @@ class IncidentView:
     awaiting_root: bool  # a consequence while no root cause has been seen (yet: a stream, another log)
     context: str
     truncated: bool
+    inferred: bool  # the log printed no class: the one shown is named by CPython's message (core/cpython_messages.py)
     raise_site: Frame | None
     blame: Frame | None  # None when it is the raise site itself
     fingerprint: str
@@ -172,7 +173,7 @@ def incident_view(incident: Incident, run: RunConfig | None = None, derived: Der
         message=_shown_lines(info.message) + (tuple(event.context.splitlines()) if argparse else ()),
         count=incident.count, ranks=incident.ranks, first_seen=incident.first_seen, last_seen=incident.last_seen,
         caused_by=incident.caused_by, awaiting_root=awaiting, context="" if argparse else event.context,
-        truncated=event.truncated,
+        truncated=event.truncated, inferred=event.inferred,
         raise_site=site, blame=incident.blame if incident.blame != site else None, fingerprint=incident.fingerprint,
         explanation=found, chain=_chain(incident), span=event.span)
 

@@ -98,6 +98,8 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
                 console.print(f"      [dim]{escape(frame.code)}[/]")
     if view.truncated:
         console.print("  [yellow]traceback cut off in the log (rotation, EOF or interleaving)[/]")
+    if view.inferred:
+        console.print(f"  [yellow]the log printed no class: {escape(view.exception_type)} is what CPython's message names[/]")
     if incident.event.elided:
         console.print(f"  [dim]{incident.event.elided:,} line(s) of it left out: the middle of a very deep stack, "
                       "or the end of a very long message[/]")

@@ -43,6 +43,8 @@ def summary(view: IncidentView) -> Text:
         text.append(f"\n… {len(lines) - _MESSAGE_LINES} more message lines", "dim")
     if view.truncated:
         text.append("\ntraceback cut off in the log (rotation, end of file or interleaving)", "yellow")
+    if view.inferred:
+        text.append(f"\nthe log printed no class: {view.exception_type} is what CPython's message names", "yellow")
     return text
 
 
