@@ -55,7 +55,7 @@ from analyzer.core.blocks import (
     raised_within,
     with_pybind_stack,
 )
-from analyzer.core.cpython_messages import classless_error, said_alone
+from analyzer.core.cpython_messages import classless
 from analyzer.core.notices import logged_error
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -77,9 +77,9 @@ _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lin
 # A bare exception line waits for a traceback to begin at most this many lines below it (_Waiting): a logger's
 # line or the words a handler prints before the stack may come between, double-spaced. This many wait at once.
 _LEAD_WINDOW = 4
+_MAX_WAITING = 16
 _PDB_ERROR = "*** "  # pdb: `*** ModuleNotFoundError: No module named 'x'` after a command that raised
 _RUST_CAUSES_BELOW = 2  # lines from a Rust program's `Error: ...` to its `Caused by:` (a blank between)
-_MAX_WAITING = 16
 
 
 # What holding costs, in bytes as CPython lays them out (tracemalloc, 20,000 ranks at once):
@@ -521,7 +521,7 @@ class TracebackAssembler:
                 waiting.shown = True
                 out.append(replace(waiting.event, provisional=True))
         for block in self._open.values():
-            if block.state not in _COMPLETE or block.shown == len(block.texts) or (block.inferred and block.kind is EventKind.BARE):
+            if block.state not in _COMPLETE or block.shown == len(block.texts) or block.inferred:
                 continue
             block.shown = len(block.texts)
             copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
@@ -789,14 +789,14 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text), notice)]
         elif (logged := logged_error(text, line.prefix)) is not None:
             self._opened(line, State.LOGGED, EventKind.NOTICE, logged=logged)
-        elif (classless := classless_error(text, line.prefix)) is not None:  # (its class left out)
-            block = new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=classless[0])
-            return [replace(self._event(block, classless[1]), inferred=True)]
+        elif (named := classless(text, line.prefix)) is not None:  # (its class left out)
+            if not named.alone:
+                block = new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=named.words)
+                return [replace(self._event(block, named.error), inferred=True)]
+            said = f"{named.error.exception_type}: {named.error.message}"  # (an error only if a stack below takes it: _follow)
+            self._opened(replace(line, text=said), State.BARE, EventKind.BARE, inferred=True)
         elif text[-1:] == ")" and (held := g.repr_said(text.strip())) is not None and held[1]:
             self._opened(replace(line, text=f"{held[0]}: {held[1]}"), State.BARE, EventKind.BARE)  # its repr alone
-        elif (alone := said_alone(text)) is not None:  # (an error only if a stack below it takes it: _follow)
-            said = f"{alone.exception_type}: {alone.message}"
-            self._opened(replace(line, text=said), State.BARE, EventKind.BARE, inferred=True)
         elif native.rust_error(text):  # (kept to be told by a `Caused by:` below it)
             if len(self._rust_errors) >= _MAX_WAITING:
                 self._rust_errors.clear()
@@ -807,7 +807,7 @@ class TracebackAssembler:
         text = line.text
         stripped = text.strip()
         state = block.state
-        if block.inferred and block.kind is EventKind.BARE:
+        if block.inferred:
             return Step.CLOSE  # (CPython's message alone: it waits for a stack below it, which reads on its own)
         if state is State.FRAMES:
             if len(block.texts) == 1 and block.truncated and text.rstrip() == doctest_report.FAILED:

@@ -12,11 +12,13 @@ ErrorInfo out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import regex
 
 from analyzer.core.records import ErrorInfo
 
-__all__ = ["KEYWORDS", "classless_error", "said_alone"]
+__all__ = ["KEYWORDS", "Classless", "classless"]
 
 _NAME = r"'[^'\n]+'"
 _CALLABLE = r"[\w.<>]+\(\)"
@@ -66,27 +68,29 @@ _CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*
 _FAILURE_WORDS = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
 
 
-def classless_error(text: str, prefix: str) -> tuple[str, ErrorInfo] | None:
-    """The error the line `text` (behind `prefix`) reports by CPython's message alone, and the words before the
-    message; else None."""
+@dataclass(frozen=True, slots=True)
+class Classless:
+    """An error a line names by CPython's message alone."""
+
+    words: str  # what the line says before the message
+    error: ErrorInfo
+    alone: bool  # the message is the whole line, which says nothing of a failure: an error only as a stack's lead
+
+
+def classless(text: str, prefix: str) -> Classless | None:
+    """The error the line `text` (behind `prefix`) names by CPython's message alone: where the line says it failed
+    (and the words before the message), or where the message is the whole line; else None."""
     if not any(keyword in text for keyword in KEYWORDS):
         return None
     found = _FORM.search(text)
-    if found is None:
-        return None
-    words = text[:found.start()]
-    if _QUIET_LEVEL.search(prefix) or _QUIET_LEVEL.search(words) or _CLASS_BEFORE.search(words):
-        return None
-    if not (_ERROR_LEVEL.search(prefix) or _FAILURE_WORDS.search(words)):
-        return None
-    kind = _FORMS[int(found.lastgroup[1:])][0]
-    return words.rstrip(" :/-").strip(), ErrorInfo(kind, found.group().strip(), has_traceback=False)
+    if found is not None:
+        words = text[:found.start()]
+        if not (_QUIET_LEVEL.search(prefix) or _QUIET_LEVEL.search(words) or _CLASS_BEFORE.search(words)) and (
+                _ERROR_LEVEL.search(prefix) or _FAILURE_WORDS.search(words)):
+            return Classless(words.rstrip(" :/-").strip(), _named(found), alone=False)
+    alone = _FORM.match(text.strip())
+    return None if alone is None else Classless("", _named(alone), alone=True)
 
 
-def said_alone(text: str) -> ErrorInfo | None:
-    """The error the line `text` names by CPython's message alone, no words before it; else None."""
-    if not any(keyword in text for keyword in KEYWORDS):
-        return None
-    found = _FORM.match(text.strip())
-    return None if found is None else ErrorInfo(_FORMS[int(found.lastgroup[1:])][0], found.group().strip(),
-                                                has_traceback=False)
+def _named(found: regex.Match) -> ErrorInfo:
+    return ErrorInfo(_FORMS[int(found.lastgroup[1:])][0], found.group().strip(), has_traceback=False)

@@ -79,9 +79,7 @@ def sources_below(texts: list[str]) -> bool:
         return True
     if not under.strip() or g.REVERSED_FRAME.match(under):
         return False
-    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) else "")
-             for k, text in enumerate(texts[at:], at) if (frame := g.FRAME.match(text)) is not None]
-    inwards, outwards = g.call_order(calls)
+    inwards, outwards = g.call_order(_calls(texts, indented=False))
     return inwards and not outwards
 
 
@@ -103,10 +101,15 @@ def moved_up(texts: list[str]) -> bool:
     calls the frame listed before it (Sentry lists frames newest first, each source line under its frame)."""
     if not sources_below(texts) or any(g.HEADER.match(text) for text in texts):
         return False
-    calls = [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and texts[k + 1][:4] == "    " else "")
-             for k, text in enumerate(texts) if (frame := g.FRAME.match(text)) is not None]
-    inwards, outwards = g.call_order(calls)
+    inwards, outwards = g.call_order(_calls(texts, indented=True))
     return inwards or not outwards
+
+
+def _calls(texts: list[str], indented: bool) -> list[tuple[str, str]]:
+    """Each frame as (its function, the line under it: its source, or "" where `indented` and that line is not
+    indented as Python indents a source line)."""
+    return [(frame["function"] or "", texts[k + 1].strip() if k + 1 < len(texts) and (
+        not indented or texts[k + 1][:4] == "    ") else "") for k, text in enumerate(texts) if (frame := g.FRAME.match(text))]
 
 
 def _newest_last(texts: list[str]) -> list[str]:

@@ -95,7 +95,7 @@ class Block:
     logged: ErrorInfo | None = None  # the error a logged error's line reports
     # An exception line right above its header (see leads): the traceback's own if it ends without one
     lead: Block | None = None
-    inferred: bool = False  # its exception line is CPython's message alone, its class named by it (cpython_messages)
+    inferred: bool = False  # a bare line that is CPython's message alone, its class named by it (cpython_messages)
 
 
 def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields) -> Block:
