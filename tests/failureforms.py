@@ -133,6 +133,15 @@ def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[st
     ]
 
 
+def cxx_terminate_of_ranks(ranks: int, exception_type: str = "c10::Error") -> list[str]:
+    """`cxx_terminate` as several ranks that abort at once leave it: the handler writes its line in pieces (the
+    words, the type, the closing quote and line break), so their pieces interleave. One order they come in: each
+    rank's words, each rank's type, then the quotes; the first rank's what() after them."""
+    words = "terminate called after throwing an instance of '"
+    report = cxx_terminate(exception_type)
+    return [words * ranks + exception_type * ranks + "'", *(["'"] * (ranks - 1)), *report[1:]]
+
+
 def _embed_tokens():
     raise RuntimeError("CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously reported "
                        "at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider "

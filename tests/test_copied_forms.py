@@ -956,9 +956,11 @@ def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
     ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("- bug: ", "bug"),
-    (" - ", ""), ("  -> ", ""), ("2. ", ""), ("### ", "")],
+    (" - ", ""), ("  -> ", ""), ("2. ", ""), ("### ", ""),
+    ("Prefill transfer failed for request rank=0 with exception ", "Prefill transfer failed for request rank=0 with exception"),
+    ("Request 12 failed with error ", "Request 12 failed with error")],
     ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "bullet label", "list item", "arrow",
-         "numbered", "heading"))
+         "numbered", "heading", "with exception", "with error"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
     introduce it, or behind a label in a markdown list."""
@@ -967,6 +969,31 @@ def test_an_exception_line_after_the_users_sentence(before, context):
         (EventKind.BARE, "ConnectionError", str(exc), context)]
     assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
                        f"It failed. Error: bad\nINFO: it got {said}\nWARNING: the error: {said}\n".encode()) == []
+
+
+class _TransferError(Exception):
+    """An error whose text names its class and a field before its reason, as SGLang's KVTransferError's does."""
+
+    def __init__(self, room: int, reason: str) -> None:
+        super().__init__(reason)
+        self.room, self.reason = room, reason
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}(bootstrap_room={self.room}): {self.reason}"
+
+
+def _send_chunk() -> None:
+    raise _TransferError(3583236771377794168, "Failed to send kv chunk of 3583236771377794168 to 10.72.0.9:44781")
+
+
+def test_an_error_that_names_its_class_and_fields_in_the_users_words():
+    """A server logs an error's text after words that introduce it, the text naming its class and a field before
+    the reason: the class and the reason are read; not at a lower level, nor without the words."""
+    exc = capture(_send_chunk)
+    logged = f"[2025-05-29 23:23:23] Prefill transfer failed for request rank=0 req.rid='a5e' with exception {exc}"
+    assert _bare_errors(f"{logged}\n".encode()) == [
+        (EventKind.BARE, "_TransferError", exc.reason, "Prefill transfer failed for request rank=0 req.rid='a5e' with exception")]
+    assert assert_same(f"INFO: retried with exception {exc}\nthe room: {exc}\n".encode()) == []
 
 
 def test_an_exception_line_typed_with_a_fullwidth_colon():

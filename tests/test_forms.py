@@ -160,6 +160,23 @@ def test_a_cxx_terminate_after_half_a_line_or_copied_onto_one_line_is_still_the_
     assert stamped.root.message == "CUDA error: an illegal memory access was encountered"  # (what() behind the same stamp)
 
 
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_cxx_terminate_that_ranks_wrote_at_once_is_read_once(ranks):
+    """Ranks that abort at once interleave the handler's pieces: the type written once per rank in a row, their
+    closing quotes on lines of their own before what(). The type once, the message what() says."""
+    lines = forms.cxx_terminate_of_ranks(ranks)
+    assert lines[0].endswith("c10::Error" * ranks + "'") and lines[1] == "'"  # (the form read)
+    event = only(lines)
+    assert event.kind is EventKind.NATIVE and event.root.exception_type == "c10::Error"
+    assert event.root.message.startswith("CUDA error: an illegal memory access was encountered\n")
+    assert event.root.raise_site.function == "c10_cuda_check_implementation"
+    (fast,) = assert_same("\n".join([*lines, ""]).encode())
+    assert fast.chain == event.chain
+    # another rank's type and quote between them, then the quotes of the rest
+    pieces = [lines[0], "c10::Error'", "'", *lines[ranks:]]
+    assert only(pieces).root.message == event.root.message
+
+
 def test_the_abort_after_a_cxx_terminate_is_the_same_crash_and_gives_its_python_frames():
     event = only([*forms.cxx_terminate(), *forms.dumped_stack("Fatal Python error: Aborted")])
     assert event.root.exception_type == "c10::Error" and "Fatal Python" not in event.root.message
@@ -1542,6 +1559,16 @@ def test_an_exception_class_printed_by_type_in_a_logged_error_line(fmt, said):
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "AttributeError", str(exc))
     assert events(forms.logged_class(exc, fmt, said, logging.INFO)) == []
     assert_same("\n".join(forms.logged_class(exc, fmt, said)).encode())
+
+
+def test_tensorflows_coordinator_reports_an_error_by_its_class_and_text():
+    """TensorFlow 1's `Coordinator.request_stop` logs `Error reported to Coordinator: %s, %s` with the error's
+    type and the error, through absl (glog's prefix): that error. A tuple of classes is no error's text."""
+    exc = capture(lambda: _call_method(object()))
+    (line,) = fmt.glog([f"Error reported to Coordinator: {type(exc)}, {exc}"], level="INFO", where="coordinator.py:224")
+    (event,) = assert_same(f"{line}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "AttributeError", str(exc))
+    assert assert_same(f"ERROR: expected one of ({type(exc)}, {KeyError})\n".encode()) == []
 
 
 @pytest.mark.parametrize("name", ["httpx.ReadTimeout", "litellm.Timeout", "requests.ConnectTimeout", "socket.timeout"])

@@ -708,3 +708,46 @@ def test_an_oslo_log_error_alone_is_read_through_its_prefix():
     assert LineNormalizer("x.log").normalize(stamped, 1)[0].rank == "pid=2711"
     # (a level and a word in prose stay prose: the logger's name has no dot, and no time is before it)
     assert _events([f"ERROR retrying after {said}"]) == []
+
+
+@pytest.mark.parametrize("host", ["gpu004", "node-17", "worker_3"])
+@pytest.mark.parametrize("cut", [0, 1], ids=("whole", "from-a-frame"))
+def test_pdsh_host_names_in_front_of_a_traceback(host, cut):
+    """pdsh puts a host's name, not only its address, in front of each line (`gpu004: `): learned from the
+    traceback's landmarks like any prefix, though a name and a colon open an exception line too; the traceback is
+    read whole on the host's channel. A name that reads as an exception's type or a word is not one."""
+    exc, lines = _tb(_chained)
+    if not cut:
+        event = _only(fmt.pdsh(lines, host=host), exc)
+    else:  # (cut at its start: the paste's)
+        (event,) = _events(fmt.pdsh(lines[cut:], host=host))
+        assert [(link.exception_type, link.message) for link in event.chain] == [
+            ("KeyError", "'missing'"), ("RuntimeError", str(exc))]
+    assert event.stream.startswith(host) and event.root.raise_site.function == "_chained"
+    assert assert_same("\n".join([*fmt.pdsh(lines, host=host), ""]).encode())[0].chain == event.chain
+    (said,) = _events(fmt.pdsh([lines[-1]], host="ValueError"))  # (not a host: the line's own exception line)
+    assert said.root.exception_type == "ValueError"
+
+
+@pytest.mark.parametrize("header", [True, False], ids=("whole", "from-a-frame"))
+def test_a_relay_that_logs_each_line_flush_left_behind_absls_prefix(header):
+    """AlphaFold's `run_docker.py` logs each line its container prints through absl, stripped: glog's prefix at
+    INFO in front of every line, no indentation left. From its header or from a frame, the traceback is read with
+    its frames."""
+    exc, lines = _tb(_register_worker)
+    relayed = fmt.glog([line.strip() for line in lines[0 if header else 1:]], level="INFO", thread=139862869276480,
+                       where="run_docker.py:222")
+    assert relayed[int(header)].split("] ", 1)[1].startswith('File "')  # (flush left)
+    (event,) = assert_same("\n".join([*relayed, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("ConnectionError", str(exc))
+    assert event.root.raise_site.function == "_register_worker"
+
+
+def test_a_collectors_time_in_front_of_torchruns_rank_and_an_exception_line():
+    """A log collector's time in front of each line, torchrun's `[rank3]: ` behind it on the ranks' lines: an
+    exception line printed there without its traceback is read, on its rank."""
+    exc = capture(_register_worker)
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    lines = [f"2024-11-20 14:37:16 [rank3]: {said}", "2024-11-20 14:37:16 DEBUG:filelock:Lock 1403 released on /x.lock"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == ("ConnectionError", str(exc), "rank3")

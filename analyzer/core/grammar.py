@@ -55,6 +55,7 @@ __all__ = [
     "exception_in_member",
     "exception_in_words",
     "in_step_copies",
+    "written_once",
     "unbracketed",
     "EXCEPTION_SUFFIXES",
     "CARETS",
@@ -330,14 +331,14 @@ def in_step_copies(text: str) -> str | None:
         return None
     counted = m["colons"].count(":")
     for copies in (counted,) if counted > 1 else range(2, 9) if not counted else ():
-        name, message = _name_once(m["name"], copies), _once(m["message"].rstrip(), copies)
+        name, message = _name_once(m["name"], copies), written_once(m["message"].rstrip(), copies)
         line = f"{name}: {message}" if message else name
         if name is not None and message is not None and BARE_EXCEPTION_LINE.match(line):
             return line
     return None
 
 
-def _once(text: str, copies: int) -> str | None:
+def written_once(text: str, copies: int) -> str | None:
     """What `text` says once, where it is that said `copies` times; else None."""
     size = len(text) // copies
     return text[:size] if text == text[:size] * copies else None
@@ -345,12 +346,12 @@ def _once(text: str, copies: int) -> str | None:
 
 def _name_once(name: str, copies: int) -> str | None:
     """A class name written in step: its module's copies, the dots, its name's copies (or the name's alone)."""
-    if (alone := _once(name, copies)) is not None:
+    if (alone := written_once(name, copies)) is not None:
         return alone
     dots = "." * copies
     at = name.find(dots)
     while at > 0:
-        module, leaf = _once(name[:at], copies), _once(name[at + copies:], copies)
+        module, leaf = written_once(name[:at], copies), written_once(name[at + copies:], copies)
         if module and leaf:
             return f"{module}.{leaf}"
         at = name.find(dots, at + 1)
@@ -438,6 +439,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         if (quote := text[at - 1]) in "\"'" and quote in rest:
             rest = rest[:rest.rfind(quote)]  # (quoted: to its closing quote)
         return text[:at].rstrip(" \"'"), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
+    if "=" in text and (fields := _FIELDS_SAID.search(text)) is not None and _INTRODUCED.search(
+            text, max(0, fields.start() - 40), fields.start()) is not None and not _LEVEL_WORD.search(text, 0, fields.start()):
+        return text[:fields.start()].rstrip(), f"{fields['type']}: {text[fields.end():].rstrip()}"
     if "\uff1a" in text and (typed := _FULLWIDTH_TYPED.search(text)) is not None:  # (`RuntimeError：E19999: ...`, typed on a CJK keyboard)
         message = typed["message"].rstrip(" \"'")
         return text[:typed.start()].strip(" \t\"'"), f"{typed['type']}: {message}"
@@ -518,8 +522,12 @@ INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|t
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
 _INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
-                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}|^Exception) "
+                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}|^Exception"
+                            r"|\bwith (?:an? )?(?i:error|exception)) "
                             r"|\b(?i:error|exception):? [\"'])\Z")
+# An exception whose text names its class and fields before its reason (SGLang's `KVTransferError(bootstrap_room=12):
+# Failed to send kv chunk ...`): the class and the reason are read.
+_FIELDS_SAID = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
 # An exception's type with a fullwidth colon after it, then its message.
 _FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")

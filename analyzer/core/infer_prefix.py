@@ -36,7 +36,9 @@ __all__ = [
 ]
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
-_FRAME_AT = regex.compile(r'  File "[^"]*", line \d+(?:, in .+?)?\s*$')
+# (or flush left behind a prefix that ends in a bracket or a bar: a relay that strips each line it logs, as absl's
+# `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`)
+_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] ))File "[^"]*", line \d+(?:, in .+?)?\s*$')
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | `; a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
@@ -56,7 +58,10 @@ _PREFIX_SHAPES = (
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} )")
-_PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + _EXCEPTION_AHEAD)
+# (A known per-line prefix may sit between such a prefix and the exception: a collector's time in front of
+# torchrun's `[rank3]: `, which is peeled once this one is.)
+_PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + r"(?:(?=\[?(?:rank|default)\d+\]: ?[A-Za-z_])"
+                                         r"(?=\S+ ?" + _EXCEPTION_AHEAD + r")|" + _EXCEPTION_AHEAD + ")")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
@@ -130,11 +135,19 @@ def source_pretext(body: str) -> str | None:
 
 
 def plausible(piece: str) -> bool:
-    """Whether text in front of a landmark can be a prefix rather than a message."""
+    """Whether text in front of a landmark can be a prefix rather than a message. A name and a colon is one
+    only where the name reads as a host's, not an exception's type (pdsh's `gpu004: `)."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
-            and _EXCEPTION_START.match(text) is None and _BOX_ONLY.match(piece) is None
+            and (_EXCEPTION_START.match(text) is None or _names_host(text))
+            and _BOX_ONLY.match(piece) is None
             and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
+
+
+def _names_host(text: str) -> bool:
+    """Whether the name before the colon text begins with reads as a host's: a digit in it, no exception's type."""
+    name = text[:text.find(":")]
+    return any(c.isdigit() for c in name) and g.BARE_EXCEPTION_LINE.match(name) is None
 
 
 def header_prefix(pretext: str) -> str:
@@ -177,7 +190,7 @@ def channel_key(piece: str) -> str:
     m = _IDENTITY.search(piece)
     if m is None:
         key = stream_key(piece)
-        return " ".join(_KEY_NOISE.sub(" ", key).split()) or key  # shown as the process when there is no rank
+        return " ".join(_KEY_NOISE.sub(" ", key).split()).rstrip(":") or key  # shown as the process when there is no rank
     pid = _PID.search(piece)
     return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
 
@@ -231,7 +244,7 @@ class PrefixLearner:
     def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
         """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
         exception = _EXCEPTION_START.match(text)
-        least = exception.end() + 1 if exception else 1  # a family never takes an exception's type
+        least = exception.end() + 1 if exception and not _names_host(text) else 1  # a family never takes an exception's type
         for index, family in enumerate(self._families):
             if index not in used and (m := family.pattern.match(text)) is not None and m.end() >= least:
                 return index, m.end()

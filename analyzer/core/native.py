@@ -17,7 +17,10 @@ the exception that made it fail: `parse_chain`).
   the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
   site is the innermost Python frame of the dump, else the place the c10 error names.
   Written straight to stderr, it may follow half a line (a progress bar's; unittest's `test_x ... `), and a
-  copy that lost its line breaks holds `what():` and its text on the same line.
+  copy that lost its line breaks holds `what():` and its text on the same line. The handler writes its
+  line in pieces (the words, the type, the closing quote): ranks that abort at once interleave them, so
+  the type may be written twice in a row (`'c10::Errorc10::Error'`) and the other ranks' closing pieces
+  (`c10::Error'`, `'`) come on lines of their own before `what():`.
 - A CUDA error printed on its own (`CUDA error: an illegal memory access was encountered`) with the
   hint lines torch's CUDA check adds after it, or by a kernel library's own check before it exits
   (`Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:368 'an illegal memory access was
@@ -67,6 +70,9 @@ _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBU
 _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
                                   r"(?P<type>(?:\w+::)*\w+): (?P<message>.*?)\s*$")
 _WHAT = regex.compile(r"^(?:.*?\s)?what\(\):\s+(?P<message>.*?)\s*$")  # (behind what its terminate line had before it)
+# Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
+_PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
+_MAX_COPIES = 8  # ranks whose pieces of one type may be written in a row
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
@@ -134,8 +140,8 @@ def continues(lines: list[str], text: str) -> bool:
         return fatal["message"] == "Aborted"
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
-    if len(lines) == 1 and _TERMINATE.match(first)["message"] is None:  # (not what() on its line)
-        return bool(_WHAT.match(text))
+    if _TERMINATE.match(first)["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
+        return bool(_WHAT.match(text) or _PIECE.match(text))  # (not what() on its line: it comes after other ranks' pieces)
     return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
 
 
@@ -177,20 +183,29 @@ def parse(lines: list[str]) -> ErrorInfo:
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
     thrown = _TERMINATE.match(first)
     message = [thrown["message"]] if thrown["message"] is not None else []
+    awaiting = thrown["message"] is None  # its what(), maybe after other ranks' pieces
     frames: tuple[Frame, ...] = ()
     dump = next((index for index, text in enumerate(lines) if _fatal(text)), len(lines))
-    for index, text in enumerate(lines[1:dump]):
+    for text in lines[1:dump]:
         if raised := _RAISED_FROM.match(text):
             frames = (Frame(raised["path"], int(raised["lineno"]), raised["function"]),)
             break
-        if not text.strip() and message:
-            message.append("")
-        elif index == 0 and (what := _WHAT.match(text)):
+        if awaiting and (what := _WHAT.match(text)):
             message.append(what["message"])
+        elif awaiting and _PIECE.match(text):
+            continue
+        elif not text.strip() and message:
+            message.append("")
         elif not _CXX_FRAME.match(text):
             message.append(text.rstrip())
+        awaiting = False
     frames = _thread_frames(lines[dump + 1:]) or frames  # where Python was when it aborted, if it was
-    return ErrorInfo(thrown["type"], "\n".join(message).strip(), frames, has_traceback=bool(frames))
+    return ErrorInfo(_type_once(thrown["type"]), "\n".join(message).strip(), frames, has_traceback=bool(frames))
+
+
+def _type_once(name: str) -> str:
+    """The type a terminate line names, once where ranks wrote it in a row (`c10::Errorc10::Error`)."""
+    return next((once for copies in range(2, _MAX_COPIES + 1) if (once := g.written_once(name, copies))), name)
 
 
 def _thread_frames(lines: list[str]) -> tuple[Frame, ...]:

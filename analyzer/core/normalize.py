@@ -423,6 +423,8 @@ class LineNormalizer:
         if piece:
             self._take_learned(piece, meta, used)
             text = text[len(piece):]
+            while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
+                text = rest  # (a known prefix behind it: a collector's time in front of torchrun's rank)
         return text
 
     def _take_learned(self, piece: str, meta: PrefixMeta, used: set[int]) -> None:

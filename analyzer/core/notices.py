@@ -118,14 +118,15 @@ _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
-# `raised <class 'AssertionError'> exception: ...`, KServe's `exception type <class 'X'>, exception msg: ...`).
+# `raised <class 'AssertionError'> exception: ...`, KServe's `exception type <class 'X'>, exception msg: ...`, TensorFlow 1's
+# coordinator: `Error reported to Coordinator: <class 'X'>, ...`; not a list of classes: `(<class 'A'>, <class 'B'>)`).
 # The level may be anywhere before it on the line (a format the normaliser has no prefix for).
 # ... or at no level, after words that say it failed (a Rust router relaying a model server's error: `Request failed
 # during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
 _SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
 _LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
-_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:) "
-                            r"(?P<message>\S.*)$")
+_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
+                            r"(?P<message>[^\s<].*)$")
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).

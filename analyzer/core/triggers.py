@@ -79,7 +79,7 @@ _STARTS = (
     rb"(?:ERROR|CRITICAL|FATAL) (?:[A-Za-z_][\w.:]*)?(?:Error|Exception|Runtime\.[A-Z]\w*)(?:\([\w.]+\))?: ",  # a level word
     # and one blank before an error (notices.logged_error), which the patterns above do not take after a letter
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
-    rb"(?:" + INTRODUCING_VERBS.encode() + rb"|Exception) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
+    rb"(?:" + INTRODUCING_VERBS.encode() + rb"|[Ee]xception|[Ee]rror) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.(?:(?:com_)?error|timeout)[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset), socket.timeout
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     SUFFIXLESS.encode() + rb"[ \t]*[:\r\n]",  # a well-known class without the usual suffix
@@ -88,6 +88,7 @@ _STARTS = (
     # name of any length would cost Hyperscan more than all the other patterns)
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
     rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
+    rb"(?:Error|Exception)\(\w+=",  # ... a type with its fields, in a user's words (grammar._FIELDS_SAID)
     rb"^\[[A-Za-z_][\w.]*(?:Error|Exception)\]: ",  # a class in brackets (grammar.unbracketed)
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
