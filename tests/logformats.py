@@ -135,6 +135,12 @@ def sglang_each_line(lines: list[str], when: datetime = T0, tags: str = " TP1") 
     return [f"[{when:%Y-%m-%d %H:%M:%S}{tags}] {line}" for line in lines]
 
 
+def uvicorn(lines: list[str], level: str = "ERROR") -> list[str]:
+    """uvicorn's default format, `%(levelprefix)s %(message)s`: the level and a colon padded to nine columns, then a
+    blank; here each line logged as a record of its own (an app that relays a child's stderr line by line)."""
+    return [f"{level}:{' ' * (8 - len(level))} {line}" for line in lines]
+
+
 def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
     """docker compose: the service name padded to the widest one, then ` | `."""
     return [f"{service.ljust(width)} | {line}" for line in lines]

@@ -1173,7 +1173,7 @@ def test_a_traceback_in_a_string_escaped_twice():
 
 
 def test_markdown_around_a_traceback_and_its_lines():
-    """An inline code span opened before a frame's line (its indentation inside the span); three levels of quote
+    """An inline code span opened before a frame's line (its indentation inside the span or before it); three levels of quote
     before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)
     or as it renders it (`**init**`); a heading's marks; a docstring's quotes; each line a code span, maybe indented;
     bold italic."""
@@ -1181,6 +1181,9 @@ def test_markdown_around_a_traceback_and_its_lines():
     lines = text_of(exc).rstrip("\n").split("\n")
     (event,) = _tracebacks([f"`{lines[1]}", *lines[2:-1], f"{lines[-1]}`"])
     assert event.root.frames[0].lineno == expected_chain(exc)[0].frames[0][1] and event.truncated
+    for opened in (" `", "  `"):  # (or after the frame's indentation, or a blank of it)
+        (event,) = _tracebacks([opened + lines[1].lstrip(" "), *lines[2:-1], f"{lines[-1]}`"])
+        assert event.root.frames[0].lineno == expected_chain(exc)[0].frames[0][1]
     (event,) = assert_same(f">>> {lines[-1]}\n".encode())
     assert (event.root.exception_type, event.kind) == (expected_chain(exc)[-1].exception_type, EventKind.BARE)
     escaped = [line.replace('.py"', '/\\_\\_init\\_\\_.py"', 1) if line.startswith("  File") else line for line in lines]
@@ -1201,3 +1204,12 @@ def test_markdown_around_a_traceback_and_its_lines():
     (event,) = assert_same(f'"""{lines[-1]}\n    status = UNAVAILABLE\n"""\n'.encode())
     assert (event.root.exception_type, event.root.message.split("\n")[0]) == (expected_chain(exc)[-1].exception_type,
                                                                             expected_chain(exc)[-1].message)
+
+
+def test_a_heading_named_traceback_is_no_exception_line():
+    """`Traceback:` heads a report's stack (Django's page, a console that prints a failed tool's fields): a header
+    cut from its stack and that heading below it name no class `Traceback`."""
+    exc, said = _inference_failure()
+    lines = ["Traceback (most recent call last):", "", "Traceback:", "", f"Exception Type: {type(exc).__name__}",
+             f"Exception Value: {exc}"]
+    assert all(event.root.exception_type != "Traceback" for event in assert_same("\n".join([*lines, ""]).encode()))

@@ -106,6 +106,18 @@ def test_a_faulthandler_stack_dump_gives_the_innermost_frame():
     assert event.root.exception_type == "SIGBUS" and event.root.raise_site.function == "deep_in_the_model"
 
 
+@pytest.mark.parametrize(("said", "kind"), [("access violation", "EXCEPTION_ACCESS_VIOLATION"),
+                                            ("stack overflow", "EXCEPTION_STACK_OVERFLOW"),
+                                            ("code 0xc0000409", "WindowsFatalException")])
+def test_faulthandlers_dump_on_windows_names_the_exception_windows_raised(said, kind):
+    """On Windows faulthandler heads its dump `Windows fatal exception: access violation` (or the code it has no
+    words for), in an interactive session too: the crash, named as Windows names it, with its innermost frame."""
+    lines = [">>> torch.cuda.is_available()", *forms.dumped_stack(f"Windows fatal exception: {said}")]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NATIVE, kind, said)
+    assert event.root.raise_site.function == "deep_in_the_model"
+
+
 def test_a_faulthandler_timeout_dump_is_a_hang_report():
     lines = [*forms.dumped_stack("Timeout (0:05:00)!"), "Extension modules: numpy.core._multiarray_umath (total: 1)"]
     event = only(lines)

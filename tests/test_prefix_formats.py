@@ -743,11 +743,26 @@ def test_a_relay_that_logs_each_line_flush_left_behind_absls_prefix(header):
     assert event.root.raise_site.function == "_register_worker"
 
 
-def test_a_collectors_time_in_front_of_torchruns_rank_and_an_exception_line():
-    """A log collector's time in front of each line, torchrun's `[rank3]: ` behind it on the ranks' lines: an
-    exception line printed there without its traceback is read, on its rank."""
+def test_known_prefixes_behind_a_learned_one_in_front_of_an_exception_line():
+    """A log collector's time in front of each line, torchrun's `[rank3]: ` behind it on the ranks' lines; docker
+    compose's service in front of a vLLM worker's and logger's prefixes: an exception line printed there without
+    its traceback is read, on its rank."""
     exc = capture(_register_worker)
     said = traceback.format_exception_only(exc)[0].rstrip("\n")
     lines = [f"2024-11-20 14:37:16 [rank3]: {said}", "2024-11-20 14:37:16 DEBUG:filelock:Lock 1403 released on /x.lock"]
     (event,) = assert_same("\n".join([*lines, ""]).encode())
     assert (event.root.exception_type, event.root.message, event.rank) == ("ConnectionError", str(exc), "rank3")
+    (line,) = fmt.compose(fmt.vllm_worker(fmt.vllm_record(said, file="core.py", lineno=1349), name="EngineCore", pid=133),
+                          service="vllm-1 ")
+    (event,) = assert_same(f"{line}\n".encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == ("ConnectionError", str(exc), "pid=133")
+
+
+def test_uvicorns_level_on_each_line_of_a_relayed_traceback():
+    """An app that relays its child's stderr through uvicorn's logger, line by line: `ERROR:    ` in front of each
+    line (a level and a colon, as an exception line begins). The traceback is read whole; the level is no class."""
+    exc, lines = _tb(_chained)
+    event = _only(fmt.uvicorn(lines), exc)
+    assert event.root.exception_type == "KeyError"
+    (cut,) = assert_same("\n".join([*fmt.uvicorn(lines[1:]), ""]).encode())  # (copied from its first frame)
+    assert [link.exception_type for link in cut.chain] == ["KeyError", "RuntimeError"]

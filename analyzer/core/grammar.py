@@ -245,8 +245,8 @@ _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # Blanks after it are allowed: a terminal's copy pads every line to its width.
 _MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
-EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class '|<type '(?:exceptions\.)?)?(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
+EXCEPTION_LINE = regex.compile(  # (`Traceback:` heads a report's stack, as Django's does: no class is named so)
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class '|<type '(?:exceptions\.)?)?(?!Traceback:)(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 

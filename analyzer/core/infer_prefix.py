@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core.prefixes import parse_timestamp
+from analyzer.core.prefixes import KNOWN, parse_timestamp
 
 __all__ = [
     "MAX_PREFIX",
@@ -58,10 +58,8 @@ _PREFIX_SHAPES = (
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} )")
-# (A known per-line prefix may sit between such a prefix and the exception: a collector's time in front of
-# torchrun's `[rank3]: `, which is peeled once this one is.)
-_PREFIX_BEFORE_EXCEPTION = regex.compile(_PREFIX_SHAPES + r"(?:(?=\[?(?:rank|default)\d+\]: ?[A-Za-z_])"
-                                         r"(?=\S+ ?" + _EXCEPTION_AHEAD + r")|" + _EXCEPTION_AHEAD + ")")
+_PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
+_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD)
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
@@ -115,7 +113,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
     if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] in ("[", "#")) and (
-            prefix := _PREFIX_BEFORE_EXCEPTION.match(body[:2 * MAX_PREFIX])) is not None:
+            prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and _AT_EXCEPTION.match(
+            body, _behind_known(body, prefix.end())):
         return prefix.group(), False
     if m is None and ("E  " in body or ": in " in body):
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
@@ -124,6 +123,19 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])):
         return None
     return body[:m.start()], is_header
+
+
+def _behind_known(body: str, at: int) -> int:
+    """Where the text after `at` begins behind the known prefixes there (a collector's time, compose's service in front
+    of torchrun's `[rank3]: ` or a vLLM worker's and logger's prefixes): the normaliser peels them once this is learned."""
+    kinds = list(KNOWN)
+    while True:
+        rest = body[at:]  # (the patterns are anchored at the text's start)
+        found = next(((kind, m) for kind in kinds if (m := kind.pattern.match(rest)) is not None), None)
+        if found is None:
+            return at
+        kinds.remove(found[0])
+        at += found[1].end()
 
 
 def source_pretext(body: str) -> str | None:
@@ -136,18 +148,27 @@ def source_pretext(body: str) -> str | None:
 
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message. A name and a colon is one
-    only where the name reads as a host's, not an exception's type (pdsh's `gpu004: `)."""
+    only where the name reads as a host's or a level's, not an exception's type (pdsh's `gpu004: `, uvicorn's
+    `ERROR:    ` on each line of a traceback an app logged line by line)."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
-            and (_EXCEPTION_START.match(text) is None or _names_host(text))
+            and (_EXCEPTION_START.match(text) is None or _names_no_type(text))
             and _BOX_ONLY.match(piece) is None
             and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
+
+
+def _names_no_type(text: str) -> bool:
+    """Whether the name before the colon text begins with reads as a host's or a level's."""
+    return text[:text.find(":")] in _LEVELS or _names_host(text)
 
 
 def _names_host(text: str) -> bool:
     """Whether the name before the colon text begins with reads as a host's: a digit in it, no exception's type."""
     name = text[:text.find(":")]
     return any(c.isdigit() for c in name) and g.BARE_EXCEPTION_LINE.match(name) is None
+
+
+_LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))
 
 
 def header_prefix(pretext: str) -> str:

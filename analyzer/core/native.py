@@ -53,7 +53,7 @@ _RUST_CAUSE = regex.compile(r"^\s+(?:\d+: )?(?P<message>\S.*?)\s*$")
 
 # faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
 # progress bar's line, which tqdm ends only when it is done).
-_FATAL_AT = regex.compile(r"^.*?Fatal Python error: (?P<message>.+?)\s*$")
+_FATAL_AT = regex.compile(r"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): (?P<message>.+?)\s*$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
 _THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
                         r"|^Stack \(most recent call first\):\s*$")
@@ -85,10 +85,16 @@ _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously repo
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# On Windows faulthandler names the structured exception the process took (faulthandler.c's exception handler).
+_WINDOWS_EXCEPTIONS = {"access violation": "EXCEPTION_ACCESS_VIOLATION", "float divide by zero": "EXCEPTION_FLT_DIVIDE_BY_ZERO",
+                       "float overflow": "EXCEPTION_FLT_OVERFLOW", "int divide by zero": "EXCEPTION_INT_DIVIDE_BY_ZERO",
+                       "integer overflow": "EXCEPTION_INT_OVERFLOW", "page error": "EXCEPTION_IN_PAGE_ERROR",
+                       "stack overflow": "EXCEPTION_STACK_OVERFLOW", "illegal instruction": "EXCEPTION_ILLEGAL_INSTRUCTION"}
 
 
 def _fatal(text: str) -> regex.Match | None:
-    return _FATAL_AT.match(text) if "Fatal Python error: " in text else None  # (`in` first: the pattern looks all along)
+    return _FATAL_AT.match(text) if "Fatal Python error: " in text or "Windows fatal exception: " in text else None  # (`in`
+    # first: the pattern looks all along)
 
 
 def _terminate(text: str) -> regex.Match | None:
@@ -167,7 +173,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     first = lines[0]
     if fatal := _fatal(first):
         reason = fatal["message"]
-        return ErrorInfo(_SIGNALS.get(reason, "FatalPythonError"), reason, _thread_frames(lines[1:]))
+        kind = _WINDOWS_EXCEPTIONS.get(reason, "WindowsFatalException") if fatal["windows"] else _SIGNALS.get(reason, "FatalPythonError")
+        return ErrorInfo(kind, reason, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
     if _CUDA.match(first):

@@ -518,7 +518,7 @@ def _unfenced(text: str) -> str:
     a span by its side (a span's backtick has its text on its inner side; the rest of a line a terminal
     wrapped may begin with one that closes a span, a space after it: `` ` is no smaller``; one before a
     prefix or an error's line opens a span, a blank between or not: Cleo's `` ` RuntimeError``; so does one before a
-    frame's line, its indentation inside the span), or a span that is the whole line (maybe indented itself); the
+    frame's line, its indentation inside the span or before it: `` `File "x.py", ...``), or a span that is the whole line (maybe indented itself); the
     same for a span of two backticks (```` ``File "x.py", ... ````)."""
     if (opened := text.lstrip(" ")).startswith("```") and opened[3:].strip("`").strip():
         text = opened[3:].lstrip("`")  # (indented under a markdown list's item, maybe)
@@ -533,8 +533,9 @@ def _unfenced(text: str) -> str:
         if text.startswith("`") and (text[1:2].strip() or (opened := text[1:].lstrip(" "))[:1] in ("[", "(")
                                      or g.BARE_EXCEPTION_LINE.match(opened)):
             return text[1:].lstrip(" ")  # (a blank inside the span before a prefix, `` ` [rank0]: ... ``, or an error's line)
-        if text.startswith("`") and text[1:2] == " " and g.FRAME.match(text[1:]):
-            return text[1:]  # (a frame's line, its indentation inside the span)
+        if (opened := text.lstrip(" "))[:1] == "`" and (opened[1:2] == " " or text[:1] == " ") and g.FRAME.match(opened[1:]):
+            return text[:len(text) - len(opened)] + opened[1:]  # (a frame's line, its indentation inside the span, or the
+            # span opened after it)
         if text.endswith("`") and text[-2:-1].strip():
             return text[:-1]
     elif text.count("`") == 2 and (body := text.lstrip(" "))[:1] == body[-1:] == "`" and body[-2:-1].strip() and (
