@@ -59,6 +59,7 @@ _PREFIX_SHAPES = (
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} )")
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
+_LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 _AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD)
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
@@ -166,9 +167,6 @@ def _names_host(text: str) -> bool:
     """Whether the name before the colon text begins with reads as a host's: a digit in it, no exception's type."""
     name = text[:text.find(":")]
     return any(c.isdigit() for c in name) and g.BARE_EXCEPTION_LINE.match(name) is None
-
-
-_LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))
 
 
 def header_prefix(pretext: str) -> str:

@@ -93,8 +93,8 @@ _WINDOWS_EXCEPTIONS = {"access violation": "EXCEPTION_ACCESS_VIOLATION", "float 
 
 
 def _fatal(text: str) -> regex.Match | None:
-    return _FATAL_AT.match(text) if "Fatal Python error: " in text or "Windows fatal exception: " in text else None  # (`in`
-    # first: the pattern looks all along)
+    # (`in` first: the pattern looks all along)
+    return _FATAL_AT.match(text) if "Fatal Python error: " in text or "Windows fatal exception: " in text else None
 
 
 def _terminate(text: str) -> regex.Match | None:
@@ -173,7 +173,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     first = lines[0]
     if fatal := _fatal(first):
         reason = fatal["message"]
-        kind = _WINDOWS_EXCEPTIONS.get(reason, "WindowsFatalException") if fatal["windows"] else _SIGNALS.get(reason, "FatalPythonError")
+        kind = (_WINDOWS_EXCEPTIONS.get(reason, "WindowsFatalException") if fatal["windows"]
+                else _SIGNALS.get(reason, "FatalPythonError"))
         return ErrorInfo(kind, reason, _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
