@@ -277,10 +277,16 @@ def main() -> int:
         _replay(*args.replay)
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
+    workdir.mkdir(parents=True, exist_ok=True)
     if args.run:
         _run_target(args.run, args.seconds, workdir / f"{args.run}-corpus", args.unit_timeout, args.rss_mb)
         return 0
     print(f"work dir: {workdir}", file=sys.stderr)
+    try:
+        import atheris  # noqa: F401 - only told here: each target's process imports it
+    except ImportError:
+        print("fuzz.py needs atheris: .venv/bin/pip install atheris", file=sys.stderr)
+        return 2
     return _drive(args.target or list(TARGETS), args.seconds, workdir, args.unit_timeout, args.rss_mb)
 
 
