@@ -1730,3 +1730,25 @@ def test_an_error_told_with_its_games_frames_then_its_whole_stack_is_the_whole_o
     cut = lines.index("", lines.index("While running game code:"))
     apart = [*lines[:cut], *(f"INFO 12-04 10:00:0{k} [game.py:1] step {k}" for k in range(9)), *lines[cut:]]
     assert [i.info.frames[-1].function for i in incidents(apart) if i.is_run_root] == ["_run_screen"]
+
+
+def _warm_up():
+    try:
+        {"object": "error"}["choices"]
+    except KeyError:
+        detail = traceback.format_exc()
+    raise ValueError(f"Warmup failed - Please make sure benchmark arguments are correctly specified.\nError: {detail}")
+
+
+@pytest.mark.parametrize("label", ["Error", "Details"])
+def test_a_message_whose_next_line_labels_a_traceback_holds_its_cause(label):
+    """An error whose message's next line labels a traceback formatted into it (SGLang's bench_serving raises a failed
+    warm-up request's so: `...specified.\\nError: Traceback ...`): that traceback's error is the cause, the root;
+    alone or at the end of the wrapper's own traceback."""
+    exc = capture(_warm_up)
+    said = traceback.format_exception_only(exc)[0].replace("\nError: ", f"\n{label}: ").rstrip("\n").split("\n")
+    for lines in (said, [*text_of(exc).rstrip("\n").split("\n")[:-len(said)], *said]):
+        (event,) = assert_same("\n".join([*lines, ""]).encode())
+        assert [(link.exception_type, link.message.split("\n")[0]) for link in event.chain] == [
+            ("KeyError", "'choices'"), ("ValueError", str(exc).split("\n")[0])]
+        assert event.root.raise_site.function == "_warm_up"

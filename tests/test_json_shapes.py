@@ -205,6 +205,17 @@ def test_an_openai_compatible_servers_error_body_is_the_error_it_names(indent, w
     assert assert_same(f"{openai}\n".encode()) == []
 
 
+def test_an_error_body_printed_as_bytes_keeps_its_quotes_escaped():
+    """A client that prints the body's bytes writes each single quote as their repr escapes it (`model\\'s`), which
+    JSON has no escape for: the body is still the error it names, the quote as the server wrote it."""
+    said = "The input (61709 tokens) is longer than the model's context length (40960 tokens)."
+    body = json.dumps({"object": "error", "message": said, "type": "BadRequestError", "param": None, "code": 400})
+    printed = repr(body.encode())[2:-1]
+    assert "\\'" in printed
+    (event,) = assert_same(f"I am still getting this error: \n\n{printed}\n".encode())
+    assert (event.root.exception_type, event.root.message) == ("BadRequestError", said)
+
+
 @pytest.mark.parametrize("form", ["json", "json indented", "repr"])
 @pytest.mark.parametrize("key", ["error", "detail"])
 def test_an_exception_line_a_member_holds_is_read_to_its_closing_quote(form, key):

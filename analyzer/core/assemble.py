@@ -854,10 +854,12 @@ class TracebackAssembler:
             if stripped in _SEPARATORS:
                 block.state = State.SEPARATOR
                 return Step.TAKE
-            if (header := g.HEADER.match(text)) and block.message_lines == 0 and g.reraised_original(header):
+            if (header := g.HEADER.match(text)) and block.message_lines == 0 and (g.reraised_original(header) or (
+                    header["context"] and g.holds_traceback(block.texts[-1], header))):
                 block.state, block.note_start, block.output = State.NOTE, len(block.texts), True
                 block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
-                return Step.TAKE  # torch's error raised again with the worker's traceback in its message
+                return Step.TAKE  # torch's error raised again with the worker's traceback in its message (or a
+                # traceback the message's next line labels)
             if block.kind is EventKind.TRACEBACK and header and not header["context"]:
                 block.state, block.note_start = State.NOTE, len(block.texts)
                 block.output = block.message_lines <= g.OUTPUT_LEAD and ob.introduces_output(
@@ -972,7 +974,7 @@ class TracebackAssembler:
                 block.state, block.kind = State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
                 return Step.TAKE
             if len(block.texts) == 1 and (header := g.HEADER.match(text)) and (
-                    g.reraised_original(header) or (not header["context"] and g.holds_traceback(block.texts[0]))):
+                    g.reraised_original(header) or g.holds_traceback(block.texts[0], header)):
                 block.state, block.note_start, block.output = State.NOTE, 1, True
                 block.kind = EventKind.TRACEBACK  # torch's error raised again, the worker's traceback below it
                 return Step.TAKE

@@ -206,7 +206,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             i = end
             continue
         introduces = bool(header) and (g.introduces_output("\n".join(message)) or (len(message) == 1 and (
-            g.reraised_original(header) or g.holds_traceback(f"{exc['type']}: {message[0]}"))))  # (torch's: the
+            g.reraised_original(header) or g.holds_traceback(f"{exc['type']}: {message[0]}", header))))  # (torch's: the
         # worker's traceback follows; unittest's: the import's)
         if (header and (not header["context"] or introduces) and len(message) <= 1 + g.OUTPUT_LEAD
                 and (introduces or len(message) == 1)

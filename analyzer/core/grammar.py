@@ -180,10 +180,15 @@ _HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import
                                    r"|^[\w.]*Error: Failed to call load_tests:\s*$")
 
 
-def holds_traceback(exception_line: str) -> bool:
-    """Whether the error whose exception line this is holds, in its message, the traceback that follows it
-    (see _HOLDING_TRACEBACK): that traceback's error is the root cause."""
-    return _HOLDING_TRACEBACK.match(exception_line) is not None
+def holds_traceback(exception_line: str, header: regex.Match) -> bool:
+    """Whether the error whose exception line this is holds, in its message, the traceback that follows it (see
+    _HOLDING_TRACEBACK), or one its message's next line labels (`f"... specified.\nError: {traceback.format_exc()}"`, as
+    SGLang's bench_serving raises a failed warm-up request's): that traceback's error is the root cause."""
+    context = header["context"]
+    return _TRACEBACK_LABEL.match(context) is not None if context else _HOLDING_TRACEBACK.match(exception_line) is not None
+
+
+_TRACEBACK_LABEL = regex.compile(r"^(?i:error|exception|details?|cause|reason|traceback):$")
 
 
 FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines a traceback prints as they are

@@ -65,14 +65,21 @@ class AppRecord:
 
 
 def read(text: str) -> Envelope | AppRecord | None:
-    """What the JSON line `text` holds; None for a line that is no JSON object or neither shape."""
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
-        return None
+    """What the JSON line `text` holds; None for a line that is no JSON object or neither shape. (A body a client
+    printed as bytes has its single quotes escaped, as their repr writes them: `model\\'s`, no JSON escape.)"""
+    value = _loaded(text)
+    if value is None and "\\'" in text:
+        value = _loaded(text.replace("\\'", "'"))
     if not isinstance(value, dict):
         return None
     return _docker(value) or _journal(value) or _error_response(value) or _app_record(value)
+
+
+def _loaded(text: str) -> object:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the decoder goes
+        return None
 
 
 def split_lines(text: str) -> list[str]:
