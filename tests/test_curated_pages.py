@@ -91,6 +91,27 @@ def test_each_curated_page_is_found_in_a_generated_log(pattern):
         assert pattern.id in found, (example, found)
 
 
+def test_a_pd_transfer_failure_logged_by_the_scheduler_gets_its_page():
+    """SGLang's schedulers log a failed KV transfer as words and the error's text (`... with exception
+    KVTransferError(bootstrap_room=N): <reason>`), on each TP rank: the reason's page; a dead peer is no root cause
+    in this log, a chunk that could not be sent is."""
+    def logged(side: str, reason: str, rank: int) -> str:
+        return (f"[2026-02-26 12:53:08 TP{rank}] {side} transfer failed for request rank={rank} req.rid='af2f' "
+                f"req.bootstrap_room=6989861766352545488 with exception "
+                f"KVTransferError(bootstrap_room=6989861766352545488): {reason}")
+    for reason, page, role in (
+            ("Decode instance could be dead, remote mooncake session 10.82.101.249:16324 is not alive",
+             "sglang.pd-transfer-decode-dead", "consequence"),
+            ("Failed to send kv chunk of 6989861766352545488 to 10.72.0.9:44781", "sglang.pd-transfer-send-failed", "root")):
+        analysis = builtin_engine().analysis()
+        for event in events_from_lines([logged("Prefill", reason, rank) for rank in (3, 4)], "server.log",
+                                       builtin_engine().notices):
+            analysis.add(event)
+        (incident,) = analysis.incidents()
+        assert (incident.diagnosis.pattern.id, incident.role, incident.count) == (page, role, 2)
+        assert incident.info.message == reason
+
+
 def test_enough_curated_pages():
     assert len(PAGES) >= 40 + 35  # the issue's 40 new pages on top of the earlier ones
 
