@@ -1752,3 +1752,17 @@ def test_a_message_whose_next_line_labels_a_traceback_holds_its_cause(label):
         assert [(link.exception_type, link.message.split("\n")[0]) for link in event.chain] == [
             ("KeyError", "'choices'"), ("ValueError", str(exc).split("\n")[0])]
         assert event.root.raise_site.function == "_warm_up"
+
+
+def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it_was():
+    """torch 2.8 raises CUDA's errors as `torch.AcceleratorError`, a RuntimeError with the same text: the page for
+    that text; the C++ class in an abort too. Another class with the text gets none."""
+    accelerator = type("AcceleratorError", (RuntimeError,), {"__module__": "torch"})
+    said = "CUDA error: an illegal memory access was encountered"
+    exc = capture(lambda: _raise(accelerator(said)))
+    root = run_root(text_of(exc).splitlines())
+    assert (root.info.exception_type, root.diagnosis.pattern.id) == ("torch.AcceleratorError", "torch.cuda-illegal-memory-access")
+    aborted = run_root(forms.cxx_terminate("c10::AcceleratorError"))
+    assert aborted.diagnosis.pattern.id == "torch.cuda-illegal-memory-access"
+    other = type("DeviceError", (Exception,), {"__module__": "mylib"})
+    assert run_root(text_of(capture(lambda: _raise(other(said)))).splitlines()).diagnosis.pattern is None

@@ -51,6 +51,10 @@ _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
 _RETRY_TIMEOUT = 0.5  # seconds for the second try of a template that timed out (see Matcher._fit)
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
+# Classes a library raises now where it raised their base class with the same text before: a page written for the
+# base fits them (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and its HIP and XPU
+# kin; `c10::AcceleratorError` in a C++ abort).
+_RAISED_AS_BEFORE = {"AcceleratorError": "RuntimeError"}
 
 
 class MatchKind(enum.Enum):
@@ -184,7 +188,10 @@ class Matcher:
     def match(self, info: ErrorInfo) -> Diagnosis:
         stack = self._framed.stack(info.frames) if self._framed else ()
         short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
-        return self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
+        found = self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
+        if found.pattern is None and (base := _RAISED_AS_BEFORE.get(short_type or "")) is not None:
+            return self._match_cached((base, info.message, site_frames(info.frames), stack, False))
+        return found
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""
