@@ -182,7 +182,7 @@ _HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import
 
 def holds_traceback(exception_line: str, header: regex.Match) -> bool:
     """Whether the error whose exception line this is holds, in its message, the traceback that follows it (see
-    _HOLDING_TRACEBACK), or one its message's next line labels (`f"... specified.\nError: {traceback.format_exc()}"`, as
+    _HOLDING_TRACEBACK), or one its message's next line labels (`f"... specified.\\nError: {traceback.format_exc()}"`, as
     SGLang's bench_serving raises a failed warm-up request's): that traceback's error is the root cause."""
     context = header["context"]
     return _TRACEBACK_LABEL.match(context) is not None if context else _HOLDING_TRACEBACK.match(exception_line) is not None
