@@ -529,7 +529,8 @@ _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what suc
 _INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
                             rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}|^Exception"
                             r"|\bwith (?:an? )?(?i:error|exception)) "
-                            r"|\b(?i:error|exception):? [\"'])\Z")
+                            r"|\b(?i:error|exception):? [\"'])\Z", regex.REVERSE)  # (it ends where the words end: searched
+# from there backwards, one place is tried where a forward search tries forty)
 # An exception whose text names its class and fields before its reason (SGLang's `KVTransferError(bootstrap_room=12):
 # Failed to send kv chunk ...`): the class and the reason are read.
 _FIELDS_SAID = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
