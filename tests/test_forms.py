@@ -1766,3 +1766,19 @@ def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it
     assert aborted.diagnosis.pattern.id == "torch.cuda-illegal-memory-access"
     other = type("DeviceError", (Exception,), {"__module__": "mylib"})
     assert run_root(text_of(capture(lambda: _raise(other(said)))).splitlines()).diagnosis.pattern is None
+
+
+@pytest.mark.parametrize(("said", "page"), [("an illegal memory access was encountered", "torch.hip-illegal-memory-access"),
+                                            ("invalid device function", "torch.hip-invalid-device-function"),
+                                            ("invalid device ordinal", "torch.hip-invalid-device-ordinal")])
+def test_rocms_runtime_errors_get_pages_in_rocms_words(said, page):
+    """ROCm's torch says `HIP error: ...` with its own hint lines: its page, whose fixes are ROCm's (not CUDA's
+    CUDA_LAUNCH_BLOCKING); as a RuntimeError or torch 2.8's AcceleratorError."""
+    hints = ("HIP kernel errors might be asynchronously reported at some other API call, so the stacktrace below might "
+             "be incorrect.\nFor debugging consider passing AMD_SERIALIZE_KERNEL=3\nCompile with `TORCH_USE_HIP_DSA` to "
+             "enable device-side assertions.")
+    accelerator = type("AcceleratorError", (RuntimeError,), {"__module__": "torch"})
+    for kind in (RuntimeError, accelerator):
+        root = run_root(text_of(capture(lambda kind=kind: _raise(kind(f"HIP error: {said}\n{hints}")))).splitlines())
+        assert root.diagnosis.pattern.id == page
+        assert "CUDA_LAUNCH_BLOCKING" not in " ".join(fix.text for fix in root.diagnosis.pattern.fixes)
