@@ -29,16 +29,19 @@ CHAINED = str(LOGS / "sglang_chained_weight_loading.log")
 INTERLEAVED = str(LOGS / "torchrun_interleaved.log")  # holds an error no pattern knows
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def engine():
-    """An engine of this module's own: the scans of other modules' tests (a followed log's thread
-    among them) note their files' runs in the engine they share, and so change what its matcher sees."""
+    """An engine of each test's own: a scan notes its files' runs in its engine, which changes what that engine's
+    matcher sees (a notice a server's pack names is matched for that server's logs): a test whose scan noted a run
+    (a followed log's thread among them) made the next test's live scan and its expected incidents differ.
+    `engine_incidents` scans with another one for the same reason."""
     return Engine(Options())
 
 
 def engine_incidents(engine, *paths):
-    """What `analyzer scan` finds in the same files: the TUI must show exactly this."""
-    return ordered_for_people(list(engine.analyse(list(paths)).incidents))
+    """What `analyzer scan` finds in the same files: the TUI must show exactly this. (Scanned by an engine like
+    the test's, not by it: the runs this scan notes would change what the live scan's matcher sees.)"""
+    return ordered_for_people(list(Engine(engine.options).analyse(list(paths)).incidents))
 
 
 async def until(pilot, condition, what: str) -> None:
