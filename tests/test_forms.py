@@ -1782,3 +1782,15 @@ def test_rocms_runtime_errors_get_pages_in_rocms_words(said, page):
         root = run_root(text_of(capture(lambda kind=kind: _raise(kind(f"HIP error: {said}\n{hints}")))).splitlines())
         assert root.diagnosis.pattern.id == page
         assert "CUDA_LAUNCH_BLOCKING" not in " ".join(fix.text for fix in root.diagnosis.pattern.fixes)
+
+
+def test_ascends_out_of_memory_gets_its_page():
+    """torch_npu words its allocator's failure as PyTorch before 2.1 worded CUDA's, with NPU for GPU: the NPU's page,
+    its values read; its fixes name torch_npu's allocator settings, not CUDA's."""
+    said = ("NPU out of memory. Tried to allocate 11.50 GiB (NPU 5; 60.97 GiB total capacity; 55.28 GiB already "
+            "allocated; 55.28 GiB current active; 4.65 GiB free; 55.44 GiB reserved in total by PyTorch) If reserved "
+            "memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.")
+    root = run_root(text_of(capture(lambda: _raise(RuntimeError(said)))).splitlines())
+    assert root.diagnosis.pattern.id == "torch.npu-out-of-memory"
+    assert (root.diagnosis.params["npu"], root.diagnosis.params["size"]) == (5, "11.50 GiB")
+    assert any("PYTORCH_NPU_ALLOC_CONF" in (fix.after or "") for fix in root.diagnosis.pattern.fixes)
