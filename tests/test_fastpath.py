@@ -688,8 +688,7 @@ def test_failure_forms_at_the_start_of_the_input():
 
 
 def test_first_characters_rule_out_only_prefixes_that_cannot_match():
-    from analyzer.core.normalize import _ruled_out
-    from analyzer.core.prefixes import KNOWN
+    from analyzer.core.prefixes import KNOWN, ruled_out_by
 
     rng = random.Random(3)
     texts = [piece.decode("utf-8", "replace") for piece in PIECES]
@@ -698,4 +697,4 @@ def test_first_characters_rule_out_only_prefixes_that_cannot_match():
     for text in filter(None, texts):
         for kind in KNOWN:
             if kind.pattern.match(text):
-                assert kind.name not in _ruled_out(text[0]), (kind.name, text)
+                assert kind.name not in ruled_out_by(text[0]), (kind.name, text)

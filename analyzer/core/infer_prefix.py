@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core.prefixes import KNOWN, parse_timestamp
+from analyzer.core.prefixes import KNOWN, parse_timestamp, ruled_out_by
 
 __all__ = [
     "MAX_PREFIX",
@@ -132,7 +132,9 @@ def _behind_known(body: str, at: int) -> int:
     kinds = list(KNOWN)
     while True:
         rest = body[at:]  # (the patterns are anchored at the text's start)
-        found = next(((kind, m) for kind in kinds if (m := kind.pattern.match(rest)) is not None), None)
+        ruled_out = ruled_out_by(rest[:1]) if rest else frozenset()
+        found = next(((kind, m) for kind in kinds if kind.name not in ruled_out and (m := kind.pattern.match(rest)) is not None),
+                     None)
         if found is None:
             return at
         kinds.remove(found[0])

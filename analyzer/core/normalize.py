@@ -33,6 +33,7 @@ from analyzer.core.prefixes import (
     PrefixMeta,
     parse_timestamp,
     read_known,
+    ruled_out_by,
 )
 from analyzer.core.records import LogLine
 
@@ -370,7 +371,7 @@ class LineNormalizer:
         return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
-        ruled_out = _ruled_out(text[0])
+        ruled_out = ruled_out_by(text[0])
         for index, kind in enumerate(kinds):
             if kind.name in ruled_out:
                 continue
@@ -447,25 +448,6 @@ class LineNormalizer:
             lines += self._lines(text, lineno, PrefixMeta(channel=meta.channel, rank=meta.rank, host=meta.host,
                                                          timestamp=meta.timestamp))
         return lines
-
-
-# The first characters each known prefix can start with (the fast path: most lines start with a letter
-# and most prefixes cannot); a kind not listed is always tried.
-_OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[rd".__contains__,
-    "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
-    "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
-    "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
-    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
-    "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
-    "github_annotation": "E".__eq__, "tornado": "[".__eq__,
-}
-
-
-@lru_cache(maxsize=1024)
-def _ruled_out(first: str) -> frozenset[str]:
-    """The known prefixes that cannot begin with the character `first`."""
-    return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
 _T = TypeVar("_T")
@@ -638,7 +620,7 @@ def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     for at in range(1, len(pretext)):
         if pretext[at - 1] not in " \t])|>:}" or pretext[at] in " \t":
             continue  # not a boundary
-        ruled_out = _ruled_out(pretext[at])
+        ruled_out = ruled_out_by(pretext[at])
         if any(kind.pattern.match(pretext[at:]) for kind in kinds if kind.name not in ruled_out) and infer.plausible(
                 pretext[:at]):
             return at

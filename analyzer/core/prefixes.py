@@ -18,7 +18,8 @@ from functools import lru_cache
 
 import regex
 
-__all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known"]
+__all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known",
+           "ruled_out_by"]
 
 
 class Scope(enum.Enum):
@@ -129,6 +130,26 @@ GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
          HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO)
+
+
+# The first characters each known prefix can start with (the fast path: most lines start with a letter
+# and most prefixes cannot); a kind not listed is always tried. (In step with the patterns above:
+# tests/test_fastpath.py holds them to it.)
+_OPENS = {
+    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[rd".__contains__,
+    "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
+    "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
+    "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
+    "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
+    "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
+    "github_annotation": "E".__eq__, "tornado": "[".__eq__,
+}
+
+
+@lru_cache(maxsize=1024)
+def ruled_out_by(first: str) -> frozenset[str]:
+    """The known prefixes that cannot begin with the character `first`."""
+    return frozenset(name for name, opens in _OPENS.items() if not opens(first))
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
