@@ -56,6 +56,7 @@ __all__ = [
     "exception_in_words",
     "in_step_copies",
     "written_once",
+    "MAX_IN_STEP",
     "unbracketed",
     "EXCEPTION_SUFFIXES",
     "CARETS",
@@ -323,7 +324,8 @@ def unbracketed(text: str) -> str | None:
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's
 _TWICE_NAMED = regex.compile(rf"^[\w.]*{EXCEPTION_SUFFIX}[\w.]*{EXCEPTION_SUFFIX}(?=:|\s*$)")
 _IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
-_MAX_IN_STEP_NAME = 1024  # a class's name printed by 8 ranks at most (each split is tried: longer ones cost)
+MAX_IN_STEP = 8  # ranks whose writes of one line are read back as one (more interleave past reading)
+_MAX_IN_STEP_NAME = 1024  # a class's name printed by MAX_IN_STEP ranks at most (each split is tried: longer ones cost)
 
 
 def in_step_copies(text: str) -> str | None:
@@ -335,7 +337,7 @@ def in_step_copies(text: str) -> str | None:
     if (m := _IN_STEP.match(text)) is None or len(m["name"]) > _MAX_IN_STEP_NAME:
         return None
     counted = m["colons"].count(":")
-    for copies in (counted,) if counted > 1 else range(2, 9) if not counted else ():
+    for copies in (counted,) if counted > 1 else range(2, MAX_IN_STEP + 1) if not counted else ():
         name, message = _name_once(m["name"], copies), written_once(m["message"].rstrip(), copies)
         line = f"{name}: {message}" if message else name
         if name is not None and message is not None and BARE_EXCEPTION_LINE.match(line):

@@ -72,7 +72,6 @@ _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) un
 _WHAT = regex.compile(r"^(?:.*?\s)?what\(\):\s+(?P<message>.*?)\s*$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
 _PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
-_MAX_COPIES = 8  # ranks whose pieces of one type may be written in a row
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
@@ -213,7 +212,7 @@ def parse(lines: list[str]) -> ErrorInfo:
 
 def _type_once(name: str) -> str:
     """The type a terminate line names, once where ranks wrote it in a row (`c10::Errorc10::Error`)."""
-    return next((once for copies in range(2, _MAX_COPIES + 1) if (once := g.written_once(name, copies))), name)
+    return next((once for copies in range(2, g.MAX_IN_STEP + 1) if (once := g.written_once(name, copies))), name)
 
 
 def _thread_frames(lines: list[str]) -> tuple[Frame, ...]:
