@@ -698,3 +698,27 @@ def test_first_characters_rule_out_only_prefixes_that_cannot_match():
         for kind in KNOWN:
             if kind.pattern.match(text):
                 assert kind.name not in ruled_out_by(text[0]), (kind.name, text)
+
+
+@pytest.mark.parametrize("place", ["first line", "past the window", "none", "no date"])
+def test_where_a_buffers_first_setters_are(place):
+    """`first_setter` tells, of each kind, where the first line that may be one begins (len(buffer): none),
+    whether it is among the first lines it looks at in Python or further down, as a look at every line
+    with the kind's own pattern tells."""
+    body = [f"[rank{k % 8}]: INFO 12-01 10:00:0{k % 10} [engine.py:12] step {k}" for k in range(200)]
+    setters = {"first line": 0, "past the window": 150, "none": None, "no date": None}[place]
+    if setters is not None:
+        body[setters] = f"[rank3]: [2026-08-28 10:05:58 DP0 TP3] Decode batch {setters}"
+        body[setters + 1] = f"2026-08-28T10:05:58.123Z stdout F [2026-08-28 10:05:58] plain {setters}"
+    if place == "none":
+        body[120] = "[rank1]: the date 2026-08-28 in words"
+    buffer = "\n".join(body).encode() + b"\n"
+    finder = triggers.TriggerFinder(headed=True)
+    finder.scan(buffer)
+    for kind in triggers.Setter:
+        pattern = triggers._SETTER_RES[kind]
+        starts = [0, *(at + 1 for at, byte in enumerate(buffer) if byte == 10)][:-1]
+        expected = next((start for start in starts if pattern.search(buffer, start, buffer.index(b"\n", start))), len(buffer))
+        assert finder.first_setter(buffer, kind) == expected, kind
+    assert finder.first_setter(buffer, triggers.Setter.HEAD_TIME) == (
+        len(buffer) if setters is None else sum(len(line) + 1 for line in body[:setters]))

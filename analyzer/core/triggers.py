@@ -6,8 +6,8 @@ usage, a notice keyword) or carries prefix state that the normaliser cannot rebu
 starts of lines alone (a per-line channel, a JSON record). `TriggerFinder.scan` reports such
 lines in a buffer of whole lines, so that the stretches in between can be counted instead of
 parsed. Of the lines skipped, later lines may inherit the stream and time of the last prefixed
-ones: `first_setters` tells where in a buffer such lines begin (found in the same pass), and
-`may_set_stream` and `may_set_time` which lines may be such.
+ones: `first_setter` tells where in a buffer such lines begin (looked for when asked: most buffers
+never are), and `may_set_stream` and `may_set_time` which lines may be such.
 
 Every pattern is a superset of what it stands for: a line reported needlessly costs a little
 time, a line missed would change the result. (One, the logged error, is confirmed in Python: its
@@ -25,6 +25,7 @@ line the ordinary way.
 from __future__ import annotations
 
 import contextlib
+import enum
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -40,7 +41,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the platform's wheels
     hyperscan = None
 
-__all__ = ["HEAD_AT", "HEADS", "Compile", "TriggerFinder", "available", "compile_database", "body_may_set_stream", "body_may_set_time",
+__all__ = ["HEAD_AT", "HEADS", "Compile", "Setter", "TriggerFinder", "available", "compile_database", "body_may_set_stream", "body_may_set_time",
            "head_group", "head_sets", "may_set_stream", "may_set_time"]
 
 # Where the text of a line (after its prefixes) may begin: at a line start or after the end of a
@@ -247,20 +248,27 @@ class TriggerFinder:
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._heads = _heads_database(compile)
         self._heads_scratch = self._heads.scratch.clone()
-        # the last buffer, its first setters, and whether the database told of heads
-        self._scanned: tuple[bytes | None, dict[int, int], bool] = (None, {}, False)
+        # the last buffer scanned, and whether it has lines behind a channel head, where the database told
+        self._scanned: tuple[bytes | None, bool | None] = (None, None)
+        self._setters: tuple[bytes | None, dict[Setter, int]] = (None, {})  # the buffer's first setters found
+        self._dated_of: tuple[bytes | None, bool] = (None, False)
+        self._setter_forms: dict[Setter | None, tuple[Any, Any]] = {}  # their databases, each with its scratch
 
     def scan(self, buffer: bytes) -> list[int]:
         """Offsets inside the lines to read, in order (a line may be reported more than once)."""
+        told = not self._headed_input
         hits: list[int] = []
         loose: list[int] = []
-        setters: dict[int, int] = {}
+        setters: dict[Setter, int] = {}
+        headed = False
         cut = False  # a cut header was reported: the hits are out of order
 
         def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> None:
-            nonlocal cut
-            if pattern < len(_SETTERS):  # reported once each
-                setters[pattern] = buffer.rfind(b"\n", 0, end) + 1
+            nonlocal cut, headed
+            if pattern == _ANY_HEAD:  # reported once
+                headed = True
+            elif pattern <= len(_SCANNED_SETTERS):  # reported once each
+                setters[_SCANNED_SETTERS[pattern - 1]] = buffer.rfind(b"\n", 0, end) + 1
             elif _CUT_FROM <= pattern < _LOOSE_ID:  # the rest's line and the cut one's
                 hits.extend((end - 1, end - len(HEADER_TEXT) + pattern - _CUT_FROM - 1))
                 cut = True
@@ -270,13 +278,13 @@ class TriggerFinder:
         def on_hit(pattern: int, start: int, end: int, flags: int, context: object) -> None:
             hits.append(end - 1)
 
-        told = not self._headed_input
         if told not in self._forms:
             database = _database(self._keywords, self._headed, told, self._compile)
             self._forms[told] = (database, database.scratch.clone())
         database, scratch = self._forms[told]
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
-        self._scanned = (buffer, setters, told)
+        self._scanned = (buffer, headed if told else None)
+        self._setters = (buffer, setters)
         merged = cut
         if not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
@@ -293,22 +301,62 @@ class TriggerFinder:
             hits.sort()
         return hits
 
-    def first_setters(self, buffer: bytes) -> tuple[int, int, int, int]:
-        """Where the first lines that may set the time and the stream start, those without a channel
-        head and those behind one; len(buffer) if none. (Before them no line needs a second look.)
-        Found by `scan`, which the buffer has been through."""
-        if self._scanned[0] is not buffer:
+    def first_setter(self, buffer: bytes, kind: Setter) -> int:
+        """Where the first line of the buffer that may be a setter of this kind starts; len(buffer) if
+        none. (Before it no line needs a second look.) Those without a channel head are found by `scan`,
+        which the buffer has been through; those behind one are looked for when asked, in the buffer's
+        first lines, and where none of them is one, in the whole buffer, once (in the pass of `scan`
+        they would cost it up to a third of its time on every buffer, asked or not)."""
+        if self._setters[0] is not buffer:
             self.scan(buffer)
-        found = self._scanned[1]
-        return found.get(0, len(buffer)), found.get(1, len(buffer)), found.get(2, len(buffer)), found.get(3, len(buffer))
+        found = self._setters[1]
+        if kind in _SCANNED_SETTERS:
+            return found.get(kind, len(buffer))
+        if kind not in found:
+            window = 0
+            for _ in range(_SETTER_WINDOW):
+                window = buffer.find(b"\n", window) + 1
+                if not window:
+                    window = len(buffer)
+                    break
+            m = _SETTER_RES[kind].search(buffer, 0, window)
+            if m is not None:
+                found[kind] = buffer.rfind(b"\n", 0, m.start()) + 1
+            elif window == len(buffer) or (kind in _DATED_SETTERS and not self._dated(buffer)):
+                found[kind] = len(buffer)
+            else:
+                found[kind] = self._first_line(buffer, kind)
+        return found[kind]
+
+    def _dated(self, buffer: bytes) -> bool:
+        """Whether the buffer (the one of `_setters`) holds a date."""
+        if self._dated_of[0] is not buffer:
+            self._dated_of = (buffer, self._first_line(buffer, None) < len(buffer))
+        return self._dated_of[1]
+
+    def _first_line(self, buffer: bytes, kind: Setter | None) -> int:
+        """Where the first line holding a setter of this kind (None: a date) starts; len(buffer) if none."""
+        if kind not in self._setter_forms:
+            database = _setter_database(kind, self._compile)
+            self._setter_forms[kind] = (database, database.scratch.clone())
+        database, scratch = self._setter_forms[kind]
+        at = len(buffer)
+
+        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
+            nonlocal at
+            at = buffer.rfind(b"\n", 0, end) + 1
+            return True  # the first is enough: stop
+
+        with contextlib.suppress(hyperscan.ScanTerminated):
+            database.scan(buffer, match_event_handler=on_match, scratch=scratch)
+        return at
 
     def heads(self, buffer: bytes) -> list[bytes]:
         """The channel heads that begin lines of the buffer."""
         if self._scanned[0] is not buffer:
             self.scan(buffer)
-        if self._scanned[2]:
-            found = _ANY_HEAD in self._scanned[1]
-        else:
+        found = self._scanned[1]
+        if found is None:
             found = False
 
             def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
@@ -338,15 +386,27 @@ def compile_database(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> 
     return database
 
 
-# Where the first lines that may set the time and the stream are (`first_setters`), and (in one form
-# of the database) where the first line that begins with a channel head is: one match each.
-# (Cloud Logging's time: with and without what a paste puts before it apart, which Hyperscan runs faster)
+class Setter(enum.IntEnum):
+    """Lines whose prefix state the lines after them inherit, looked for by `TriggerFinder.first_setter`."""
+
+    TIME = 0
+    STREAM = 1
+    HEAD_TIME = 2  # behind a channel head
+    HEAD_STREAM = 3
+
+
+# Each kind's pattern, where its lines may begin. (Cloud Logging's time: with and without what a paste puts
+# before it apart, which Hyperscan runs faster)
 _SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|(?:" + _PASTE_LEAD + rb"(?:> )*|(?:> )+)" + _CLOUD_TIME + rb"|" + _PASTED
             + _TIME_START + rb")", rb"(?:^|\r)" + _PASTED + _STREAM_START,
-            _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START,  # a superset: cheaper
-            rb"^" + HEAD)
-_ANY_HEAD = 4
-
+            _HEAD_END + rb" ?" + _TIME_START, _HEAD_END + rb" ?" + _STREAM_START)  # (behind a head: a superset, cheaper)
+_SETTER_RES = tuple(re.compile(setter, re.MULTILINE) for setter in _SETTERS)
+_SETTER_WINDOW = 16  # a buffer's first lines, looked at in Python for a kind before the buffer is scanned for it
+_DATED_SETTERS = (Setter.TIME, Setter.HEAD_TIME)  # (each holds a date: a buffer without one has none of them)
+# The first in the database of `scan`: a line that begins with a channel head (in one form of the database;
+# a pattern that matches no line in the other), then the setters found in its pass (cheap there).
+_ANY_HEAD = 0
+_SCANNED_SETTERS = (Setter.TIME, Setter.STREAM)
 
 @lru_cache(maxsize=2)
 def _heads_database(compile: Compile):
@@ -360,17 +420,24 @@ def _extra_database(expressions: tuple[bytes, ...]):
 
 @lru_cache(maxsize=16)
 def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
-    """Ids: the setters (one match each), the starts, the loose logged error, the state, the channels, the
-    keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
+    """Ids: a line that begins with a channel head and `_SCANNED_SETTERS` (one match each), the starts, the loose logged error, the state, the channels,
+    the keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
     cut_headers = (_literal(cut) + rb"\r?\n" + _literal(rest) for cut, rest in _CUT_HEADERS)
     expressions = (*_STARTS, *cut_headers, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
-    setters = _SETTERS if heads else (*_SETTERS[:_ANY_HEAD], rb"\A\z")
-    flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(_SETTERS) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
+    setters = (rb"^" + HEAD if heads else rb"\A\z", _SETTERS[Setter.TIME], _SETTERS[Setter.STREAM])
+    flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(setters) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
     return compile((*setters, *expressions), flags)
 
 
-_CUT_FROM = len(_SETTERS) + len(_STARTS)  # the first of _CUT_HEADERS
+@lru_cache(maxsize=10)
+def _setter_database(kind: Setter | None, compile: Compile):
+    """One kind's pattern (None: a date, which the setters of the time hold), one match."""
+    return compile((rb"\d{4}-\d\d-\d\d" if kind is None else _SETTERS[kind],),
+                   (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,))
+
+
+_CUT_FROM = 1 + len(_SCANNED_SETTERS) + len(_STARTS)  # the first of _CUT_HEADERS
 _LOOSE_ID = _CUT_FROM + len(_CUT_HEADERS)  # its hits are confirmed by _LOGGED_ERROR
 
 

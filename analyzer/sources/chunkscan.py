@@ -25,6 +25,7 @@ from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
 from analyzer.core.triggers import (
     HEAD_AT,
+    Setter,
     TriggerFinder,
     available,
     body_may_set_time,
@@ -83,7 +84,6 @@ class ChunkScanner:
         self._max_line = max_line
         self._tail = b""  # the unfinished last line, at most max_line bytes of it
         self._dropped = 0  # bytes of that line dropped past max_line
-        self._floors_of: tuple[bytes | None, tuple[int, ...]] = (None, ())  # the last buffer's first setters
         # Per channel head group (torchrun rank, worker pid and ip): the skipped lines whose state that
         # channel's next read line inherits, by what they set; handed over just before it.
         self._pending: dict[tuple, dict[str, tuple[tuple[int, int], str]]] = {}
@@ -217,8 +217,8 @@ class ChunkScanner:
         picked: dict[int, str] = {}
         need_time = True
         if self.scanner.first_timestamp is None:  # the input's first timestamp may be in here
-            floors = self._floors(buffer)
-            first = self._first_time_setter(buffer, max(start, min(floors[0], floors[2])), end)
+            floor = min(self._floor(buffer, Setter.TIME), self._floor(buffer, Setter.HEAD_TIME))
+            first = self._first_time_setter(buffer, max(start, floor), end)
             if first is not None:
                 picked[first[0]] = first[1]
             need_time = first is not None
@@ -232,7 +232,8 @@ class ChunkScanner:
             if len(self._key_order) > _MAX_GROUPS:
                 self._settle()  # with the heads known now
                 self._key_order.clear()
-            floors, host_unknown = self._floors(buffer)[2:], self.scanner.host is None
+            floors = (self._floor(buffer, Setter.HEAD_TIME), self._floor(buffer, Setter.HEAD_STREAM)) if keys else ()
+            host_unknown = self.scanner.host is None
             for group, heads in keys.items():
                 members = self._key_order.setdefault(group, [])
                 members += [key for key in heads if key not in members]
@@ -250,7 +251,7 @@ class ChunkScanner:
         while stop > start and (need_stream or need_time):
             looked += 1
             if looked == _LONG_WAY_BACK:  # where can such lines be in this buffer at all?
-                time_floor, stream_floor = self._floors(buffer)[:2]
+                time_floor, stream_floor = self._floor(buffer, Setter.TIME), self._floor(buffer, Setter.STREAM)
                 start, need_time = max(start, stream_floor), need_time and time_floor < stop
                 if stop <= start or not (need_stream or need_time):
                     break
@@ -419,12 +420,10 @@ class ChunkScanner:
         elif head is not None or stateful or buffer.startswith((b"{", b"\xef\xbb\xbf"), start):
             self._flush()
 
-    def _floors(self, buffer: bytes) -> tuple[int, ...]:
-        """`TriggerFinder.first_setters` of the buffer, looked for once (it reads the whole buffer)."""
-        if self._floors_of[0] is not buffer:
-            assert self._finder is not None  # only the fast path skips lines
-            self._floors_of = (buffer, self._finder.first_setters(buffer))
-        return self._floors_of[1]
+    def _floor(self, buffer: bytes, kind: Setter) -> int:
+        """Where in the buffer the first line that may be a setter of this kind begins."""
+        assert self._finder is not None  # only the fast path skips lines
+        return self._finder.first_setter(buffer, kind)
 
     def _first_time_setter(self, buffer: bytes, start: int, end: int) -> tuple[int, str] | None:
         pos = start

@@ -20,7 +20,8 @@ from analyzer.sources.cache import cache_root
 
 __all__ = ["compile_cached"]
 
-_KEPT = 16  # databases kept: one per set of notice keywords in use (user packs add some), two kinds
+_KEPT = 20  # databases kept: one per set of notice keywords in use (user packs add some), two kinds, and the
+# setters' three (triggers.TriggerFinder.first_setter)
 
 
 def compile_cached(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> Any:
