@@ -855,6 +855,51 @@ def test_an_exception_line_behind_a_one_word_label(label):
     assert assert_same(b"error_class: KeyError\n") == []  # (a class named, no error)
 
 
+def _table(rows: list[list[str]]) -> list[str]:
+    """A table as Triton prints its models' status (and tabulate's "grid" format draws one): each row's
+    cells padded to its column's width between bars, a rule of dashes above, below and under the first."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(rows[0]))]
+    rule = "+" + "+".join("-" * (width + 2) for width in widths) + "+"
+    lines = ["| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths)) + " |" for row in rows]
+    return [rule, lines[0], rule, *lines[1:], rule]
+
+
+def test_an_exception_line_in_a_cell_of_a_table():
+    """Triton's status table names each model's load error in a cell: the cells before it are its context."""
+    exc, said = _inference_failure()
+    table = _table([["Model", "Version", "Status"], ["add_sub", "1", f"UNAVAILABLE: Internal: {said}"],
+                    ["identity", "1", "READY"]])
+    data = "\n".join(["I0704 00:33:26.738428 168 server.cc:676] ", *table, "I0704 server.cc:707] next"]) + "\n"
+    assert _bare_errors(data.encode()) == [
+        (EventKind.BARE, "ConnectionError", str(exc), "add_sub | 1 | UNAVAILABLE: Internal")]
+    assert assert_same("\n".join(_table([["Error", "Count"], ["ValueError", "3"]])).encode() + b"\n") == []  # (a class named)
+
+
+@pytest.mark.parametrize("printed", [lambda body: json.dumps(body), lambda body: json.dumps(body)[:-2]],
+                         ids=("whole", "cut by the paste"))
+def test_an_error_whose_class_a_member_of_its_own_names(printed):
+    """An API's JSON error that names the class in one member and its message in another (a serialised
+    exception), maybe behind a logger's words."""
+    exc, _ = _inference_failure()
+    body = printed({"$error": {"code": "PIPELINE_ERROR", "name": type(exc).__name__, "message": str(exc)}})
+    for line in (body, f"INFO: the call failed: {body}"):
+        ((kind, exception_type, message, _),) = _bare_errors(f"{line}\n".encode())
+        assert (kind, exception_type, message) == (EventKind.BARE, "ConnectionError", str(exc))
+    assert assert_same(b'{"name": "ValueError", "count": 3}\n') == []  # (a class named, no message)
+
+
+def test_a_console_copy_that_puts_each_lines_time_on_a_line_above_it():
+    """A log console's copy: each record's time on a line of its own before it, through a traceback too. The
+    lines go on as if the times were not there, and each line takes the time above it."""
+    exc = capture(_load_weights)
+    lines = [AROUND[0], *text_of(exc).rstrip("\n").split("\n"), AROUND[1]]
+    copied = [part for k, line in enumerate(lines) for part in (f"2025-10-29 20:19:{k:02d}", line)]
+    (event,) = assert_same("\n".join(copied).encode() + b"\n")
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert not event.truncated and event.timestamp is not None and event.timestamp.second == 1
+    assert line_path("\n".join(copied).encode())[2].second == 0  # (the input's time: its first)
+
+
 @pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
 def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
     """`in <module>` copied from a rendered issue reads `in`: still a frame, its function unknown."""

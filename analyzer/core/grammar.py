@@ -416,8 +416,15 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     quotes), or behind a one-word label (`7b-model: torch.cuda.OutOfMemoryError: ...`, `[worker]: `, `actual
     error: `, `Error when loading model: `, a status and its detail: `UNAVAILABLE: Internal: `; not a level:
     `INFO: retrying after ValueError: ...` is none); or as TensorFlow 1 words it, `(see above for
-    traceback)` between its type and its message. The words before it and the exception line; else None.
+    traceback)` between its type and its message; or in a cell of a table's row. The words before it and the
+    exception line; else None.
     Its type must read as an exception's."""
+    if text[:1] == "|" and text.rstrip()[-1:] == "|":  # a row of a table: a cell may hold it (Triton's models'
+        cells = [cell.strip() for cell in text.strip().strip("|").split(" | ")]  # status: `| m | 1 | UNAVAILABLE: ...: X: ... |`)
+        for column, cell in enumerate(cells):
+            if (in_cell := ("", cell) if _said(cell) else exception_in_words(cell)) is not None:
+                return " | ".join([*cells[:column], *filter(None, [in_cell[0]])]), in_cell[1]
+        return None
     labels: list[str] = []
     rest = text
     while len(labels) < _MAX_LABELS and (label := _LABEL.match(rest)) is not None:
@@ -461,8 +468,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
 def exception_in_member(text: str) -> tuple[str, str, bool] | None:
     """An exception line that a JSON member's string holds (or a dict's, printed): an HTTP error's body (a proxy's
     after OpenAI's: `{"error": {"message": "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`),
-    compact or pretty-printed, its text to the string's closing quote (escapes as the body spells them). The text before
-    the member, the exception line and whether the string closes on the line; else None."""
+    compact or pretty-printed, its text to the string's closing quote (escapes as the body spells them); or the
+    message of such a member after the class another member names. The text before the members, the exception line
+    and whether the string closes on the line; else None."""
     for member in _MEMBER.finditer(text):
         end = _STRING_BODY[member["quote"]].match(text, member.end()).end()
         said, closed, before = text[member.end():end], end < len(text), text[:member.start()].rstrip(" {,")
@@ -471,6 +479,12 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
         words, named, rest = said.partition(_NAMED)  # (or after the words of a server's report: Triton's
         if named and _said(rest):  # `in ensemble 'x', Failed to process the request(s) ..., message: ValueError: ...`)
             return f"{before} {words}".strip(), rest, closed
+    if (typed := _TYPE_MEMBER.search(text)) is not None:  # (or its class in a member of its own beside the message:
+        for member in _MEMBER.finditer(text):  # `{"error": {"name": "RuntimeError", "message": "CUDA out of ..."}}`)
+            end = _STRING_BODY[member["quote"]].match(text, member.end()).end()
+            said = f"{typed['type']}: {text[member.end():end]}"
+            if _said(said):
+                return text[:min(typed.start(), member.start())].rstrip(" {,"), said, end < len(text)
     return None
 
 
@@ -479,6 +493,8 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 _MEMBER = regex.compile(r"""(?P<quote>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=quote) ?: ?"""
                         r"(?P=quote)(?=[A-Za-z_])")
 _NAMED = ", message: "
+_TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
+                             r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
 # An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters

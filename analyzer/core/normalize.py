@@ -40,6 +40,7 @@ from analyzer.core.records import LogLine
 __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # what a prefix a paste shifted by a blank or two may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `)
 _MAY_OPEN_A_PREFIX = regex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
@@ -118,6 +119,7 @@ class LineNormalizer:
         self._peeled_version = self.learner.version
         self._peel_read_state = False  # the last peel consulted or changed per-channel state
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
+        self.time_alone: datetime | None = None  # the time the last line read was, if it held nothing else
 
     @property
     def holding(self) -> bool:
@@ -125,7 +127,9 @@ class LineNormalizer:
         return bool(self._partial)
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
-        """One raw line -> one LogLine, none (a partial record), or several (a multi-line JSON record)."""
+        """One raw line -> one LogLine, none (a partial record, a time alone: `time_alone`), or several (a
+        multi-line JSON record)."""
+        self.time_alone = None
         if self._peeled_version != self.learner.version:
             self._peeled.clear()
             self._peeled_version = self.learner.version
@@ -228,6 +232,13 @@ class LineNormalizer:
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped, source=lineno == 2 and self._frame_first)
+        if body[:1].isdigit() and (alone := _TIME_ALONE.match(body)) is not None and (
+                stamp := parse_timestamp(alone["ts"])) is not None:
+            # a log console's copy that puts each record's time on a line of its own above it: the time of the
+            # lines after it, which it does not part (a traceback's lines go on below it)
+            _remember(self._last_time, meta.channel, meta.timestamp or stamp)
+            self.time_alone = meta.timestamp or stamp
+            return []
         prefix += text[:len(text) - len(body)]
         if record is not None:
             return self._record_lines(record, lineno, meta, prefix)

@@ -90,6 +90,8 @@ class FileScanner:
 
     def _normalize(self, raw: str) -> list[LogLine]:
         lines = self._normalizer.normalize(raw, self.lines)
+        if self.first_timestamp is None:
+            self.first_timestamp = self._normalizer.time_alone
         for line in lines:
             self._config.feed(line.text)
             if self.first_timestamp is None:

@@ -449,9 +449,10 @@ class ChunkScanner:
 
     def _probe(self, text: str) -> LogLine:
         """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
-        record, which the finder reports anyway, says nothing)."""
+        record, which the finder reports anyway, says nothing; a time alone, its time)."""
         normalizer = LineNormalizer(self._file)
-        return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0)
+        return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0,
+                                                                            timestamp=normalizer.time_alone)
 
     def _text(self, buffer: bytes, start: int, end: int, dropped: int = 0) -> str:
         """The text of the line `buffer[start:end]`, cut as `LineSplitter` cuts it."""
