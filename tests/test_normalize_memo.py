@@ -81,3 +81,12 @@ def test_a_line_with_a_time_is_not_remembered() -> None:
     counting = _Counting("t.log")
     _normalized(counting, fmt.sglang_each_line(_traceback_lines()))
     assert counting.remembered == 0
+
+
+def test_torchrun_lines_are_remembered_with_their_prefixes_spacing() -> None:
+    """Each rank's traceback lines come again in the next echo: remembered, with whose the space after the
+    prefix was when they were peeled (the equality above holds them to it)."""
+    counting = _Counting("t.log")
+    lines = _traceback_lines()
+    _normalized(counting, [f"[rank0]: {line}" for line in lines])
+    assert counting.remembered >= sum(line.startswith("  ") for line in lines) > 0  # (the stack's lines at least)

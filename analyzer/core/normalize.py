@@ -86,6 +86,7 @@ class _Peeled:
     meta: PrefixMeta  # never changed once peeled
     header: str | None  # the introduction of a traceback header the body is, else None
     plain: bool  # no prefix and no header: its line differs from the one before it only in text and number
+    spacing: tuple[str, bool | None] | None = None  # a torchrun prefix's, and whose the space after it was then
 
 
 class LineNormalizer:
@@ -113,11 +114,12 @@ class LineNormalizer:
         # A container's partial record per stream: its first line, the text so far, and for Docker's
         # json-file the envelope of its first piece.
         self._partial: dict[str, tuple[int, str, jsonlog.Envelope | None]] = {}
-        # Raw lines whose peeling reads no state but the learned families (of the version kept), and
-        # says neither a time nor a torchrun rank: a traceback's lines, echoed by rank after rank.
+        # Raw lines whose peeling reads no state but the learned families (of the version kept) and a
+        # torchrun prefix's spacing (kept with it: a line is peeled again where that changed), and says no
+        # time: a traceback's lines, echoed by rank after rank.
         self._peeled: dict[str, _Peeled] = {}
         self._peeled_version = self.learner.version
-        self._peel_read_state = False  # the last peel consulted or changed per-channel state
+        self._peel_spacing: tuple[str, bool | None] | None = None  # the torchrun spacing the last peel read
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
         self.time_alone: datetime | None = None  # the time the last line read was, if it held nothing else
 
@@ -134,7 +136,7 @@ class LineNormalizer:
             self._peeled.clear()
             self._peeled_version = self.learner.version
         known = self._peeled.get(raw)
-        if known is not None:
+        if known is not None and (known.spacing is None or self._torchrun_spaced.get(known.spacing[0]) == known.spacing[1]):
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
         if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
@@ -228,7 +230,7 @@ class LineNormalizer:
         prefixes or in an envelope: a bare one was read already). `key`: the raw line to remember the
         peeled form under, if peeling it read no state (the next time, only `_line` runs)."""
         version = self.learner.version
-        self._peel_read_state = False
+        self._peel_spacing = None
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, enveloped, source=lineno == 2 and self._frame_first)
@@ -257,9 +259,9 @@ class LineNormalizer:
             first = self._line(_Peeled(pieces[0], prefix, meta, _header_context(pieces[0]), False), lineno)
             return [first, *(dataclasses.replace(first, text=piece, starts_message=False) for piece in pieces[1:])]
         header = _header_context(body)
-        peeled = _Peeled(body, prefix, meta, header, not prefix and header is None and meta == _NO_PREFIX)
+        peeled = _Peeled(body, prefix, meta, header, not prefix and header is None and meta == _NO_PREFIX, self._peel_spacing)
         # A line with a time is seldom seen twice: not worth a place.
-        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None and not self._peel_read_state
+        if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None
                 and version == self.learner.version):
             self._remember_peeled(key, peeled)
         return [self._line(peeled, lineno)]
@@ -391,11 +393,11 @@ class LineNormalizer:
                 read_known(kind, m, meta)
                 del kinds[index]
                 end = m.end()
-                if kind is TORCHRUN and m["space"]:
-                    end -= not self._torchrun_space(m.group(0)[:-1], text[end - 1:])
-                elif kind is TORCHRUN:
-                    self._torchrun_space(m.group(0), text[end:])
-                self._peel_read_state |= kind is TORCHRUN
+                if kind is TORCHRUN:
+                    key = m.group(0)[:-1] if m["space"] else m.group(0)
+                    spaced = self._torchrun_space(key, text[end - 1:] if m["space"] else text[end:])
+                    end -= bool(m["space"]) and not spaced
+                    self._peel_spacing = (key, self._torchrun_spaced.get(key))
                 return text[end:]
         found = self.learner.match(text, used)
         if found is None:
