@@ -900,6 +900,21 @@ def test_a_console_copy_that_puts_each_lines_time_on_a_line_above_it():
     assert line_path("\n".join(copied).encode())[2].second == 0  # (the input's time: its first)
 
 
+@pytest.mark.parametrize("cut", [1, 9], ids=("at its first character", "inside its text"))
+def test_a_paste_begun_inside_a_docker_json_file_record(cut):
+    """Copied from the middle of a line of Docker's json-file log: the first record lost its opening, and
+    what is left of its line is still that record's (a frame line, its place kept)."""
+    exc = capture(_load_weights)
+    lines = fmt.docker_json_file([("stderr", line) for line in text_of(exc).rstrip("\n").split("\n")])
+    first = next(k for k, line in enumerate(lines) if "File" in line)
+    start = lines[first].index("File") - 1 + cut - 1  # (from the blank before `File`, or inside the path)
+    (event,) = assert_same("\n".join([lines[first][start:], *lines[first + 1:]]).encode() + b"\n")
+    (expected, _) = _places(expected_chain(exc))  # (the root, the chain's first link: its frames are those cut)
+    assert (event.root.exception_type, event.root.message) == expected[:2] and event.truncated
+    assert event.root.frames[0].lineno == expected[3][0][1]
+    assert not assert_same(b'  File x", line 1\\n","stream":"stderr","time":"2023"}\n')  # (no record's opening fits)
+
+
 @pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
 def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
     """`in <module>` copied from a rendered issue reads `in`: still a frame, its function unknown."""

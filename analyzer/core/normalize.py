@@ -40,6 +40,7 @@ from analyzer.core.records import LogLine
 __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_DOCKER_TAIL = regex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
 _TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # what a prefix a paste shifted by a blank or two may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `)
@@ -162,6 +163,9 @@ class LineNormalizer:
         if joined is None:
             return []
         text, lineno = joined
+        if text[-1:] == "}" and text[:1] != "{" and len(text) < _MAX_JSON_LINE and _DOCKER_TAIL.search(text) and (
+                isinstance(whole := jsonlog.read('{"log":"' + text), jsonlog.Envelope)):
+            return self._unwrap(whole, lineno)  # a paste begun inside Docker's record of a line: its opening put back
         if text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
             found = jsonlog.read(text)
             if isinstance(found, jsonlog.Envelope):
