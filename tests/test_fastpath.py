@@ -640,6 +640,20 @@ def test_a_notebooks_copy_begun_at_a_frame_whose_path_is_a_link():
     assert (event.kind, event.root.exception_type, len(event.root.frames)) == (EventKind.TRACEBACK, "ValueError", 1)
 
 
+def test_a_notebooks_copy_begun_at_an_ipython_8_frame_whose_place_is_a_link():
+    """JupyterLab's traceback copied from a library's frame on: IPython 8's `File [path:599](url), in f(args)`,
+    its place a link to the file at its line; the fast path reads it too."""
+    from tests import failureforms as forms
+
+    lines = [line.replace("Cell In[1], line 3, in", "File /srv/lib/loader.py:3, in")
+             for line in forms.IPYTHON_FROM_DEFINITION[6:]]
+    linked = forms.notebook_linked(lines, "http://192.168.50.251:8888/lab/tree/srv/lib/loader.py#line=2")
+    assert linked[0].startswith("File [/srv/lib/loader.py:3](http")
+    (event,) = assert_same("\n".join(linked).encode())
+    assert (event.kind, event.root.exception_type) == (EventKind.TRACEBACK, "ValueError")
+    assert [(frame.path, frame.lineno) for frame in event.root.frames] == [("/srv/lib/loader.py", 3)]
+
+
 def test_a_stack_without_the_prefix_of_the_lines_above_it_is_read_as_one_by_one_would():
     """A record whose prefixed lines end in its longest line, a source line, then its stack without the prefix,
     echoed: one by one, a line after it may be that line's rest (a terminal cut it), so the fast path reads
