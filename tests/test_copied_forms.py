@@ -915,6 +915,31 @@ def test_a_paste_begun_inside_a_docker_json_file_record(cut):
     assert not assert_same(b'  File x", line 1\\n","stream":"stderr","time":"2023"}\n')  # (no record's opening fits)
 
 
+def _job_status() -> None:
+    status = "JobStatus.FAILED_DRIVER"
+    if status != "JobStatus.SUCCEEDED":  # (an assert as Python runs it outside pytest, which rewrites its message)
+        raise AssertionError(status)
+
+
+def test_a_class_in_brackets_after_a_users_words():
+    """SkyPilot reports a job's failure as `[Class] message` (its format_exception) after its own words."""
+    exc = capture(_job_status)
+    line = f"Failure reason: Unexpected error occurred: [{type(exc).__name__}] {exc}"
+    assert _bare_errors(f"$ sky jobs logs 1\n{line}\n".encode()) == [
+        (EventKind.BARE, "AssertionError", str(exc), "Failure reason: Unexpected error occurred")]
+    assert _bare_errors(f"[{type(exc).__name__}] {exc}\n".encode())[0][1:3] == ("AssertionError", str(exc))
+    assert _bare_errors(b"Launch failed: [ValueError] bad value\n")[0][1:3] == ("ValueError", "bad value")
+    assert assert_same(b"note: see [ValueError] in the docs\nINFO: [RuntimeError] raised when ...\n") == []
+
+
+def test_an_errors_repr_with_arguments_that_are_no_strings_after_words():
+    """W&B's sweep agent: `Run 8n4zd2d6 errored: KeyError(1)`, the error's repr, its argument a number."""
+    exc = capture(lambda: {0: "a"}[1])
+    assert repr(exc) == "KeyError(1)"
+    assert _bare_errors(f"Run 8n4zd2d6 errored: {exc!r}\n".encode()) == [
+        (EventKind.BARE, "KeyError", "1", "Run 8n4zd2d6 errored")]
+
+
 @pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
 def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
     """`in <module>` copied from a rendered issue reads `in`: still a frame, its function unknown."""

@@ -310,12 +310,13 @@ BARE_EXCEPTION_LINE = regex.compile(
 )
 
 
-_BRACKETED = regex.compile(r"^\[(?P<type>[A-Za-z_][\w.]*)\]: (?P<message>\S.*)$")
+_BRACKETED = regex.compile(r"^\[(?P<type>[A-Za-z_][\w.]*)\]: (?P<message>\S.*)$"  # (or without the colon where the class
+                            r"|^\[(?P<type>[A-Za-z_][\w.]*(?:Error|Exception))\] (?P<message>\S.*)$")  # reads as one: SkyPilot's)
 
 
 def unbracketed(text: str) -> str | None:
-    """An exception line whose class is in brackets (pdm's `[FileNotFoundError]: [Errno 2] ...`) as Python
-    prints it; else None."""
+    """An exception line whose class is in brackets (pdm's `[FileNotFoundError]: [Errno 2] ...`, SkyPilot's
+    `[AssertionError] ...`) as Python prints it; else None."""
     m = _BRACKETED.match(text)
     line = f"{m['type']}: {m['message']}" if m is not None else ""
     return line if m is not None and BARE_EXCEPTION_LINE.match(line) else None
@@ -432,6 +433,8 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         labels.append(label["label"])
         if _said(rest):
             return ": ".join(labels), rest
+        if rest[:1] == "[" and (bracketed := unbracketed(rest)) is not None:
+            return ": ".join(labels), bracketed
     if (bullet := _BULLET.match(text)) is not None and _said(rest := text[bullet.end():]):
         return "", rest  # (an item of a list of errors: ROS 2's launch `Caught multiple exceptions ...:`)
     if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
@@ -453,6 +456,9 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
         if (quote := text[at - 1]) in "\"'" and quote in rest:
             rest = rest[:rest.rfind(quote)]  # (quoted: to its closing quote)
         return text[:at].rstrip(" \"'"), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
+    if "] " in text and (bracketed := _BRACKETED_SAID.search(text)) is not None and _said(
+            said := f"{bracketed['type']}: {bracketed['message']}") and not _LEVEL_WORD.search(text, 0, bracketed.start()):
+        return text[:bracketed.start()].rstrip(" :"), said  # (after words: `Failure reason: ...: [AssertionError] ...`)
     if "=" in text and (fields := _FIELDS_SAID.search(text)) is not None and _INTRODUCED.search(
             text, max(0, fields.start() - 40), fields.start()) is not None and not _LEVEL_WORD.search(text, 0, fields.start()):
         return text[:fields.start()].rstrip(), f"{fields['type']}: {text[fields.end():].rstrip()}"
@@ -497,8 +503,10 @@ _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?t
                              r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
+# A class in brackets and its message, after a colon that ends a user's words (SkyPilot's `[AssertionError] ...`)
+_BRACKETED_SAID = regex.compile(r"(?<=: )\[(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\] (?P<message>\S.*)$")
 # An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters
-_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\((?:'|\").*\))\s*$")
+_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\((?:'|\"|-?\d).*\))\s*$")
 _REPR_TAIL = 4096
 
 

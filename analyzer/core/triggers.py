@@ -92,7 +92,7 @@ _STARTS = (
     rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
     rb"(?:Error|Exception)\(\w+=",  # ... a type with its fields, in a user's words (grammar._FIELDS_SAID)
     rb"[\"'] ?: ?[\"'][A-Za-z_][\w.]*(?:Error|Exception)[\"']",  # ... a member naming it (grammar._TYPE_MEMBER: a superset)
-    rb"^\[[A-Za-z_][\w.]*(?:Error|Exception)\]: ",  # a class in brackets (grammar.unbracketed)
+    rb"^\[[A-Za-z_][\w.]*(?:Error|Exception)\]: ", rb"(?:Error|Exception)\] \S",  # a class in brackets (grammar.unbracketed)
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Windows fatal exception: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `",  # native.starts
