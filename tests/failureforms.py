@@ -920,12 +920,12 @@ PYTEST_SUITE = """
 """
 
 
-def pytest_report(style: str = "long") -> list[str]:
-    """pytest's own report of two failing tests (a failed assert, an error raised in a helper), run
-    for real in a child process with the given `--tb` style."""
+def pytest_report(style: str = "long", suite: str = PYTEST_SUITE) -> list[str]:
+    """pytest's own report of two failing tests (a failed assert, an error raised in a helper; or those
+    of `suite`), run for real in a child process with the given `--tb` style."""
     with tempfile.TemporaryDirectory() as folder:
         test = Path(folder) / "test_engine.py"
-        test.write_text(textwrap.dedent(PYTEST_SUITE))
+        test.write_text(textwrap.dedent(suite))
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", f"--tb={style}", "-p", "no:cacheprovider",
                                test.name], cwd=folder, capture_output=True, text=True, timeout=120, check=False,
                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})

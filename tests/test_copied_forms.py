@@ -402,18 +402,26 @@ def test_one_escaped_line_break_before_a_frame_is_no_traceback():
     assert assert_same(b'INFO see the docs:\\n  File "README.md" explains it\n') == []
 
 
-@pytest.mark.parametrize("share", [0.3, 0.9])  # how far into the first frame line's path the copy begins
-def test_a_paste_begun_inside_a_prefixed_frame_line_keeps_its_traceback_whole(share):
-    """Copied from the middle of `[rank0]:   File "/srv/...`: the first line lost its prefix with its start."""
+@pytest.mark.parametrize("wrap", ["torchrun", "vllm"])
+@pytest.mark.parametrize("share", [-0.1, 0.3, 0.9])  # how far into the first frame line's path the copy begins
+def test_a_paste_begun_inside_a_prefixed_frame_line_keeps_its_traceback_whole(share, wrap):
+    """Copied from the middle of `[rank0]:   File "/srv/...` (or at its word File): the first line lost its
+    prefix with its start. A prefix that begins a record on each line (vLLM's logger's behind its engine's) begins
+    none on the second line: the record the first began goes on."""
     exc = capture(_load_weights)
-    lines = [f"[rank0]: {line}" for line in text_of(exc).rstrip("\n").split("\n")]
+    lines = text_of(exc).rstrip("\n").split("\n")
+    if wrap == "torchrun":
+        lines = [f"[rank0]: {line}" for line in lines]
+    else:
+        lines = fmt.vllm_worker(fmt.vllm_record("EngineCore failed to start.", exc), name="EngineCore_DP0", pid=418)
     last = max(i for i, line in enumerate(lines) if "Traceback" in line)
     first = lines[last + 1]
     path = first.index('File "') + len('File "')
-    start = path + int(share * (first.index('"', path) - path))
+    start = path + int(share * (first.index('"', path) - path)) if share >= 0 else first.index("File")
     (event,) = _tracebacks([first[start:], *lines[last + 2:]])
     (expected,) = _places(expected_chain(exc)[-1:])
-    assert (event.rank, event.root.exception_type, event.root.message) == ("rank0", *expected[:2])
+    assert (event.rank, event.root.exception_type, event.root.message) == ("rank0" if wrap == "torchrun" else "pid=418",
+                                                                            *expected[:2])
     assert [frame[1:] for frame in expected[3]] == [(f.lineno, f.function) for f in event.root.frames]
 
 

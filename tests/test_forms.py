@@ -276,6 +276,30 @@ def test_a_pytest_report_gives_each_failing_test_its_error(style):
     assert not failed.truncated and not raised.truncated
 
 
+_COMPILE_SUITE = """
+    def compile_graph():
+        raise RuntimeError("TypeError: cannot pickle 'DispatchKeySet' object\\n\\nSet TORCHDYNAMO_VERBOSE=1 for the internal "
+                           "stack trace (please do this especially if you're reporting a bug to PyTorch). For even more "
+                           "developer context, set TORCH_LOGS=\\"+dynamo\\"")
+
+
+    def test_compiles():
+        compile_graph()
+"""
+
+
+def test_a_pytest_report_whose_long_e_line_a_terminal_wrapped():
+    """Copied from a terminal 120 columns wide: the rest of the report's longest `E` line on a line of its own
+    without the `E`, then the place the error was raised; the rest goes on with the message."""
+    report = forms.pytest_report("long", _COMPILE_SUITE)
+    (whole,) = events(report)
+    (wrapped,) = events(forms.hard_wrapped(report, 120))
+    assert max(map(len, report)) > 120 and whole.root.raise_site is not None
+    assert (wrapped.root.exception_type, wrapped.root.message, wrapped.root.raise_site) == (
+        whole.root.exception_type, whole.root.message, whole.root.raise_site)
+    assert_same("\n".join(forms.hard_wrapped(report, 120)).encode())
+
+
 @pytest.mark.parametrize("style", ["long", "short"])
 def test_a_pytest_report_behind_a_build_tools_prefix(style):
     """A Nix build's log of a package's test run: `pkg> ` in front of every line of pytest's report. Its

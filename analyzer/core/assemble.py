@@ -261,7 +261,10 @@ class TracebackAssembler:
                 self._physical_lineno, self._physical_length = lineno, length
                 return self._in_order(self._within_budget([]))
         line, rest = self._unwrapped(line)
-        out = self._first_line_unprefixed(line) + self._feed(line)
+        if (first := self._first_line_unprefixed(line)) is not None:
+            out = first + self._feed(replace(line, starts_message=False))  # (the record the first line began goes on)
+        else:
+            out = self._feed(line)
         if line.prefix:
             took = self._took(line.stream, lineno)
             if not rest:  # (the rest of a line leaves the run as it was)
@@ -315,18 +318,18 @@ class TracebackAssembler:
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
 
-    def _first_line_unprefixed(self, line: LogLine) -> list[ErrorEvent]:
+    def _first_line_unprefixed(self, line: LogLine) -> list[ErrorEvent] | None:
         """A paste begun inside a prefixed line, a frame line's path, cut the prefix off its first line: where
         that line opened a traceback and the second has a prefix (and goes on with it), the first is read
-        again as the second's stream's; else nothing."""
+        again as the second's stream's (what that gives); else None."""
         last = self._last
         if not (line.lineno == 2 and line.prefix and last is not None and last.lineno == 1 and not last.prefix
                 and line.stream != last.stream and line.stream not in self._open
                 and (ob.frame_detail(line.text) or g.EXCEPTION_LINE.match(line.text))):
-            return []
+            return None
         block = self._open.get(last.stream)
         if block is None or len(block.texts) != 1 or block.state is not State.FRAMES or not block.truncated:
-            return []
+            return None
         self._forget(last.stream)
         return self._feed(replace(line, text=last.text, lineno=last.lineno, starts_message=False))
 

@@ -34,6 +34,7 @@ _STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first fr
 _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
 _CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
+_NARROWEST = 80  # columns of the narrowest terminal a report is copied from
 _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
@@ -78,13 +79,27 @@ def continues(lines: list[str], text: str) -> bool:
             _E_LINE.match(text) or _SHORT_FRAME.match(text) or text.startswith((" ", "Hint: ", "Traceback:")))
     if _LOCATION.match(lines[-1]):
         return False
-    return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text))
+    return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text) or _wrapped_rest(lines, text))
+
+
+def _wrapped_rest(lines: list[str], text: str) -> bool:
+    """Whether `text` is the rest of the `E` line above it, which a terminal wrapped at its width: that line is
+    the report's longest so far, at least as long as a terminal is narrow, and `text` reads as no line of the
+    report."""
+    last = lines[-1]
+    return (len(last) >= _NARROWEST and _E_LINE.match(last) is not None and len(last) >= max(map(len, lines))
+            and bool(text.strip()) and not text[:1].isspace() and not text.startswith(_RULES))
 
 
 def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     """The report's error; where its `E` lines hold another error's frames (Ray's wrapper over a remote
     task's), the chain they make, that error first."""
-    texts = [m["text"] or "" for m in map(_E_LINE.match, lines) if m is not None]
+    texts: list[str] = []
+    for at, line in enumerate(lines):
+        if (m := _E_LINE.match(line)) is not None:
+            texts.append(m["text"] or "")
+        elif texts and _E_LINE.match(lines[at - 1]) and _wrapped_rest(lines[:at], line):
+            texts[-1] += line
     location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
     frames = (Frame(location["path"], int(location["lineno"]), None),) if location else _short_frames(lines)
     if not texts:  # a module's import report cut before its `E` lines: its first word is the type
