@@ -1266,6 +1266,40 @@ def test_a_blank_line_after_a_cut_traceback_does_not_join_unrelated_text():
     assert second.kind is EventKind.BARE
 
 
+def _thread_failure_lines() -> tuple[BaseException, list[str]]:
+    """What `threading.excepthook` writes to stderr for a thread whose target raised: `Exception in thread
+    NAME:`, then the traceback."""
+    exc = capture(_load_weights)
+    return exc, ["Exception in thread Thread-5 (transfer_thread):", *text_of(exc).rstrip("\n").split("\n")]
+
+
+_OTHER_WRITERS = ["[2025-05-28 06:32:54 TP0] Mooncake Transfer Engine Return Error.",
+                  "E0528 06:32:54.254595 735017 tcp_transport.cpp:136] Session::writeBody failed. Error: Bad address"]
+
+
+@pytest.mark.parametrize("every", [1, 2, 3])
+def test_a_threads_traceback_other_writers_lines_came_between(every):
+    """A thread's traceback on stderr while other threads log (a logger's records, a native library's lines):
+    their lines come between its lines, up to a few at a time; its stack is read whole, theirs apart."""
+    exc, lines = _thread_failure_lines()
+    assert lines[0] == "Exception in thread Thread-5 (transfer_thread):"
+    mixed = [part for k, line in enumerate(lines) for part in (
+        [line, *_OTHER_WRITERS[:1 + k % 2]] if k % every == 0 and 0 < k < len(lines) - 1 else [line])]
+    (event,) = assert_same("\n".join(mixed).encode() + b"\n")
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert not event.truncated
+
+
+def test_a_cut_traceback_and_frames_far_below_it_are_not_one():
+    """A traceback cut after a frame, many lines of others, then frames without a header: two records."""
+    lines = text_of(capture(_load_weights)).splitlines()
+    first, second = sorted(events([_OTHER_WRITERS[0], *lines[:3], *_OTHER_WRITERS * 9, *lines[1:3], *_OTHER_WRITERS]),
+                           key=lambda event: event.span.line_start)
+    assert first.truncated and second.truncated and (first.span.line_start, first.span.line_end) == (2, 4)
+    near, = events([_OTHER_WRITERS[0], *lines[:3], *_OTHER_WRITERS * 2, *lines[3:]])  # (a few lines between: one)
+    assert not near.truncated and near.root.exception_type
+
+
 def test_a_bare_exception_line_followed_by_text_stays_bare_and_the_text_is_read():
     first, second = events(["ValueError: expected 4 heads, got 3", "loading shard 3", "KeyError: 'lm_head.weight'"])
     assert (first.kind, first.root.exception_type) == (EventKind.BARE, "ValueError")

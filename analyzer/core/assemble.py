@@ -78,6 +78,8 @@ _KEPT_FRAME_LINES = 100  # of a stack longer than the block limit: this many lin
 # line or the words a handler prints before the stack may come between, double-spaced. This many wait at once.
 _LEAD_WINDOW = 4
 _MAX_WAITING = 16
+_ASIDE_WINDOW = 16  # lines another writer may put between two lines of a traceback set aside (see _set_aside)
+_MAX_ASIDE = 64  # channels with a traceback set aside at once
 _PDB_ERROR = "*** "  # pdb: `*** ModuleNotFoundError: No module named 'x'` after a command that raised
 _RUST_CAUSES_BELOW = 2  # lines from a Rust program's `Error: ...` to its `Caused by:` (a blank between)
 
@@ -228,6 +230,8 @@ class TracebackAssembler:
         self._shrunk: OrderedDict[str, None] = OrderedDict()
         self._parked: OrderedDict[str, _Parked] = OrderedDict()  # by stream, the one parked longest ago first
         self._waiting: OrderedDict[str, _Waiting] = OrderedDict()  # by stream, the one waiting longest first
+        # By channel: a traceback another writer's lines came into, and where its last line was (see _set_aside)
+        self._aside: OrderedDict[str, tuple[Block, int]] = OrderedDict()
         # Events in the order they complete, held from the first that waits: a bare line's event goes out in its
         # place, or none where a traceback took it, and the events after it wait with it (see _in_order).
         self._queue: deque[ErrorEvent] = deque()
@@ -246,7 +250,7 @@ class TracebackAssembler:
     def pending(self) -> int:
         """Records whose lines may go on, parked ones included. (Not a bare line that waits for a traceback:
         lines that can start none may go by unread, and the next line read lets it go if it is too far below.)"""
-        return len(self._open) + len(self._parked)
+        return len(self._open) + len(self._parked) + len(self._aside)
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
         lineno, prefix = line.lineno, line.prefix
@@ -426,11 +430,15 @@ class TracebackAssembler:
         out: list[ErrorEvent] = []
         if self._parked and line.stream in self._parked:
             self._resume(line.stream)
+        if self._aside:
+            out.extend(self._back_from_aside(line))
         if line.starts_message:
             # A log record is written whole: a new one on this channel ends the records before it.
             for key in self._by_channel.streams(line.channel):
                 earlier = self._open.get(key)  # (closing one may have closed another)
-                if earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
+                if earlier is not None and ob.may_set_aside(earlier, line):  # (the lines after `line` take its
+                    out.extend(self._set_aside(key, line))  # tags, and so another stream: it is looked for by channel)
+                elif earlier is not None and (key == line.stream or earlier.state in _COMPLETE):
                     out.extend(self._close(key))
         block = self._open.get(line.stream)
         if block is not None and block.indent and len(block.texts) == 1 and g.FRAME.match(line.text):
@@ -469,12 +477,56 @@ class TracebackAssembler:
                 out.extend(self._start(line))
                 self._open[line.stream].lead = block  # its event waits for the traceback's end
                 return out
+            elif ob.may_set_aside(block, line):
+                out.extend(self._set_aside(line.stream, line))
             else:
                 out.extend(self._close(line.stream))
                 if line.stream in self._open:  # a line held back by the closed block opened one
                     return out + self._feed(line)
         out.extend(self._start(line))
         return out
+
+    def _set_aside(self, key: str, line: LogLine) -> list[ErrorEvent]:
+        """A traceback written without prefixes, into whose stack `line` came, another writer's (a logger's
+        record, a native library's line): set aside for the lines of its stack that may follow within a few
+        lines (a thread's traceback on stderr while other threads log; see _back_from_aside). The one set aside
+        on the channel before is closed."""
+        block = self._open.pop(key)
+        self._recent.pop(key, None)
+        self._shrunk.pop(key, None)
+        self._by_channel.remove(block.first.channel, key)
+        block.truncated = False  # (as the line that did not go on with it left it: its stack may go on yet)
+        out = self._close_aside(block.first.channel) if block.first.channel in self._aside else []
+        if len(self._aside) >= _MAX_ASIDE:
+            out.extend(self._close_aside(next(iter(self._aside))))
+        self._aside[block.first.channel] = (block, line.lineno)
+        return out
+
+    def _back_from_aside(self, line: LogLine) -> list[ErrorEvent]:
+        """The traceback set aside on `line`'s channel takes it back where `line` (without a prefix) goes on
+        with its stack, and none is open on its stream; it is closed as it stands where no such line came within
+        the window. So are those of other channels past it."""
+        out: list[ErrorEvent] = []
+        found = self._aside.get(line.channel)
+        if found is not None and not line.prefix and line.stream not in self._open and ob.goes_on_stack(found[0], line.text):
+            del self._aside[line.channel]
+            self._open[line.stream] = found[0]
+            self._recent[line.stream] = None
+            self._by_channel.add(line.channel, line.stream)
+        for channel, (_, since) in list(self._aside.items()):
+            if line.lineno - since > _ASIDE_WINDOW:
+                out.extend(self._close_aside(channel))
+        return out
+
+    def _close_aside(self, channel: str) -> list[ErrorEvent]:
+        block, _ = self._aside.pop(channel)
+        key = block.first.stream
+        while key in self._open:  # (its stream has another record open now: closed under a key of its own)
+            key += "\x00"
+        self._open[key] = block
+        self._by_channel.add(block.first.channel, key)
+        block.truncated = True
+        return self._close(key)
 
     def extend(self, line: LogLine, texts: list[str]) -> bool:
         """Lines of `line`'s stream numbered from its number on, which differ from it only in text:
@@ -486,7 +538,7 @@ class TracebackAssembler:
         block = self._open.get(stream)
         last = self._last
         if (block is None or block.state is not State.FRAMES or block.reread or line.starts_message or block.indent
-                or self._waiting  # (feeding lets out what waits, line by line)
+                or self._waiting or self._aside  # (feeding lets out what waits, line by line)
                 or self._width or (last is not None and last.prefix and self._run > 1)  # (see feed: maybe a rest)
                 or stream in self._parked or len(block.texts) + len(texts) >= self._max_block_lines
                 or self._held + self._texts.size + sum(map(len, texts)) + len(texts) * (_LINE_COST + _TEXT_COST)
@@ -536,6 +588,8 @@ class TracebackAssembler:
     def finish(self) -> Iterator[ErrorEvent]:
         """End of input: emit everything, marking records cut off mid-way as truncated. One by one:
         a hundred thousand ranks may each have a record open."""
+        while self._aside:
+            yield from self._in_order(self._close_aside(next(iter(self._aside))))
         while self._open or self._parked:
             for key in list(self._open):
                 if key in self._open:  # (closing one may have closed another, or given back lines that open one)
@@ -553,6 +607,8 @@ class TracebackAssembler:
         open block is down to that, the one idle longest is parked: a traceback its stream's next lines
         carry on, the lines in between counted as left out. Only what cannot be parked, or a parked
         one when nothing else is left, is closed cut off."""
+        if self._aside:
+            return self._close_aside(next(iter(self._aside)))
         if not self._open:
             self._resume(key := next(iter(self._parked)))
             return self._close(key)

@@ -262,6 +262,22 @@ def parkable(block: Block) -> bool:
             and g.HEADER.match(block.texts[0]) is not None)
 
 
+def may_set_aside(block: Block, line: LogLine) -> bool:
+    """Whether `line`, which does not go on with the traceback `block` is reading, may have come into its stack from
+    another writer: the traceback's lines come without prefixes (a thread's on stderr), it began at its header, no
+    blank line came after its last (the stack's end, likely), and `line` is no blank line nor a traceback's header
+    (which end a stack)."""
+    return (block.state is State.FRAMES and not block.first.prefix and not block.held
+            and g.HEADER.match(block.texts[0]) is not None and bool(line.text.strip()) and not g.HEADER.match(line.text)
+            and not block.indent)
+
+
+def goes_on_stack(block: Block, text: str) -> bool:
+    """Whether `text` goes on with the stack of `block` (a frame, a line indented under one, the exception line)."""
+    return bool(g.FRAME.match(text) or (text[:1] == " " and text.strip() and not g.FRAME_CUT.match(text.lstrip()))
+                or g.EXCEPTION_LINE.match(text))
+
+
 def cut(block: Block, end: int) -> None:
     """Let the block's lines from `end` on go."""
     del block.texts[end:], block.linenos[end:]
