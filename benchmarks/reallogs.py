@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import html
 import re
 import sys
 from dataclasses import dataclass
@@ -64,7 +65,8 @@ _BOLD_DUNDER = re.compile(r"\*\*(\w+)\*\*")
 def _fits(case: Case, link: dict) -> bool:
     if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
         return False
-    if not (link["message"] or "").lstrip().startswith(case.message):  # (a message may begin with a line break)
+    # (a message may begin with a line break; one copied from a page's HTML source is read as the page shows it)
+    if not (link["message"] or "").lstrip().startswith(html.unescape(case.message)):
         return False
     if not case.raise_site:
         return True

@@ -948,6 +948,33 @@ def test_an_errors_repr_with_arguments_that_are_no_strings_after_words():
         (EventKind.BARE, "KeyError", "1", "Run 8n4zd2d6 errored")]
 
 
+@pytest.mark.parametrize("coloured", [False, True], ids=("escaped", "colour tags"))
+def test_a_traceback_copied_from_a_pages_html_source(coloured):
+    """A report or a log viewer's page copied from its HTML: quotes and brackets as entities (`&quot;`,
+    `&lt;module&gt;`), and a terminal's colours as tags around the prefix (`<font color=...>...</font>`)."""
+    import html as html_module
+
+    exc = capture(_load_weights)
+    lines = [html_module.escape(line) for line in text_of(exc).rstrip("\n").split("\n")]
+    if coloured:
+        lines = [f'<font color="#06989A">2020-04-24T13:27:11.360233+00:00 app[web.1]:</font> {line}' for line in lines]
+    (event,) = _tracebacks([AROUND[0], *lines, AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert assert_same(b"see &lt;b&gt; and x &amp;&amp; y\n") == []
+    assert _bare_errors(b"test_parallel failed\n\t&lt;class &apos;AssertionError&apos;&gt;\n")[0][1] == "AssertionError"
+
+
+def test_pips_resolver_failure_logged_without_a_traceback():
+    """pip's resolver names its failure (ResolutionImpossible, no Error suffix) on an ERROR line of its own, after the
+    line that names the conflicting requirements (the texts of pip's resolver factory)."""
+    lines = ["ERROR: Cannot install torch==2.4.0 and vllm==0.6.3 because these package versions have conflicting dependencies.",
+             "", "The conflict is caused by:", "    The user requested torch==2.4.0", "    vllm 0.6.3 depends on torch==2.4.1",
+             "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/"
+             "#dealing-with-dependency-conflicts"]
+    ((kind, exception_type, message, _),) = _bare_errors("\n".join(lines).encode() + b"\n")
+    assert (kind, exception_type, message.split(" https:")[0]) == (EventKind.NOTICE, "ResolutionImpossible", "for help visit")
+
+
 @pytest.mark.parametrize("strip", [False, True], ids=("indented", "stripped"))
 def test_frames_whose_function_a_rendered_page_dropped_as_a_tag(strip):
     """`in <module>` copied from a rendered issue reads `in`: still a frame, its function unknown."""

@@ -289,7 +289,7 @@ _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)
 _DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
 # (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
-SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker)\b"
+SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker|ResolutionImpossible)\b"
 # HTTP clients' timeouts, named without the suffix, printed under their package (`httpx.ReadTimeout`, `litellm.Timeout`,
 # `requests.ConnectTimeout`; the standard library's `socket.timeout` before 3.10). (Another module's `Timeout` is a
 # setting's name: `config.Timeout: 30`.)

@@ -13,6 +13,7 @@ traceback whose header alone had one).
 from __future__ import annotations
 
 import dataclasses
+import html
 from collections.abc import Callable, Hashable
 from datetime import datetime
 from functools import lru_cache
@@ -41,6 +42,8 @@ __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _DOCKER_TAIL = regex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
+_HTML_TAG = regex.compile(r"</?(?:font|span|b|strong)(?:\s[^<>]*)?>")  # the tags a terminal's colours become in HTML
+_HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{2,5}|#x[0-9A-Fa-f]{2,4});")
 _TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # what a prefix a paste shifted by a blank or two may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `)
@@ -140,6 +143,8 @@ class LineNormalizer:
         if known is not None and (known.spacing is None or self._torchrun_spaced.get(known.spacing[0]) == known.spacing[1]):
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
+        if "&" in text or "</" in text:
+            text = _unhtml(text)
         if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
             return [line for piece in lines for line in self.normalize(piece, lineno)]
         if "`" in text:
@@ -492,6 +497,14 @@ def _shown(text: str) -> str:
     if "\r" in text:
         text = next((part for part in reversed(text.split("\r")) if part), "")
     return text
+
+
+def _unhtml(text: str) -> str:
+    """A line copied from a page's HTML source (a log viewer's, a test report's): its colour tags dropped and
+    its characters as the page shows them (`&quot;`, `&lt;module&gt;`)."""
+    if "</" in text:
+        text = _HTML_TAG.sub("", text)
+    return html.unescape(text) if "&" in text and _HTML_ENTITY.search(text) else text
 
 
 def _joined(text: str) -> list[str] | None:

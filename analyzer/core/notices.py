@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import regex
 
-from analyzer.core.grammar import LAMBDA_RUNTIME, WRAPPED_DRIVER_ERROR
+from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, WRAPPED_DRIVER_ERROR
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
@@ -110,7 +110,7 @@ _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _EMBEDDED = regex.compile(
     r"(?:^|(?<=: )|(?<=\s)(?=\S+: \[Errno -?\d))"
-    rf"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}))(?:\([\w.]+\))?: (?P<message>\S.*)$")
+    rf"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 # ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
 _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")

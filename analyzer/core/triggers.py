@@ -110,6 +110,8 @@ _STARTS = (
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
+    rb"&(?:quot|apos|lt|gt|amp|nbsp|#[0-9]{2,5}|#x[0-9A-Fa-f]{2,4});", rb"</(?:font|span|b|strong)>",  # ... as could HTML's
+    # escapes and colour tags, which it turns back (normalize._unhtml)
     rb"\[(?:0|39|0;0)m",  # ... or a line of colour codes whose ESC was lost, which it strips where one resets (normalize)
     rb"above exception", rb"following exception",  # a chain's separator: a bare line above it waits for no traceback (assemble)
     _OPENS_TEXT + rb"Error: ", rb"Caused by:[ \t]*\r?$",  # a Rust program's error and its causes (native.rust_error)
