@@ -400,6 +400,14 @@ def aws_lambda(exc: BaseException) -> list[str]:
     return [f"[ERROR] {type(exc).__name__}: {exc}", "Traceback (most recent call last):", *stack.splitlines()]
 
 
+def aws_lambda_syntax_error(exc: SyntaxError, module: str) -> list[str]:
+    """The same runtime's log where the handler's module does not compile: `Runtime.UserCodeSyntaxError`, and the
+    place as its stack's one item (`  File "path" Line N` and the source line)."""
+    said = f"Syntax error in module '{module}': {exc}"
+    return [f"[ERROR] Runtime.UserCodeSyntaxError: {said}", "Traceback (most recent call last):",
+            f'  File "{exc.filename}" Line {exc.lineno}', f"        {(exc.text or '').strip()}"]
+
+
 def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int = 1, host: str = "") -> list[str]:
     """Open MPI's `mpirun --tag-output`: `[job,rank]<stream>:` glued to each line a rank prints; SageMaker's
     distributed jobs name the host too: `[1,mpirank:7,algo-1]<stderr>:`."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 import traceback
@@ -542,6 +543,24 @@ def test_a_cleo_apps_report_of_an_error(utf8):
     assert [(e.root.exception_type, e.root.message) for e in events] == [("ChefBuildError", ""), ("ValueError", "other")]
 
 
+def _backend_subprocess_failed() -> None:
+    backend = capture(lambda: os.environ["PEP517_BUILD_BACKEND_UNSET"])  # the backend's own failure, for real
+    output = traceback.format_exception(backend)
+    problems = ["Backend subprocess exited when trying to invoke get_requires_for_build_wheel", "".join(output).rstrip("\n")]
+    raise ChefBuildError("\n\n".join(problems))
+
+
+def test_a_cleo_report_whose_message_quotes_the_traceback_that_failed_first():
+    """Poetry's ChefBuildError quotes its build backend's output, a traceback: that error is the chain's root, the
+    report's error its consequence."""
+    exc = capture(_backend_subprocess_failed)
+    (event,) = _tracebacks(["  - Installing wget (3.2): Failed", *forms.cleo_report(exc), ""])
+    assert [(link.exception_type, link.link) for link in event.chain] == [("KeyError", Link.FIRST),
+                                                                          ("ChefBuildError", Link.CAUSE)]
+    assert event.root.message == "'PEP517_BUILD_BACKEND_UNSET'" and event.root.raise_site.function == "__getitem__"
+    assert event.chain[-1].message == str(exc)
+
+
 @pytest.mark.parametrize("spaced", [False, True], ids=("ipython", "spyder's blank lines"))
 def test_ipythons_plain_mode(spaced):
     """CPython's layout with IPython's frame lines (`Cell In[1], line 3 in load`, `File path:346 in loads`)."""
@@ -962,6 +981,22 @@ def test_a_traceback_copied_from_a_pages_html_source(coloured):
     assert actual_chain(event.chain) == expected_chain(exc)
     assert assert_same(b"see &lt;b&gt; and x &amp;&amp; y\n") == []
     assert _bare_errors(b"test_parallel failed\n\t&lt;class &apos;AssertionError&apos;&gt;\n")[0][1] == "AssertionError"
+
+
+def test_an_error_logged_by_its_class_alone_after_words():
+    """SD.Next logs a failing callback as `<what>: AttributeError` (the class, not its text) through its
+    pipe-delimited format, at error level; at info level it is no error."""
+    exc = capture(lambda: None.model_loaded)  # type: ignore[attr-defined]
+    formatter = logging.Formatter("%(asctime)s | %(name)s | %(levelname)s | %(module)s | %(message)s")
+
+    def logged(level: int) -> str:
+        record = logging.LogRecord("sd", level, "/app/modules/errors.py", 12,
+                                   f"executing callback: scripts/lycoris.py model_loaded_callback: {type(exc).__name__}",
+                                   None, None)
+        return formatter.format(record)
+
+    assert _bare_errors(f"{logged(logging.ERROR)}\n".encode()) == [(EventKind.NOTICE, "AttributeError", "", "")]
+    assert assert_same(f"{logged(logging.INFO)}\n".encode()) == []
 
 
 def test_pips_resolver_failure_logged_without_a_traceback():

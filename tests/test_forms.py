@@ -1099,6 +1099,20 @@ def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     assert (said.kind, whole.kind, whole.span.line_start) == (EventKind.NOTICE, EventKind.TRACEBACK, 2)
 
 
+def test_aws_lambdas_report_of_a_handler_that_does_not_compile():
+    """`Runtime.UserCodeSyntaxError`, then its place as the runtime gives it (`File "path" Line N`): the place is
+    the error's frame."""
+    try:
+        compile("def handler(event, context):\n    return {'a': 1 'b': 2}\n", "/var/task/handler.py", "exec")
+    except SyntaxError as err:
+        exc = err
+    lines = fmt.aws_lambda_syntax_error(exc, "handler")
+    event = only(lines)
+    assert event.root.exception_type == "Runtime.UserCodeSyntaxError" and event.root.message.startswith("Syntax error")
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/var/task/handler.py", 2)
+    assert_same("\n".join(lines).encode())
+
+
 def _parse_port():
     return int("80a")
 

@@ -1291,7 +1291,7 @@ class TracebackAssembler:
         elif block.state is State.FIELDS:
             chain, context = raised_within(fieldreport.parse(texts)), ""
         elif block.state is State.CLEO_PLACE:
-            chain, context = (cleo.parse(texts),), ""
+            chain, context = cleo.parse(texts), ""
         else:
             standard = _TO_STANDARD.get(block.state) or (excepthook.to_standard if excepthook.hooked(texts) else None)
             chain = parse_chain(standard(texts) if standard is not None else texts)

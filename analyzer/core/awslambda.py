@@ -25,7 +25,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["complete", "depth_after", "framed", "goes_on", "opens", "to_standard"]
+__all__ = ["complete", "depth_after", "framed", "goes_on", "opens", "placed", "to_standard"]
 
 _MAX_LINES = 5000
 # One of the object's own keys: the block begins there (the `{` above it holds nothing of the error)
@@ -93,7 +93,7 @@ def to_standard(texts: list[str]) -> list[str]:
 def _frame_lines(item: _Value) -> list[str]:
     """One item of `stackTrace` as the lines Python prints for its frame."""
     if isinstance(item, str):
-        return [_placed(line) for line in item.splitlines() if line.strip()]
+        return [placed(line) for line in item.splitlines() if line.strip()]
     if isinstance(item, list) and len(item) >= 3:
         path, lineno, function, *source = item
         frame = f'  File "{path}", line {lineno}, in {function}'
@@ -101,8 +101,9 @@ def _frame_lines(item: _Value) -> list[str]:
     return []
 
 
-def _placed(line: str) -> str:
-    """A syntax error's place made a frame's line (its module's top level raised it)."""
+def placed(line: str) -> str:
+    """A syntax error's place made a frame's line (its module's top level raised it), in the returned object
+    and in the runtime's log (CloudWatch's `[ERROR] Runtime.UserCodeSyntaxError: ...` and its traceback)."""
     m = _SYNTAX_PLACE.match(line)
     return f'{m["indent"]}File "{m["path"]}", line {m["line"]}, in <module>' if m else line
 

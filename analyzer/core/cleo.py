@@ -18,9 +18,13 @@ it as such a report only when its place comes.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import regex
 
-from analyzer.core.records import ErrorInfo, Frame
+from analyzer.core import grammar as g
+from analyzer.core.blocks import parse_chain
+from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["goes_on", "names_class", "parse", "place", "source"]
 
@@ -51,12 +55,25 @@ def source(text: str) -> bool:
     return _SOURCE.match(text) is not None
 
 
-def parse(texts: list[str]) -> ErrorInfo:
-    """The report's lines, from its name to the last source line after its place."""
+def parse(texts: list[str]) -> tuple[ErrorInfo, ...]:
+    """The report's lines, from its name to the last source line after its place. Where its message holds a
+    traceback (Poetry's ChefBuildError quotes its build backend's output), that error failed first: the chain's root."""
     at = next(k for k, text in enumerate(texts) if _PLACE.match(text))
     where = _PLACE.match(texts[at])
     assert where is not None
     marked = next((m["code"].strip() for text in texts[at + 1:] if _MARKED.match(text) and (m := _SOURCE.match(text))), None)
-    message = "\n".join(text[2:] for text in texts[1:at]).strip("\n")
+    lines = [text[2:] for text in texts[1:at]]
+    message = "\n".join(lines).strip("\n")
     frame = Frame(where["path"], int(where["lineno"]), where["function"], marked or None)
-    return ErrorInfo(texts[0].strip(), message, (frame,))
+    report = ErrorInfo(texts[0].strip(), message, (frame,))
+    header = next((k for k, line in enumerate(lines) if g.HEADER.match(line.strip())), None)
+    inner = parse_chain(_dedented(lines[header:])) if header is not None else ()
+    if inner and inner[-1].exception_type:
+        return (*inner, replace(report, link=Link.CAUSE))
+    return (report,)
+
+
+def _dedented(lines: list[str]) -> list[str]:
+    """The quoted traceback's lines without the indent its header has."""
+    indent = len(lines[0]) - len(lines[0].lstrip(" "))
+    return [line[indent:] if line[:indent].isspace() else line.lstrip(" ") for line in lines]

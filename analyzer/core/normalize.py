@@ -155,6 +155,8 @@ class LineNormalizer:
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if (", line " in text or ", **line " in text) and "File " in text:
             text = _framed(text)
+        elif '" Line ' in text:
+            text = awslambda.placed(text)  # (AWS Lambda's runtime places a syntax error so)
         if text[:1] == ">" and text[1:2].isalpha() and g.BARE_EXCEPTION_LINE.match(text[1:]):
             text = text[1:]  # a markdown quote's `>` glued to an exception line
         elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):

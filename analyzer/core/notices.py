@@ -128,6 +128,10 @@ _LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
 _CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
                             r"(?P<message>[^\s<].*)$")
 
+# `logger.error(f"{what}: {type(exc).__name__}")`, or `{exc!r}` of an error that has no message: the class ends the line
+# after a colon (SD.Next's `... | ERROR | errors | executing callback: x.py f: AttributeError`)
+_CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\s*$")
+
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
 _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
@@ -139,6 +143,9 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
             _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())
             or (_SAYS_FAILED.search(text, 0, said.start()) and not _LOWER_LEVEL.search(prefix + text, 0, len(prefix) + said.start()))):
         return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
+    if text[-1:] in ("r", "n") and (alone := _CLASS_ENDS.search(text)) is not None and (
+            _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, alone.start())):
+        return ErrorInfo(alone["type"], "", has_traceback=False)  # (an error whose str() is empty, after words)
     level = _LEVEL_IN_TEXT.match(text)
     if level is None and not _LEVEL_IN_PREFIX.search(prefix):
         return None
