@@ -43,7 +43,8 @@ __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _DOCKER_TAIL = regex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
 _HTML_TAG = regex.compile(r"</?(?:font|span|b|strong)(?:\s[^<>]*)?>")  # the tags a terminal's colours become in HTML
-_HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|amp|nbsp|#\d{2,5}|#x[0-9A-Fa-f]{2,4});")
+# (quotes and brackets: what a traceback's text holds; a line with another alone, `&amp;` in a URL, is kept as it is)
+_HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
 _TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # what a prefix a paste shifted by a blank or two may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `)

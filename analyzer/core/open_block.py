@@ -273,9 +273,13 @@ def may_set_aside(block: Block, line: LogLine) -> bool:
 
 
 def goes_on_stack(block: Block, text: str) -> bool:
-    """Whether `text` goes on with the stack of `block` (a frame, a line indented under one, the exception line)."""
-    return bool(g.FRAME.match(text) or (text[:1] == " " and text.strip() and not g.FRAME_CUT.match(text.lstrip()))
-                or g.EXCEPTION_LINE.match(text))
+    """Whether `text` goes on with the stack of `block`: a frame, the exception line, or the source line (and its
+    carets) of the frame it took last."""
+    if g.FRAME.match(text) or (text[:1] != " " and g.EXCEPTION_LINE.match(text)):
+        return True
+    last = block.texts[-1]
+    return text[:2] == "  " and bool(text.strip()) and (g.FRAME.match(last) is not None or (
+        len(block.texts) > 1 and g.FRAME.match(block.texts[-2]) is not None and g.is_frame_detail(text)))
 
 
 def cut(block: Block, end: int) -> None:

@@ -91,7 +91,7 @@ _STARTS = (
     rb"\[Errno -?\d", rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",  # notices.logged_error; its other form: _LOGGED_ERROR
     rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
     rb"(?:Error|Exception)\(\w+=",  # ... a type with its fields, in a user's words (grammar._FIELDS_SAID)
-    rb"[\"'] ?: ?[\"'][A-Za-z_][\w.]*(?:Error|Exception)[\"']",  # ... a member naming it (grammar._TYPE_MEMBER: a superset)
+    rb"(?:Error|Exception)[\"']",  # ... a member naming it (grammar._TYPE_MEMBER: a superset; from its key on, a tenth of the pass)
     rb"^\[[A-Za-z_][\w.]*(?:Error|Exception)\]: ", rb"(?:Error|Exception)\] \S",  # a class in brackets (grammar.unbracketed)
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
@@ -110,8 +110,8 @@ _STARTS = (
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
-    rb"&(?:quot|apos|lt|gt|amp|nbsp|#[0-9]{2,5}|#x[0-9A-Fa-f]{2,4});", rb"</(?:font|span|b|strong)>",  # ... as could HTML's
-    # escapes and colour tags, which it turns back (normalize._unhtml)
+    rb"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);", rb"</(?:font|span|b|strong)>",  # ... as could HTML's escapes of quotes and
+    # brackets and its colour tags, which it turns back (normalize._unhtml, normalize._HTML_ENTITY)
     rb"\[(?:0|39|0;0)m",  # ... or a line of colour codes whose ESC was lost, which it strips where one resets (normalize)
     rb"above exception", rb"following exception",  # a chain's separator: a bare line above it waits for no traceback (assemble)
     _OPENS_TEXT + rb"Error: ", rb"Caused by:[ \t]*\r?$",  # a Rust program's error and its causes (native.rust_error)
