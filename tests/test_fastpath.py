@@ -736,3 +736,16 @@ def test_where_a_buffers_first_setters_are(place):
         assert finder.first_setter(buffer, kind) == expected, kind
     assert finder.first_setter(buffer, triggers.Setter.HEAD_TIME) == (
         len(buffer) if setters is None else sum(len(line) + 1 for line in body[:setters]))
+
+
+def test_an_oserrors_text_is_read_at_an_error_level_only():
+    """`[Errno N]` is a line to read where an error level comes before it (a logged OSError's text); in a retry's
+    words at no level it reads as no error, and its line is skipped (every log of network retries had them read)."""
+    finder = triggers.TriggerFinder(headed=True)
+    retry = b"[2026-08-28 10:00:26 DP1 TP2] Retrying the health check after the error [Errno 104] Connection reset by peer\n"
+    logged = [b"ERROR:    [Errno 98] error while attempting to bind on address ('0.0.0.0', 8000): address already in use\n",
+              b"E1204 10:00:05.456789  1234 server.cc:12] [Errno 28] No space left on device\n",
+              b"[2026-08-28 10:00:26] ERROR [Errno 2] No such file or directory: 'x'\n"]
+    assert finder.scan(retry) == []
+    assert all(finder.scan(line) for line in logged)
+    assert assert_same(retry * 3 + b"".join(logged))
