@@ -143,7 +143,7 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
             _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())
             or (_SAYS_FAILED.search(text, 0, said.start()) and not _LOWER_LEVEL.search(prefix + text, 0, len(prefix) + said.start()))):
         return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
-    if text[-1:] in ("r", "n") and (alone := _CLASS_ENDS.search(text)) is not None and (
+    if text.rstrip().endswith(("Error", "Exception")) and (alone := _CLASS_ENDS.search(text)) is not None and (
             _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, alone.start())):
         return ErrorInfo(alone["type"], "", has_traceback=False)  # (an error whose str() is empty, after words)
     level = _LEVEL_IN_TEXT.match(text)
