@@ -1113,6 +1113,32 @@ def test_aws_lambdas_report_of_a_handler_that_does_not_compile():
     assert_same("\n".join(lines).encode())
 
 
+AROUND_LINES = ["INFO 12-04 10:00:00 loading weights", "INFO 12-04 10:00:09 shutting down"]
+
+
+def _user_code_report(exc: BaseException) -> list[str]:
+    """TensorFlow's report of an error raised inside a `tf.function` (autograph's): `Type: in user code:`, a blank,
+    the frames four blanks in with their source lines four further, the user's marked `  *` and the framework's
+    `  **`, a blank, and the error's own line four in."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    lines = [f"{type(exc).__name__}: in user code:", ""]
+    for k, frame in enumerate(frames):
+        mark = "  *" if k == 0 else "  **" if k < len(frames) - 1 else ""
+        lines += [f'    File "{frame.filename}", line {frame.lineno}, in {frame.name}{mark}', f"        {frame.line}"]
+    return [*lines, "", f"    {type(exc).__name__}: {exc}", ""]
+
+
+def test_tensorflows_report_of_an_error_in_a_tf_function():
+    """The error is the one the report's last line names, raised at its innermost frame; its first line only says
+    where it happened."""
+    exc = capture(_parse_port)
+    (expected,) = expected_chain(exc)
+    event = only([AROUND_LINES[0], *_user_code_report(exc), AROUND_LINES[1]])
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+    assert [(f.lineno, f.function) for f in event.root.frames] == [(f[1], f[2]) for f in expected.frames]
+    assert_same("\n".join([AROUND_LINES[0], *_user_code_report(exc), AROUND_LINES[1]]).encode())
+
+
 def _parse_port():
     return int("80a")
 

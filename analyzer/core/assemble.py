@@ -648,6 +648,14 @@ class TracebackAssembler:
                                  elided=parked.elided)
         self._register(first)
 
+    def _let_go_held(self, block: Block) -> None:
+        """The blank lines the block holds back, in case what follows them goes on with it: let go."""
+        if block.held:
+            self._texts.release(block.texts[-block.held:])
+            self._held -= _LINE_COST * block.held
+            cut(block, len(block.texts) - block.held)
+            block.held = 0
+
     def _touch(self, key: str) -> None:
         if key in self._recent:
             self._recent.move_to_end(key)
@@ -874,7 +882,8 @@ class TracebackAssembler:
             if text[:1] == " " and self._frame_rest(block, text):
                 return Step.TAKE  # the rest of a frame line the terminal wrapped before a space
             if ob.exception_at_frames_indent(block, text):
-                block.state, block.held = State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
+                self._let_go_held(block)  # (a blank line above it: TensorFlow's `in user code:` report puts one)
+                block.state = State.MESSAGE  # (a traceback re-indented by hand: blocks reads it)
                 return Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text) or (g.is_frame_detail(block.texts[-1]) and g.frame_cut_at_start(text))):
@@ -1227,7 +1236,8 @@ class TracebackAssembler:
             return [event]
         said = self._event(block.lead)
         last = event.chain[-1]
-        if last.exception_type and (block.lead.inferred or ob.labels_traceback(block.lead.texts[0], block.texts[0])):
+        if last.exception_type and (block.lead.inferred or ob.labels_traceback(block.lead.texts[0], block.texts[0])
+                                    or ob.reports_user_code(block.lead.texts[0])):
             return [event]  # (the label of a traceback that tells its error itself, or its message alone above it)
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]

@@ -580,7 +580,8 @@ _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<in
 
 
 def _framed(text: str) -> str:
-    """A frame line as Python prints it where a paste changed it: its path without its quotes (`File
+    """A frame line as Python prints it where a paste or a tool changed it (TensorFlow's `  *` after a frame of the
+    user's code): its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
     line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`), or a dunder
     name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`)."""
@@ -588,6 +589,8 @@ def _framed(text: str) -> str:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
     if ",in " in text:
         text = _UNSPACED_IN.sub(", in ", text, count=1)
+    if text[-1:] == "*" and (marked := _MARKED_FRAME.search(text)) is not None:
+        text = text[:marked.start()]  # (TensorFlow's `in user code:` report marks the frames it calls the user's so)
     if "**" in text:
         text = _BOLD_DUNDER.sub(r"__\1__", text)  # (markdown made a dunder name bold: `/IMP/core/**init**.py`)
         text = _BOLD_IN.sub(r", in \1", text, count=1)  # (or a user bolded the function: `line 377, **in f**`)
@@ -602,6 +605,7 @@ _BOLD_DUNDER = regex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
 _ESCAPED_DUNDER = regex.compile(r"\\_\\_(\w+?)\\_\\_")
 _BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
 _BOLD_IN = regex.compile(r"(?<=line \d+), \*\*in ([^*\s]+)\*\*(?=\s*$)")
+_MARKED_FRAME = regex.compile(r"(?<=, in \S+)[ \t]+\*{1,2}$")
 _UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)

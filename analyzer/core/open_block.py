@@ -123,6 +123,13 @@ def labels_traceback(exception_line: str, text: str) -> bool:
             and (said := g.BARE_EXCEPTION_LINE.match(exception_line)) is not None and not said["message"])
 
 
+def reports_user_code(exception_line: str) -> bool:
+    """Whether `exception_line` heads TensorFlow's report of an error in a `tf.function` (`ValueError: in user
+    code:`): the frames under it, indented, and the error's own line, indented too, tell the error."""
+    said = g.BARE_EXCEPTION_LINE.match(exception_line)
+    return said is not None and (said["message"] or "").strip() == "in user code:"
+
+
 def rest_of_rest(block: Block, rest: str) -> str | None:
     """The last two lines of `block` and `rest` as one, where they are the three parts of a frame line
     wrapped twice (its last part in the function's name)."""
