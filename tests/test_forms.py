@@ -1116,6 +1116,20 @@ def test_aws_lambdas_report_of_a_handler_that_does_not_compile():
 AROUND_LINES = ["INFO 12-04 10:00:00 loading weights", "INFO 12-04 10:00:09 shutting down"]
 
 
+def test_an_exception_line_above_a_stack_whose_prefix_only_the_stack_teaches():
+    """mpiexec's host in front of each line (no prefix anyone listed): the error's line comes first, read with the
+    host as its label, and the stack below it, which teaches the prefix, ends without the line: one traceback."""
+    exc = capture(_parse_port)
+    (expected,) = expected_chain(exc)
+    stack = text_of(exc).rstrip("\n").split("\n")[:-1]
+    lines = ["x4502c1s3b0n0:  > padded vocab (size: 50257)", f"x4502c1s3b0n0: {type(exc).__name__}: {exc}",
+             *(f"x4502c1s3b0n0: {line}" for line in stack)]
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+    assert [(f.lineno, f.function) for f in event.root.frames] == [(f[1], f[2]) for f in expected.frames]
+    assert_same("\n".join(lines).encode())
+
+
 def _user_code_report(exc: BaseException) -> list[str]:
     """TensorFlow's report of an error raised inside a `tf.function` (autograph's): `Type: in user code:`, a blank,
     the frames four blanks in with their source lines four further, the user's marked `  *` and the framework's

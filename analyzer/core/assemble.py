@@ -707,21 +707,39 @@ class TracebackAssembler:
         out = self._begin(line)
         if line.stream in self._open:
             self._register(line)
-            if line.stream in self._waiting:
-                self._follow(line.stream)
+            waits = line.stream if line.stream in self._waiting else None
+            if waits is None and line.prefix and (labelled := self._labelled_by(line)) is not None:
+                if labelled in self._open:
+                    out.extend(self._close(labelled))  # (it waits for a traceback now)
+                waits = labelled if labelled in self._waiting else None
+            if waits is not None:
+                self._follow(line.stream, waits)
         return out
 
-    def _follow(self, key: str) -> None:
-        """The block just opened on a stream where a bare exception line waits: a traceback's header (not
-        one a chain or a message's words introduce), or its first frame where the copy began at one, takes
-        it as its lead."""
+    def _labelled_by(self, line: LogLine) -> str | None:
+        """The stream of a bare exception line, open or waiting, that was read with `line`'s prefix as its label
+        (`x3c1: RuntimeError: ...`: the prefix is learned only from the traceback below it), if there is one."""
+        label = line.prefix.strip().rstrip(":").rstrip()
+        if not label:
+            return None
+        last = self._last  # (open, it is the line right above: the others' streams are not looked through)
+        above = [(last.stream, self._open[last.stream])] if last is not None and last.stream in self._open else []
+        for key, block in [*((key, waiting.block) for key, waiting in self._waiting.items()), *above]:
+            if key != line.stream and block.kind is EventKind.BARE and len(block.texts) == 1 and block.context == label:
+                return key
+        return None
+
+    def _follow(self, key: str, waits: str) -> None:
+        """The block just opened on stream `key` where a bare exception line waits on stream `waits`: a traceback's
+        header (not one a chain or a message's words introduce), or its first frame where the copy began at one,
+        takes it as its lead."""
         block = self._open[key]
         if block.state is State.FRAMES and block.lead is None and (
                 (not block.truncated and (m := g.HEADER.match(block.texts[0])) is not None and not m["context"].strip())
                 or (block.truncated and g.FRAME.match(block.texts[0]) is not None)):
-            waiting = self._waiting[key]
+            waiting = self._waiting[waits]
             if block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW:
-                del self._waiting[key]
+                del self._waiting[waits]
                 self._taken.add(id(waiting.event))
                 block.lead = waiting.block
 
