@@ -56,6 +56,9 @@ _MAX_PER_CHANNEL = 16  # the streams of learned prefixes remembered in one chann
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
 _MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceback lines repeat),
 _MAX_PEELED_LINE = 1024  # each at most this long: together a few MB at most
+# torchrun's prefixes (ranks) up to which its lines are remembered: each rank's lines come again where it fails again;
+# past it, the many ranks' lines, each seen once, only churn the memo
+_REMEMBERED_RANKS = 64
 
 
 _NO_PREFIX = PrefixMeta()
@@ -274,7 +277,8 @@ class LineNormalizer:
         peeled = _Peeled(body, prefix, meta, header, not prefix and header is None and meta == _NO_PREFIX, self._peel_spacing)
         # A line with a time is seldom seen twice: not worth a place.
         if (key is not None and len(key) <= _MAX_PEELED_LINE and meta.timestamp is None
-                and version == self.learner.version):
+                and version == self.learner.version
+                and (self._peel_spacing is None or len(self._torchrun_spaced) <= _REMEMBERED_RANKS)):
             self._remember_peeled(key, peeled)
         return [self._line(peeled, lineno)]
 
