@@ -67,13 +67,7 @@ def parse(texts: list[str]) -> tuple[ErrorInfo, ...]:
     frame = Frame(where["path"], int(where["lineno"]), where["function"], marked or None)
     report = ErrorInfo(texts[0].strip(), message, (frame,))
     header = next((k for k, line in enumerate(lines) if g.HEADER.match(line.strip())), None)
-    inner = parse_chain(_dedented(lines[header:])) if header is not None else ()
+    inner = parse_chain(g.dedented(lines[header:])) if header is not None else ()
     if inner and inner[-1].exception_type:
         return (*inner, replace(report, link=Link.CAUSE))
     return (report,)
-
-
-def _dedented(lines: list[str]) -> list[str]:
-    """The quoted traceback's lines without the indent its header has."""
-    indent = len(lines[0]) - len(lines[0].lstrip(" "))
-    return [line[indent:] if line[:indent].isspace() else line.lstrip(" ") for line in lines]

@@ -55,6 +55,7 @@ __all__ = [
     "exception_in_member",
     "exception_in_words",
     "in_step_copies",
+    "dedented",
     "written_once",
     "MAX_IN_STEP",
     "unbracketed",
@@ -327,6 +328,12 @@ _TWICE_NAMED = regex.compile(rf"^[\w.]*{EXCEPTION_SUFFIX}[\w.]*{EXCEPTION_SUFFIX
 _IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
 MAX_IN_STEP = 8  # ranks whose writes of one line are read back as one (more interleave past reading)
 _MAX_IN_STEP_NAME = 1024  # a class's name printed by MAX_IN_STEP ranks at most (each split is tried: longer ones cost)
+
+
+def dedented(texts: list[str]) -> list[str]:
+    """Lines without the indentation they all share (pytest's after its `E`, a traceback quoted in a message)."""
+    indent = min((len(text) - len(text.lstrip(" ")) for text in texts if text.strip()), default=0)
+    return [text[indent:] for text in texts]
 
 
 def in_step_copies(text: str) -> str | None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core.prefixes import KNOWN, parse_timestamp, ruled_out_by
+from analyzer.core.prefixes import KNOWN, known_at, parse_timestamp
 
 __all__ = [
     "MAX_PREFIX",
@@ -131,10 +131,7 @@ def _behind_known(body: str, at: int) -> int:
     of torchrun's `[rank3]: ` or a vLLM worker's and logger's prefixes): the normaliser peels them once this is learned."""
     kinds = list(KNOWN)
     while True:
-        rest = body[at:]  # (the patterns are anchored at the text's start)
-        ruled_out = ruled_out_by(rest[:1]) if rest else frozenset()
-        found = next(((kind, m) for kind in kinds if kind.name not in ruled_out and (m := kind.pattern.match(rest)) is not None),
-                     None)
+        found = known_at(body[at:], kinds)  # (the patterns are anchored at the text's start)
         if found is None:
             return at
         kinds.remove(found[0])

@@ -32,9 +32,9 @@ from analyzer.core.prefixes import (
     WORKER,
     KnownPrefix,
     PrefixMeta,
+    known_at,
     parse_timestamp,
     read_known,
-    ruled_out_by,
 )
 from analyzer.core.records import LogLine
 
@@ -400,21 +400,17 @@ class LineNormalizer:
         return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
-        ruled_out = ruled_out_by(text[0])
-        for index, kind in enumerate(kinds):
-            if kind.name in ruled_out:
-                continue
-            m = kind.pattern.match(text)
-            if m is not None:
-                read_known(kind, m, meta)
-                del kinds[index]
-                end = m.end()
-                if kind is TORCHRUN:
-                    key = m.group(0)[:-1] if m["space"] else m.group(0)
-                    spaced = self._torchrun_space(key, text[end - 1:] if m["space"] else text[end:])
-                    end -= bool(m["space"]) and not spaced
-                    self._peel_spacing = (key, self._torchrun_spaced.get(key))
-                return text[end:]
+        if (known := known_at(text, kinds)) is not None:
+            kind, m = known
+            read_known(kind, m, meta)
+            kinds.remove(kind)
+            end = m.end()
+            if kind is TORCHRUN:
+                key = m.group(0)[:-1] if m["space"] else m.group(0)
+                spaced = self._torchrun_space(key, text[end - 1:] if m["space"] else text[end:])
+                end -= bool(m["space"]) and not spaced
+                self._peel_spacing = (key, self._torchrun_spaced.get(key))
+            return text[end:]
         found = self.learner.match(text, used)
         if found is None:
             return None
@@ -661,9 +657,7 @@ def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     for at in range(1, len(pretext)):
         if pretext[at - 1] not in " \t])|>:}" or pretext[at] in " \t":
             continue  # not a boundary
-        ruled_out = ruled_out_by(pretext[at])
-        if any(kind.pattern.match(pretext[at:]) for kind in kinds if kind.name not in ruled_out) and infer.plausible(
-                pretext[:at]):
+        if known_at(pretext[at:], kinds) is not None and infer.plausible(pretext[:at]):
             return at
     return 0
 

@@ -12,14 +12,15 @@ Prefixes nobody listed are learned instead: see `infer_prefix.py`.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
 import regex
 
-__all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "read_known",
-           "ruled_out_by"]
+__all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "known_at",
+           "read_known", "ruled_out_by"]
 
 
 class Scope(enum.Enum):
@@ -150,6 +151,14 @@ _OPENS = {
 def ruled_out_by(first: str) -> frozenset[str]:
     """The known prefixes that cannot begin with the character `first`."""
     return frozenset(name for name, opens in _OPENS.items() if not opens(first))
+
+
+def known_at(text: str, kinds: Iterable[KnownPrefix]) -> tuple[KnownPrefix, regex.Match] | None:
+    """The first of `kinds` whose pattern matches at the text's start, with its match; None where none does. (Those
+    that cannot begin with the text's first character are not tried.)"""
+    ruled_out = ruled_out_by(text[0]) if text else frozenset()
+    return next(((kind, m) for kind in kinds if kind.name not in ruled_out and (m := kind.pattern.match(text)) is not None),
+                None)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:

@@ -107,7 +107,7 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     first = texts[0]
     exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
     if exc is not None and any(g.FRAME.match(text) for text in texts[1:]):
-        chain = parse_chain(_dedented([line[1:] for line in lines if _E_LINE.match(line)]))
+        chain = parse_chain(g.dedented([line[1:] for line in lines if _E_LINE.match(line)]))
         if len(chain) > 1 and chain[0].exception_type:
             *inner, outer = chain
             return (*inner, ErrorInfo(outer.exception_type, outer.message, outer.frames + frames, outer.link, True))
@@ -135,12 +135,6 @@ def _short_frames(lines: list[str]) -> tuple[Frame, ...]:
             frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"],
                                 None if code == _NO_SOURCE else code or None))
     return tuple(frames)
-
-
-def _dedented(texts: list[str]) -> list[str]:
-    """Lines without the indentation they all share (pytest's, after its `E`)."""
-    indent = min((len(text) - len(text.lstrip(" ")) for text in texts if text.strip()), default=0)
-    return [text[indent:] for text in texts]
 
 
 def summary(text: str) -> tuple[ErrorInfo, str] | None:

@@ -255,9 +255,9 @@ class TriggerFinder:
         self._extra_scratch = self._extra.scratch.clone() if self._extra is not None else None
         self._heads = _heads_database(compile)
         self._heads_scratch = self._heads.scratch.clone()
-        # the last buffer scanned, and whether it has lines behind a channel head, where the database told
-        self._scanned: tuple[bytes | None, bool | None] = (None, None)
-        self._setters: tuple[bytes | None, dict[Setter, int]] = (None, {})  # the buffer's first setters found
+        # the last buffer scanned, whether it has lines behind a channel head (where the database told), and where
+        # its first setters of each kind are, those found so far
+        self._scanned: tuple[bytes | None, bool | None, dict[Setter, int]] = (None, None, {})
         self._dated_of: tuple[bytes | None, bool] = (None, False)
         self._setter_forms: dict[Setter | None, tuple[Any, Any]] = {}  # their databases, each with its scratch
 
@@ -290,8 +290,7 @@ class TriggerFinder:
             self._forms[told] = (database, database.scratch.clone())
         database, scratch = self._forms[told]
         database.scan(buffer, match_event_handler=on_match, scratch=scratch)
-        self._scanned = (buffer, headed if told else None)
-        self._setters = (buffer, setters)
+        self._scanned = (buffer, headed if told else None, setters)
         merged = cut
         if not buffer.isascii():
             self._non_ascii.scan(buffer, match_event_handler=on_hit, scratch=self._non_ascii_scratch)
@@ -314,9 +313,9 @@ class TriggerFinder:
         which the buffer has been through; those behind one are looked for when asked, in the buffer's
         first lines, and where none of them is one, in the whole buffer, once (in the pass of `scan`
         they would cost it up to a third of its time on every buffer, asked or not)."""
-        if self._setters[0] is not buffer:
+        if self._scanned[0] is not buffer:
             self.scan(buffer)
-        found = self._setters[1]
+        found = self._scanned[2]
         if kind in _SCANNED_SETTERS:
             return found.get(kind, len(buffer))
         if kind not in found:
@@ -336,7 +335,7 @@ class TriggerFinder:
         return found[kind]
 
     def _dated(self, buffer: bytes) -> bool:
-        """Whether the buffer (the one of `_setters`) holds a date."""
+        """Whether the buffer (the one scanned last) holds a date."""
         if self._dated_of[0] is not buffer:
             self._dated_of = (buffer, self._first_line(buffer, None) < len(buffer))
         return self._dated_of[1]
@@ -346,17 +345,8 @@ class TriggerFinder:
         if kind not in self._setter_forms:
             database = _setter_database(kind, self._compile)
             self._setter_forms[kind] = (database, database.scratch.clone())
-        database, scratch = self._setter_forms[kind]
-        at = len(buffer)
-
-        def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
-            nonlocal at
-            at = buffer.rfind(b"\n", 0, end) + 1
-            return True  # the first is enough: stop
-
-        with contextlib.suppress(hyperscan.ScanTerminated):
-            database.scan(buffer, match_event_handler=on_match, scratch=scratch)
-        return at
+        end = _first_match(*self._setter_forms[kind], buffer)
+        return len(buffer) if end is None else buffer.rfind(b"\n", 0, end) + 1
 
     def heads(self, buffer: bytes) -> list[bytes]:
         """The channel heads that begin lines of the buffer."""
@@ -364,15 +354,7 @@ class TriggerFinder:
             self.scan(buffer)
         found = self._scanned[1]
         if found is None:
-            found = False
-
-            def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
-                nonlocal found
-                found = True
-                return True  # one is enough: stop
-
-            with contextlib.suppress(hyperscan.ScanTerminated):
-                self._heads.scan(buffer, match_event_handler=on_match, scratch=self._heads_scratch)
+            found = _first_match(self._heads, self._heads_scratch, buffer) is not None
         self._headed_input = found
         if not found:  # much faster to tell than to find them all
             return []
@@ -415,6 +397,7 @@ _DATED_SETTERS = (Setter.TIME, Setter.HEAD_TIME)  # (each holds a date: a buffer
 _ANY_HEAD = 0
 _SCANNED_SETTERS = (Setter.TIME, Setter.STREAM)
 
+
 @lru_cache(maxsize=2)
 def _heads_database(compile: Compile):
     return compile((rb"^" + HEAD,), (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,))
@@ -427,8 +410,9 @@ def _extra_database(expressions: tuple[bytes, ...]):
 
 @lru_cache(maxsize=16)
 def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
-    """Ids: a line that begins with a channel head and `_SCANNED_SETTERS` (one match each), the starts, the loose logged error, the state, the channels,
-    the keywords. Without `heads`, the look for a channel head is a pattern that matches no line: the ids stay."""
+    """Ids: a line that begins with a channel head and `_SCANNED_SETTERS` (one match each), the starts, the loose
+    logged error, the state, the channels, the keywords. Without `heads`, the look for a channel head is a pattern
+    that matches no line: the ids stay."""
     cut_headers = (_literal(cut) + rb"\r?\n" + _literal(rest) for cut, rest in _CUT_HEADERS)
     expressions = (*_STARTS, *cut_headers, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
@@ -451,6 +435,20 @@ _LOOSE_ID = _CUT_FROM + len(_CUT_HEADERS)  # its hits are confirmed by _LOGGED_E
 @lru_cache(maxsize=2)
 def _non_ascii_database(compile: Compile):
     return compile(_NON_ASCII, (hyperscan.HS_FLAG_MULTILINE,) * len(_NON_ASCII))
+
+
+def _first_match(database: Any, scratch: Any, buffer: bytes) -> int | None:
+    """Where the first match of the database in the buffer ends (the scan stops there); None if there is none."""
+    found: int | None = None
+
+    def on_match(pattern: int, start: int, end: int, flags: int, context: object) -> bool:
+        nonlocal found
+        found = end
+        return True  # the first is enough: stop
+
+    with contextlib.suppress(hyperscan.ScanTerminated):
+        database.scan(buffer, match_event_handler=on_match, scratch=scratch)
+    return found
 
 
 def _literal(text: str) -> bytes:
