@@ -188,7 +188,7 @@ def test_n_and_p_jump_between_incidents(engine):
         for incident in expected[1:]:  # (each key waited for: on a loaded machine one may be handled a frame later)
             await pilot.press("n")
             await until(pilot, lambda incident=incident: app.selected.id == incident.id, f"n selects {incident.id}")
-        assert f" {expected[-1].id} " in text(app, "#summary").splitlines()[0]
+        await until(pilot, lambda: f" {expected[-1].id} " in text(app, "#summary").splitlines()[0], "the summary follows")
         await pilot.press("n")  # past the end stays on the last one
         await pilot.pause()
         assert app.selected.id == expected[-1].id
