@@ -186,6 +186,28 @@ def test_a_journal_without_its_host_after_a_frame_copied_without_it():
     assert event.root.frames[-1].code == code.strip()
 
 
+@pytest.mark.parametrize("wrap", [fmt.journal, fmt.kubectl_timestamps, lambda lines: fmt.logging_each_line(lines)],
+                         ids=["journal", "kubectl", "logging"])
+def test_a_markdown_code_block_in_front_of_dated_prefixes(wrap):
+    """A paste indented four blanks to make it a markdown code block, its header cut off: the blanks are the
+    paste's, the dated prefix behind them the log's (no traceback line begins with a date)."""
+    exc, lines = _tb(_register_worker)
+    pasted = "".join(f"    {line}\n" for line in wrap(lines[1:]))
+    (event,) = assert_same(f"the service will not start:\n\n{pasted}\nany idea?\n".encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert event.root.frames[-1].code == lines[-2].strip()
+
+
+def test_a_markdown_code_block_of_dated_records_and_a_traceback_without_prefixes():
+    """The records' time, behind the code block's four blanks, is the time of the traceback printed after them."""
+    exc, lines = _tb(_register_worker)
+    records = fmt.logging_each_line([f"step {i}" for i in range(40)], step=timedelta(seconds=1))
+    pasted = "".join(f"    {line}\n" for line in [*records, *lines])
+    (event,) = assert_same(f"the log:\n\n{pasted}".encode(), chunks=(64, 4096))
+    last = fmt.T0 + timedelta(seconds=39)
+    assert (event.root.exception_type, event.timestamp) == (type(exc).__name__, last.replace(microsecond=last.microsecond // 1000 * 1000))
+
+
 def test_heroku_dynos_lines_copied_without_their_indentation():
     """`heroku logs --tail` copied from a page that dropped each line's indentation, from mid-traceback."""
     exc, lines = _tb(_register_worker)

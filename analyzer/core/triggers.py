@@ -171,8 +171,9 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
-# (or a paste's blank or three in front of a bracketed date: the normaliser's LineNormalizer._peel; Tornado's level letter)
-_TIME_START = (rb"(?: {1,3}\[?|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+# (or a paste's blank or three in front of a date, bracketed or not, four before one that is not: the normaliser's
+# LineNormalizer._peel; Tornado's level letter)
+_TIME_START = (rb"(?: {1,3}\[| {1,4}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
                rb"\[?)\d{4}-\d\d-\d\d")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
