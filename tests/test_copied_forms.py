@@ -999,6 +999,31 @@ def test_an_error_logged_by_its_class_alone_after_words():
     assert assert_same(f"{logged(logging.INFO)}\n".encode()) == []
 
 
+class _UpstreamError(Exception):
+    pass
+
+
+_UpstreamError.__module__, _UpstreamError.__qualname__ = "proxylib", "UpstreamError"
+
+
+def test_an_error_logged_after_a_dash_behind_a_format_nobody_listed():
+    """A proxy logs `Exception occured - proxylib._UpstreamError: ...` through a format of its own, its level
+    inside it (`01:49:22 - Proxy:ERROR: server.py:8778 - `): that error. At info level it is no error."""
+    def failing():
+        raise _UpstreamError("stream disconnected before completion")
+
+    exc = capture(failing)
+    formatter = logging.Formatter("%(asctime)s - Proxy:%(levelname)s: %(filename)s:%(lineno)d - %(message)s", "%H:%M:%S")
+
+    def logged(level: int) -> str:
+        said = f"proxy_server.data_generator(): Exception occured - {type(exc).__module__}.{type(exc).__qualname__}: {exc}"
+        return formatter.format(logging.LogRecord("proxy", level, "/app/proxy_server.py", 8778, said, None, None))
+
+    assert _bare_errors(f"{logged(logging.ERROR)}\n".encode()) == [
+        (EventKind.NOTICE, "proxylib.UpstreamError", str(exc), "")]
+    assert assert_same(f"{logged(logging.INFO)}\n".encode()) == []
+
+
 def test_pips_resolver_failure_logged_without_a_traceback():
     """pip's resolver names its failure (ResolutionImpossible, no Error suffix) on an ERROR line of its own, after the
     line that names the conflicting requirements (the texts of pip's resolver factory)."""

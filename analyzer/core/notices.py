@@ -106,10 +106,10 @@ _LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1
                                r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
-# The type opens the text or follows a colon; an OSError with its errno may also end a sentence
-# (pip's "Could not install packages due to an OSError: [Errno 28] ...").
+# The type opens the text or follows a colon or a dash (`Exception occured - litellm.APIError: ...`); an OSError with its
+# errno may also end a sentence (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _EMBEDDED = regex.compile(
-    r"(?:^|(?<=: )|(?<=\s)(?=\S+: \[Errno -?\d))"
+    r"(?:^|(?<=: | - )|(?<=\s)(?=\S+: \[Errno -?\d))"
     rf"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?: (?P<message>\S.*)$")
 
 # ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
@@ -148,7 +148,11 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo(alone["type"], "", has_traceback=False)  # (an error whose str() is empty, after words)
     level = _LEVEL_IN_TEXT.match(text)
     if level is None and not _LEVEL_IN_PREFIX.search(prefix):
-        return None
+        # (a format nobody listed, its level inside it: `01:49:22 - Proxy:ERROR: server.py:87 - ... - X.Error: ...`)
+        said = _EMBEDDED.search(text)
+        if said is None or not _LEVEL_IN_PREFIX.search(text, 0, said.start()) or _LOWER_LEVEL.search(text, 0, said.start()):
+            return None
+        return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
     body = text[level.end():] if level else text
     if _ERRNO.match(body):
         return ErrorInfo("OSError", body.strip(), has_traceback=False)
