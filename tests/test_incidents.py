@@ -390,6 +390,29 @@ def test_a_wrappers_line_on_the_errors_text_is_that_error_told_again():
     assert [i.info.exception_type for i in short if i.is_run_root] == ["litellm.APIConnectionError"]
 
 
+class _UnsupportedParamsError(Exception):  # (its module named as litellm's; its text names the class the way litellm's does)
+    pass
+
+
+_UnsupportedParamsError.__module__, _UnsupportedParamsError.__qualname__ = "litellm.exceptions", "UnsupportedParamsError"
+
+
+def _check_params(params: dict):
+    raise _UnsupportedParamsError(f"litellm.UnsupportedParamsError: ollama does not support parameters: {params}. To drop "
+                                  "these, set `drop_params` or for proxy:\n\n`litellm_settings:\n drop_params: true`\n")
+
+
+def test_an_error_logged_over_several_lines_then_its_traceback_is_that_error():
+    """`logger.exception(f"Exception occured - {e}")` through a format of its own: the error's lines (its text names
+    its class), then its traceback. The traceback is the root cause, the record its echo."""
+    error = capture(lambda: _check_params({"presence_penalty": 0}))
+    record = f"13:18:35 - Proxy:ERROR: proxy_server.py:3714 - chat_completion(): Exception occured - {error}"
+    incidents = analysed({"run.log": [*record.splitlines(), *text_of(error).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.short_type, root.info.frames[-1].function) == ("UnsupportedParamsError", "_check_params")
+    assert [i.caused_by for i in incidents if i is not root] == [root.id] * (len(incidents) - 1)
+
+
 class _BackendCompilerFailed(Exception):
     pass
 

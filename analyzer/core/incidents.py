@@ -328,7 +328,7 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             return told
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
-            text == said[1] for _, text in _links_said(i)) or _just_below(first, i) and any(
+            _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
             kind == said[0] and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
@@ -384,6 +384,14 @@ _RAISED_NAME = regex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may fo
 
 def _links_said(incident: Incident) -> set[tuple[str, str]]:
     return {(link.exception_type, link.message.split("\n", 1)[0].strip()) for link in incident.event.chain}
+
+
+_NAMED = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): ")
+
+
+def _unnamed(text: str) -> str:
+    """A message without the class name it may begin with (litellm's errors name theirs in their text)."""
+    return text[m.end():] if (m := _NAMED.match(text)) is not None else text
 
 
 def _first_line(incident: Incident) -> str:
