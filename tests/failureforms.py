@@ -133,6 +133,16 @@ def cxx_terminate(exception_type: str = "c10::Error", what: str = "") -> list[st
     ]
 
 
+def ray_unhandled(mangled: str = "N3c105ErrorE", pid: int = 270291) -> list[str]:
+    """`cxx_terminate` as a Ray worker's terminate handler logs it (src/ray/util/logging.cc): its own record at level E
+    naming the type as `typeid(e).name()` does, mangled, then what() and the rest of the report, each line behind
+    the worker's prefix as Ray's log monitor shows it."""
+    report = cxx_terminate()
+    what = report[1].split("what():  ", 1)[1]
+    record = f"[2025-02-19 08:58:32,022 E {pid} {pid + 82}] logging.cc:108: Unhandled exception: {mangled}. what(): {what}"
+    return [f"(RayWorkerWrapper pid={pid}, ip=10.175.94.190) {line}" for line in [record, *report[2:]]]
+
+
 def cxx_terminate_of_ranks(ranks: int, exception_type: str = "c10::Error") -> list[str]:
     """`cxx_terminate` as several ranks that abort at once leave it: the handler writes its line in pieces (the
     words, the type, the closing quote and line break), so their pieces interleave. One order they come in: each

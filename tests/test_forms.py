@@ -155,6 +155,18 @@ def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_s
     assert second.root.exception_type == "SIGSEGV"  # another crash
 
 
+@pytest.mark.parametrize(("mangled", "name"), [("N3c105ErrorE", "c10::Error"), ("N3c1016DistBackendErrorE", "c10::DistBackendError"),
+                                              ("St13runtime_error", "std::runtime_error"), ("11MyException", "MyException")])
+def test_a_cxx_exception_ray_logs_as_unhandled_is_that_exception_named_unmangled(mangled, name):
+    """Ray's terminate handler logs `Unhandled exception: <typeid name>. what(): <text>`: the type as the compiler
+    mangled it, which reads back to the C++ name; its text and the c10 site as under libstdc++'s handler."""
+    (event,) = assert_same("\n".join(["loading", *forms.ray_unhandled(mangled), ""]).encode())
+    assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, name)
+    assert event.root.message.startswith("CUDA error: an illegal memory access was encountered\nCUDA kernel errors")
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/pytorch/c10/cuda/CUDAException.cpp", 43)
+    assert assert_same(b"Unhandled exception: in the handler, see the docs\n") == []
+
+
 def test_a_cxx_terminate_after_half_a_line_or_copied_onto_one_line_is_still_the_crash():
     """The handler writes to stderr at once: after a progress bar's unfinished line; a copy that lost the
     line breaks holds what() and its text on the terminate's line, behind the watchdog's lines before it."""

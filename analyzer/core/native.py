@@ -15,7 +15,9 @@ the exception that made it fail: `parse_chain`).
   `  what():  <message>` whose text may run over several lines, and for c10 errors `Exception raised
   from f at file.cpp:43 (most recent call first):` and `frame #0: ...` lines; faulthandler's dump of
   the abort (`Fatal Python error: Aborted`) may follow. The type is the C++ exception's; the raise
-  site is the innermost Python frame of the dump, else the place the c10 error names.
+  site is the innermost Python frame of the dump, else the place the c10 error names. A Ray worker's
+  handler logs its own first line instead: `Unhandled exception: N3c105ErrorE. what(): <message>`, the
+  type mangled as `typeid().name()` gives it (read back: `c10::Error`).
   Written straight to stderr, it may follow half a line (a progress bar's; unittest's `test_x ... `), and a
   copy that lost its line breaks holds `what():` and its text on the same line. The handler writes its
   line in pieces (the words, the type, the closing quote): ranks that abort at once interleave them, so
@@ -65,6 +67,10 @@ _STATE = "Python runtime state: "
 # breaks holds its what() on the same line, and what came after it)
 _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
                            r"(?:\s+what\(\):(?:\s+(?P<message>.*?))?)?\s*$")
+# Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
+# (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
+_RAY_TERMINATE = regex.compile(r"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s+(?P<message>.*?))?\s*$")
+_MANGLED = regex.compile(r"(?P<nested>N)?(?P<std>St)?(?P<names>(?:\d+\w+?)+)(?(nested)E)")
 _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
@@ -98,9 +104,27 @@ def _fatal(text: str) -> regex.Match | None:
 
 def _terminate(text: str) -> regex.Match | None:
     """The terminate handler's line, maybe behind what stderr held; not a log record that relays it (a level before
-    it: `ERROR: terminate called ...`), which the line's page in notices.yaml reads."""
+    it: `ERROR: terminate called ...`), which the line's page in notices.yaml reads. Or Ray's handler's record."""
+    if "Unhandled exception: " in text:
+        return _RAY_TERMINATE.match(text)
     m = _TERMINATE.match(text) if "terminate called after" in text else None
     return m if m is not None and not _LOGGED_LEVEL.search(text, 0, text.find("terminate called after")) else None
+
+
+def _demangled(name: str) -> str:
+    """A type's name as the Itanium C++ ABI mangles it (`N3c105ErrorE`, `St13runtime_error`) read back (`c10::Error`);
+    any other name as it is."""
+    m = _MANGLED.fullmatch(name)
+    if m is None:
+        return name
+    parts, names = ["std"] if m["std"] else [], m["names"]
+    while names:
+        digits = regex.match(r"\d+", names)
+        if digits is None or len(names) < digits.end() + int(digits[0]):
+            return name
+        parts.append(names[digits.end():digits.end() + int(digits[0])])
+        names = names[digits.end() + int(digits[0]):]
+    return "::".join(parts)
 
 
 def starts(text: str) -> bool:
@@ -145,7 +169,7 @@ def continues(lines: list[str], text: str) -> bool:
         return fatal["message"] == "Aborted"
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
-    if _TERMINATE.match(first)["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
+    if (thrown := _terminate(first)) is not None and thrown["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
         return bool(_WHAT.match(text) or _PIECE.match(text))  # (not what() on its line: it comes after other ranks' pieces)
     return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
 
@@ -188,7 +212,8 @@ def parse(lines: list[str]) -> ErrorInfo:
     if check := _CUDA_CHECK.match(first):
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
-    thrown = _TERMINATE.match(first)
+    thrown = _terminate(first)
+    assert thrown is not None  # (what remains of what `starts` takes)
     message = [thrown["message"]] if thrown["message"] is not None else []
     awaiting = thrown["message"] is None  # its what(), maybe after other ranks' pieces
     frames: tuple[Frame, ...] = ()
@@ -207,7 +232,7 @@ def parse(lines: list[str]) -> ErrorInfo:
             message.append(text.rstrip())
         awaiting = False
     frames = _thread_frames(lines[dump + 1:]) or frames  # where Python was when it aborted, if it was
-    return ErrorInfo(_type_once(thrown["type"]), "\n".join(message).strip(), frames, has_traceback=bool(frames))
+    return ErrorInfo(_demangled(_type_once(thrown["type"])), "\n".join(message).strip(), frames, has_traceback=bool(frames))
 
 
 def _type_once(name: str) -> str:
