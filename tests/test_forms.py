@@ -76,10 +76,29 @@ LIBCXX_TERMINATE = ("libc++abi: terminating due to uncaught exception of type tv
 
 
 def test_libcxxs_word_of_an_uncaught_exception_is_that_exception():
-    """libc++ (clang, macOS) names the type and what() on one line; from its definition (libc++abi)."""
+    """libc++ (clang, macOS) names the type and what() on one line; from its definition (libc++abi). TVM's what()
+    begins with dmlc's log place and the class again: the message is what follows, the place its site."""
     event = only(["[2026-12-01 10:00:00] loading the model", LIBCXX_TERMINATE, "INFO next"])
     assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "tvm::runtime::InternalError")
-    assert event.root.message.startswith("[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed")
+    assert event.root.message == "Check failed: (config_istream) is false:"
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/src/cpp/serve/model.cc", 41)
+
+
+def test_a_terminate_whose_what_begins_with_dmlcs_place_and_another_class_keeps_it():
+    """dmlc's place is taken off what() only where the class it names there is the exception's own."""
+    lines = ["terminate called after throwing an instance of 'std::runtime_error'",
+             "  what():  [00:33:55] /project/cpp/grammar_parser.cc:78: EBNF parse error at line 1"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert event.root.message == lines[1].split("what():  ")[1]
+
+
+@pytest.mark.parametrize("level", ["", "WARNING: "])
+def test_dmlcs_log_place_in_front_of_an_error_is_a_prefix(level):
+    """dmlc's logging (TVM, MLC, XGBoost) begins a record with the clock and the place (`[10:38:03] C:\\x\\llm_chat.cc:526: `,
+    a warning's level between): an error logged so is that error."""
+    line = f"[10:38:03] {level}C:\\build\\cpp\\llm_chat.cc:526: InternalError: Check failed: (config) is false:"
+    (event,) = assert_same(f"Loading model...\n{line}\nStack trace not available when DMLC_LOG_STACK_TRACE is disabled\n".encode())
+    assert (event.root.exception_type, event.root.message.split("\n")[0]) == ("InternalError", "Check failed: (config) is false:")
 
 
 def test_libcxxs_abort_and_faulthandlers_dump_of_it_are_one_crash_with_python_frames():

@@ -70,6 +70,9 @@ _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
 _RAY_TERMINATE = regex.compile(r"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s+(?P<message>.*?))?\s*$")
+# dmlc's logging (TVM, MLC, XGBoost, xgrammar) puts the clock and the place in front of a message, and an error's what()
+# holds it: `[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed: ...`.
+_DMLC_PLACE = regex.compile(r"^\[\d\d:\d\d:\d\d\] (?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<type>\w+): ")
 _MANGLED = regex.compile(r"(?P<nested>N)?(?P<std>St)?(?P<names>(?:\d+\w+?)+)(?(nested)E)")
 _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
@@ -208,7 +211,8 @@ def parse(lines: list[str]) -> ErrorInfo:
         return ErrorInfo(UNTYPED_CUDA, first.strip(), (Frame(device["path"], int(device["lineno"]), device["function"]),),
                          has_traceback=False)
     if libcxx := _LIBCXX_TERMINATE.match(first):
-        return ErrorInfo(libcxx["type"], libcxx["message"], _thread_frames(lines[1:]), has_traceback=len(lines) > 1)
+        what, placed = _own_place(libcxx["type"], libcxx["message"])
+        return ErrorInfo(libcxx["type"], what, _thread_frames(lines[1:]) or placed, has_traceback=len(lines) > 1)
     if check := _CUDA_CHECK.match(first):
         return ErrorInfo(UNTYPED_CUDA, f"CUDA error: {check['message']}",
                          (Frame(check["path"], int(check["lineno"]), ""),), has_traceback=False)
@@ -231,8 +235,19 @@ def parse(lines: list[str]) -> ErrorInfo:
         elif not _CXX_FRAME.match(text):
             message.append(text.rstrip())
         awaiting = False
-    frames = _thread_frames(lines[dump + 1:]) or frames  # where Python was when it aborted, if it was
-    return ErrorInfo(_demangled(_type_once(thrown["type"])), "\n".join(message).strip(), frames, has_traceback=bool(frames))
+    kind = _demangled(_type_once(thrown["type"]))
+    what, placed = _own_place(kind, "\n".join(message).strip())
+    frames = _thread_frames(lines[dump + 1:]) or frames or placed  # where Python was when it aborted, if it was
+    return ErrorInfo(kind, what, frames, has_traceback=bool(frames))
+
+
+def _own_place(kind: str, message: str) -> tuple[str, tuple[Frame, ...]]:
+    """A what() that begins with dmlc's log place and the exception's own class again (TVM's: `[12:42:06]
+    /src/model.cc:41: InternalError: Check failed: ...`): the text after them, and the place as its site."""
+    m = _DMLC_PLACE.match(message)
+    if m is None or m["type"] != kind.rsplit("::", 1)[-1]:
+        return message, ()
+    return message[m.end():], (Frame(m["path"], int(m["lineno"]), ""),)
 
 
 def _type_once(name: str) -> str:
