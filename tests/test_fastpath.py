@@ -738,6 +738,30 @@ def test_where_a_buffers_first_setters_are(place):
         len(buffer) if setters is None else sum(len(line) + 1 for line in body[:setters]))
 
 
+def _heads_read_whole(buffer: bytes) -> set[bytes]:
+    starts = [0, *(at + 1 for at, byte in enumerate(buffer) if byte == 10)][:-1]
+    return {m.group() for start in starts if (m := triggers.HEAD_AT.match(buffer, start, buffer.index(b"\n", start)))}
+
+
+def test_the_heads_of_each_buffer_are_those_its_lines_begin_with():
+    """`heads` names the heads seen before by name and reads whole only the lines of others: each buffer's heads
+    are still exactly those its lines begin with, as new ranks come, old ones go quiet, torchrun's `[rank0]:` and
+    `[rank0]: ` are told apart, and past the heads it names (thousands of ranks) every line is read."""
+    finder = triggers.TriggerFinder(headed=True)
+
+    def lines(heads: list[str], count: int = 40) -> bytes:
+        return "".join(f"{heads[k % len(heads)]}INFO step {k}\n" for k in range(count)).encode()
+
+    buffers = [lines(["[rank0]:", "[rank1]:"]),
+               lines(["[rank1]:", "[rank0]: ", "(VllmWorker rank=2 pid=42) "]),  # a new rank, one gone, a spaced head
+               lines(["[rank0]:"]),
+               b"plain first line\n" + lines(["[rank1]:"], 3),
+               lines([f"[rank{k}]:" for k in range(100)], 300),  # past the heads named
+               lines(["[rank7]:", "[rank99]:"])]
+    for buffer in buffers:
+        assert set(finder.heads(buffer)) == _heads_read_whole(buffer)
+
+
 def test_an_oserrors_text_is_read_at_an_error_level_only():
     """`[Errno N]` is a line to read where an error level comes before it (a logged OSError's text); in a retry's
     words at no level it reads as no error, and its line is skipped (every log of network retries had them read)."""
