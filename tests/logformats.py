@@ -420,6 +420,12 @@ def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
     return [f"{host}: {line}" for line in lines]
 
 
+def buildkit(lines: list[str], step: int = 16, start: float = 0.883) -> list[str]:
+    """`docker build --progress=plain` (BuildKit): the step's number and the seconds since it began, on each line its
+    command wrote (`#16 3.943 `)."""
+    return [f"#{step} {start + k * 0.01:.3f} {line}" for k, line in enumerate(lines)]
+
+
 def numbered(lines: list[str], first: int = 1) -> list[str]:
     """`cat -n FILE` (and `nl -ba`): each line's number right-aligned in six columns, then a tab."""
     return [f"{number:6d}\t{line}" for number, line in enumerate(lines, first)]

@@ -543,6 +543,18 @@ def test_a_cleo_apps_report_of_an_error(utf8):
     assert [(e.root.exception_type, e.root.message) for e in events] == [("ChefBuildError", ""), ("ValueError", "other")]
 
 
+def test_a_cleo_report_in_a_docker_builds_plain_progress_among_another_steps_lines():
+    """BuildKit's plain output puts the step and its seconds in front of each line (`#16 3.943 `), and steps run at
+    once interleave: Poetry's report in step 16 is read whole, another step's lines between its lines."""
+    exc = capture(lambda: _build_backend("setuptools.build_meta:__legacy__"))
+    report = fmt.buildkit("\n".join(["  • Installing pyparsing (3.0.9)", "", *forms.cleo_report(exc)]).split("\n"))
+    other = fmt.buildkit([f"Downloading wheel {k}" for k in range(len(report))], step=12)
+    lines = [line for pair in zip(report, other) for line in pair]
+    (event,) = assert_same("\n".join([" => ERROR [builder 4/4] RUN poetry install", *lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("ChefBuildError", str(exc))
+    assert event.root.frames[-1].function == "_build_backend"
+
+
 def _backend_subprocess_failed() -> None:
     backend = capture(lambda: os.environ["PEP517_BUILD_BACKEND_UNSET"])  # the backend's own failure, for real
     output = traceback.format_exception(backend)

@@ -127,6 +127,10 @@ OSLO = KnownPrefix("oslo", regex.compile(
 # traceback's `raise X('...')` line under a frame line, so a copy of the log holds `Error:     raise ...`.
 GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=[ \t]+raise\b)"), Scope.LINE)
 
+# `docker build --progress=plain` (BuildKit): the step and the seconds since it began on each line a command wrote
+# (`#16 3.943 `); steps that run at once interleave: each step is a channel.
+BUILDKIT = KnownPrefix("buildkit", regex.compile(r"^#(?P<step>\d+) \d+\.\d+ "), Scope.LINE)
+
 # dmlc's logging (TVM, MLC, XGBoost): the clock and the place, a warning's level between (`[10:38:03] C:\\x\\llm_chat.cc:526: `,
 # `[10:38:03] WARNING: /src/learner.cc:767: `). Without a date it says no time the lines after it would inherit.
 DMLC = KnownPrefix("dmlc", regex.compile(
@@ -135,7 +139,7 @@ DMLC = KnownPrefix("dmlc", regex.compile(
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT)
 
 
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
@@ -148,7 +152,7 @@ _OPENS = {
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
-    "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__,
+    "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__, "buildkit": "#".__eq__,
 }
 
 
@@ -225,6 +229,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.host = groups["host"] or meta.host
         meta.channel += (f"[{groups['job']},{groups['rank']},{groups['host'] or ''}]<{groups['std']}>",)
         meta.rank = f"rank{groups['rank']}"
+    elif kind is BUILDKIT:
+        meta.channel += (f"#{groups['step']}",)
     elif kind is HEROKU:
         meta.channel += (f"{groups['source']}[{groups['dyno']}]",)
         meta.rank = meta.rank or groups["dyno"]

@@ -129,9 +129,10 @@ _STARTS = (
 # TracebackAssembler._unwrapped): each cut, its line break maybe Windows', reported in both lines.
 _CUT_HEADERS = tuple((HEADER_TEXT[:k], HEADER_TEXT[k:]) for k in range(1, len(HEADER_TEXT)))
 # Prefix state that is not rebuilt from the lines around: JSON records, a container's partial records,
-# pdsh's host address and Open MPI's tag (channels of their own: each of their lines is read; the address
+# pdsh's host address, Open MPI's tag and BuildKit's step (channels of their own: each of their lines is read; the address
 # by the end of it, which costs a fifth of the whole pass less than the whole of it from a line's start).
-_STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P", rb"\.[0-9]{1,3}: ", rb"\]<std(?:out|err|diag)>:")
+_STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P", rb"\.[0-9]{1,3}: ", rb"\]<std(?:out|err|diag)>:",
+          rb"^#[0-9]+ [0-9]+\.[0-9]+ ")
 # notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
 # every colon (half the time of the whole database); it looks for the type and its colon instead, and
 # `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
