@@ -26,6 +26,7 @@ from datetime import datetime
 
 import regex
 
+from analyzer.core import grammar as g
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
 from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
@@ -386,12 +387,9 @@ def _links_said(incident: Incident) -> set[tuple[str, str]]:
     return {(link.exception_type, link.message.split("\n", 1)[0].strip()) for link in incident.event.chain}
 
 
-_NAMED = regex.compile(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): ")
-
-
 def _unnamed(text: str) -> str:
     """A message without the class name it may begin with (litellm's errors name theirs in their text)."""
-    return text[m.end():] if (m := _NAMED.match(text)) is not None else text
+    return m["message"] if (m := g.BARE_EXCEPTION_LINE.match(text)) is not None and m["message"] else text
 
 
 def _first_line(incident: Incident) -> str:

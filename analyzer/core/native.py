@@ -44,6 +44,7 @@ from __future__ import annotations
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["RUST_CAUSES", "UNTYPED_CUDA", "continues", "interrupts", "parse", "parse_chain", "rust_error", "starts"]
@@ -70,10 +71,6 @@ _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
 _RAY_TERMINATE = regex.compile(r"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s+(?P<message>.*?))?\s*$")
-# dmlc's logging (TVM, MLC, XGBoost, xgrammar) puts the clock and the place in front of a message, and an error's what()
-# holds it: `[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed: ...`.
-_DMLC_PLACE = regex.compile(r"^\[\d\d:\d\d:\d\d\] (?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<type>\w+): ")
-_MANGLED = regex.compile(r"(?P<nested>N)?(?P<std>St)?(?P<names>(?:\d+\w+?)+)(?(nested)E)")
 _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
@@ -115,19 +112,18 @@ def _terminate(text: str) -> regex.Match | None:
 
 
 def _demangled(name: str) -> str:
-    """A type's name as the Itanium C++ ABI mangles it (`N3c105ErrorE`, `St13runtime_error`) read back (`c10::Error`);
-    any other name as it is."""
-    m = _MANGLED.fullmatch(name)
-    if m is None:
-        return name
-    parts, names = ["std"] if m["std"] else [], m["names"]
-    while names:
-        digits = regex.match(r"\d+", names)
-        if digits is None or len(names) < digits.end() + int(digits[0]):
+    """A type's name as the Itanium C++ ABI mangles it (`N3c105ErrorE`, `St13runtime_error`: each part its length, then
+    its name) read back (`c10::Error`); any other name as it is."""
+    rest = name[1:-1] if name[:1] == "N" and name[-1:] == "E" else name
+    parts = ["std"] if rest.startswith("St") else []
+    rest = rest[2:] if parts else rest
+    while rest:
+        digits = len(rest) - len(rest.lstrip("0123456789"))
+        if not 0 < digits <= 4 or len(rest) < digits + int(rest[:digits]) or not int(rest[:digits]):
             return name
-        parts.append(names[digits.end():digits.end() + int(digits[0])])
-        names = names[digits.end() + int(digits[0]):]
-    return "::".join(parts)
+        parts.append(rest[digits:digits + int(rest[:digits])])
+        rest = rest[digits + int(rest[:digits]):]
+    return "::".join(parts) or name
 
 
 def starts(text: str) -> bool:
@@ -244,10 +240,11 @@ def parse(lines: list[str]) -> ErrorInfo:
 def _own_place(kind: str, message: str) -> tuple[str, tuple[Frame, ...]]:
     """A what() that begins with dmlc's log place and the exception's own class again (TVM's: `[12:42:06]
     /src/model.cc:41: InternalError: Check failed: ...`): the text after them, and the place as its site."""
-    m = _DMLC_PLACE.match(message)
-    if m is None or m["type"] != kind.rsplit("::", 1)[-1]:
+    m = DMLC.pattern.match(message)
+    named = f"{kind.rsplit('::', 1)[-1]}: "
+    if m is None or not message.startswith(named, m.end()):
         return message, ()
-    return message[m.end():], (Frame(m["path"], int(m["lineno"]), ""),)
+    return message[m.end() + len(named):], (Frame(m["path"], int(m["lineno"]), ""),)
 
 
 def _type_once(name: str) -> str:

@@ -131,10 +131,11 @@ GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=
 # (`#16 3.943 `); steps that run at once interleave: each step is a channel.
 BUILDKIT = KnownPrefix("buildkit", regex.compile(r"^#(?P<step>\d+) \d+\.\d+ "), Scope.LINE)
 
-# dmlc's logging (TVM, MLC, XGBoost): the clock and the place, a warning's level between (`[10:38:03] C:\\x\\llm_chat.cc:526: `,
-# `[10:38:03] WARNING: /src/learner.cc:767: `). Without a date it says no time the lines after it would inherit.
+# dmlc's logging (TVM, MLC, XGBoost, xgrammar): the clock and the place, a warning's level between (`[10:38:03]
+# C:\\x\\llm_chat.cc:526: `, `[10:38:03] WARNING: /src/learner.cc:767: `); an error's what() begins with it too (see
+# native). Without a date it says no time the lines after it would inherit.
 DMLC = KnownPrefix("dmlc", regex.compile(
-    r"^\[\d\d:\d\d:\d\d\] (?:(?:WARNING|ERROR|INFO|FATAL): )?(?:[A-Za-z]:)?[^\s:]+:\d+: "), Scope.LINE)
+    r"^\[\d\d:\d\d:\d\d\] (?:(?:WARNING|ERROR|INFO|FATAL): )?(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): "), Scope.LINE)
 
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
