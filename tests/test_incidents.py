@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from contextlib import redirect_stdout
 from functools import cache
 from pathlib import Path
@@ -411,6 +412,32 @@ def test_an_error_logged_over_several_lines_then_its_traceback_is_that_error():
     (root,) = [i for i in incidents if i.is_run_root]
     assert (root.info.short_type, root.info.frames[-1].function) == ("UnsupportedParamsError", "_check_params")
     assert [i.caused_by for i in incidents if i is not root] == [root.id] * (len(incidents) - 1)
+
+
+class _SerialException(OSError):  # (named as pyserial's is)
+    pass
+
+
+_SerialException.__module__, _SerialException.__qualname__ = "serial.serialutil", "SerialException"
+
+
+def _open_port(port: str):
+    try:
+        os.open(port, os.O_RDWR)
+    except FileNotFoundError as err:  # (chained implicitly, as pyserial's is)
+        raise _SerialException(err.errno, f"could not open port {port}: {err}")  # noqa: B904
+
+
+def test_a_logged_error_named_by_its_class_alone_then_its_chain_is_that_chain():
+    """OctoPrint logs `...: SerialException: '<its text>' @ comm.py:_open_serial:3670` (the class without its module,
+    the text quoted, a place after it), then `logger.exception`'s traceback: the chain is the root cause, its cause
+    first; the record is its echo."""
+    error = capture(lambda: _open_port("/tmp/no-such-printer"))
+    record = (f"2021-03-10 18:49:16,607 - octoprint.util.comm - ERROR - Unexpected error while connecting to serial port: "
+              f"SerialException: '{error}' @ comm.py:_open_serial:3670")
+    incidents = analysed({"run.log": [record, *text_of(error).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert [link.exception_type for link in root.event.chain] == ["FileNotFoundError", "serial.serialutil.SerialException"]
 
 
 class _BackendCompilerFailed(Exception):

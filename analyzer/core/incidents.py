@@ -29,7 +29,7 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
-from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative
+from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative, short_type
 from analyzer.core.schema import Role
 
 __all__ = ["Incident", "IncidentGrouper", "blame_frame", "root_diagnosis"]
@@ -330,7 +330,7 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
-            kind == said[0] and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
+            short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)

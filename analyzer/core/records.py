@@ -11,7 +11,12 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
-__all__ = ["LogLine", "Frame", "Link", "ErrorInfo", "ErrorEvent", "SourceSpan", "EventKind"]
+__all__ = ["LogLine", "Frame", "Link", "ErrorInfo", "ErrorEvent", "SourceSpan", "EventKind", "short_type"]
+
+
+def short_type(name: str) -> str:
+    """`torch.OutOfMemoryError` -> `OutOfMemoryError`; C++ namespaces too: `c10::Error` -> `Error`."""
+    return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +73,7 @@ class ErrorInfo:
 
     @property
     def short_type(self) -> str:
-        """`torch.OutOfMemoryError` -> `OutOfMemoryError`; C++ namespaces too: `c10::Error` -> `Error`."""
-        return self.exception_type.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        return short_type(self.exception_type)
 
     @property
     def raise_site(self) -> Frame | None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.core.records import short_type
 from analyzer.core.template import TemplateError, compile_template
 
 __all__ = ["Pattern", "PatternSource", "PatternSite", "Fix", "SERVERS", "SchemaProblem", "build_pattern", "Role",
@@ -111,7 +112,7 @@ class Pattern:
 
     @property
     def short_exception(self) -> str:
-        return self.exception.rsplit(".", 1)[-1].rsplit("::", 1)[-1]  # as ErrorInfo.short_type
+        return short_type(self.exception)
 
 
 @dataclass(frozen=True, slots=True)
