@@ -399,6 +399,16 @@ def test_a_traceback_held_in_a_strings_escapes(printed):
     assert actual_chain(event.chain) == expected_chain(exc)
 
 
+def test_a_remote_modules_traceback_in_ansibles_json_with_windows_line_breaks():
+    """Ansible reports a module that failed on the host as `fatal: [host]: FAILED! => {...}`, its output in
+    `module_stdout`, the traceback's line breaks those of the host's terminal (`\\r\\n`)."""
+    exc = capture(_load_weights)
+    result = {"changed": False, "module_stderr": "", "module_stdout": text_of(exc).replace("\n", "\r\n"), "msg": "MODULE FAILURE"}
+    lines = ["TASK [Install Docker] ****", f"fatal: [10.130.2.203]: FAILED! => {json.dumps(result)}", "PLAY RECAP ****"]
+    (event,) = _tracebacks(lines)
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 def test_one_escaped_line_break_before_a_frame_is_no_traceback():
     assert assert_same(b'INFO see the docs:\\n  File "README.md" explains it\n') == []
 

@@ -41,6 +41,7 @@ _ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
 _ESCAPE = regex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 _TWICE_ESCAPED = "\\\\n"  # (a line break escaped in a string that is itself escaped in another)
+_WINDOWS_ESCAPED = "\\r\\n"
 # pybind11's stack under the exception line, escaped (Triton's Python backend reports a model's error so:
 # `message: ValueError: ...\n\nAt:\n  /x/model.py(60): execute\n`)
 _ESCAPED_PYBIND_AT = ESCAPED * 2 + g.PYBIND_AT + ESCAPED
@@ -54,6 +55,8 @@ def unescaped(text: str) -> list[str] | None:
     quote right before the header closes it; without a header, a quote right after the last `\\n` does."""
     if ESCAPED not in text:
         return None
+    if _WINDOWS_ESCAPED in text:  # (a host's terminal's line breaks: Ansible's `module_stdout`)
+        text = text.replace(_WINDOWS_ESCAPED, ESCAPED)
     if g.HEADER_TEXT + _TWICE_ESCAPED in text:  # (a string's repr inside another string: a JSON body holding a dict's repr)
         text = _ESCAPE.sub(lambda m: _UNESCAPED[m[1]], text)
     frames = len(_ESCAPED_FRAME.findall(text))
