@@ -14,6 +14,7 @@ import traceback
 
 import pytest
 
+from analyzer.core import native
 from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
 from analyzer.core.view import incident_view
@@ -52,7 +53,8 @@ def test_faulthandlers_dump_glued_to_a_half_written_progress_bar_is_the_crash():
     lines = forms.segfault_child(bar=True)
     assert lines[0].startswith("Capturing batches") and lines[0].endswith("Fatal Python error: Segmentation fault")
     event = only(lines)
-    assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "SIGSEGV")
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NATIVE, "Fatal Python error",
+                                                                           "Segmentation fault")
     assert event.root.raise_site.function == "string_at"
 
 
@@ -67,7 +69,7 @@ def test_an_interpreter_that_cannot_start_names_the_exception_behind_its_fatal_e
     assert event.kind is EventKind.NATIVE
     assert [(link.exception_type, link.message, link.link) for link in event.chain] == [
         ("ModuleNotFoundError", "No module named 'encodings'", Link.FIRST),
-        ("FatalPythonError", "init_fs_encoding: failed to get the Python codec of the filesystem encoding", Link.CAUSE)]
+        ("Fatal Python error", "init_fs_encoding: failed to get the Python codec of the filesystem encoding", Link.CAUSE)]
     assert_same("\n".join(lines).encode())
 
 
@@ -107,30 +109,32 @@ def test_libcxxs_abort_and_faulthandlers_dump_of_it_are_one_crash_with_python_fr
     assert event.root.raise_site is not None and event.root.raise_site.function == "deep_in_the_model"
 
 
-def test_a_segfaulting_child_is_a_sigsegv_with_its_python_frames():
+def test_a_segfaulting_child_is_faulthandlers_fatal_error_with_its_python_frames():
+    """Typed as faulthandler labels it (the signal is what it names: a shell's word for the same crash, SIGSEGV)."""
     event = only(forms.segfault_child())
     assert event.kind is EventKind.NATIVE and not event.truncated
-    assert (event.root.exception_type, event.root.message) == ("SIGSEGV", "Segmentation fault")
+    assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Segmentation fault")
+    assert native.signal_of(event.root) == "SIGSEGV"
     assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
 
 
 def test_an_abort_reads_the_current_thread_not_the_others():
     event = only(forms.abort_child())
-    assert event.root.exception_type == "SIGABRT"
+    assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Aborted")
     assert [f.function for f in event.root.frames] == ["<module>", "shutdown"]
 
 
 def test_a_faulthandler_stack_dump_gives_the_innermost_frame():
     event = only(forms.dumped_stack("Fatal Python error: Bus error"))
-    assert event.root.exception_type == "SIGBUS" and event.root.raise_site.function == "deep_in_the_model"
+    assert (event.root.exception_type, native.signal_of(event.root)) == ("Fatal Python error", "SIGBUS")
+    assert event.root.raise_site.function == "deep_in_the_model"
 
 
-@pytest.mark.parametrize(("said", "kind"), [("access violation", "EXCEPTION_ACCESS_VIOLATION"),
-                                            ("stack overflow", "EXCEPTION_STACK_OVERFLOW"),
-                                            ("code 0xc0000409", "WindowsFatalException")])
-def test_faulthandlers_dump_on_windows_names_the_exception_windows_raised(said, kind):
+@pytest.mark.parametrize("said", ["access violation", "stack overflow", "code 0xc0000409"])
+def test_faulthandlers_dump_on_windows_names_the_exception_windows_raised(said):
     """On Windows faulthandler heads its dump `Windows fatal exception: access violation` (or the code it has no
-    words for), in an interactive session too: the crash, named as Windows names it, with its innermost frame."""
+    words for), in an interactive session too: the crash, typed as labelled, with its innermost frame."""
+    kind = "Windows fatal exception"
     lines = [">>> torch.cuda.is_available()", *forms.dumped_stack(f"Windows fatal exception: {said}")]
     (event,) = assert_same("\n".join([*lines, ""]).encode())
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NATIVE, kind, said)
@@ -171,7 +175,7 @@ def test_a_cxx_terminate_is_its_exception_with_the_whole_what_text_and_the_c10_s
     site = first.root.raise_site
     assert (site.path, site.lineno, site.function) == ("/pytorch/c10/cuda/CUDAException.cpp", 43,
                                                        "c10_cuda_check_implementation")
-    assert second.root.exception_type == "SIGSEGV"  # another crash
+    assert second.root.message == "Segmentation fault"  # another crash
 
 
 @pytest.mark.parametrize(("mangled", "name"), [("N3c105ErrorE", "c10::Error"), ("N3c1016DistBackendErrorE", "c10::DistBackendError"),
@@ -1481,8 +1485,10 @@ def test_a_signals_name_in_ordinary_text_is_no_crash():
 
 
 def test_the_shells_word_after_faulthandlers_dump_is_the_same_crash_told_again():
+    """faulthandler's `Fatal Python error: Segmentation fault` and bash's `Segmentation fault (core dumped)` (SIGSEGV):
+    one crash, the dump its root."""
     dump, told = incidents([*forms.segfault_child(), *forms.shell_signal_report("bash", "SIGSEGV")])
-    assert dump.is_run_root and dump.info.frames and dump.info.exception_type == "SIGSEGV"
+    assert dump.is_run_root and dump.info.frames and dump.info.exception_type == "Fatal Python error"
     assert (told.info.exception_type, told.role, told.caused_by) == ("SIGSEGV", "consequence", dump.id)
 
 

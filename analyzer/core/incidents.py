@@ -27,6 +27,7 @@ from datetime import datetime
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core import native
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
 from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative, short_type
@@ -301,11 +302,11 @@ def _quotes(later: Incident, root: Incident) -> bool:
 
 def _retells(later: Incident, root: Incident) -> bool:
     """A later error without frames, of the root cause's type, whose text begins with the root cause's
-    first line, is that error told again: the shell's `Segmentation fault (core dumped)` after
-    faulthandler's dump of it, the exception logged once more."""
+    first line, is that error told again: the shell's `Segmentation fault (core dumped)` (SIGSEGV) after
+    faulthandler's dump of it (`Fatal Python error: Segmentation fault`), the exception logged once more."""
     said = _first_line(root).strip()
-    return (not later.info.frames and bool(said) and later.info.exception_type == root.info.exception_type
-            and later.info.message.startswith(said))
+    return (not later.info.frames and bool(said) and later.info.exception_type in (
+        root.info.exception_type, native.signal_of(root.info)) and later.info.message.startswith(said))
 
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:

@@ -5,8 +5,9 @@ the exception that made it fail: `parse_chain`).
   `Current thread 0x00007f... (most recent call first):` (or `Thread 0x...`, or `Stack (most recent
   call first):`) over frames `  File "x.py", line 3 in f` (innermost first, no comma before `in`),
   more threads, then `Extension modules: ... (total: N)`. `dump_traceback_later` heads its dump
-  `Timeout (0:05:00)!`. The type is the signal (SIGSEGV, SIGABRT, ...), the frames are the crashing
-  thread's, innermost last as in a traceback. A fatal error of the interpreter itself (`Fatal Python
+  `Timeout (0:05:00)!`. The type is the dump's label as printed (`Fatal Python error`, on Windows `Windows
+  fatal exception`), the message what it names (`Segmentation fault`, `access violation`: `signal_of` tells the
+  signal a shell names the same crash by), the frames are the crashing thread's, innermost last as in a traceback. A fatal error of the interpreter itself (`Fatal Python
   error: init_interp_main: can't initialize time`) prints the exception behind it after `Python runtime
   state: ...` (Python/pylifecycle.c): that exception is the cause, the fatal error its consequence.
 - libc++'s (clang, macOS): `libc++abi: terminating due to uncaught exception of type
@@ -47,7 +48,8 @@ from analyzer.core import grammar as g
 from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["RUST_CAUSES", "UNTYPED_CUDA", "continues", "interrupts", "parse", "parse_chain", "rust_error", "starts"]
+__all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "continues", "interrupts", "parse", "parse_chain",
+           "rust_error", "signal_of", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 RUST_CAUSES = "Caused by:"  # (under a Rust program's `Error: ...`: see rust_error)
@@ -87,14 +89,10 @@ _DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
+FATAL_ERROR, WINDOWS_FATAL = "Fatal Python error", "Windows fatal exception"  # faulthandler's labels, the types of its dumps
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
-# On Windows faulthandler names the structured exception the process took (faulthandler.c's exception handler).
-_WINDOWS_EXCEPTIONS = {"access violation": "EXCEPTION_ACCESS_VIOLATION", "float divide by zero": "EXCEPTION_FLT_DIVIDE_BY_ZERO",
-                       "float overflow": "EXCEPTION_FLT_OVERFLOW", "int divide by zero": "EXCEPTION_INT_DIVIDE_BY_ZERO",
-                       "integer overflow": "EXCEPTION_INT_OVERFLOW", "page error": "EXCEPTION_IN_PAGE_ERROR",
-                       "stack overflow": "EXCEPTION_STACK_OVERFLOW", "illegal instruction": "EXCEPTION_ILLEGAL_INSTRUCTION"}
 
 
 def _fatal(text: str) -> regex.Match | None:
@@ -124,6 +122,12 @@ def _demangled(name: str) -> str:
         parts.append(rest[digits:digits + int(rest[:digits])])
         rest = rest[digits + int(rest[:digits]):]
     return "::".join(parts) or name
+
+
+def signal_of(info: ErrorInfo) -> str | None:
+    """The signal a faulthandler dump says ended the process (`Fatal Python error: Segmentation fault`: SIGSEGV), as a
+    shell's report of the same crash names it; None for any other error."""
+    return _SIGNALS.get(info.message) if info.exception_type == FATAL_ERROR else None
 
 
 def starts(text: str) -> bool:
@@ -194,10 +198,7 @@ def parse(lines: list[str]) -> ErrorInfo:
     """The report's exception: type, message and (innermost last) frames."""
     first = lines[0]
     if fatal := _fatal(first):
-        reason = fatal["message"]
-        kind = (_WINDOWS_EXCEPTIONS.get(reason, "WindowsFatalException") if fatal["windows"]
-                else _SIGNALS.get(reason, "FatalPythonError"))
-        return ErrorInfo(kind, reason, _thread_frames(lines[1:]))
+        return ErrorInfo(WINDOWS_FATAL if fatal["windows"] else FATAL_ERROR, fatal["message"], _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
     if _CUDA.match(first):
