@@ -1492,6 +1492,15 @@ def test_the_shells_word_after_faulthandlers_dump_is_the_same_crash_told_again()
     assert (told.info.exception_type, told.role, told.caused_by) == ("SIGSEGV", "consequence", dump.id)
 
 
+def test_a_shells_segfault_then_faulthandlers_dump_of_a_rerun_is_the_dump():
+    """The shell's `Segmentation fault` of a first run, then the run again with PYTHONFAULTHANDLER=1: one crash, told
+    best by the dump (its frames)."""
+    lines = ["$ python fail.py", *forms.shell_signal_report("dash", "SIGSEGV"), "$ PYTHONFAULTHANDLER=1 python fail.py",
+             *forms.segfault_child()]
+    (root,) = [i for i in incidents(lines) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("Fatal Python error", "Segmentation fault") and root.info.frames
+
+
 def _capture_failed():
     raise Exception("Capture cuda graph failed: CUDA out of memory.")
 

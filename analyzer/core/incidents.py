@@ -385,7 +385,9 @@ _RAISED_NAME = regex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may fo
 
 
 def _links_said(incident: Incident) -> set[tuple[str, str]]:
-    return {(link.exception_type, link.message.split("\n", 1)[0].strip()) for link in incident.event.chain}
+    """Each link's type and first line; a faulthandler dump's also under its signal, as a shell names the crash."""
+    said = {(link.exception_type, link.message.split("\n", 1)[0].strip()) for link in incident.event.chain}
+    return said | {(signal, link.message.strip()) for link in incident.event.chain if (signal := native.signal_of(link))}
 
 
 def _unnamed(text: str) -> str:
