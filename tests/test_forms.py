@@ -73,6 +73,16 @@ def test_an_interpreter_that_cannot_start_names_the_exception_behind_its_fatal_e
     assert_same("\n".join(lines).encode())
 
 
+def test_an_older_interpreters_fatal_error_then_the_traceback_behind_it():
+    """Python 3.8 prints the exception behind `Fatal Python error: init_sys_streams: ...` right below it (no `Python
+    runtime state:` line between): that exception is the root cause."""
+    exc = capture(lambda: exec("from io import open_code_missing"))
+    lines = ["% python3.8", "Fatal Python error: init_sys_streams: can't initialize sys standard streams",
+             *text_of(exc).splitlines()]
+    (root,) = [i for i in incidents(lines) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == (type(exc).__name__, str(exc))
+
+
 LIBCXX_TERMINATE = ("libc++abi: terminating due to uncaught exception of type tvm::runtime::InternalError: "
                     "[12:42:06] /src/cpp/serve/model.cc:41: InternalError: Check failed: (config_istream) is false:")
 

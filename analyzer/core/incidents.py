@@ -328,6 +328,10 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         # torch's `BackendCompilerFailed: backend='inductor' raised:`, the RuntimeError it wraps below it)
         if said[1].endswith(":") and (told := next((i for i in roots if _on_next_line(first, i)), None)) is not None:
             return told
+        # (or an interpreter's fatal error at start-up, the exception behind it right below: Python 3.8's
+        # `Fatal Python error: init_sys_streams: ...` over its traceback)
+        if native.names_its_cause(first.info) and (told := next((i for i in roots if _on_next_line(first, i)), None)):
+            return told
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(

@@ -49,7 +49,7 @@ from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "continues", "interrupts", "parse", "parse_chain",
-           "rust_error", "signal_of", "starts"]
+           "names_its_cause", "rust_error", "signal_of", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 RUST_CAUSES = "Caused by:"  # (under a Rust program's `Error: ...`: see rust_error)
@@ -128,6 +128,12 @@ def signal_of(info: ErrorInfo) -> str | None:
     """The signal a faulthandler dump says ended the process (`Fatal Python error: Segmentation fault`: SIGSEGV), as a
     shell's report of the same crash names it; None for any other error."""
     return _SIGNALS.get(info.message) if info.exception_type == FATAL_ERROR else None
+
+
+def names_its_cause(info: ErrorInfo) -> bool:
+    """Whether this is an interpreter's fatal error of its own (`init_sys_streams: ...`, no signal), which prints the
+    exception that made it fail after it."""
+    return info.exception_type == FATAL_ERROR and signal_of(info) is None and not info.frames
 
 
 def starts(text: str) -> bool:
