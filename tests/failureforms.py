@@ -60,6 +60,24 @@ def segfault_child(bar: bool = False) -> list[str]:
     return result.stderr.splitlines()
 
 
+SPAWN_CHILD_SCRIPT = """
+import os, sys
+from multiprocessing.spawn import spawn_main
+r, w = os.pipe()
+os.close(w)  # the parent failed before it wrote the process to run
+sys.argv = [sys.argv[0], "--multiprocessing-fork"]
+spawn_main(pipe_handle=r)
+"""
+
+
+def spawn_child_left_empty() -> list[str]:
+    """A spawned child whose parent failed to pickle the process (on Windows the child is started before): the real
+    `multiprocessing.spawn._main` reading an empty pipe, `EOFError: Ran out of input`."""
+    result = _run(textwrap.dedent(SPAWN_CHILD_SCRIPT))
+    assert result.returncode != 0
+    return result.stderr.splitlines()
+
+
 def shell_signal_report(shell: str, signal: str, script: bool = False) -> list[str]:
     """What a real shell prints when the Python it ran dies of `signal` (SIGSEGV, SIGABRT, ...):
     bash `bash: line 1: 4242 Segmentation fault      python3 -c ...` (from a script, `run.sh: line 1:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import ast
 import linecache
 import logging
+import multiprocessing
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -1509,6 +1511,29 @@ def test_a_shells_segfault_then_faulthandlers_dump_of_a_rerun_is_the_dump():
              *forms.segfault_child()]
     (root,) = [i for i in incidents(lines) if i.is_run_root]
     assert (root.info.exception_type, root.info.message) == ("Fatal Python error", "Segmentation fault") and root.info.frames
+
+
+def _start_a_local_target():
+    def target():  # (a nested function: the spawn method cannot pickle it)
+        pass
+
+    multiprocessing.get_context("spawn").Process(target=target).start()
+
+
+def test_a_spawned_childs_empty_pipe_follows_from_its_parents_pickling_error():
+    """Windows starts a spawned child before the parent pickles the process: where pickling fails, the child's
+    `EOFError: Ran out of input` (printed first) echoes the parent's error, which is the root cause. An EOFError with
+    that text elsewhere (an empty pickle file) is no such echo."""
+    parent = capture(_start_a_local_target)
+    found = incidents([*forms.spawn_child_left_empty(), *text_of(parent).splitlines()])
+    (root,) = [i for i in found if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == (type(parent).__name__, str(parent))
+    (child,) = [i for i in found if i is not root]
+    assert (child.info.exception_type, child.role, child.diagnosis.pattern.id) == (
+        "EOFError", "consequence", "python.spawn-child-ran-out-of-input")
+    empty = capture(lambda: pickle.loads(b""))
+    (alone,) = incidents(text_of(empty).splitlines())
+    assert alone.is_run_root and getattr(alone.diagnosis.pattern, "id", None) != "python.spawn-child-ran-out-of-input"
 
 
 def _capture_failed():
