@@ -97,6 +97,7 @@ class NoticeDetector:
 # glog's prefix (C++ servers such as Triton, absl, torch._logging) names the level by its first letter:
 # `E1204 10:00:05.456789  1234 python_be.cc:1233] `, torch's with a trace id after it (` [14/1]`).
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
+_LEVEL_WORDS = ("ERROR", "CRITICAL", "FATAL")
 _LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}|^\[[EC] \d")  # (Tornado's letter too)
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
 # Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time may come first, alone or
@@ -148,9 +149,10 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo(alone["type"], "", has_traceback=False)  # (an error whose str() is empty, after words)
     level = _LEVEL_IN_TEXT.match(text)
     if level is None and not _LEVEL_IN_PREFIX.search(prefix):
-        # (a format nobody listed, its level inside it: `01:49:22 - Proxy:ERROR: server.py:87 - ... - X.Error: ...`)
-        said = _EMBEDDED.search(text)
-        if said is None or not _LEVEL_IN_PREFIX.search(text, 0, said.start()) or _LOWER_LEVEL.search(text, 0, said.start()):
+        # (a format nobody listed, its level inside it: `01:49:22 - Proxy:ERROR: server.py:87 - ... - X.Error: ...`;
+        # the words looked for first: most lines hold none, and the pattern would try every place in them)
+        if not any(word in text for word in _LEVEL_WORDS) or (said := _EMBEDDED.search(text)) is None or not (
+                _LEVEL_IN_PREFIX.search(text, 0, said.start())) or _LOWER_LEVEL.search(text, 0, said.start()):
             return None
         return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
     body = text[level.end():] if level else text
