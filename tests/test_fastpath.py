@@ -756,6 +756,8 @@ def test_the_heads_of_each_buffer_are_those_its_lines_begin_with():
                lines(["[rank1]:", "[rank0]: ", "(VllmWorker rank=2 pid=42) "]),  # a new rank, one gone, a spaced head
                lines(["[rank0]:"]),
                b"plain first line\n" + lines(["[rank1]:"], 3),
+               lines([f"({'w' * 5000} pid=7) ", "[rank1]:"]),  # a head too long to name (its pattern would be too deep)
+               lines([f"({'w' * 5000} pid=7) ", "[rank1]:"]),
                lines([f"[rank{k}]:" for k in range(100)], 300),  # past the heads named
                lines(["[rank7]:", "[rank99]:"])]
     for buffer in buffers:

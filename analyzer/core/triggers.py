@@ -374,8 +374,8 @@ class TriggerFinder:
             return HEADS.findall(buffer)
         present = tuple(head for head in self._named if _begins_a_line(buffer, head, _NAMED_WINDOW))
         heads = [*present, *_others_pattern(present).findall(buffer)]
-        if not set(heads) <= set(self._named):
-            self._named = tuple(sorted(set(self._named) | set(heads)))
+        if new := {head for head in heads if len(head) <= _NAMED_LONGEST} - set(self._named):
+            self._named = tuple(sorted({*self._named, *new}))
         return heads
 
 
@@ -430,6 +430,7 @@ def _heads_database(compile: Compile):
 
 _NAMED_HEADS = 64  # channel heads looked for by name at most (past it, thousands of ranks: every line's is read)
 _NAMED_WINDOW = 16384  # bytes of a buffer's first lines they are looked for in
+_NAMED_LONGEST = 256  # bytes of a head named at most (a crafted longer one is read on each line: a pattern of it, deep)
 
 
 def _exactly(head: bytes) -> list[bytes]:
