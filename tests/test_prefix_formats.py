@@ -167,6 +167,21 @@ def test_a_blank_a_paste_put_in_front_of_a_workers_prefix():
     assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), "pid=60352")
 
 
+@pytest.mark.parametrize("name", ["EngineCore_0", "VllmWorker rank=2", ""])
+def test_a_paste_begun_inside_a_workers_prefix(name):
+    """Copied from inside `(EngineCore_0 pid=1248800) ` (as torchrun's `rank3]: ` already was): the rest of the
+    head is still the worker's prefix, on its first line and on a traceback's after it."""
+    exc, lines = _tb(_register_worker)
+    head = f"{name} pid=1248800) " if name else "pid=1248800, ip=10.0.0.2) "
+    (event,) = assert_same(f"{head}{lines[-1]}\n".encode())
+    rank = "rank2" if "rank" in name else "pid=1248800"
+    assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), rank)
+    pasted = [head + lines[0], *(f"({head}{line}" for line in lines[1:])]
+    (event,) = assert_same("\n".join([*pasted, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert assert_same(b"the server pid=1248800) stopped, see ValueError: x above\n") == []
+
+
 def test_pdsh_hosts_in_front_of_a_cut_traceback():
     """The tail of a rank's traceback behind pdsh's host and torchrun's rank, its frame lines cut: the
     exception line is read, on its host's channel."""

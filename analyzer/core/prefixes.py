@@ -66,10 +66,12 @@ MPI = KnownPrefix("mpi", regex.compile(
     r"^\[(?P<job>\d+),(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
 # Heroku's router and dynos, after the time (`2019-09-18T13:31:13.946164+00:00 app[web.1]: `).
 HEROKU = KnownPrefix("heroku", regex.compile(r"^(?P<source>app|heroku)\[(?P<dyno>[\w.-]+)\]: "), Scope.LINE)
-# Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`.
-WORKER = KnownPrefix("worker", regex.compile(
-    r"^\((?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
-    r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"), Scope.LINE)
+# Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`. (A copy begun
+# inside the first line's prefix lost its parenthesis: `EngineCore_0 pid=1248800) ValueError: ...`.)
+_WORKER_NAMED = r"(?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
+_WORKER_PID = r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"
+WORKER = KnownPrefix("worker", regex.compile(rf"^(?:\(|(?={_WORKER_NAMED}{_WORKER_PID})){_WORKER_NAMED}{_WORKER_PID}"),
+                     Scope.LINE)
 # torchrun's `[default0]:` has no space of its own and PyTorch's `[rank0]: ` has one: whose the space
 # after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`). (A copy begun inside the
 # first line's prefix lost its bracket: `rank1]: ValueError: ...`.)
@@ -147,7 +149,7 @@ KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LO
 # and most prefixes cannot); a kind not listed is always tried. (In step with the patterns above:
 # tests/test_fastpath.py holds them to it.)
 _OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": "(".__eq__, "torchrun": "[rd".__contains__,
+    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": lambda c: c == "(" or c.isascii() and (c.isalnum() or c in "_.:-"), "torchrun": "[rd".__contains__,
     "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
