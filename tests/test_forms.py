@@ -130,6 +130,17 @@ def test_a_segfaulting_child_is_faulthandlers_fatal_error_with_its_python_frames
     assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
 
 
+@pytest.mark.parametrize("wrap", [lambda lines: fmt.compose(lines, "vllm-server-1", 14),
+                                  lambda lines: fmt.logging_each_line(lines, name="stderr", level="ERROR")],
+                         ids=("compose", "a dated prefix"))
+def test_faulthandlers_dump_behind_a_prefix_nobody_listed_keeps_its_frames(wrap):
+    """A dump behind docker compose's service (or another prefix the normaliser learns): its first line teaches the
+    prefix, so its thread and frames are still the crash's."""
+    (event,) = assert_same("\n".join([*wrap(["INFO starting", *forms.segfault_child()]), ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Segmentation fault")
+    assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
+
+
 def test_an_abort_reads_the_current_thread_not_the_others():
     event = only(forms.abort_child())
     assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Aborted")

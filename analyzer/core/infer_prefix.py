@@ -38,7 +38,7 @@ __all__ = [
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 # (or flush left behind a prefix that ends in a bracket or a bar: a relay that strips each line it logs, as absl's
 # `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`)
-_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] ))File "[^"]*", line \d+(?:, in .+?)?\s*$')
+_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | `; a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
@@ -60,7 +60,8 @@ _PREFIX_SHAPES = (
     r"|(?:#\d+ )?\d+\.\d{1,3} )")
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
-_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD)
+# (and faulthandler's first line, so that its dump behind such a prefix reads whole: `svc  | Fatal Python error: ...`)
+_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=Fatal Python error: |Windows fatal exception: )")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
