@@ -135,10 +135,13 @@ def test_a_segfaulting_child_is_faulthandlers_fatal_error_with_its_python_frames
                          ids=("compose", "a dated prefix"))
 def test_faulthandlers_dump_behind_a_prefix_nobody_listed_keeps_its_frames(wrap):
     """A dump behind docker compose's service (or another prefix the normaliser learns): its first line teaches the
-    prefix, so its thread and frames are still the crash's."""
+    prefix, so its thread and frames are still the crash's; so does a C++ terminate's, its what() and its c10 site."""
     (event,) = assert_same("\n".join([*wrap(["INFO starting", *forms.segfault_child()]), ""]).encode())
     assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Segmentation fault")
     assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
+    (event,) = assert_same("\n".join([*wrap(["INFO starting", *forms.cxx_terminate()]), ""]).encode())
+    assert event.root.message.splitlines()[1].startswith("CUDA kernel errors might be asynchronously reported")
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/pytorch/c10/cuda/CUDAException.cpp", 43)
 
 
 def test_an_abort_reads_the_current_thread_not_the_others():

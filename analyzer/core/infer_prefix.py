@@ -60,8 +60,10 @@ _PREFIX_SHAPES = (
     r"|(?:#\d+ )?\d+\.\d{1,3} )")
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
-# (and faulthandler's first line, so that its dump behind such a prefix reads whole: `svc  | Fatal Python error: ...`)
-_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=Fatal Python error: |Windows fatal exception: )")
+# (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
+# error: ...`, a C++ terminate's; see native.starts)
+_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=Fatal Python error: |Windows fatal exception: "
+                              r"|terminate called after throwing an instance of '|libc\+\+abi: terminating )")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
@@ -114,7 +116,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and ": " in body and (body[:1].isalnum() or body.lstrip(" \t")[:1] in ("[", "#")) and (
+    if m is None and (": " in body or "terminate called" in body) and (body[:1].isalnum() or body.lstrip(" \t")[:1] in ("[", "#")) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and _AT_EXCEPTION.match(
             body, _behind_known(body, prefix.end())):
         return prefix.group(), False
