@@ -157,10 +157,11 @@ def test_follow_prints_incidents_as_they_come_and_ctrl_c_ends_cleanly(tmp_path):
         while not line.endswith(b"\n") and time.monotonic() < deadline:
             if select.select([proc.stdout], [], [], 1.0)[0]:
                 line += proc.stdout.readline()
+        assert line, "no incident printed within 60 s"
         assert json.loads(line)["pattern_id"] == "sglang.deepseek-v4-cp-a2a-backend"
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()
-    assert proc.returncode == 130
-    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
+    assert proc.returncode == 130, err.decode(errors="replace")  # (what it said, should this ever fail)
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode(errors="replace")
