@@ -46,7 +46,7 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core.prefixes import DMLC
-from analyzer.core.records import ErrorInfo, Frame, Link
+from analyzer.core.records import ErrorInfo, Frame, Link, short_type
 
 __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "continues", "interrupts", "parse", "parse_chain",
            "names_its_cause", "rust_error", "signal_of", "starts"]
@@ -248,7 +248,7 @@ def _own_place(kind: str, message: str) -> tuple[str, tuple[Frame, ...]]:
     """A what() that begins with dmlc's log place and the exception's own class again (TVM's: `[12:42:06]
     /src/model.cc:41: InternalError: Check failed: ...`): the text after them, and the place as its site."""
     m = DMLC.pattern.match(message)
-    named = f"{kind.rsplit('::', 1)[-1]}: "
+    named = f"{short_type(kind)}: "
     if m is None or not message.startswith(named, m.end()):
         return message, ()
     return message[m.end() + len(named):], (Frame(m["path"], int(m["lineno"]), ""),)

@@ -149,7 +149,8 @@ KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LO
 # and most prefixes cannot); a kind not listed is always tried. (In step with the patterns above:
 # tests/test_fastpath.py holds them to it.)
 _OPENS = {
-    "container": str.isdecimal, "ci_time": "[".__eq__, "worker": lambda c: c == "(" or c.isascii() and (c.isalnum() or c in "_.:-"), "torchrun": "[rd".__contains__,
+    "container": str.isdecimal, "ci_time": "[".__eq__, "torchrun": "[rd".__contains__,
+    "worker": lambda c: c == "(" or c.isascii() and (c.isalnum() or c in "_.:-"),  # (or a name: a copy begun inside it)
     "logging": lambda c: c.isascii() and (c.isalnum() or c == "_"),  # (a time, or a logger's name where a copy cut it)
     "sglang": "[".__eq__, "syslog": lambda c: c.isascii() and c.isalnum(),
     "pdsh": str.isdecimal, "heroku": "ah".__contains__, "mpi": "[".__eq__,
