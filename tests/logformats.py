@@ -146,6 +146,13 @@ def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
     return [f"{service.ljust(width)} | {line}" for line in lines]
 
 
+def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -> list[str]:
+    """`pm2 logs`: the process's id and name (`0|api`) padded to the widest seen so far (at least a blank more than
+    itself), then ` | `."""
+    label = f"{pm_id}|{name}"
+    return [f"{label.ljust(max(padding, len(label) + 1))} | {line}" for line in lines]
+
+
 def _ticking(count: int, start: datetime, step: timedelta) -> list[datetime]:
     return [start + step * i for i in range(count)]
 
@@ -418,6 +425,13 @@ def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int
 def pdsh(lines: list[str], host: str = "10.29.253.123") -> list[str]:
     """pdsh (DeepSpeed's multi-node launcher): `%h: ` in front of each line a host's processes print."""
     return [f"{host}: {line}" for line in lines]
+
+
+def srun_label(lines: list[str], task: int = 0, tasks: int = 1, pack: int | None = None) -> list[str]:
+    """Slurm's `srun --label`: the task's number right-aligned to the widest of the step's task numbers, then `: `;
+    in a heterogeneous job the component's `P<n> ` before it."""
+    label = f"{'' if pack is None else f'P{pack} '}{task:{len(str(tasks - 1))}d}: "
+    return [label + line for line in lines]
 
 
 def buildkit(lines: list[str], step: int = 16, start: float = 0.883) -> list[str]:

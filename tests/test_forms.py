@@ -131,8 +131,10 @@ def test_a_segfaulting_child_is_faulthandlers_fatal_error_with_its_python_frames
 
 
 @pytest.mark.parametrize("wrap", [lambda lines: fmt.compose(lines, "vllm-server-1", 14),
-                                  lambda lines: fmt.logging_each_line(lines, name="stderr", level="ERROR")],
-                         ids=("compose", "a dated prefix"))
+                                  lambda lines: fmt.logging_each_line(lines, name="stderr", level="ERROR"),
+                                  lambda lines: fmt.srun_label(lines), lambda lines: fmt.srun_label(lines, 3, 16),
+                                  lambda lines: fmt.srun_label(lines, 3, 16, pack=1)],
+                         ids=("compose", "a dated prefix", "srun's label", "srun's padded label", "a heterogeneous job's"))
 def test_faulthandlers_dump_behind_a_prefix_nobody_listed_keeps_its_frames(wrap):
     """A dump behind docker compose's service (or another prefix the normaliser learns): its first line teaches the
     prefix, so its thread and frames are still the crash's; so does a C++ terminate's, its what() and its c10 site."""

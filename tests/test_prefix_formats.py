@@ -79,6 +79,8 @@ FORMATS = {
     "sglang_each_line": lambda tb: fmt.sglang_each_line(tb[1]),
     "sglang_compose": lambda tb: fmt.compose(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), "sglang"),
     "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
+    "pm2": lambda tb: fmt.pm2(tb[1], 2, "comfyui"),
+    "srun_label": lambda tb: fmt.srun_label(tb[1], 3, 16),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
     "logging_placed": lambda tb: fmt.logging_placed("Failed to load the model", tb[0]),
@@ -191,6 +193,16 @@ def test_pdsh_hosts_in_front_of_a_cut_traceback():
     assert (event.host, event.rank) == ("10.29.253.123", "rank0")
 
 
+@pytest.mark.parametrize("wrap", [lambda lines: fmt.pm2(lines, 2, "comfyui"), lambda lines: fmt.srun_label(lines, 3, 16)],
+                         ids=["pm2", "srun"])
+def test_a_paste_begun_at_the_last_source_line_behind_a_prefix_nobody_listed(wrap):
+    """pm2's `2|comfyui  | ` or srun's ` 3: ` in front of a traceback's last lines, its header and frames not copied: the
+    exception line teaches the prefix, so its message is read without it."""
+    exc, lines = _tb(_register_worker)
+    (event,) = _events(["[INFO] queue ready", *wrap([lines[-2], lines[-1], "", "Prompt executed in 11.52 seconds"])])
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+
+
 def test_a_journal_without_its_host_after_a_frame_copied_without_it():
     """A copy of `journalctl` lost the host (and the first line its prefix and indentation): the
     frame, its source line and the exception line are still one traceback's tail."""
@@ -254,6 +266,8 @@ INTERLEAVED = {
     "vllm_workers_tp": lambda r, exc, lines: fmt.vllm_worker(fmt.vllm_record("Worker failed", exc), tp=r, pid=4300 + r),
     "compose_services": lambda r, exc, lines: fmt.compose(lines, f"worker-{'abc'[r]}", width=8),
     "compose_replicas": lambda r, exc, lines: fmt.compose(lines, f"worker-{r + 1}", width=8),
+    "pm2_instances": lambda r, exc, lines: fmt.pm2(lines, r, "api", padding=7),
+    "srun_tasks": lambda r, exc, lines: fmt.srun_label(lines, r, 3),
     "torch_glog": lambda r, exc, lines: fmt.torch_glog(lines, rank=r, pid=2265 + r),
     "glog_pids": lambda r, exc, lines: fmt.torch_glog(lines, rank=None, pid=2265 + r),
     "app_loggers": lambda r, exc, lines: fmt.app_logger(lines, name=f"SGLangServer{r}", level="ERROR"),
