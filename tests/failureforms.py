@@ -1007,6 +1007,13 @@ def hard_wrapped(lines: list[str], width: int) -> list[str]:
     return [piece for line in lines for piece in ([line[i:i + width] for i in range(0, len(line), width)] or [""])]
 
 
+def word_wrapped(lines: list[str], width: int) -> list[str]:
+    """A console that wraps at blanks (the last one that fits in `width` columns, the blank itself dropped), a
+    word longer than the width broken at it: a frame line's word File alone, its quoted path on the next line."""
+    return [piece for line in lines
+            for piece in textwrap.wrap(line, width, break_on_hyphens=False, drop_whitespace=True) or [""]]
+
+
 # ----------------------------------------------------------------------------- logged error lines
 
 def uvicorn_bind_error() -> list[str]:

@@ -5,12 +5,14 @@ lines, at every width, on the line-by-line path and on the fast path alike."""
 
 from __future__ import annotations
 
+import linecache
+
 import pytest
 
 from analyzer.core import grammar as g
 from analyzer.core.records import EventKind
 from tests import logformats as fmt
-from tests.failureforms import hard_wrapped
+from tests.failureforms import hard_wrapped, word_wrapped
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.test_fastpath import assert_same, line_path
 
@@ -180,3 +182,37 @@ def test_a_wrapped_traceback_without_prefixes(error, width):
     assert (event.span.line_start, event.span.line_end) == (2, len(lines) + 1)
     data = "\n".join(["INFO starting", *lines, "INFO done", ""]).encode()
     assert assert_same(data)
+
+
+
+_DEEP = ("C:\\Users\\User\\AppData\\Local\\pypoetry\\Cache\\virtualenvs\\env-x8Yp3\\lib\\site-packages\\"
+         "playwright\\_impl\\_connection.py")
+
+
+def _in_a_deep_venv() -> None:
+    """A client library's error raised two frames deep in a virtualenv's files (their paths as long as Windows' are),
+    while it handled another."""
+    path = _DEEP
+    source = ("def send(channel):\n    return inner_send(channel)\n\n"
+              "def inner_send(channel):\n    try:\n        channel['result']\n"
+              "    except KeyError as err:\n        raise ConnectionError('Target page, context or browser has been closed') from err\n")
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
+    scope["send"]({})
+
+
+@pytest.mark.parametrize("spare", [0, 3, 6])
+def test_a_traceback_a_console_wrapped_at_blanks(spare):
+    """A console that wraps at blanks (Windows', a notebook's) puts a frame line's word File alone on its line where
+    the quoted path does not fit after it, the path on the next (`spare` columns to spare) and its place after: each
+    frame reads whole again."""
+    exc = capture(_in_a_deep_venv)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    width = len(f'"{_DEEP}",') + spare
+    wrapped = word_wrapped(lines, width)
+    assert sum(line.strip() == "File" for line in wrapped) == 3  # (the frames in the deep file)
+    event = _traceback(["INFO starting", *wrapped, "INFO done"])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert not event.truncated and event.root.raise_site.function == "inner_send"
+    assert assert_same("\n".join(["INFO starting", *wrapped, "INFO done", ""]).encode())

@@ -119,6 +119,9 @@ def frame_line(text: str) -> regex.Match | None:
 FRAME_CUT = regex.compile(r'^\s*File "[^"]*(?P<closed>",?)?\s*$')
 _PATH_REST = regex.compile(r'^[^"\s][^"]*", line \d+(?:, in .+?)?\s*$')
 _LINE_REST = regex.compile(r"^,?\s*line \d+(?:, in .+?)?\s*$")
+# The first part of a frame line broken at a blank: its word File alone, or with its path begun; or the part after
+# the word, its path first (the word's line already taken).
+_BLANK_BROKEN = regex.compile(r'^\s*(?:File\s*$|File "|")')
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 _FUNCTION_REST = regex.compile(r"^(?:<?[a-z_]\w*)?>?$")
@@ -146,6 +149,15 @@ def rest_of_frame_line(cut: str, rest: str) -> str | None:
     just before it; else None. A rest that begins two spaces in (a source line) or is empty is none."""
     if (whole := joined_frame(cut, rest)) is not None:
         return whole
+    if (rest[:1] not in ("", " ", "\t") and _BLANK_BROKEN.match(cut) and frame_line(cut) is None
+            and FRAME.match(cut + rest, partial=True) is None):
+        # a console that wraps at blanks broke it at one and dropped it (where a terminal's cut, keeping every
+        # character, makes no frame line): after its word File, its path, `line`...
+        start = cut.strip()
+        joined = ("File " + start if start[:1] == '"' else cut.rstrip()) + " " + rest.rstrip()
+        m = FRAME.match(joined, partial=True)
+        if m is not None and (m.partial or m["function"] is None or _FUNCTION.fullmatch(m["function"])):
+            return joined
     if rest[:1] in ("", "\t") or rest[:2] == "  " or not _FRAME_START.match(cut):
         return None
     before = FRAME.match(cut)
