@@ -87,6 +87,17 @@ def logging_placed(message: str, exc: BaseException | None = None, when: datetim
                                     name=name)).split("\n")
 
 
+def mmengine(message: str, exc: BaseException | None = None, when: datetime = T0, level: int = logging.ERROR,
+             name: str = "OpenCompass", pathname: str = "/srv/opencompass/models/openai_api.py", lineno: int = 650) -> list[str]:
+    """mmengine's logger (OpenCompass, MMDetection): `01/15 16:19:27 - OpenCompass - INFO - ...`; at ERROR and above
+    the record's file, function and line too (`... - ERROR - /srv/x.py - _generate - 650 - ...`)."""
+    place = " - %(pathname)s - %(funcName)s - %(lineno)d" if level >= logging.ERROR else ""
+    formatter = logging.Formatter(f"%(asctime)s - %(name)s - %(levelname)s{place} - %(message)s", "%m/%d %H:%M:%S")
+    record = _record(message, exc, when, level, pathname=pathname, lineno=lineno, name=name)
+    record.funcName = "_generate"
+    return formatter.format(record).split("\n")
+
+
 def logging_nameless(message: str, exc: BaseException | None = None, when: datetime = T0,
                      level: int = logging.ERROR, fields: bool = False) -> list[str]:
     """`logger.exception(message)` (or `logger.error`) formatted `%(asctime)s - %(levelname)s - %(message)s`, the

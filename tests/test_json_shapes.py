@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import sys
 import threading
@@ -203,6 +204,22 @@ def test_an_openai_compatible_servers_error_body_is_the_error_it_names(indent, w
         assert found == []
     openai = json.dumps({"error": {**fields, "type": "invalid_request_error"}})
     assert assert_same(f"{openai}\n".encode()) == []
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_an_openai_clients_status_error_logged_with_the_servers_body_is_the_error_the_body_names(wrapped):
+    """The openai client's status error as an eval harness logs it (`Error code: 400 - {...}`, the server's body as a
+    dict's repr: its message in double quotes, as it holds an apostrophe), request after request: each the error the body
+    names."""
+    said = "This model's maximum context length is 2048 tokens. However, you requested 6751 tokens."
+    fields = {"message": said, "type": "BadRequestError", "param": None, "code": 400}
+    body = {"error": fields} if wrapped else {"object": "error", **fields}
+    logged = f"Error code: 400 - {body}"
+    assert f'"{said}"' in logged
+    lines = [*fmt.mmengine(logged), *fmt.mmengine("Current RPM 4.", level=logging.INFO), *fmt.mmengine(logged)]
+    (event, again) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "BadRequestError", said)
+    assert again.chain == event.chain and again.span.line_start == 3
 
 
 def test_an_error_body_printed_as_bytes_keeps_its_quotes_escaped():

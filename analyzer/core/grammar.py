@@ -514,9 +514,9 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 
 
 # A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
-# its key and the value's opening quote.
-_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=quote) ?: ?"""
-                        r"(?P=quote)(?=[A-Za-z_])")
+# its key and the value's opening quote (in a repr, a double one where the text holds an apostrophe).
+_MEMBER = regex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
+                        r"""(?P<quote>["'])(?=[A-Za-z_])""")
 _NAMED = ", message: "
 _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
                              r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")
