@@ -220,6 +220,9 @@ def test_an_openai_clients_status_error_logged_with_the_servers_body_is_the_erro
     (event, again) = assert_same("\n".join([*lines, ""]).encode())
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "BadRequestError", said)
     assert again.chain == event.chain and again.span.line_start == 3
+    analysis = builtin_engine().analysis()  # (vLLM's ValueError, which its server names so in the body: its page)
+    analysis.add(event)
+    assert analysis.incidents()[0].diagnosis.pattern.id == "vllm.request-exceeds-context"
 
 
 def test_an_error_body_printed_as_bytes_keeps_its_quotes_escaped():

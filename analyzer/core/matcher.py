@@ -51,10 +51,11 @@ _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
 _RETRY_TIMEOUT = 0.5  # seconds for the second try of a template that timed out (see Matcher._fit)
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
-# Classes a library raises now where it raised their base class with the same text before: a page written for the
-# base fits them (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and its HIP and XPU
-# kin; `c10::AcceleratorError` in a C++ abort).
-_RAISED_AS_BEFORE = {"AcceleratorError": "RuntimeError"}
+# Classes that carry another class's text: a page written for that class fits them. A library raises one now where
+# it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
+# its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a
+# request's ValueError `BadRequestError` in the body of its 400 response.
+_SAME_TEXT_AS = {"AcceleratorError": "RuntimeError", "BadRequestError": "ValueError"}
 
 
 class MatchKind(enum.Enum):
@@ -189,7 +190,7 @@ class Matcher:
         stack = self._framed.stack(info.frames) if self._framed else ()
         short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
         found = self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
-        if found.pattern is None and (base := _RAISED_AS_BEFORE.get(short_type or "")) is not None:
+        if found.pattern is None and (base := _SAME_TEXT_AS.get(short_type or "")) is not None:
             return self._match_cached((base, info.message, site_frames(info.frames), stack, False))
         return found
 
