@@ -17,6 +17,7 @@ import traceback
 import pytest
 import regex
 
+from analyzer.core import grammar as g
 from analyzer.core.records import EventKind, Link
 from tests import failureforms as forms
 from tests import logformats as fmt
@@ -256,6 +257,18 @@ def test_a_paste_wrapped_in_markdown_emphasis():
     assert [frame[:3] for frame in actual_chain(event.chain)[0].frames] == [frame[:3] for frame in expected_chain(exc)[0].frames]
     private = traceback.format_exception_only(_DispatchError("sendmsg: Broken pipe (32)"))[0].rstrip("\n")
     assert _bare_errors(f"{private}\n".encode()) == [(EventKind.BARE, "_DispatchError", "sendmsg: Broken pipe (32)", "")]
+
+
+def test_a_bold_span_a_paste_opened_at_an_exception_line_and_closed_lines_below():
+    """Markdown bold opened at the cause's exception line and closed after the chain's separator (`**KeyError: ...`,
+    `... following exception:**`): the cause is its error, raised where its frames say."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    cause = next(k for k, line in enumerate(lines) if line.startswith("KeyError: "))
+    separator = lines.index(g.CAUSE_SEPARATOR)
+    lines[cause], lines[separator] = f"**{lines[cause]}", f"{lines[separator]}**"
+    first, *_ = _tracebacks(["**ERROR: the weights could not be loaded.**", *lines])
+    assert _places(actual_chain(first.chain))[0] == _places(expected_chain(exc))[0]
 
 
 def _submit_after_the_pool_broke() -> None:
