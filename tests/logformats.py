@@ -426,10 +426,11 @@ def aws_lambda_syntax_error(exc: SyntaxError, module: str) -> list[str]:
             f'  File "{exc.filename}" Line {exc.lineno}', f"        {(exc.text or '').strip()}"]
 
 
-def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int = 1, host: str = "") -> list[str]:
+def mpi_tagged(lines: list[str], rank: int = 2, stream: str = "stderr", job: int | None = 1, host: str = "") -> list[str]:
     """Open MPI's `mpirun --tag-output`: `[job,rank]<stream>:` glued to each line a rank prints; SageMaker's
-    distributed jobs name the host too: `[1,mpirank:7,algo-1]<stderr>:`."""
-    tag = f"{job},mpirank:{rank},{host}" if host else f"{job},{rank}"
+    distributed jobs name the host too: `[1,mpirank:7,algo-1]<stderr>:`; horovodrun's Gloo launcher (`job` None) the
+    rank alone: `[1]<stderr>:`."""
+    tag = f"{job},mpirank:{rank},{host}" if host else f"{job},{rank}" if job is not None else str(rank)
     return [f"[{tag}]<{stream}>:{line}" for line in lines]
 
 

@@ -99,6 +99,7 @@ FORMATS = {
     "torchrun_tee": lambda tb: fmt.torchrun_tee(tb[1]),
     "pdsh": lambda tb: fmt.pdsh(tb[1]),
     "mpi": lambda tb: fmt.mpi_tagged(tb[1]),
+    "horovod_gloo": lambda tb: fmt.mpi_tagged(tb[1], rank=1, job=None),
     "heroku": lambda tb: fmt.heroku(tb[1]),
     "journal": lambda tb: fmt.journal(tb[1]),
     "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
@@ -146,6 +147,8 @@ def test_mpi_ranks_tagged_lines_interleaved_and_a_bare_error():
     assert all(actual_chain(e.chain) == expected_chain(exc) for e in events)
     (bare,) = _events(["loading the model", *fmt.mpi_tagged([lines[-1]]), *fmt.mpi_tagged(["done"], stream="stdout")])
     assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank2")
+    (bare,) = _events(["loading the model", *fmt.mpi_tagged(lines[-2:], rank=1, job=None)])  # (horovodrun's own: no job)
+    assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank1")
 
 
 def test_sagemakers_mpi_tags_name_the_rank_and_the_host():

@@ -61,9 +61,9 @@ SYSLOG = KnownPrefix("syslog", regex.compile(
     r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
     r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
 # Open MPI's `--tag-output` (mpirun, Horovod): `[job,rank]<stream>:`; SageMaker's distributed jobs name the rank and
-# the host: `[1,mpirank:7,algo-1]<stderr>:`.
+# the host: `[1,mpirank:7,algo-1]<stderr>:`; horovodrun's own launcher (Gloo) the rank alone: `[1]<stderr>:`.
 MPI = KnownPrefix("mpi", regex.compile(
-    r"^\[(?P<job>\d+),(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
+    r"^\[(?:(?P<job>\d+),)?(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
 # Heroku's router and dynos, after the time (`2019-09-18T13:31:13.946164+00:00 app[web.1]: `).
 HEROKU = KnownPrefix("heroku", regex.compile(r"^(?P<source>app|heroku)\[(?P<dyno>[\w.-]+)\]: "), Scope.LINE)
 # Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`. (A copy begun
