@@ -761,12 +761,17 @@ def notebook_linked(lines: list[str], url: str = "https://localhost:8080/#") -> 
 
 def vscode_exception(exc: BaseException, trailing_line: bool = False) -> list[str]:
     """What VS Code's Python debugger shows where an exception stopped it, as copied from the editor: the
-    type, the message, the frames newest first (each with its source line), the outermost marked as
-    the one it is paused in; some copies end with the exception line."""
+    type, the message, the exception it was raised from (its exception line, then the chain's separator), the frames
+    newest first (each with its source line), the outermost marked as the one it is paused in; some copies end with
+    the exception line."""
     frames = traceback.extract_tb(exc.__traceback__)
     name = type(exc).__qualname__
     lines = [f"Exception has occurred: {name}       (note: full exception trace is shown but execution is "
              f"paused at: {frames[0].name})", *str(exc).split("\n")]
+    if (cause := exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)) is not None:
+        separator = "The above exception was the direct cause of the following exception:" if exc.__cause__ else \
+            "During handling of the above exception, another exception occurred:"
+        lines += [*traceback.format_exception_only(cause)[-1].rstrip("\n").split("\n"), "", separator, ""]
     for index, frame in enumerate(reversed(frames)):
         current = " (Current frame)" if index == len(frames) - 1 else ""
         lines += [f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}{current}', f"    {frame.line}"]

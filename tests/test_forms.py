@@ -810,6 +810,18 @@ def test_vs_codes_copy_of_an_exception(trailing_line):
     assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 1)
 
 
+def test_vs_codes_copy_of_an_exception_raised_from_another():
+    """VS Code's debugger shows the exception an error was raised from between the message and the frames, with the
+    chain's separator: that one is the root, the error it caused after it."""
+    exc = capture(_wrapped_chain)
+    event = only(["INFO loading", *forms.vscode_exception(exc), "next output"])
+    cause, effect = expected_chain(exc)
+    assert [(link.exception_type, link.message, link.link) for link in event.chain] == [
+        (cause.exception_type, cause.message, Link.FIRST), (effect.exception_type, effect.message, Link.CAUSE)]
+    assert [(f.path, f.lineno, f.function) for f in event.chain[-1].frames] == [f[:3] for f in effect.frames]
+    assert event.root.exception_type == cause.exception_type
+
+
 def test_a_traceback_copied_with_linked_frames():
     """An editor's copy of a CPython traceback, each frame's place a markdown link: the frames read as before."""
     exc = capture(_wrapped_chain)

@@ -1103,7 +1103,8 @@ class TracebackAssembler:
         if state is State.VSCODE:  # its message, then frames newest first
             if g.REVERSED_FRAME.match(text) or (text[:1] == " " and stripped and block.message_lines < len(block.texts) - 1):
                 return Step.TAKE
-            if block.message_lines == len(block.texts) - 1 and stripped and not self._starts_record(text):
+            if block.message_lines == len(block.texts) - 1 and (
+                    (stripped and not self._starts_record(text)) or vscode.goes_on_chain(block.texts, text)):
                 block.message_lines += 1
                 return Step.TAKE
             if g.EXCEPTION_LINE.match(text) and text.startswith(vscode.HEADER.match(block.texts[0])["type"] + ":"):

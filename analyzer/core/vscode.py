@@ -11,7 +11,8 @@ rewritten into the standard format so that `blocks.parse_chain` reads it like an
         return _run_code(code, main_globals, None,
 
 The type is on the first line, the message below it, then the frames newest first (each with its
-source and caret lines under it), the frame the debugger is paused in marked `(Current frame)`.
+source and caret lines under it), the frame the debugger is paused in marked `(Current frame)`. An exception
+raised from another shows that one's exception line and the chain's separator between its message and its frames.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import regex
 
 from analyzer.core import grammar as g
 
-__all__ = ["HEADER", "to_standard"]
+__all__ = ["HEADER", "goes_on_chain", "to_standard"]
 
 HEADER = regex.compile(r"^\W{0,2}Exception has occurred: (?P<type>[A-Za-z_][\w.]*)(?:\s.*)?$")
 _CURRENT = regex.compile(r" \(Current frame\)\s*$")
@@ -39,9 +40,37 @@ def to_standard(texts: list[str]) -> list[str]:
             frames[-1].append(text)
         else:
             message.append(text)
+    message, earlier = _chain_apart(message)
+    while message and not message[-1].strip():
+        message.pop()  # (blank lines after an exception line that no separator followed)
     text = "\n".join(message)
     exception = f"{m['type']}: {text}" if message else m["type"]
     if frames and g.EXCEPTION_LINE.match(frames[-1][-1].strip()) and frames[-1][-1].startswith(m["type"]):
         exception = frames[-1].pop()  # the copy ended in the exception line itself
-    return [g.HEADER_TEXT, *(line for frame in reversed(frames) for line in frame),
+    return [*earlier, g.HEADER_TEXT, *(line for frame in reversed(frames) for line in frame),
             *exception.split("\n")]
+
+
+def goes_on_chain(texts: list[str], text: str) -> bool:
+    """Whether `text`, after the message lines `texts` (the header first), goes on with the exceptions this one was
+    raised from: an exception line after the message, a chain's separator, a blank line after either."""
+    if text.strip() in _SEPARATORS:
+        return True
+    if not text.strip():
+        return texts[-1].strip() in _SEPARATORS or (len(texts) > 2 and g.EXCEPTION_LINE.match(texts[-1]) is not None)
+    return len(texts) > 1 and g.EXCEPTION_LINE.match(text) is not None
+
+
+def _chain_apart(message: list[str]) -> tuple[list[str], list[str]]:
+    """The exception's own message, and the exceptions it was raised from as CPython prints them before it (their
+    exception lines, or tracebacks, each up to its separator), where the message lines hold a chain's separator."""
+    last = max((k for k, line in enumerate(message) if line.strip() in _SEPARATORS), default=None)
+    if last is None:
+        return message, []
+    first = next((k for k in range(1, last) if g.HEADER.match(message[k]) or g.EXCEPTION_LINE.match(message[k])), None)
+    if first is None:
+        return message, []
+    return message[:first], [*message[first:last + 1], ""]
+
+
+_SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
