@@ -57,8 +57,8 @@ def goes_on_chain(texts: list[str], text: str) -> bool:
     if text.strip() in _SEPARATORS:
         return True
     if not text.strip():
-        return texts[-1].strip() in _SEPARATORS or (len(texts) > 2 and g.EXCEPTION_LINE.match(texts[-1]) is not None)
-    return len(texts) > 1 and g.EXCEPTION_LINE.match(text) is not None
+        return texts[-1].strip() in _SEPARATORS or (len(texts) > 2 and g.BARE_EXCEPTION_LINE.match(texts[-1]) is not None)
+    return len(texts) > 1 and g.BARE_EXCEPTION_LINE.match(text) is not None
 
 
 def _chain_apart(message: list[str]) -> tuple[list[str], list[str]]:
@@ -67,7 +67,7 @@ def _chain_apart(message: list[str]) -> tuple[list[str], list[str]]:
     last = max((k for k, line in enumerate(message) if line.strip() in _SEPARATORS), default=None)
     if last is None:
         return message, []
-    first = next((k for k in range(1, last) if g.HEADER.match(message[k]) or g.EXCEPTION_LINE.match(message[k])), None)
+    first = next((k for k in range(1, last) if g.HEADER.match(message[k]) or g.BARE_EXCEPTION_LINE.match(message[k])), None)
     if first is None:
         return message, []
     return message[:first], [*message[first:last + 1], ""]
