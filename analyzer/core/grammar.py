@@ -253,8 +253,7 @@ REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more time
 # "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
 # The type is the class's module and qualified name, so a class defined in a function reads
 # "pkg.mod.func.<locals>.ConfigError". Ray wraps a remote error as "RayTaskError(ValueError)". A
-# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose (or the bold
-# opened there and closed lines below, after a chain's separator),
+# line pasted into markdown may be wrapped in bold: "**RuntimeError: message**", maybe indented as prose,
 # or begin with the backtick of an inline code span ("`RuntimeError: message"). An application that prints
 # the class itself before the message (`f"{type(e)}: {e}"`, FreeCAD's report view) gives "<class 'pkg.Error'>: message"
 # (Python 2's `<type 'exceptions.AttributeError'>` for a built-in one: its threads' report at interpreter shutdown).
@@ -267,7 +266,7 @@ _MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
 EXCEPTION_LINE = regex.compile(  # (`Traceback:` heads a report's stack, as Django's does: no class is named so)
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class '|<type '(?:exceptions\.)?)?(?!Traceback:)(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
-    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)(?:\*\*)?)(?(tick)`?)\s*$"
+    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 
@@ -320,7 +319,7 @@ BARE_EXCEPTION_LINE = regex.compile(
     rf"|Exception|{SUFFIXLESS}|{TIMEOUT_CLASS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
     rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{CODED_CLASS})"
     rf"{_INNER})"
-    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)(?:\*\*)?)(?(tick)`?)\s*$"
+    rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
 
 

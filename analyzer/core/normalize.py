@@ -566,7 +566,7 @@ def _unfenced(text: str) -> str:
 def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
     italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`, `***ValueError: ...***`), or its class
-    and colon bold (`**ValueError:** ...`). (A class's or module's name may begin with an underscore,
+    and colon bold (`**ValueError:** ...`), or bold opened there and closed below. (A class's or module's name may begin with an underscore,
     `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`; a span that opens at a frame
     line, `_File "x.py", ...`, is _framed's.)"""
     span = _EMPHASIS.match(text)
@@ -575,6 +575,8 @@ def _unemphasised(text: str) -> str:
         return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
     if (bold := _BOLD_TYPE.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(line := f"{bold['type']}: {bold['message']}"):
         return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
+    if text[:2] == "**" and "**" not in text[2:] and g.BARE_EXCEPTION_LINE.match(text[2:]):
+        return text[2:]  # (bold opened at the line and closed lines below, after a chain's separator)
     return text
 
 
