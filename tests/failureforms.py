@@ -266,6 +266,37 @@ def nested_traceback() -> list[str]:
     return text_of(capture(_replica_init)).splitlines()
 
 
+def _torchscript_message(said: str, serialized: bool, frames: bool) -> str:
+    """What TorchScript's interpreter puts in the RuntimeError it raises when an operation of a scripted function
+    fails: its words, its own stack of the scripted code (each call with the source around it, blank lines too, and
+    the call marked `<--- HERE`; a serialized module's stack of its serialized code first), then the error."""
+    stack = [
+        '  File "/venv/lib/python3.10/site-packages/torch_scatter/composite/softmax.py", line 16, in scatter_softmax',
+        "    index = broadcast(index, src, dim)",
+        "",
+        "    max_value_per_index = scatter_max(src, index, dim=dim)[0]",
+        "                          ~~~~~~~~~~~ <--- HERE",
+        "    max_per_src_element = max_value_per_index.gather(dim, index)",
+    ] if frames else []
+    serialized_stack = ["Traceback of TorchScript, serialized code (most recent call last):",
+                        '  File "code/__torch__/torch_scatter/composite/softmax.py", line 12, in scatter_softmax',
+                        "    _3 = torch.torch_scatter.scatter.scatter_max(src, index0, dim, None, None)",
+                        "         ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~ <--- HERE", ""] if serialized else []
+    header = "Traceback of TorchScript, original code" if serialized else "Traceback of TorchScript"
+    return "\n".join(["The following operation failed in the TorchScript interpreter.", *serialized_stack,
+                      f"{header} (most recent call last):", *stack, f"RuntimeError: {said}"])
+
+
+def _run_scripted(said: str, serialized: bool, frames: bool) -> None:
+    raise RuntimeError(_torchscript_message(said, serialized, frames))
+
+
+def torchscript_failure(said: str, serialized: bool = False, frames: bool = True) -> BaseException:
+    """The RuntimeError a scripted function's failed operation raises (its Python traceback real), the error it failed
+    with `said` under TorchScript's stack in its message."""
+    return capture(lambda: _run_scripted(said, serialized, frames))
+
+
 CHILD_SCRIPT = """
     import warnings
 

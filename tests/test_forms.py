@@ -566,6 +566,28 @@ def test_a_message_that_is_a_traceback_is_parsed_and_its_inner_error_is_the_root
     assert run_root(forms.nested_traceback()).info == inner
 
 
+@pytest.mark.parametrize(("serialized", "frames", "alone"), [(False, True, False), (True, True, False),
+                                                              (False, False, False), (False, True, True)],
+                         ids=("its stack", "a serialized module's two", "no frames", "the exception line alone"))
+def test_the_error_torchscripts_interpreter_failed_with_is_the_root(serialized, frames, alone):
+    """`RuntimeError: The following operation failed in the TorchScript interpreter.` holds the error under
+    TorchScript's own stack: that error is the root, raised where that stack ends, the interpreter's its effect."""
+    said = "CUDA out of memory. Tried to allocate 2.37 GiB (GPU 0; 10.76 GiB total capacity)"
+    lines = text_of(forms.torchscript_failure(said, serialized, frames)).rstrip("\n").split("\n")
+    if alone:  # (a paste begun at the exception line)
+        lines = lines[next(k for k, line in enumerate(lines) if line.startswith("RuntimeError: ")):]
+    (event,) = assert_same("\n".join(["INFO step 3", *lines, "INFO shutting down", ""]).encode())
+    inner, outer = event.chain
+    assert (inner.exception_type, inner.message) == ("RuntimeError", said)
+    assert (outer.message, outer.link) == ("The following operation failed in the TorchScript interpreter.", Link.CAUSE)
+    if frames:  # (a serialized module's: where its original code's stack ends)
+        assert (inner.raise_site.path, inner.raise_site.lineno) == (
+            "/venv/lib/python3.10/site-packages/torch_scatter/composite/softmax.py", 16)
+    else:
+        assert inner.raise_site is None
+    assert event.span.line_end == len(lines) + 1
+
+
 def _warmup():
     try:
         _load_weights()

@@ -946,6 +946,9 @@ class TracebackAssembler:
                 block.kind = EventKind.TRACEBACK  # (a bare exception line's, now)
                 return Step.TAKE  # torch's error raised again with the worker's traceback in its message (or a
                 # traceback the message's next line labels)
+            if block.kind is EventKind.TRACEBACK and g.TORCHSCRIPT_HEADER.match(text):
+                block.state, block.note_start, block.output = State.NOTE, len(block.texts), True
+                return Step.TAKE  # the error TorchScript's interpreter failed with, under its own stack
             if block.kind is EventKind.TRACEBACK and header and not header["context"]:
                 block.state, block.note_start = State.NOTE, len(block.texts)
                 block.output = block.message_lines <= g.OUTPUT_LEAD and ob.introduces_output(
@@ -1059,6 +1062,10 @@ class TracebackAssembler:
             if len(block.texts) == 1 and ipython.starts_cut(text):
                 block.state, block.kind = State.IPYTHON, EventKind.TRACEBACK  # Databricks: the exception first
                 return Step.TAKE
+            if len(block.texts) == 1 and g.TORCHSCRIPT_HEADER.match(text):
+                block.state, block.note_start, block.output = State.NOTE, 1, True
+                block.kind = EventKind.TRACEBACK  # the error TorchScript's interpreter failed with, under its stack
+                return Step.TAKE
             if len(block.texts) == 1 and (header := g.HEADER.match(text)) and (
                     g.reraised_original(header) or g.holds_traceback(block.texts[0], header)):
                 block.state, block.note_start, block.output = State.NOTE, 1, True
@@ -1093,8 +1100,10 @@ class TracebackAssembler:
                 return Step.TAKE  # the source (and caret) line of the next frame out
             return Step.CLOSE
         if state is State.NOTE:
-            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped):
+            if g.FRAME.match(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped) or g.TORCHSCRIPT_HEADER.match(text):
                 return Step.TAKE
+            if not stripped and g.TORCHSCRIPT_HEADER.match(block.texts[block.note_start]):
+                return Step.TAKE  # (TorchScript shows the source around each call as it is, blank lines too)
             if g.EXCEPTION_LINE.match(text) and (block.output or ob.retold(block, text)
                                                  or self._is_note(block.texts, block.note_start, text)):
                 block.state, block.message_lines = State.MESSAGE, 0  # the note's or the child's exception

@@ -200,6 +200,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+        if g.TORCHSCRIPT_HEADER.match(lines[i]) and (inner := _torchscript_error(lines, i)):
+            outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
+            return [outer], len(lines), inner  # the error TorchScript's interpreter failed with: the root
         header = g.HEADER.match(lines[i])
         if header and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
@@ -248,6 +251,15 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # raised where these frames end (`raise value.as_instanceof_cause()`); the inner type is what failed
         return [_replace(outer, exception_type=exc["inner"]), _replace(outer, link=Link.CAUSE)], i, []
     return [outer], i, []
+
+
+def _torchscript_error(lines: list[str], i: int) -> list[ErrorInfo]:
+    """The error under TorchScript's stack that begins at `lines[i]`, read from its last header (a serialized module's
+    original code, after its serialized code); none if no exception line ends it."""
+    last = max(k for k in range(i, len(lines)) if g.TORCHSCRIPT_HEADER.match(lines[k]))
+    inner = list(parse_chain([_HEADER_TEXT, *(line for line in lines[last + 1:] if line.strip())]))  # (its source
+    # around each call as it is, blank lines too)
+    return inner if inner and inner[-1].exception_type else []
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"

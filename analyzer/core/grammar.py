@@ -13,6 +13,7 @@ import regex
 
 __all__ = [
     "HEADER",
+    "TORCHSCRIPT_HEADER",
     "GROUP_HEADER",
     "CAUSE_SEPARATOR",
     "CONTEXT_SEPARATOR",
@@ -79,6 +80,11 @@ __all__ = [
 # "Traceback (most recent call last):" -- StackSummary header; a log call such as
 # logger.exception("Scheduler hit an exception") puts its own text in front of it.
 HEADER = regex.compile(r"^(?P<context>.*?)\s*Traceback \(most recent call last\):\s*$")
+
+# TorchScript's interpreter raises a RuntimeError whose message is the error it failed with under its own stack:
+# "The following operation failed in the TorchScript interpreter.", "Traceback of TorchScript (most recent call
+# last):" (a serialized module's: one of its serialized code, then one of its original code), its frames, the error.
+TORCHSCRIPT_HEADER = regex.compile(r"^Traceback of TorchScript(?:, (?:serialized|original) code)? \(most recent call last\):\s*$")
 
 # "  + Exception Group Traceback (most recent call last):" -- TracebackException for groups.
 GROUP_HEADER = regex.compile(
