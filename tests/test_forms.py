@@ -1077,6 +1077,18 @@ def test_an_error_torch_raised_again_with_the_workers_traceback_in_its_message(c
     assert_same("\n".join(lines).encode())
 
 
+@pytest.mark.parametrize("mark", ["...", "......", "\u2026", "\u2026\u2026", "[...]"])
+def test_frames_a_paste_left_out_of_the_workers_traceback_torch_raised_again(mark):
+    """The user left frames out (dots, one ellipsis or Chinese text's two) in the outer traceback and in the worker's
+    one: the worker's error is still the root, where the worker raised it."""
+    lines = text_of(forms.dataloader_worker_error()).splitlines()
+    original = lines.index("Original Traceback (most recent call last):")
+    elided = [*lines[:2], mark, *lines[4:original + 1], mark, *lines[original + 3:]]
+    root, outer = only(elided).chain
+    assert (root.exception_type, root.message, root.raise_site.function) == ("KeyError", "0", "__getitem__")
+    assert outer.message.split("\n")[0] == "Caught KeyError in DataLoader worker process 0."
+
+
 def test_a_type_alone_over_its_traceback_is_that_error():
     """marimo's banner: the exception's type alone, its repr and a note, then the cell's traceback a few
     lines below: the run's root is the traceback (the banner names no more than its type and its text). A type

@@ -444,7 +444,7 @@ _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.E
 def _is_source(text: str) -> bool:
     """A frame's source line, as opposed to a caret line (`~~~^^^`) or an elision marker."""
     body = text.strip()
-    return bool(body) and not set(body) <= set("^~-+ ") and body not in g.ELISIONS and not g.REPEATED.match(text)
+    return bool(body) and not set(body) <= set("^~-+ ") and not g.is_elision(body) and not g.REPEATED.match(text)
 
 
 def _box_end(lines: list[str], i: int, column: int) -> int:

@@ -75,6 +75,7 @@ __all__ = [
     "repr_said",
     "unclosed",
     "is_frame_detail",
+    "is_elision",
 ]
 
 # "Traceback (most recent call last):" -- StackSummary header; a log call such as
@@ -722,9 +723,14 @@ def unclosed(code: str) -> bool:
     return len(code) - len(code.translate(_BRACKETS)) > 2 * closed
 
 
-ELISIONS = frozenset(("...", "[...]", "(...)", "\u2026", "[\u2026]", "(\u2026)"))  # what a user puts for lines left out
+# What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets.
+_ELISION = regex.compile(r"[\[(]?(?:\.{3,}|\u2026+)[\])]?")
+
+
+def is_elision(text: str) -> bool:
+    return _ELISION.fullmatch(text.strip()) is not None
 
 
 def is_frame_detail(text: str) -> bool:
     """Source lines, caret lines (3.11+), `...` elisions and recursion notes under frames."""
-    return text.startswith("    ") or bool(REPEATED.match(text)) or text.strip() in ELISIONS
+    return text.startswith("    ") or bool(REPEATED.match(text)) or is_elision(text)
