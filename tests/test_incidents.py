@@ -379,7 +379,8 @@ def _count_tokens(arguments):
 
 def test_a_wrappers_line_on_the_errors_text_is_that_error_told_again():
     """litellm prints its own type on the error's text, then the traceback of the error itself: the
-    traceback's error is the root cause, the line above it its echo. A short text proves nothing."""
+    traceback's error is the root cause, the line above it its echo. A short text proves that only where the
+    traceback begins on the next line (litellm's proxy: `litellm.APIConnectionError: 'name'` over the KeyError)."""
     error = capture(lambda: _count_tokens({"name": "f"}))
     wrapper = f"{_APIConnectionError.__module__}.{_APIConnectionError.__qualname__}: {error}"
     incidents = analysed({"run.log": [wrapper, *text_of(error).splitlines()]})
@@ -387,8 +388,10 @@ def test_a_wrappers_line_on_the_errors_text_is_that_error_told_again():
     assert (root.info.exception_type, root.info.frames[-1].function) == ("TypeError", "_count_tokens")
     (echo,) = [i for i in incidents if not i.is_run_root]
     assert (echo.info.exception_type, echo.caused_by) == ("litellm.APIConnectionError", root.id)
-    short = analysed({"run.log": ["litellm.APIConnectionError: boom", *text_of(capture(_boom)).splitlines()]})
+    short = analysed({"run.log": ["litellm.APIConnectionError: boom", "retrying", *text_of(capture(_boom)).splitlines()]})
     assert [i.info.exception_type for i in short if i.is_run_root] == ["litellm.APIConnectionError"]
+    short = analysed({"run.log": ["litellm.APIConnectionError: boom", *text_of(capture(_boom)).splitlines()]})
+    assert [i.info.exception_type for i in short if i.is_run_root] == ["TypeError"]
 
 
 class _UnsupportedParamsError(Exception):  # (its module named as litellm's; its text names the class the way litellm's does)

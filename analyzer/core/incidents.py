@@ -332,8 +332,10 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         # `Fatal Python error: init_sys_streams: ...` over its traceback)
         if native.names_its_cause(first.info) and (told := next((i for i in roots if _on_next_line(first, i)), None)):
             return told
+        # (or, short, the text of the error whose traceback begins on the next line: litellm's `APIConnectionError:
+        # 'name'` over the KeyError('name') it wraps)
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
-        return next((i for i in roots if i.info.frames and (said in _links_said(i) or wrapped and any(
+        return next((i for i in roots if i.info.frames and (said in _links_said(i) or (wrapped or not alone and _on_next_line(first, i)) and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
             short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
             for kind, text in _links_said(i)))), first)
