@@ -1186,6 +1186,17 @@ def test_an_exception_line_after_the_users_sentence(before, context):
                        f"It failed. Error: bad\nINFO: it got {said}\nWARNING: the error: {said}\n".encode()) == []
 
 
+@pytest.mark.parametrize("word", ["Uncaught", "Unhandled"])
+def test_an_error_an_excepthook_logs_as_uncaught(word):
+    """An excepthook that logs the error before the process dies (OLMo's `log.critical("Uncaught %s: %s", ...)`),
+    its traceback below cut off by the paste: that error."""
+    exc, said = _inference_failure()
+    formatter = logging.Formatter("[%(asctime)s] %(levelname)s [%(name)s, rank=0] %(message)s", "%Y-%m-%d %H:%M:%S")
+    record = logging.LogRecord("root", logging.CRITICAL, "train.py", 12, f"{word} %s: %s", (type(exc).__name__, exc), None)
+    ((kind, name, message, _),) = _bare_errors(f"{formatter.format(record)}\n".encode())
+    assert (name, message) == ("ConnectionError", str(exc))
+
+
 class _TransferError(Exception):
     """An error whose text names its class and a field before its reason, as SGLang's KVTransferError's does."""
 

@@ -570,11 +570,11 @@ _SEE_ABOVE = " (see above for traceback):"
 _BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
-INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw)"
+INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw|[Uu]ncaught|[Uu]nhandled)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`I am getting this error: `, `with the error message: `, `The error was: ` as Ansible
 # reports a task's, `the following error "`; at a line's start, a few words ending in `error: ` are _LABEL's, and
-# more words before `error: ` alone say nothing), a verb that says it (`got `), or the word Exception alone before
+# more words before `error: ` alone say nothing), a verb that says it (`got `; an excepthook's `Uncaught `), or the word Exception alone before
 # it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
