@@ -164,6 +164,16 @@ def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -
     return [f"{label.ljust(max(padding, len(label) + 1))} | {line}" for line in lines]
 
 
+def torchserve_worker(lines: list[str], port: int = 9000, model: str = "model_1", stream: str = "stdout",
+                      start: datetime = T0, iso: bool = False) -> list[str]:
+    """TorchServe (MMS before it) relaying each line its model's worker process prints, through log4j's
+    `%d{ISO8601} [%-5p] %t %c - %m`: the worker's thread `W-<port>-<model>-<stream>`, the logger MODEL_LOG, stdout at
+    INFO and stderr at WARN (`2022-05-04 01:34:40,609 [INFO ] W-9000-model_1-stdout MODEL_LOG - ...`)."""
+    level = "INFO" if stream == "stdout" else "WARN"
+    stamp = f"{start:%Y-%m-%d}{'T' if iso else ' '}{start:%H:%M:%S},{start.microsecond // 1000:03d}"
+    return [f"{stamp} [{level:<5}] W-{port}-{model}-{stream} MODEL_LOG - {line}" for line in lines]
+
+
 def _ticking(count: int, start: datetime, step: timedelta) -> list[datetime]:
     return [start + step * i for i in range(count)]
 

@@ -182,6 +182,10 @@ WRAPS = {
                                         + f" 2026-12-01T10:00:{rng.randrange(60):02d}.{rng.randrange(10**6):06d}Z {line}"),
     "torch_logging": lambda rng, line: f"[2026-12-01 10:00:0{rng.randrange(10)},123] torch._dynamo.convert_frame: [WARNING] {line}",
     "buildkite": lambda rng, line: f"[2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
+    "torchserve": lambda rng, line: (f"2026-12-01 10:00:{rng.randrange(60):02d},123 [{rng.choice(('INFO ', 'WARN '))}] "
+                                     f"W-900{rng.randrange(2)}-model_1-{rng.choice(('stdout', 'stderr'))} MODEL_LOG - {line}"),
+    "srun": lambda rng, line: f"{rng.randrange(12):2d}: {line}",
+    "pm2": lambda rng, line: f"{rng.randrange(2)}|api     | {line}",
     "web_viewer": lambda rng, line: f"\xa0 | [2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "tabbed": lambda rng, line: f"\t{line}" if rng.random() < 0.9 else f"\t> {line}",
     "cri_partial": lambda rng, line: "\n".join(fmt.cri([line], max_record=rng.choice((7, 40, 16384)))),

@@ -81,6 +81,7 @@ FORMATS = {
     "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
     "pm2": lambda tb: fmt.pm2(tb[1], 2, "comfyui"),
     "srun_label": lambda tb: fmt.srun_label(tb[1], 3, 16),
+    "torchserve": lambda tb: fmt.torchserve_worker(tb[1], stream="stderr", iso=True),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
     "logging_placed": lambda tb: fmt.logging_placed("Failed to load the model", tb[0]),
@@ -204,6 +205,17 @@ def test_a_paste_begun_at_the_last_source_line_behind_a_prefix_nobody_listed(wra
     exc, lines = _tb(_register_worker)
     (event,) = _events(["[INFO] queue ready", *wrap([lines[-2], lines[-1], "", "Prompt executed in 11.52 seconds"])])
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+
+
+def test_torchserves_relay_of_a_workers_lines_keeps_its_error_when_its_traceback_was_left_out():
+    """TorchServe logs the worker's stdout at INFO: its error line alone (a paste left the traceback out) is an error
+    on the worker's channel, not an INFO record; two workers' tracebacks line by line stay apart."""
+    exc, lines = _tb(_register_worker)
+    (bare,) = _events(["Meaningful logs are below.", *fmt.torchserve_worker(["Backend worker process died.", lines[-1]])])
+    assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), None)
+    assert bare.timestamp is not None
+    both = _events(_interleave([fmt.torchserve_worker(lines, port=9000), fmt.torchserve_worker(lines, port=9001)]))
+    assert len(both) == 2 and all(actual_chain(e.chain) == expected_chain(exc) for e in both)
 
 
 def test_a_journal_without_its_host_after_a_frame_copied_without_it():

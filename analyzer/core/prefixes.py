@@ -139,10 +139,17 @@ BUILDKIT = KnownPrefix("buildkit", regex.compile(r"^#(?P<step>\d+) \d+\.\d+ "), 
 DMLC = KnownPrefix("dmlc", regex.compile(
     r"^\[\d\d:\d\d:\d\d\] (?:(?:WARNING|ERROR|INFO|FATAL): )?(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): "), Scope.LINE)
 
+# TorchServe (and MMS before it: SageMaker's and KServe's PyTorch servers) logs each line a model's worker process
+# prints through log4j, `%d{ISO8601} [%-5p] %t %c - ` (`2022-05-04 01:34:40,609 [INFO ] W-9000-model_1-stdout MODEL_LOG -
+# `): the worker's thread names its port, model and stream, each a channel; the level is the relay's, not the line's.
+TORCHSERVE = KnownPrefix("torchserve", regex.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?) \[[A-Z]+ *\] "
+    r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) MODEL_LOG - "), Scope.LINE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE)
 
 
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
@@ -157,6 +164,7 @@ _OPENS = {
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
     "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__, "buildkit": "#".__eq__,
+    "torchserve": str.isdecimal,
 }
 
 
@@ -235,6 +243,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.rank = f"rank{groups['rank']}"
     elif kind is BUILDKIT:
         meta.channel += (f"#{groups['step']}",)
+    elif kind is TORCHSERVE:
+        meta.channel += (f"{groups['worker']}-{groups['std']}",)
     elif kind is HEROKU:
         meta.channel += (f"{groups['source']}[{groups['dyno']}]",)
         meta.rank = meta.rank or groups["dyno"]
