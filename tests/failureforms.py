@@ -297,6 +297,18 @@ def torchscript_failure(said: str, serialized: bool = False, frames: bool = True
     return capture(lambda: _run_scripted(said, serialized, frames))
 
 
+def ucx_signal(signal: str = "Segmentation fault", said: str = "address not mapped to object at address 0x10") -> list[str]:
+    """UCX's signal handler's report (ucs_handle_error): its tag (host, pid, thread), the signal and what it says, then
+    the native backtrace, numbered innermost first, under a head naming the thread, and a rule."""
+    libs = "/usr/local/lib/python3.10/dist-packages/.nixl.mesonpy.libs/plugins/../../nixl.libs"
+    frames = [f"{libs}/libucs-97f10f8d.so.0.0.0(ucs_handle_error+0x294) [0x7fbec008fba4]",
+              "/usr/lib/x86_64-linux-gnu/libc.so.6(+0x1a07cd) [0x7fc0957437cd]",
+              f"{libs}/libuct-b36f5a30.so.0.0.0(uct_tcp_ep_am_bcopy+0x8a) [0x7fbeb852804a]",
+              f"{libs}/libucp-ec3800ce.so.0.0.0(ucp_worker_progress+0x2a) [0x7fbeb80ee935]"]
+    return [f"[gpu-node-7:12796:1:13303] Caught signal 11 ({signal}: {said})", "==== backtrace (tid:  13303) ====",
+            *(f"{k:2d}  {frame}" for k, frame in enumerate(frames)), "================================="]
+
+
 CHILD_SCRIPT = """
     import warnings
 

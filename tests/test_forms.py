@@ -146,6 +146,19 @@ def test_faulthandlers_dump_behind_a_prefix_nobody_listed_keeps_its_frames(wrap)
     assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/pytorch/c10/cuda/CUDAException.cpp", 43)
 
 
+def test_ucxs_report_of_a_signal_is_that_crash_named_as_it_names_it():
+    """UCX's handler (under NIXL's and Mooncake's transfers) reports the signal, what it says and a native backtrace:
+    one crash typed by the signal's name, its backtrace read to its rule; the shell's line after it is its echo."""
+    lines = ["[2025-05-28 09:43:43] 127.0.0.1 \"GET /route?engine_rank=0 HTTP/1.1\" 200", *forms.ucx_signal(),
+             "INFO: the router goes on", "Segmentation fault (core dumped)"]
+    (event, shell) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.NATIVE, "Segmentation fault", "address not mapped to object at address 0x10")
+    assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 2)
+    assert native.signal_of(event.root) == "SIGSEGV"
+    assert [i.role.value for i in incidents(lines)] == ["root", "consequence"]
+
+
 def test_an_abort_reads_the_current_thread_not_the_others():
     event = only(forms.abort_child())
     assert (event.root.exception_type, event.root.message) == ("Fatal Python error", "Aborted")

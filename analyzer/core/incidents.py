@@ -302,11 +302,14 @@ def _quotes(later: Incident, root: Incident) -> bool:
 
 def _retells(later: Incident, root: Incident) -> bool:
     """A later error without frames, of the root cause's type, whose text begins with the root cause's
-    first line, is that error told again: the shell's `Segmentation fault (core dumped)` (SIGSEGV) after
-    faulthandler's dump of it (`Fatal Python error: Segmentation fault`), the exception logged once more."""
-    said = _first_line(root).strip()
-    return (not later.info.frames and bool(said) and later.info.exception_type in (
-        root.info.exception_type, native.signal_of(root.info)) and later.info.message.startswith(said))
+    first line, is that error told again (the exception logged once more); so is the shell's word for a crash of the
+    signal the root cause names: `Segmentation fault (core dumped)` (SIGSEGV) after faulthandler's dump of it
+    (`Fatal Python error: Segmentation fault`) or UCX's."""
+    said, signal = _first_line(root).strip(), native.signal_of(root.info)
+    if signal is not None and later.info.exception_type == signal and not later.info.frames:
+        return True  # (the shell's word for the crash: `Segmentation fault (core dumped)`, after UCX's report of it)
+    return (not later.info.frames and bool(said) and later.info.exception_type == root.info.exception_type
+            and later.info.message.startswith(said))
 
 
 def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:

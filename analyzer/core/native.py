@@ -33,6 +33,9 @@ the exception that made it fail: `parse_chain`).
   routers): `Error: <message>`, a blank line, `Caused by:` and the causes, one per indented line (`    0: ...`
   numbered where there are several), outermost first. The causes are the chain, the innermost its root; the type is
   `Error`, as printed. (`Error: ...` alone is any tool's word: only with `Caused by:` under it is it this report.)
+- UCX's signal handler (UCX carries NIXL's and Mooncake's transfers and Open MPI's): `[host:pid:tid:n] Caught signal 11
+  (Segmentation fault: invalid permissions for mapped object at address 0x...)`, then `==== backtrace (tid: N) ====`, the
+  native frames numbered, and a rule. The type is the signal's name as printed, the message what it says after it.
 - A kernel's device-side assertion, printed by each thread that hit it before CUDA reports
   `device-side assert triggered` (`/pytorch/aten/src/ATen/native/cuda/Indexing.cu:1500:
   indexSelectSmallIndex: block: [32,0,0], thread: [63,0,0] Assertion `srcIndex < srcSelectDimSize`
@@ -87,6 +90,8 @@ _CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
 _DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
                                r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
+_UCX_SIGNAL = regex.compile(r"^(?:\[[^\]\s]+:\d+:\d+:\d+\] )?Caught signal \d+ \((?P<name>[^:)]+?)(?:: (?P<message>.*?))?\)\s*$")
+_UCX_BACKTRACE = regex.compile(r"^=+(?: backtrace \(tid:\s*\d+\) =+)?\s*$|^\s*\d+\s+\S")  # its head, frames and rule
 _CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
 FATAL_ERROR, WINDOWS_FATAL = "Fatal Python error", "Windows fatal exception"  # faulthandler's labels, the types of its dumps
@@ -125,9 +130,9 @@ def _demangled(name: str) -> str:
 
 
 def signal_of(info: ErrorInfo) -> str | None:
-    """The signal a faulthandler dump says ended the process (`Fatal Python error: Segmentation fault`: SIGSEGV), as a
-    shell's report of the same crash names it; None for any other error."""
-    return _SIGNALS.get(info.message) if info.exception_type == FATAL_ERROR else None
+    """The signal a faulthandler dump says ended the process (`Fatal Python error: Segmentation fault`: SIGSEGV), or a
+    report typed by the signal's name (UCX's), as a shell's report of the same crash names it; None for any other error."""
+    return _SIGNALS.get(info.message if info.exception_type == FATAL_ERROR else info.exception_type)
 
 
 def names_its_cause(info: ErrorInfo) -> bool:
@@ -139,7 +144,8 @@ def names_its_cause(info: ErrorInfo) -> bool:
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _CUDA.match(text)
-                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text))
+                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text)
+                or ("Caught signal " in text and _UCX_SIGNAL.match(text)))
 
 
 def interrupts(text: str) -> bool:
@@ -163,6 +169,8 @@ def continues(lines: list[str], text: str) -> bool:
                     or (lines[-1].startswith(_STATE) and g.BARE_EXCEPTION_LINE.match(text)))
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
+    if _UCX_SIGNAL.match(first):  # (its backtrace ends at the rule under its frames)
+        return _UCX_BACKTRACE.match(text) is not None and not (len(lines) > 2 and set(lines[-1].strip()) == {"="})
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow
@@ -207,6 +215,8 @@ def parse(lines: list[str]) -> ErrorInfo:
         return ErrorInfo(WINDOWS_FATAL if fatal["windows"] else FATAL_ERROR, fatal["message"], _thread_frames(lines[1:]))
     if timeout := _TIMEOUT.match(first):
         return ErrorInfo("faulthandler.Timeout", f"no progress for {timeout['duration']}", _thread_frames(lines[1:]))
+    if ucx := _UCX_SIGNAL.match(first):
+        return ErrorInfo(ucx["name"], ucx["message"] or "", has_traceback=False)
     if _CUDA.match(first):
         return ErrorInfo(UNTYPED_CUDA, "\n".join([first.strip(), *(line.strip() for line in lines[1:])]),
                          has_traceback=False)
