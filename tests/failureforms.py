@@ -335,17 +335,19 @@ def child_output_in_message() -> list[str]:
     return text_of(capture(_inspect_in_subprocess)).splitlines()
 
 
-def ray_task_error(cut_frame: bool = False) -> list[str]:
+def ray_task_error(cut_frame: bool = False, replica: bool = False) -> list[str]:
     """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
     line naming the remote task, the remote frames (without a header) and the remote error. Ray cuts
-    the remote's first frames; `cut_frame`: the caret lines of the first were left under the wrapper."""
+    the remote's first frames; `cut_frame`: the caret lines of the first were left under the wrapper. `replica`: the
+    remote error a Ray Serve replica's RuntimeError whose message is the traceback of the error its init raised."""
     def driver():
         raise RuntimeError("placeholder")
 
     driver_lines = text_of(capture(driver)).splitlines()[:-1]  # header and frames
-    remote = text_of(capture(lambda: _load_shard("model-00002"))).splitlines()
+    remote_error = capture(_replica_init if replica else lambda: _load_shard("model-00002"))
+    remote = text_of(remote_error).splitlines()
     return [*driver_lines,
-            ("ray.exceptions.RayTaskError(ValueError): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
+            (f"ray.exceptions.RayTaskError({type(remote_error).__name__}): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
              "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"),
             *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
 

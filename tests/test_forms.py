@@ -738,6 +738,15 @@ def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame, strip):
     assert run_root(forms.ray_task_error(cut_frame)).info == remote
 
 
+def test_a_ray_task_error_over_a_replica_whose_error_is_a_traceback_has_that_tracebacks_error_as_root():
+    """Ray Serve's replica raises `RuntimeError(traceback.format_exc())`; the driver gets it wrapped in a RayTaskError
+    with the remote frames: the error inside the traceback text is the root, raised where that traceback ends."""
+    event = only(forms.ray_task_error(replica=True))
+    assert [link.exception_type for link in event.chain] == [
+        "ValueError", "RuntimeError", "ray.exceptions.RayTaskError(RuntimeError)"]
+    assert (event.root.raise_site.function, event.root.message) == ("_load_shard", "shard model-00001 has 3 heads, expected 4")
+
+
 def test_a_class_defined_in_a_function_is_an_exception_type():
     event = only(forms.locals_type())
     assert event.root.exception_type == "tests.failureforms._config_error.<locals>.ConfigError"

@@ -191,10 +191,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     while remote and carets < len(lines) and g.CARETS.match(lines[carets]):
         carets += 1  # of the remote's first frame, which Ray cut
     if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
-        inner, end, _ = _parse_link(lines, carets, link)
+        inner, end, nested = _parse_link(lines, carets, link)
         if inner and inner[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
-            return [*inner, outer], end, []
+            return [*inner, outer], end, nested  # (the remote error's message a traceback: Ray Serve's replica's)
     if (len(frames) > 1 and frames[-1].function is None and frames[-1].path in _COMPILED_TEXT
             and exc["type"].endswith(_SYNTAX_ERRORS)):
         frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)
