@@ -291,10 +291,17 @@ def _run_scripted(said: str, serialized: bool, frames: bool) -> None:
     raise RuntimeError(_torchscript_message(said, serialized, frames))
 
 
-def torchscript_failure(said: str, serialized: bool = False, frames: bool = True) -> BaseException:
+def _train_step(said: str) -> None:
+    try:
+        _run_scripted(said, False, True)
+    except RuntimeError as err:
+        raise ValueError("the training step failed") from err
+
+
+def torchscript_failure(said: str, serialized: bool = False, frames: bool = True, wrapped: bool = False) -> BaseException:
     """The RuntimeError a scripted function's failed operation raises (its Python traceback real), the error it failed
-    with `said` under TorchScript's stack in its message."""
-    return capture(lambda: _run_scripted(said, serialized, frames))
+    with `said` under TorchScript's stack in its message; `wrapped`: an error raised from it."""
+    return capture(lambda: _train_step(said) if wrapped else _run_scripted(said, serialized, frames))
 
 
 def ucx_signal(signal: str = "Segmentation fault", said: str = "address not mapped to object at address 0x10") -> list[str]:

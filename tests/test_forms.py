@@ -601,6 +601,18 @@ def test_the_error_torchscripts_interpreter_failed_with_is_the_root(serialized, 
     assert event.span.line_end == len(lines) + 1
 
 
+def test_the_error_torchscripts_interpreter_failed_with_stays_the_root_of_a_chain_that_goes_on():
+    """An error raised from the interpreter's RuntimeError: the chain goes on after the error under TorchScript's
+    stack, which stays its root."""
+    said = "shape '[-1, 56]' is invalid for input of size 21080"
+    lines = text_of(forms.torchscript_failure(said, wrapped=True)).rstrip("\n").split("\n")
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert [(link.exception_type, link.message.split("\n")[0], link.link) for link in event.chain] == [
+        ("RuntimeError", said, Link.FIRST),
+        ("RuntimeError", "The following operation failed in the TorchScript interpreter.", Link.CAUSE),
+        ("ValueError", "the training step failed", Link.CAUSE)]
+
+
 def _warmup():
     try:
         _load_weights()

@@ -200,9 +200,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)
     message = [exc["message"] or ""]
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
-        if g.TORCHSCRIPT_HEADER.match(lines[i]) and (inner := _torchscript_error(lines, i)):
+        if g.TORCHSCRIPT_HEADER.match(lines[i]) and (found := _torchscript_error(lines, i)):
             outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
-            return [outer], len(lines), inner  # the error TorchScript's interpreter failed with: the root
+            return [outer], found[1], found[0]  # the error TorchScript's interpreter failed with: the root
         header = g.HEADER.match(lines[i])
         if header and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
@@ -253,13 +253,15 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     return [outer], i, []
 
 
-def _torchscript_error(lines: list[str], i: int) -> list[ErrorInfo]:
+def _torchscript_error(lines: list[str], i: int) -> tuple[list[ErrorInfo], int] | None:
     """The error under TorchScript's stack that begins at `lines[i]`, read from its last header (a serialized module's
-    original code, after its serialized code); none if no exception line ends it."""
-    last = max(k for k in range(i, len(lines)) if g.TORCHSCRIPT_HEADER.match(lines[k]))
-    inner = list(parse_chain([_HEADER_TEXT, *(line for line in lines[last + 1:] if line.strip())]))  # (its source
+    original code, after its serialized code) to the chain's next separator, and where that is; None if no exception
+    line ends it."""
+    end = next((k for k in range(i, len(lines)) if lines[k].strip() in _SEPARATORS), len(lines))
+    last = max(k for k in range(i, end) if g.TORCHSCRIPT_HEADER.match(lines[k]))
+    inner = list(parse_chain([_HEADER_TEXT, *(line for line in lines[last + 1:end] if line.strip())]))  # (its source
     # around each call as it is, blank lines too)
-    return inner if inner and inner[-1].exception_type else []
+    return (inner, end) if inner and inner[-1].exception_type else None
 
 
 _HEADER_TEXT = "Traceback (most recent call last):"

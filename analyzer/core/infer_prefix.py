@@ -118,7 +118,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and (": " in body or "terminate called" in body) and (body[:1].isalnum() or body.lstrip(" \t")[:1] in ("[", "#") or body.lstrip(" ")[:1].isdigit()) and (
+    if m is None and (": " in body or "terminate called" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#") or first.isdigit()) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and _AT_EXCEPTION.match(
             body, _behind_known(body, prefix.end())):
         return prefix.group(), False
