@@ -596,8 +596,8 @@ def test_the_error_torchscripts_interpreter_failed_with_is_the_root(serialized, 
     if frames:  # (a serialized module's: where its original code's stack ends)
         assert (inner.raise_site.path, inner.raise_site.lineno) == (
             "/venv/lib/python3.10/site-packages/torch_scatter/composite/softmax.py", 16)
-    else:
-        assert inner.raise_site is None
+    else:  # (no stack of its own: raised in the interpreter, where the Python frames end)
+        assert inner.raise_site == outer.raise_site and inner.raise_site.function == "_run_scripted"
     assert event.span.line_end == len(lines) + 1
 
 

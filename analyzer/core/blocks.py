@@ -202,7 +202,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
         if g.TORCHSCRIPT_HEADER.match(lines[i]) and (found := _torchscript_error(lines, i)):
             outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
-            return [outer], found[1], found[0]  # the error TorchScript's interpreter failed with: the root
+            inner = found[0]
+            if not inner[-1].frames:  # (its stack empty: raised in the interpreter, where the Python frames end)
+                inner[-1] = _replace(inner[-1], frames=tuple(frames))
+            return [outer], found[1], inner  # the error TorchScript's interpreter failed with: the root
         header = g.HEADER.match(lines[i])
         if header and (end := note_end(lines, i, exc["type"], exc["message"] or "", frames)):
             message.extend(lines[i:end])  # err.add_note(traceback.format_exc()): text, not another error
