@@ -228,11 +228,13 @@ def test_a_journal_without_its_host_after_a_frame_copied_without_it():
     assert event.root.frames[-1].code == code.strip()
 
 
-@pytest.mark.parametrize("wrap", [fmt.journal, fmt.kubectl_timestamps, lambda lines: fmt.logging_each_line(lines)],
-                         ids=["journal", "kubectl", "logging"])
+@pytest.mark.parametrize("wrap", [fmt.journal, fmt.kubectl_timestamps, lambda lines: fmt.logging_each_line(lines),
+                                  lambda lines: [f"[rank1]: {line}" for line in lines]],
+                         ids=["journal", "kubectl", "logging", "torchrun"])
 def test_a_markdown_code_block_in_front_of_dated_prefixes(wrap):
-    """A paste indented four blanks to make it a markdown code block, its header cut off: the blanks are the
-    paste's, the dated prefix behind them the log's (no traceback line begins with a date)."""
+    """A paste indented four blanks to make it a markdown code block (or a list item's), its header cut off: the
+    blanks are the paste's, the dated prefix or torchrun's rank behind them the log's (no traceback line begins with
+    a date or a rank)."""
     exc, lines = _tb(_register_worker)
     pasted = "".join(f"    {line}\n" for line in wrap(lines[1:]))
     (event,) = assert_same(f"the service will not start:\n\n{pasted}\nany idea?\n".encode())

@@ -48,9 +48,10 @@ _HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
 _TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # What a prefix a paste shifted by a blank or three may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `);
-# by four (a markdown code block), only a date, ISO or syslog's: a traceback's source line begins with neither.
+# by four (a markdown code block, a list item's), only a date, ISO or syslog's, or torchrun's rank: a traceback's
+# source line begins with none of them.
 _MAY_OPEN_A_PREFIX = regex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
-_SHIFTED_DATE = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ")
+_SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
@@ -386,7 +387,7 @@ class LineNormalizer:
                 pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
         if text[:1] == " " and (shift := len(text) - len(shifted := text.lstrip(" "))) <= 4 and (
-                _SHIFTED_DATE.match(shifted) if shift == 4 else _MAY_OPEN_A_PREFIX.match(shifted)) and (
+                _SHIFTED_FOUR.match(shifted) if shift == 4 else _MAY_OPEN_A_PREFIX.match(shifted)) and (
                 rest := self._peel_one(shifted, kinds, used, meta)) is not None:
             text = rest  # a paste's blanks in front of a prefix (no traceback line begins with one)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
