@@ -184,7 +184,6 @@ def test_a_wrapped_traceback_without_prefixes(error, width):
     assert assert_same(data)
 
 
-
 _DEEP = ("C:\\Users\\User\\AppData\\Local\\pypoetry\\Cache\\virtualenvs\\env-x8Yp3\\lib\\site-packages\\"
          "playwright\\_impl\\_connection.py")
 
@@ -192,13 +191,12 @@ _DEEP = ("C:\\Users\\User\\AppData\\Local\\pypoetry\\Cache\\virtualenvs\\env-x8Y
 def _in_a_deep_venv() -> None:
     """A client library's error raised two frames deep in a virtualenv's files (their paths as long as Windows' are),
     while it handled another."""
-    path = _DEEP
     source = ("def send(channel):\n    return inner_send(channel)\n\n"
               "def inner_send(channel):\n    try:\n        channel['result']\n"
               "    except KeyError as err:\n        raise ConnectionError('Target page, context or browser has been closed') from err\n")
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    linecache.cache[_DEEP] = (len(source), None, source.splitlines(True), _DEEP)
     scope: dict = {}
-    exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
+    exec(compile(source, _DEEP, "exec"), scope)  # (the source lines come from linecache)
     scope["send"]({})
 
 
