@@ -1749,6 +1749,17 @@ def test_a_terminal_copy_padded_to_its_width_reads_as_the_log():
         "AssertionError"
 
 
+def test_an_exception_line_a_terminal_copy_joined_to_the_line_above_by_its_padding():
+    """A terminal's copy pads each line to its width; one that lost the line break before the exception line joins it
+    to the source (or caret) line above it after the blanks: the two lines are read apart, on both paths."""
+    exc = capture(_load_weights)  # (its last line of code a lookup, its caret line under it: no raise statement)
+    lines = text_of(exc).splitlines()
+    joined = [*(line.ljust(120) for line in lines[:-2]), lines[-2].ljust(120) + lines[-1]]
+    (event,) = assert_same("\n".join([*joined, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc) and not event.truncated
+    assert events([f"    x = 'a{' ' * 12}b'"]) == []  # (blanks inside a source line alone say nothing)
+
+
 def _bare_assert():
     shapes = ((4, 8), (8, 4))
     if shapes[0] != shapes[1]:

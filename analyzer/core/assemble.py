@@ -899,6 +899,9 @@ class TracebackAssembler:
                 return Step.DROP  # no traceback cut above: the place of a doctest example that failed
             if text[:1] == " " and self._frame_rest(block, text):
                 return Step.TAKE  # the rest of a frame line the terminal wrapped before a space
+            if text[:1] in (" ", "\t") and g.padded_exception(text):
+                block.state = State.MESSAGE  # the last source line and the exception line, joined by a terminal's
+                return Step.TAKE  # padding (blocks takes them apart)
             if ob.exception_at_frames_indent(block, text):
                 self._let_go_held(block)  # (a blank line above it: TensorFlow's `in user code:` report puts one)
                 block.state = State.MESSAGE  # (a traceback re-indented by hand: blocks reads it)

@@ -81,7 +81,8 @@ _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
 
 def _mended_frames(lines: list[str]) -> list[str]:
     """Frame lines a terminal hard-wrapped inside their path or function put back together, frames a
-    copy joined into one line (each with its source line) taken apart, a first frame line the paste
+    copy joined into one line (each with its source line) and an exception line joined to the line above it by a
+    terminal's padding taken apart, a first frame line the paste
     began inside of given back its start, links taken out of frame lines, and IPython's frame lines
     (Plain mode) written as CPython's."""
     joined: list[str] = []
@@ -91,6 +92,9 @@ def _mended_frames(lines: list[str]) -> list[str]:
             line = ipython.unlinked(line)
         if line[:1] == " " and line.lstrip()[:5] in ("File ", "Cell ") and not g.FRAME.match(line):
             line = ipython.standard_frame(line) or line  # IPython's frame line in CPython's layout (Plain mode)
+        if (pair := g.padded_exception(line)) is not None:  # (a source line and the exception line a terminal's
+            joined.extend(pair)  # padding joined)
+            continue
         for text in _NEXT_FRAME.split(line) if line.count('File "') > 1 and g.FRAME.match(line) else (line,):
             _mend(joined, text)
     return joined

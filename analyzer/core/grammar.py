@@ -76,6 +76,7 @@ __all__ = [
     "unclosed",
     "is_frame_detail",
     "is_elision",
+    "padded_exception",
 ]
 
 # "Traceback (most recent call last):" -- StackSummary header; a log call such as
@@ -721,6 +722,17 @@ def unclosed(code: str) -> bool:
     code = _STRING.sub("", code)
     closed = sum(map(code.count, ")]}"))
     return len(code) - len(code.translate(_BRACKETS)) > 2 * closed
+
+
+# A terminal's copy pads each line to its width; where the copy lost a line break, the exception line is joined to the
+# source line above it after the blanks (`    return table[key]` + blanks + `KeyError: ...`).
+_PADDED_JOIN = regex.compile(r"^(?P<source>[ \t]+\S.*?)[ \t]{8,}(?P<said>\S.*)$")
+
+
+def padded_exception(text: str) -> tuple[str, str] | None:
+    """The source line and the exception line a terminal's padding joined; None where the text is no such pair."""
+    m = _PADDED_JOIN.match(text) if "        " in text.lstrip() else None
+    return (m["source"], m["said"]) if m is not None and BARE_EXCEPTION_LINE.match(m["said"]) else None
 
 
 # What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets.
