@@ -106,6 +106,33 @@ def test_round_trip_field_by_field(func):
     assert not events[0].truncated
 
 
+def _task_group():
+    def fetch():
+        return {}["choices"]
+
+    try:
+        fetch()
+    except KeyError as err:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [err, ValueError("v")])  # noqa: B904 - as anyio's
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
+@pytest.mark.parametrize("begun", ["at the rule", "at the box's header"])
+def test_a_sub_exception_pasted_without_its_group_is_read_from_its_box(begun):
+    """A paste of an exception group's first sub-exception only (a TaskGroup's: anyio, FastAPI), from its box's rule
+    `+-+---- 1 ----` or its `| Traceback ...` on: that error, its frames and its exception line read from the box."""
+    exc = capture(_task_group)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    rule = next(k for k, line in enumerate(lines) if line.lstrip().startswith("+-+"))
+    second = next(k for k, line in enumerate(lines) if " 2 --" in line)
+    box = lines[rule if begun == "at the rule" else rule + 1:second]
+    (event,) = _events("\n".join(["INFO request failed", *box, "INFO next request"]))
+    (expected,) = expected_chain(exc.exceptions[0])
+    assert [(link.exception_type, link.message, [f[:3] for f in link.frames]) for link in actual_chain(event.chain)] == [
+        (expected.exception_type, expected.message, [f[:3] for f in expected.frames])]
+    assert not event.truncated
+
+
 def test_recursion_keeps_repeated_marker_out_of_frames():
     text = text_of(capture(_recursion))
     assert "Previous line repeated" in text

@@ -902,6 +902,9 @@ class TracebackAssembler:
             if text[:1] in (" ", "\t") and g.padded_exception(text):
                 block.state = State.MESSAGE  # the last source line and the exception line, joined by a terminal's
                 return Step.TAKE  # padding (blocks takes them apart)
+            if ob.boxed_exception_line(block, text):
+                block.state = State.MESSAGE  # (a group's sub-exception pasted without the group: blocks unboxes it)
+                return Step.TAKE
             if ob.exception_at_frames_indent(block, text):
                 self._let_go_held(block)  # (a blank line above it: TensorFlow's `in user code:` report puts one)
                 block.state = State.MESSAGE  # (a traceback re-indented by hand: blocks reads it)

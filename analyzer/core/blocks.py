@@ -42,6 +42,8 @@ def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
 
 def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
+        if (column := _orphan_box(lines)) >= 0:  # an exception group's sub-exception pasted without the group
+            return tuple(_parse_box([line for line in lines if not _box_rule(line, column)], column, 1))
         if ipython.is_ipython(lines):
             lines = ipython.to_standard(lines)
         elif richtb.is_rich(lines) or richtb.starts_cut(lines[0]):
@@ -466,6 +468,21 @@ def box_column(text: str) -> int:
     """The column of a box line's `|`/`+`; -1 when the line is not drawn in a box."""
     body = text.lstrip(" ")
     return len(text) - len(body) if body[:1] in ("|", "+") else -1
+
+
+def _orphan_box(lines: list[str]) -> int:
+    """The column of the box an exception group draws a sub-exception in, where the lines are such a box without the
+    group around it (a paste begun at `+-+---- 1 ----` or at the box's `| Traceback ...`); -1 where they are not."""
+    first = next((line for line in lines if line.strip() and not _box_rule(line, box_column(line))), "")
+    column = box_column(first)
+    if column < 0 or first[column] != "|" or not g.HEADER.match(first[column + 2:]):
+        return -1
+    return column if all(in_box(line, column) for line in lines if line.strip()) else -1
+
+
+def _box_rule(text: str, column: int) -> bool:
+    """A box's rule at `column`: its top with the sub-exception's number (`+-+---- 1 ----`) or its bottom."""
+    return column >= 0 and text[column:column + 1] == "+" and g.GROUP_SEPARATOR.match(text) is not None
 
 
 def in_box(text: str, column: int) -> bool:

@@ -13,7 +13,7 @@ from analyzer.core import ipython, native, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
-    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "cut", "ends_in_source",
+    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "boxed_exception_line", "cut", "ends_in_source",
     "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
     "introduces_output", "labels_traceback", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
     "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold",
@@ -164,6 +164,17 @@ def exception_at_frames_indent(block: Block, text: str) -> bool:
         return False
     frame = next((held for held in reversed(block.texts[-1 - SOURCE_LINES:]) if g.frame_line(held)), None)
     return frame is not None and frame[2:3] != " " and g.exception_line_at_indent(text, 2)
+
+
+def boxed_exception_line(block: Block, text: str) -> bool:
+    """Whether `text` is the exception line of a box a paste began without its exception group (`    | Traceback
+    ...`): behind the header's box, at its column."""
+    header = g.HEADER.match(block.texts[0])
+    if header is None or header["context"].strip() != "|":
+        return False
+    box = header["context"] + " "
+    return text.startswith(box) and text[len(box):len(box) + 1] not in (" ", "\t", "") and bool(
+        g.EXCEPTION_LINE.match(text[len(box):]))
 
 
 def typeless_header(block: Block) -> bool:
