@@ -10,6 +10,7 @@ from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
+from tests.test_fastpath import assert_same
 
 
 def _value_error():
@@ -117,20 +118,21 @@ def _task_group():
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
-@pytest.mark.parametrize("begun", ["at the rule", "at the box's header"])
+@pytest.mark.parametrize("begun", [0, 1, 2], ids=("at the rule", "at the box's header", "at its first frame"))
 def test_a_sub_exception_pasted_without_its_group_is_read_from_its_box(begun):
     """A paste of an exception group's first sub-exception only (a TaskGroup's: anyio, FastAPI), from its box's rule
-    `+-+---- 1 ----` or its `| Traceback ...` on: that error, its frames and its exception line read from the box."""
+    `+-+---- 1 ----`, its `| Traceback ...` or its first frame on: that error, its frames and its exception line read
+    from the box (cut off above where the paste began at a frame)."""
     exc = capture(_task_group)
     lines = text_of(exc).rstrip("\n").split("\n")
     rule = next(k for k, line in enumerate(lines) if line.lstrip().startswith("+-+"))
     second = next(k for k, line in enumerate(lines) if " 2 --" in line)
-    box = lines[rule if begun == "at the rule" else rule + 1:second]
-    (event,) = _events("\n".join(["INFO request failed", *box, "INFO next request"]))
+    (event,) = _events("\n".join(["INFO request failed", *lines[rule + begun:second], "INFO next request"]))
     (expected,) = expected_chain(exc.exceptions[0])
     assert [(link.exception_type, link.message, [f[:3] for f in link.frames]) for link in actual_chain(event.chain)] == [
         (expected.exception_type, expected.message, [f[:3] for f in expected.frames])]
-    assert not event.truncated
+    assert event.truncated == (begun == 2)
+    assert_same("\n".join(["INFO request failed", *lines[rule + begun:second], "INFO next request", ""]).encode())
 
 
 def test_recursion_keeps_repeated_marker_out_of_frames():

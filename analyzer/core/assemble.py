@@ -815,6 +815,8 @@ class TracebackAssembler:
             indent = max(0, len(text) - len(text.lstrip(" ")) - 2) if frame else 0
             self._opened(replace(line, text=text[indent:]) if indent else line, State.FRAMES, EventKind.TRACEBACK,
                          truncated=True, indent=indent)
+        elif text[:1] == " " and ob.boxed_frame(text):  # an exception group's sub-exception, its box's header cut off
+            self._opened(line, State.FRAMES, EventKind.TRACEBACK, truncated=True)
         elif native.starts(text):
             self._opened(line, State.NATIVE, EventKind.NATIVE)
         elif text.rstrip() == native.RUST_CAUSES and (told := self._rust_errors.pop(line.stream, None)) is not None \

@@ -472,10 +472,11 @@ def box_column(text: str) -> int:
 
 def _orphan_box(lines: list[str]) -> int:
     """The column of the box an exception group draws a sub-exception in, where the lines are such a box without the
-    group around it (a paste begun at `+-+---- 1 ----` or at the box's `| Traceback ...`); -1 where they are not."""
+    group around it (a paste begun at `+-+---- 1 ----`, at the box's `| Traceback ...` or at a frame in it); -1 where
+    they are not."""
     first = next((line for line in lines if line.strip() and not _box_rule(line, box_column(line))), "")
     column = box_column(first)
-    if column < 0 or first[column] != "|" or not g.HEADER.match(first[column + 2:]):
+    if column < 0 or first[column] != "|" or not (g.HEADER.match(first[column + 2:]) or g.FRAME.match(first[column + 2:])):
         return -1
     return column if all(in_box(line, column) for line in lines if line.strip()) else -1
 

@@ -8,12 +8,15 @@ from array import array
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+import regex
+
 from analyzer.core import grammar as g
 from analyzer.core import ipython, native, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
-    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "boxed_exception_line", "cut", "ends_in_source",
+    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "boxed_exception_line", "boxed_frame", "cut",
+    "ends_in_source",
     "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
     "introduces_output", "labels_traceback", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
     "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold",
@@ -166,13 +169,22 @@ def exception_at_frames_indent(block: Block, text: str) -> bool:
     return frame is not None and frame[2:3] != " " and g.exception_line_at_indent(text, 2)
 
 
+# A line of a box an exception group draws a sub-exception in, begun with its header or a frame line.
+_BOXED = regex.compile(r'^(?P<box> *\| )(?:Traceback \(most recent call last\):\s*$|  File ")')
+
+
+def boxed_frame(text: str) -> bool:
+    """Whether `text` is a frame line in an exception group's box (`    |   File "..."`): a paste begun there."""
+    return (m := _BOXED.match(text)) is not None and g.FRAME.match(text[m.end("box"):]) is not None
+
+
 def boxed_exception_line(block: Block, text: str) -> bool:
-    """Whether `text` is the exception line of a box a paste began without its exception group (`    | Traceback
-    ...`): behind the header's box, at its column."""
-    header = g.HEADER.match(block.texts[0])
-    if header is None or header["context"].strip() != "|":
+    """Whether `text` is the exception line of a box a paste began without its exception group (at `    | Traceback
+    ...` or a frame line): behind the first line's box, at its column."""
+    m = _BOXED.match(block.texts[0])
+    if m is None:
         return False
-    box = header["context"] + " "
+    box = m["box"]
     return text.startswith(box) and text[len(box):len(box) + 1] not in (" ", "\t", "") and bool(
         g.EXCEPTION_LINE.match(text[len(box):]))
 
