@@ -66,7 +66,6 @@ __all__ = ["TracebackAssembler"]
 _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
              State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
              State.AIRFLOW, State.SCONS, State.SNAKEMAKE, State.AZURE)
-_SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 _REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
@@ -373,7 +372,7 @@ class TracebackAssembler:
         self._texts.release((cut,))
         block.texts[-1], block.linenos[-1] = self._texts.hold(whole), line.lineno
         stripped = whole.strip()
-        if stripped in _SEPARATORS and block.state in (State.MESSAGE, State.AFTER_BLANK):
+        if stripped in g.SEPARATORS and block.state in (State.MESSAGE, State.AFTER_BLANK):
             block.message_lines -= block.state is State.MESSAGE  # (it was counted as the message's line)
             block.state, block.held = State.SEPARATOR, 0
         elif block.state is State.SEPARATOR and g.HEADER.match(whole):
@@ -945,7 +944,7 @@ class TracebackAssembler:
                 return Step.TAKE
             if stripped == g.PIP_OUTPUT_END:
                 return Step.CLOSE
-            if stripped in _SEPARATORS:
+            if stripped in g.SEPARATORS:
                 block.state = State.SEPARATOR
                 return Step.TAKE
             if (header := g.HEADER.match(text)) and block.message_lines == 0 and (g.reraised_original(header) or (
@@ -976,7 +975,7 @@ class TracebackAssembler:
             if stripped == g.PYBIND_AT and block.held == 1:
                 block.state, block.held = State.PYBIND, 0
                 return Step.TAKE  # pybind11's stack of the error (see grammar)
-            if stripped in _SEPARATORS or (stripped == excepthook.ORIGINAL and excepthook.hooked(block.texts)):
+            if stripped in g.SEPARATORS or (stripped == excepthook.ORIGINAL and excepthook.hooked(block.texts)):
                 block.state, block.held = State.SEPARATOR, 0
                 return Step.TAKE
             if ((header := g.HEADER.match(text)) and not header["context"]

@@ -30,6 +30,7 @@ __all__ = [
     "goes_on_frame_line",
     "HEADER_TEXT",
     "FIXED_LINES",
+    "SEPARATORS",
     "FUNCTION_PART",
     "rest_of_fixed_line",
     "begins_header",
@@ -213,7 +214,8 @@ def holds_traceback(exception_line: str, header: regex.Match) -> bool:
 _TRACEBACK_LABEL = regex.compile(r"^(?i:error|exception|details?|cause|reason|traceback):$")
 
 
-FIXED_LINES = (HEADER_TEXT, CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines a traceback prints as they are
+SEPARATORS = (CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines between a chain's links
+FIXED_LINES = (HEADER_TEXT, *SEPARATORS)  # the lines a traceback prints as they are
 
 
 def rest_of_fixed_line(cut: str, rest: str) -> str | None:

@@ -51,6 +51,7 @@ _FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] ))File "[^"]*", line \d+(?:,? in .+?
 _EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
+_SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
 _PREFIX_SHAPES = (
     r"^(?:(?:\d+\|)?[A-Za-z0-9][\w.-]* +\| "
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? +"
@@ -58,7 +59,7 @@ _PREFIX_SHAPES = (
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
-    r"|(?:#\d+ )?\d+\.\d{1,3} | *(?:P\d+ +)?\d{1,7}: )")
+    r"|(?:#\d+ )?\d+\.\d{1,3} |" + _SRUN_LABEL + ")")
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
@@ -72,7 +73,7 @@ _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
 # ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
 # fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
 _PYTEST_AT = regex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
-_PADDED_LABEL = regex.compile(r" +(?:P\d+ +)?\d+: $")  # srun's label right-aligned (see _PREFIX_SHAPES): no indentation
+_PADDED_LABEL = regex.compile(r"(?= )" + _SRUN_LABEL + "$")  # srun's label right-aligned (see _PREFIX_SHAPES): no indentation
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 

@@ -170,7 +170,7 @@ def continues(lines: list[str], text: str) -> bool:
     if _CUDA.match(first):
         return bool(_CUDA_HINT.match(text))
     if _UCX_SIGNAL.match(first):  # (its backtrace ends at the rule under its frames)
-        return _UCX_BACKTRACE.match(text) is not None and not (len(lines) > 2 and set(lines[-1].strip()) == {"="})
+        return _UCX_BACKTRACE.match(text) is not None and set(lines[-1].strip()) != {"="}
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow

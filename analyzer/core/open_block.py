@@ -170,7 +170,7 @@ def exception_at_frames_indent(block: Block, text: str) -> bool:
 
 
 # A line of a box an exception group draws a sub-exception in, begun with its header or a frame line.
-_BOXED = regex.compile(r'^(?P<box> *\| )(?:Traceback \(most recent call last\):\s*$|  File ")')
+_BOXED = regex.compile(r'^(?P<box> *\| )(?:' + regex.escape(g.HEADER_TEXT) + r'\s*$|  File ")')
 
 
 def boxed_frame(text: str) -> bool:

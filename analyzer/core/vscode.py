@@ -54,23 +54,20 @@ def to_standard(texts: list[str]) -> list[str]:
 def goes_on_chain(texts: list[str], text: str) -> bool:
     """Whether `text`, after the message lines `texts` (the header first), goes on with the exceptions this one was
     raised from: an exception line after the message, a chain's separator, a blank line after either."""
-    if text.strip() in _SEPARATORS:
+    if text.strip() in g.SEPARATORS:
         return True
     if not text.strip():
-        return texts[-1].strip() in _SEPARATORS or (len(texts) > 2 and g.BARE_EXCEPTION_LINE.match(texts[-1]) is not None)
+        return texts[-1].strip() in g.SEPARATORS or (len(texts) > 2 and g.BARE_EXCEPTION_LINE.match(texts[-1]) is not None)
     return len(texts) > 1 and g.BARE_EXCEPTION_LINE.match(text) is not None
 
 
 def _chain_apart(message: list[str]) -> tuple[list[str], list[str]]:
     """The exception's own message, and the exceptions it was raised from as CPython prints them before it (their
     exception lines, or tracebacks, each up to its separator), where the message lines hold a chain's separator."""
-    last = max((k for k, line in enumerate(message) if line.strip() in _SEPARATORS), default=None)
+    last = max((k for k, line in enumerate(message) if line.strip() in g.SEPARATORS), default=None)
     if last is None:
         return message, []
     first = next((k for k in range(1, last) if g.HEADER.match(message[k]) or g.BARE_EXCEPTION_LINE.match(message[k])), None)
     if first is None:
         return message, []
     return message[:first], [*message[first:last + 1], ""]
-
-
-_SEPARATORS = (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
