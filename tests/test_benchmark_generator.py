@@ -6,6 +6,7 @@ import json
 
 from analyzer.core.scan import events_from_lines
 from benchmarks.generate import build_log, parse_size, truth_path, write_log
+from benchmarks.rewrapped import WRAPPERS, collector_clock, wrapped_text
 from tests.support import NO_NOTICES, bare_engine
 
 
@@ -49,3 +50,24 @@ def test_written_log_and_truth_file_agree_with_the_fast_path(tmp_path):
 
 def test_sizes_parse():
     assert parse_size("100M") == 100 << 20 and parse_size("1G") == 1 << 30 and parse_size("2048") == 2048
+
+
+def test_rewrapped_logs_keep_every_line_and_follow_the_logs_own_clock(tmp_path):
+    """benchmarks/rewrapped.py: each wrapper gives back every line of the log behind its prefix, in order (CRLF's
+    `\\r` aside), bytes that are not UTF-8 kept; the collector's clock is the line's own time where it shows one."""
+    raw = [b"[2025-04-04 06:22:32 TP0] Load weight begin.", b"Traceback (most recent call last):", b"x \xff y",
+           b"[2025-04-04 06:24:51 TP7] Scheduler hit an exception:"]
+    lines = [line.decode("utf-8", "surrogateescape") for line in raw]
+    log = tmp_path / "server.log"
+    log.write_bytes(b"\n".join(raw) + b"\n")
+    for name, wrapper in WRAPPERS.items():
+        wrapped = wrapped_text(log, wrapper).decode("utf-8", "surrogateescape").split("\n")
+        assert wrapped.pop() == "", name  # (the last newline kept)
+        if name == "docker-json":  # (bytes that are not UTF-8 as Docker writes them: U+FFFD)
+            wrapped = [json.loads(line)["log"].rstrip("\n").replace("\ufffd", "\udcff") for line in wrapped]
+        elif name == "json-each-line":
+            wrapped = [json.loads(line)["message"] for line in wrapped]
+        assert len(wrapped) == len(lines), name
+        assert all(out.rstrip("\r").endswith(line) for out, line in zip(wrapped, lines, strict=True)), name
+    assert [f"{when:%H:%M:%S.%f}" for when in collector_clock(lines)] == [
+        "06:22:32.000000", "06:22:32.001000", "06:22:32.002000", "06:24:51.000000"]
