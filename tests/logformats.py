@@ -17,6 +17,7 @@ __all__ = [
     "ci_timestamps",
     "cloud_export",
     "compose",
+    "container_ui_export",
     "cri",
     "docker_json_file",
     "ecs_logger",
@@ -155,6 +156,12 @@ def uvicorn(lines: list[str], level: str = "ERROR") -> list[str]:
 def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
     """docker compose: the service name padded to the widest one, then ` | `."""
     return [f"{service.ljust(width)} | {line}" for line in lines]
+
+
+def container_ui_export(lines: list[str], start: datetime = T0, separator: str = " | ", stream: str = "stdout") -> list[str]:
+    """A container UI's log table copied as text (Synology's, Portainer's): `date | stream | line` per row (tab
+    separated in another export), the newest row first."""
+    return [f"{start:%Y-%m-%d %H:%M:%S}{separator}{stream}{separator}{line}" for line in reversed(lines)]
 
 
 def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -> list[str]:

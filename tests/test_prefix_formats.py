@@ -81,6 +81,7 @@ FORMATS = {
     "compose": lambda tb: fmt.compose(tb[1], "inference_engine"),
     "pm2": lambda tb: fmt.pm2(tb[1], 2, "comfyui"),
     "srun_label": lambda tb: fmt.srun_label(tb[1], 3, 16),
+    "srun_torchrun": lambda tb: fmt.srun_label([f"[rank0]: {line}" for line in tb[1]], 3, 16),
     "torchserve": lambda tb: fmt.torchserve_worker(tb[1], stream="stderr", iso=True),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
@@ -834,3 +835,45 @@ def test_uvicorns_level_on_each_line_of_a_relayed_traceback():
     assert event.root.exception_type == "KeyError"
     (cut,) = assert_same("\n".join([*fmt.uvicorn(lines[1:]), ""]).encode())  # (copied from its first frame)
     assert [link.exception_type for link in cut.chain] == ["KeyError", "RuntimeError"]
+
+
+@pytest.mark.parametrize(("wrap", "indent"), [(lambda lines: fmt.srun_label(lines, 3, 16), ""),
+                                              (lambda lines: fmt.compose(lines, "sglang-1"), ""),
+                                              (lambda lines: fmt.compose(lines, "sglang-1"), " ")],
+                         ids=["srun", "compose", "compose-one-blank"])
+def test_a_paste_begun_at_a_frame_that_lost_its_indentation_behind_a_prefix(wrap, indent):
+    """A copy begun at a frame line whose indentation it cut (to none, or one blank), behind srun's label or compose's
+    service: that frame teaches the prefix (a bar's blank with it), so the lines below lose it as they should."""
+    exc, lines = _tb(_register_worker)
+    cut = [indent + lines[3].lstrip(), *lines[4:]]
+    (event,) = assert_same(("\n".join(wrap(cut)) + "\n").encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert event.root.raise_site.function == "_register_worker"
+
+
+@pytest.mark.parametrize("separator", [" | ", "\t"], ids=["table", "tab-separated"])
+def test_a_container_uis_export_newest_line_first(separator):
+    """Synology's or Portainer's log table copied as text, the newest row first: the exception line's prefix (a time and
+    the stream) is learned above the frames it follows, and the traceback is read in Python's order."""
+    exc, lines = _tb(_caret)
+    rows = fmt.container_ui_export(["booting", *lines, "restarting"], separator=separator)
+    (event,) = [e for e in assert_same(("\n".join(rows) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert event.root.raise_site.function == "_caret"
+
+
+def test_an_error_behind_a_prefix_nobody_listed_that_names_exception_itself_or_is_a_repr():
+    """`raise Exception(...)` printed behind compose's service (SGLang's CUDA graph capture), and an error's repr that
+    vLLM's client logs behind compose: each teaches the prefix, so the error is read."""
+    exc = capture(lambda: _raise(Exception("Capture cuda graph failed: CUDA out of memory.")))
+    (event,) = assert_same(("\n".join(fmt.compose(["starting", *text_of(exc).splitlines()[-1:]], "sglang-1")) + "\n").encode())
+    assert (event.root.exception_type, event.root.message) == ("Exception", str(exc))
+    died = RuntimeError("Engine process (pid 3607156) died.")
+    logged = fmt.compose([*fmt.vllm_record("Added request chatcmpl-1.", None, level=logging.INFO),
+                          *fmt.vllm_record(repr(died), None)], "vllm-1")
+    (event,) = assert_same(("\n".join(logged) + "\n").encode())
+    assert (event.root.exception_type, event.root.message) == ("RuntimeError", str(died))
+
+
+def _raise(error: BaseException):
+    raise error

@@ -37,25 +37,27 @@ __all__ = [
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 # (or flush left behind a prefix that ends in a bracket or a bar: a relay that strips each line it logs, as absl's
-# `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`)
-_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
+# `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
+_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `); a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
-# `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `;
+# `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `; or a stream:
+# a container UI's table export, `2022-02-08 10:17:26 | stdout | `, `2018-10-14 10:08:47<TAB>stdout<TAB>`;
 # an app's `[16:10:33] stdout/INFO  `, or its time alone: `[02:20:30.958] `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
 # vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
 # summary of a failed step's last lines, its plain progress); Slurm's `srun --label`, each task's number padded to the
-# widest (` 3: `, `P1 3: ` in a heterogeneous job). The exception's type reads as one by its name or its module's.
-_EXCEPTION_AHEAD = (r"(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"(?:\([\w.]+\))?: "
+# widest (` 3: `, `P1 3: ` in a heterogeneous job). The exception's type reads as one by its name or its module's (or is
+# `Exception` itself).
+_EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
 _PREFIX_SHAPES = (
     r"^(?:(?:\d+\|)?[A-Za-z0-9][\w.-]* +\| "
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? +"
-    rf"(?:\| +{_LEVEL} *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?"
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t| +"
+    rf"(?:\| +(?:{_LEVEL}|std(?:out|err)) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?)"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
@@ -63,8 +65,9 @@ _PREFIX_SHAPES = (
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
-# error: ...`, a C++ terminate's; see native.starts)
-_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=Fatal Python error: |Windows fatal exception: "
+# error: ...`, a C++ terminate's; see native.starts; and an error's repr a logger printed, vLLM's `RuntimeError('...')`)
+_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
+                              r"|Fatal Python error: |Windows fatal exception: "
                               r"|terminate called after throwing an instance of '|libc\+\+abi: terminating )")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
@@ -73,7 +76,7 @@ _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
 # ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
 # fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
 _PYTEST_AT = regex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
-_PADDED_LABEL = regex.compile(r"(?= )" + _SRUN_LABEL + "$")  # srun's label right-aligned (see _PREFIX_SHAPES): no indentation
+_PADDED_LABEL = regex.compile(r"(?= )" + _SRUN_LABEL)  # srun's label right-aligned (see _PREFIX_SHAPES), maybe before other prefixes: no indentation
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
@@ -119,7 +122,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and (": " in body or "terminate called" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#") or first.isdigit()) and (
+    if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#") or first.isdigit()) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and _AT_EXCEPTION.match(
             body, _behind_known(body, prefix.end())):
         return prefix.group(), False
@@ -129,7 +132,9 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])) and not _PADDED_LABEL.match(body, 0, m.start()):
         return None
-    return body[:m.start()], is_header
+    # (a bar is followed by its blank: compose's `svc |  File ...` is a frame a paste indented by one)
+    end = m.start() + (body[m.start() - 1] == "|" and not is_header)
+    return body[:end], is_header
 
 
 def _behind_known(body: str, at: int) -> int:
