@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import traceback
 from contextlib import redirect_stdout
 from functools import cache
 from pathlib import Path
@@ -496,3 +497,70 @@ def test_a_wrappers_summary_that_ends_where_the_error_it_wraps_begins_below_foll
 
 def _boom():
     raise TypeError("boom")
+
+
+class _OperationalError(Exception):  # (named as psycopg2's is)
+    pass
+
+
+_OperationalError.__module__, _OperationalError.__qualname__ = "psycopg2", "OperationalError"
+
+
+def test_a_type_alone_over_the_same_types_exception_line_is_its_title():
+    """Werkzeug's debugger page copied as text: the class alone as the page's title, then its exception line (its
+    message's next lines indented by a tab), no traceback. The exception line is the root cause, the title its echo."""
+    error = _OperationalError("could not connect to server: No such file or directory\n\tIs the server running locally?")
+    said = traceback.format_exception_only(error)[-1].rstrip("\n").splitlines()
+    incidents = analysed({"page.log": ["psycopg2.OperationalError", *said]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.message.split("\n")[0]) == (
+        "psycopg2.OperationalError", "could not connect to server: No such file or directory")
+    assert [i.caused_by for i in incidents if i is not root] == [root.id]
+    apart = analysed({"page.log": ["psycopg2.OperationalError", "retrying", *said]})  # (not the next line: no title)
+    assert [i.info.message.split("\n")[0] for i in apart if i.is_run_root] == [""]
+
+
+class _Py4JJavaError(Exception):  # (named as py4j's is)
+    pass
+
+
+_Py4JJavaError.__module__, _Py4JJavaError.__qualname__ = "py4j.protocol", "Py4JJavaError"
+
+
+def _python_worker(line: str):
+    return line.split(",")[3]
+
+
+def _run_job(worker_error: BaseException):
+    """py4j's error for a failed Spark job: its text is the Java exception's, which holds the Python worker's
+    traceback behind `org.apache.spark.api.python.PythonException: `, then the Java stack."""
+    java = ("org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 1.0 failed 1 times, most "
+            "recent failure: Lost task 0.0 in stage 1.0 (TID 1, localhost, executor driver): "
+            f"org.apache.spark.api.python.PythonException: {text_of(worker_error)}"
+            "\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:452)")
+    raise _Py4JJavaError(f"An error occurred while calling z:org.apache.spark.api.python.PythonRDD.runJob.\n: {java}")
+
+
+def test_a_wrappers_text_that_introduces_a_traceback_below_it_has_that_error_as_its_cause():
+    """PySpark: the Py4JJavaError's Java text ends in the Python worker's `PythonException: Traceback (most recent call
+    last):`, its traceback on the next lines (or PySpark 3's `... Please see the stack trace below.`): the worker's
+    error is the root cause, the wrapper its consequence."""
+    worker = capture(lambda: _python_worker("a,b"))
+    job = capture(lambda: _run_job(worker))
+    incidents = analysed({"driver.log": text_of(job).splitlines()})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("IndexError", "_python_worker")
+    assert [i.caused_by for i in incidents if i is not root] == [root.id]
+    captured = ["pyspark.errors.exceptions.captured.PythonException: ",
+                "  An exception was thrown from the Python worker. Please see the stack trace below.",
+                *text_of(worker).splitlines()]
+    (root,) = [i for i in analysed({"driver.log": captured}) if i.is_run_root]
+    assert root.info.exception_type == "IndexError"
+    told = analysed({"driver.log": ["RuntimeError: the job failed.", *text_of(worker).splitlines()]})  # (no words that
+    assert [i.info.exception_type for i in told if i.is_run_root] == ["RuntimeError"]  # introduce it: two errors)
+    # CPython's words for the next thread's traceback, glued to a progress bar under the first: a series, the first root
+    first, second = capture(lambda: _python_worker("a")), capture(lambda: _python_worker("a,b,c"))
+    series = [*text_of(first).splitlines(), "syncing:  6.9%|#5   | 12/173, clonException in thread Thread-29:",
+              *text_of(second).splitlines()]
+    (root,) = [i for i in analysed({"sync.log": series}) if i.is_run_root]
+    assert root.event.span.line_start == 1

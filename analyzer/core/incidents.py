@@ -323,6 +323,10 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     traceback), that one."""
     if not first.info.exception_type:
         return first
+    # (or the error its last words introduce, told from the line below it on: PySpark's Py4JJavaError whose Java text
+    # ends `PythonException: Traceback (most recent call last):`, or `... Please see the stack trace below.`)
+    while (below := next((i for i in roots if _introduced(first, i)), None)) is not None:
+        first = below
     said = (first.info.exception_type, _first_line(first))
     if not first.info.frames:  # (or a wrapper's type on the same long text: litellm's APIConnectionError; or
         # its type, alone or with words that quote that error, that type's traceback a few lines below: marimo's
@@ -338,6 +342,11 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         # (or, short, the text of the error whose traceback begins on the next line: litellm's `APIConnectionError:
         # 'name'` over the KeyError('name') it wraps)
         wrapped, alone = len(said[1]) >= _QUOTED_AT_LEAST, not said[1].strip()
+        # (or its type alone, as a title over the same type's exception line: Werkzeug's debugger page copied as text;
+        # that line's error then as this one's, its traceback below where the page shows it)
+        if alone and (title_of := next((i for i in roots if _on_next_line(first, i)
+                                        and short_type(i.info.exception_type) == short_type(said[0])), None)):
+            return _best_evidenced(title_of, roots)
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or (wrapped or not alone and _on_next_line(first, i)) and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
             short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
@@ -360,6 +369,24 @@ _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback 
 def _just_below(above: Incident, below: Incident) -> bool:
     a, b = above.event.span, below.event.span
     return a.file == b.file and 0 < b.line_start - a.line_end <= _BELOW_AT_MOST
+
+
+_INTRODUCES = regex.compile(r"(?::|\bbelow\.?)\s*\Z")
+_NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in atexit\._run_exitfuncs):\s*\Z")
+_TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
+
+
+def _introduced(above: Incident, below: Incident) -> bool:
+    """Whether `below` is an error that begins on the line after the last of `above`, introduced by
+    the last line of `above` or by a class named in front of its own header (PySpark's `...: org.apache.spark.api.python.
+    PythonException: Traceback (most recent call last):`, the Java text of the Py4JJavaError above it). (CPython's own
+    words for the next traceback say nothing of the error above: `Exception in thread Thread-29:` glued to a progress bar
+    between two tracebacks.)"""
+    a, b = above.event.span, below.event.span
+    last = above.event.lines[-1] if above.event.lines else ""
+    return (a.file == b.file and b.line_start == a.line_end + 1 and bool(below.info.exception_type)
+            and ((_INTRODUCES.search(last) is not None and _NEXT_TRACEBACKS_WORDS.search(last) is None)
+                 or _TYPE_INTRODUCES.search(below.event.context) is not None))
 
 
 def _on_next_line(above: Incident, below: Incident) -> bool:
