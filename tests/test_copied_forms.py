@@ -727,6 +727,9 @@ def test_a_message_that_is_another_exceptions_repr(raised):
         (type(exc).__name__, str(exc)), ("Exception", repr(repr(exc)))]
     assert [e.root.exception_type for e in assert_same(b"Exception: f(x)\nValueError: KeyError\n")] == ["Exception",
                                                                                                         "ValueError"]
+    # (an older worker's: the repr as Python before 3.7 wrote it, a comma after a lone argument, not quoted again)
+    (event,) = assert_same(f"{lines[0]}\nException: {type(exc).__name__}({exc.args[0]!r},)\n".encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
 
 
 def _launch_graph():

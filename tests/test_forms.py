@@ -407,6 +407,11 @@ def test_pytests_short_summary_alone_names_each_failure():
     # a paste that lost the word in front (and kept the blank after it)
     (cut,) = events([f" {summary[1][len('FAILED '):]}"])
     assert (cut.root.exception_type, cut.root.message) == ("ValueError", "no weights named lm_head")
+    # a plugin's duration of the test after the word (a ROCm CI's `FAILED [0.0004s] tests/...`)
+    timed = [line.replace("FAILED ", "FAILED [0.0004s] ", 1) for line in summary]
+    assert [(e.root.exception_type, e.root.message) for e in events(timed)] == [
+        ("AssertionError", "assert not True"), ("ValueError", "no weights named lm_head")]
+    assert_same("\n".join(timed).encode())
 
 
 def test_pytests_report_of_a_test_module_whose_import_raised():

@@ -427,7 +427,8 @@ def repr_said(text: str) -> tuple[str, str] | None:
     if (m := EXCEPTION_REPR.match(text)) is None:
         return None
     try:
-        args = ast.literal_eval(f"({m['args']},)") if m["args"].strip() else ()
+        # (Python before 3.7 wrote a trailing comma after a lone argument: `ValueError('x',)`)
+        args = ast.literal_eval(f"({m['args'].rstrip().removesuffix(',')},)") if m["args"].strip() else ()
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return None
     if not isinstance(args, tuple):

@@ -38,8 +38,8 @@ _NARROWEST = 80  # columns of the narrowest terminal a report is copied from
 _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
-# have lost the word in front.)
-_SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) )?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
+# have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
+_SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
                          r" - (?P<what>.+?)\s*$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
