@@ -21,6 +21,7 @@ __all__ = [
     "cri",
     "docker_json_file",
     "ecs_logger",
+    "structlog_dict_tracebacks",
     "fastchat_stderr",
     "journal_json",
     "json_each_line",
@@ -398,6 +399,30 @@ def ecs_logger(message: str, exc: BaseException, when: datetime = T0, name: str 
     head = {"@timestamp": f"{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond // 1000:03d}Z", "log.level": "error",
             "message": message}
     return json.dumps({**head, **dict(sorted(fields.items()))}, sort_keys=False, separators=(",", ":"))
+
+
+def structlog_dict_tracebacks(event: str, exc: BaseException, when: datetime = T0, key: str = "exception") -> str:
+    """structlog's JSONRenderer behind its `dict_tracebacks` processor: the exception as a list of the chain's
+    exceptions, the one raised first, then each one's cause (`is_cause` true) or context after it, each with
+    `exc_type` (the class's `__name__`), `exc_value` (`str()`), `exc_notes`, `syntax_error`, `is_cause`, `frames`
+    (`filename`, `lineno`, `name`; no source line), `is_group` and `exceptions`. Airflow 3 logs it under `error_detail`."""
+    stacks: list[dict] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    is_cause = False
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        stacks.append({"exc_type": type(current).__name__, "exc_value": str(current),
+                       "exc_notes": [str(note) for note in getattr(current, "__notes__", ())], "syntax_error": None,
+                       "is_cause": is_cause,
+                       "frames": [{"filename": f.filename, "lineno": f.lineno, "name": f.name}
+                                  for f in traceback.extract_tb(current.__traceback__)],
+                       "is_group": False, "exceptions": []})
+        if current.__cause__ is not None:
+            current, is_cause = current.__cause__, True
+        else:
+            current, is_cause = (None if current.__suppress_context__ else current.__context__), False
+    return json.dumps({"event": event, "level": "error", "timestamp": f"{when:%Y-%m-%dT%H:%M:%S.%f}Z", key: stacks})
 
 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from analyzer.core import triggers
 from analyzer.core.normalize import LineNormalizer
-from analyzer.core.records import EventKind
+from analyzer.core.records import EventKind, short_type
 from analyzer.core.scan import events_from_lines
 from analyzer.sources.files import STDIN
 from tests import logformats as fmt
@@ -177,6 +177,23 @@ def test_ecs_records_give_the_traceback_they_keep(func):
     assert [actual_chain(e.chain) for e in got] == [actual_chain(e.chain) for e in expected]
     assert got[0].chain[-1].frames and got[0].chain[-1].message == str(exc)
     assert got[0].timestamp == fmt.T0.replace(microsecond=123000)  # the record's own time, in ms
+
+
+@pytest.mark.parametrize("key", ["exception", "error_detail"])
+@pytest.mark.parametrize("func", [_chained, _noted, _caret], ids=lambda f: f.__name__.strip("_"))
+def test_structlogs_dict_tracebacks_give_the_chain_they_keep(func, key):
+    """structlog's dict tracebacks (Airflow 3's `error_detail`) keep each exception of the chain with its frames but no
+    source lines: joined, they are the chain Python prints, notes included."""
+    exc = capture(func)
+    record = fmt.structlog_dict_tracebacks("Task failed with exception", exc, key=key)
+    (got,) = _tracebacks([record])
+    assert len(assert_same(f"{record}\n".encode())) == 1
+    def said(chain):
+        return [(short_type(link.exception_type), link.message, [frame[:3] for frame in link.frames], link.link)
+                for link in chain]
+
+    assert said(actual_chain(got.chain)) == said(expected_chain(exc))
+    assert got.timestamp == fmt.T0
 
 
 class BadRequestError(Exception):

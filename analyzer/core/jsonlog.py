@@ -134,7 +134,8 @@ def _app_record(value: dict) -> AppRecord | None:
     message = next((value[k] for k in _MESSAGE_KEYS if isinstance(value.get(k), str)), None)
     if message is None:
         return None
-    for extra in [value.get(key) for key in _TRACE_KEYS] + [_ecs_traceback(value.get("error"))]:
+    for extra in ([value.get(key) for key in _TRACE_KEYS] + [_ecs_traceback(value.get("error"))]
+                  + [_dict_traceback(value.get(key)) for key in _DICT_TRACE_KEYS]):
         if isinstance(extra, str) and extra.strip() and extra not in message:
             message = message.rstrip("\n") + "\n" + extra
     host = _first_str(value, ("host", "hostname", "node"))
@@ -167,6 +168,34 @@ def _ecs_traceback(error: object) -> str | None:
         return None
     line = f"{kind}: {text}" if isinstance(text, str) and text else kind
     return "Traceback (most recent call last):\n" + frames.rstrip("\n") + "\n" + line
+
+
+_DICT_TRACE_KEYS = ("exception", "error_detail")  # (structlog's own; Airflow 3's)
+_CHAINED = {True: "The above exception was the direct cause of the following exception:",
+            False: "During handling of the above exception, another exception occurred:"}
+
+
+def _dict_traceback(stacks: object) -> str | None:
+    """structlog's `dict_tracebacks` (Airflow 3 keeps it as `error_detail`): a list of the exceptions of a chain, the
+    one raised first and each cause or context after it (`is_cause`), with its class, text, notes and frames (places
+    without their source lines). Put back together: the traceback Python would print, the innermost first."""
+    if not isinstance(stacks, list) or not stacks or not all(
+            isinstance(stack, dict) and isinstance(stack.get("exc_type"), str) for stack in stacks):
+        return None
+    told: list[str] = []
+    for stack in reversed(stacks):
+        frames = [frame for frame in stack.get("frames") or () if isinstance(frame, dict)]
+        if frames:
+            told.append("Traceback (most recent call last):")
+        for frame in frames:
+            told.append(f'  File "{frame.get("filename")}", line {frame.get("lineno")}, in {frame.get("name")}')
+            if isinstance(line := frame.get("line"), str) and line.strip():
+                told.append(f"    {line.strip()}")
+        value = stack.get("exc_value")
+        told.append(f"{stack['exc_type']}: {value}" if isinstance(value, str) and value else stack["exc_type"])
+        told += [note for note in stack.get("exc_notes") or () if isinstance(note, str)]
+        told += ["", _CHAINED[bool(stack.get("is_cause"))], ""]
+    return "\n".join(told[:-3])
 
 
 def _microseconds(value: object) -> datetime | None:
