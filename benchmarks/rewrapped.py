@@ -5,7 +5,7 @@
 
 Each case of a folder's `MANIFEST.tsv` (see reallogs.py) that passes as pasted is wrapped, line by line, the way a
 transport or collector stores a program's output (docker compose, `kubectl logs --timestamps`, the CRI and json-file
-formats, journald, CI timestamps, Slurm's and Open MPI's labels, pdsh, `cat -n`, Heroku, Windows line breaks, a
+formats, journald, CI timestamps (Buildkite's, GitHub Actions'), Slurm's and Open MPI's labels, pdsh, `cat -n`, Heroku, Windows line breaks, a
 markdown quote, a logger or a JSON record per line), with the faithful formatters of tests/logformats.py, and scored
 again, leniently and strictly. A wrapper only adds what every line of the log gets, so a case it loses is a form the
 tool cannot yet read behind that prefix: the cases lost are the measure. The logs are read in place: nothing is copied.
@@ -45,6 +45,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "docker-json": _each(lambda lines, when: logformats.docker_json_file([("stderr", _valid(line)) for line in lines], when)),
     "journalctl": _each(lambda lines, when: logformats.journal(lines, start=when)),
     "ci-timestamps": _each(logformats.ci_timestamps),
+    "github-actions": _each(logformats.github_actions),
     "srun-label": lambda lines, clock: logformats.srun_label(lines, task=3, tasks=16),
     "mpirun-tag": lambda lines, clock: logformats.mpi_tagged(lines),
     "pdsh": lambda lines, clock: logformats.pdsh(lines),

@@ -23,6 +23,7 @@ __all__ = [
     "ecs_logger",
     "structlog_dict_tracebacks",
     "fastchat_stderr",
+    "github_actions",
     "journal_json",
     "json_each_line",
     "json_logger",
@@ -248,6 +249,13 @@ def app_logger(lines: list[str], app: str = "AReaL", name: str = "SGLangServer",
 def ci_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
     """Buildkite's timestamps on a job's log: `[2026-11-28T03:12:40Z] ` (UTC, seconds) on every line."""
     return [f"[{start:%Y-%m-%dT%H:%M:%S}Z] {line}" for line in lines]
+
+
+def github_actions(lines: list[str], start: datetime = T0) -> list[str]:
+    """A GitHub Actions job's raw log: the runner's UTC time, seven digits of the second's fraction, `Z` and a blank
+    in front of every line (`2025-11-14T08:52:38.3746210Z `)."""
+    return [f"{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond:06d}{i % 10}Z {line}"
+            for i, (when, line) in enumerate(zip(_ticking(len(lines), start, timedelta(microseconds=90)), lines))]
 
 
 def cloud_export(lines: list[str], start: datetime = T0, severity: str = "ERROR",

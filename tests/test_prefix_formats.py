@@ -93,6 +93,7 @@ FORMATS = {
     "cloud": lambda tb: fmt.cloud_export(tb[1]),
     "cloud_default": lambda tb: fmt.cloud_export(tb[1], severity="DEFAULT"),
     "buildkite": lambda tb: fmt.ci_timestamps(fmt.vllm_record("EngineCore failed to start.", tb[0])),
+    "github_actions": lambda tb: fmt.github_actions(tb[1]),
     "torch_glog": lambda tb: fmt.torch_glog(tb[1]),
     "torch_logging_old": lambda tb: fmt.torch_logging(tb[1]),
     "torch_glog_no_rank": lambda tb: fmt.torch_glog(tb[1], rank=None),
