@@ -157,6 +157,10 @@ def test_ucxs_report_of_a_signal_is_that_crash_named_as_it_names_it():
     assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 2)
     assert native.signal_of(event.root) == "SIGSEGV"
     assert [i.role.value for i in incidents(lines)] == ["root", "consequence"]
+    # behind a prefix nobody listed (docker compose's), which the report's first line teaches: read whole the same
+    composed = [f"sglang-1  | {line}" for line in lines]
+    (event, _shell) = assert_same("\n".join([*composed, ""]).encode())
+    assert (event.root.exception_type, event.span.line_start, event.span.line_end) == ("Segmentation fault", 2, len(lines) - 2)
 
 
 def test_an_abort_reads_the_current_thread_not_the_others():

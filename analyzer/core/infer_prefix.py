@@ -65,10 +65,12 @@ _PREFIX_SHAPES = (
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
-# error: ...`, a C++ terminate's; see native.starts; and an error's repr a logger printed, vLLM's `RuntimeError('...')`)
+# error: ...`, a C++ terminate's, UCX's signal report; see native.starts; and an error's repr a logger printed, vLLM's
+# `RuntimeError('...')`)
 _AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
                               r"|Fatal Python error: |Windows fatal exception: "
-                              r"|terminate called after throwing an instance of '|libc\+\+abi: terminating )")
+                              r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
+                              r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
