@@ -878,3 +878,22 @@ def test_an_error_behind_a_prefix_nobody_listed_that_names_exception_itself_or_i
 
 def _raise(error: BaseException):
     raise error
+
+
+def test_an_error_behind_a_collectors_prefix_and_the_apps_time():
+    """docker compose's service, then the app's own time, then torchrun's rank, in front of an exception line and no
+    traceback (a paste's first line): both prefixes nobody listed are learned, the rank is read."""
+    exc, lines = _tb(_register_worker)
+    logged = fmt.compose([f"2024-11-20 14:37:16 [rank3]: {lines[-1]}", "2024-11-20 14:37:16 DEBUG:filelock:lock"], "trainer")
+    (event,) = assert_same(("\n".join(logged) + "\n").encode())
+    assert (event.root.exception_type, event.root.message, event.rank) == (type(exc).__name__, str(exc), "rank3")
+
+
+def test_frames_flush_left_behind_a_workers_prefix_behind_a_prefix_nobody_listed():
+    """A Ray actor's lines (`(LLMRayActor pid=7) `) whose frames a copy left flush left, behind compose's service: a
+    frame right after the worker's parenthesis teaches the service's prefix, and the stack is read."""
+    exc, lines = _tb(_register_worker)
+    flush = [line.lstrip() for line in lines[1:]]
+    logged = fmt.compose([f"(LLMRayActor pid=700386) {line}" for line in flush], "trainer")
+    (event,) = [e for e in assert_same(("\n".join(logged) + "\n").encode()) if e.root.exception_type]
+    assert (event.root.exception_type, event.root.raise_site.function) == (type(exc).__name__, "_register_worker")

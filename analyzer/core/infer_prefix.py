@@ -36,9 +36,9 @@ __all__ = [
 ]
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
-# (or flush left behind a prefix that ends in a bracket or a bar: a relay that strips each line it logs, as absl's
+# (or flush left behind a prefix that ends in a bracket, a parenthesis or a bar: a relay that strips each line it logs, as absl's
 # `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
-_FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
+_FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `); a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
@@ -49,8 +49,8 @@ _FRAME_AT = regex.compile(r'(?:  |(?<=[\]|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]
 # vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
 # summary of a failed step's last lines, its plain progress); Slurm's `srun --label`, each task's number padded to the
 # widest (` 3: `, `P1 3: ` in a heterogeneous job). The exception's type reads as one by its name or its module's (or is
-# `Exception` itself).
-_EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
+# `Exception` itself; a C++ class's scopes too: `tensorrt_llm::common::TllmException`).
+_EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_](?:[\w.]|::)*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
@@ -125,9 +125,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
     if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#") or first.isdigit()) and (
-            prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and _AT_EXCEPTION.match(
-            body, _behind_known(body, prefix.end())):
-        return prefix.group(), False
+            prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and (end := _shapes_end(body, prefix.end())):
+        return body[:end], False
     if m is None and ("E  " in body or ": in " in body):
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip():
@@ -137,6 +136,20 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     # (a bar is followed by its blank: compose's `svc |  File ...` is a frame a paste indented by one)
     end = m.start() + (body[m.start() - 1] == "|" and not is_header)
     return body[:end], is_header
+
+
+def _shapes_end(body: str, at: int) -> int:
+    """Where the prefix shapes that end at `at` end, with one more behind them (compose's service in front of the app's
+    time, `svc  | 2024-11-20 14:37:16 [rank3]: `), where an exception line follows them behind any known prefixes; 0
+    where none does."""
+    behind = _behind_known(body, at)
+    if _AT_EXCEPTION.match(body, behind):
+        return at
+    more = _PREFIX_SHAPE.match(body[behind:behind + 2 * MAX_PREFIX])
+    if more is None or not more.end():
+        return 0
+    end = behind + more.end()
+    return end if _AT_EXCEPTION.match(body, _behind_known(body, end)) else 0
 
 
 def _behind_known(body: str, at: int) -> int:
