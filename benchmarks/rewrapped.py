@@ -8,7 +8,9 @@ transport or collector stores a program's output (docker compose, `kubectl logs 
 formats, journald, CI timestamps (Buildkite's, GitHub Actions'), Slurm's and Open MPI's labels, pdsh, `cat -n`, Heroku, Windows line breaks, a
 markdown quote, a logger or a JSON record per line), with the faithful formatters of tests/logformats.py, and scored
 again, leniently and strictly. A wrapper only adds what every line of the log gets, so a case it loses is a form the
-tool cannot yet read behind that prefix: the cases lost are the measure. The logs are read in place: nothing is copied.
+tool cannot yet read behind that prefix: the cases lost are the measure. Three more do what a paste does to a log
+(every line's indentation lost, a blank line after each, lines cut at 80 columns). The logs are read in place: nothing
+is copied.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ WRAPPERS: dict[str, Wrapper] = {
     "json-each-line": _each(lambda lines, when: logformats.json_each_line(lines, start=when)),
     "markdown-quote": lambda lines, clock: [f"> {line}" for line in lines],
     "crlf": lambda lines, clock: [f"{line}\r" for line in lines],
+    # what a paste does to them (not a collector's, but the same measure)
+    "unindented": lambda lines, clock: [line.lstrip(" \t") for line in lines],
+    "double-spaced": lambda lines, clock: [out for line in lines for out in (line, "")],
+    "wrapped-80": lambda lines, clock: [line[at:at + 80] for line in lines for at in range(0, max(len(line), 1), 80)],
 }
 def _valid(line: str) -> str:
     """The line as Go's JSON encoder writes it: bytes that are not UTF-8 as U+FFFD."""
