@@ -564,3 +564,20 @@ def test_a_wrappers_text_that_introduces_a_traceback_below_it_has_that_error_as_
               *text_of(second).splitlines()]
     (root,) = [i for i in analysed({"sync.log": series}) if i.is_run_root]
     assert root.event.span.line_start == 1
+
+
+def _sample(gpu: int):
+    raise RuntimeError(f"CUDA out of memory. Tried to allocate 40.00 MiB. GPU {gpu} has a total capacity of 23.50 GiB "
+                       f"of which 31.19 MiB is free. Process {1620724 + gpu} has 23.46 GiB memory in use.")
+
+
+def test_another_ranks_line_of_the_same_error_numbers_aside_is_told_by_the_traceback_below_it():
+    """A paste begun at one rank's exception line (GPU 0), the next rank's whole traceback of the same error (GPU 3, its
+    own pid) a few lines below: the traceback is the root cause, the line its echo. Other words are another error."""
+    line = text_of(capture(lambda: _sample(0))).splitlines()[-1]
+    below = text_of(capture(lambda: _sample(3))).splitlines()
+    (root,) = [i for i in analysed({"run.log": [line, "", "WorkerProc hit an exception.", *below]}) if i.is_run_root]
+    assert (root.info.frames[-1].function, root.event.span.line_start) == ("_sample", 4)
+    other = line.replace("Tried to allocate", "Failed to free")
+    (root,) = [i for i in analysed({"run.log": [other, "", "WorkerProc hit an exception.", *below]}) if i.is_run_root]
+    assert root.event.span.line_start == 1

@@ -349,7 +349,8 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             return _best_evidenced(title_of, roots)
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or (wrapped or not alone and _on_next_line(first, i)) and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
-            short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and text in said[1])
+            short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and (
+                text in said[1] or _NUMBERS.sub("0", text) == _NUMBERS.sub("0", said[1])))
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
@@ -364,6 +365,7 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
 
 
 _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback told below it
+_NUMBERS = regex.compile(r"\d+")  # (the same error on another rank: its GPU, its sizes, its pid told apart)
 
 
 def _just_below(above: Incident, below: Incident) -> bool:
