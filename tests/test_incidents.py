@@ -560,10 +560,10 @@ def test_a_wrappers_text_that_introduces_a_traceback_below_it_has_that_error_as_
     assert [i.info.exception_type for i in told if i.is_run_root] == ["RuntimeError"]  # introduce it: two errors)
     # CPython's words for the next thread's traceback, glued to a progress bar under the first: a series, the first root
     first, second = capture(lambda: _python_worker("a")), capture(lambda: _python_worker("a,b,c"))
-    series = [*text_of(first).splitlines(), "syncing:  6.9%|#5   | 12/173, clonException in thread Thread-29:",
-              *text_of(second).splitlines()]
-    (root,) = [i for i in analysed({"sync.log": series}) if i.is_run_root]
-    assert root.event.span.line_start == 1
+    for words in ("syncing:  6.9%|#5   | 12/173, clonException in thread Thread-29:", " Error in sys.exitfunc:"):
+        series = [*text_of(first).splitlines(), words, *text_of(second).splitlines()]
+        (root,) = [i for i in analysed({"sync.log": series}) if i.is_run_root]
+        assert root.event.span.line_start == 1, words
 
 
 def _sample(gpu: int):

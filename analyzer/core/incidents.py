@@ -374,7 +374,8 @@ def _just_below(above: Incident, below: Incident) -> bool:
 
 
 _INTRODUCES = regex.compile(r"(?::|\bbelow\.?)\s*\Z")
-_NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in atexit\._run_exitfuncs):\s*\Z")
+_NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
+                                       r"|sys\.excepthook)|Original exception was):\s*\Z")
 _TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
 
 

@@ -129,7 +129,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         return body[:end], False
     if m is None and ("E  " in body or ": in " in body):
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
-    if m is None or not body[:m.start()].strip():
+    if m is None or not body[:m.start()].strip() or 'File "' in body[:m.start()]:  # (frames a paste put on one line)
         return None
     if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])) and not _PADDED_LABEL.match(body, 0, m.start()):
         return None
