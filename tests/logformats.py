@@ -19,6 +19,7 @@ __all__ = [
     "compose",
     "container_ui_export",
     "cri",
+    "djl_serving_worker",
     "docker_json_file",
     "ecs_logger",
     "structlog_dict_tracebacks",
@@ -171,6 +172,14 @@ def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -
     itself), then ` | `."""
     label = f"{pm_id}|{name}"
     return [f"{label.ljust(max(padding, len(label) + 1))} | {line}" for line in lines]
+
+
+def djl_serving_worker(lines: list[str], worker: int = 133, model: str = "model", stream: str = "stderr") -> list[str]:
+    """DJL Serving's relay of a Python worker's lines (SageMaker's LMI containers): its PyProcess logger through the
+    default log4j pattern `[%-5level] %logger{0} - %msg`, the worker's thread and stream first in the message; stderr at
+    WARN, stdout at INFO."""
+    level = "WARN " if stream == "stderr" else "INFO "
+    return [f"[{level}] PyProcess - W-{worker}-{model}-{stream}: {line}" for line in lines]
 
 
 def torchserve_worker(lines: list[str], port: int = 9000, model: str = "model_1", stream: str = "stdout",

@@ -184,6 +184,8 @@ WRAPS = {
     "buildkite": lambda rng, line: f"[2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",
     "torchserve": lambda rng, line: (f"2026-12-01 10:00:{rng.randrange(60):02d},123 [{rng.choice(('INFO ', 'WARN '))}] "
                                      f"W-900{rng.randrange(2)}-model_1-{rng.choice(('stdout', 'stderr'))} MODEL_LOG - {line}"),
+    "djl": lambda rng, line: (rng.choice(("", "2026-12-01T10:00:00.123+00:00 ")) + f"[{rng.choice(('INFO ', 'WARN '))}] "
+                              f"PyProcess - W-13{rng.randrange(2)}-model-{rng.choice(('stdout', 'stderr'))}: {line}"),
     "srun": lambda rng, line: f"{rng.randrange(12):2d}: {line}",
     "pm2": lambda rng, line: f"{rng.randrange(2)}|api     | {line}",
     "web_viewer": lambda rng, line: f"\xa0 | [2026-12-01T10:00:{rng.randrange(60):02d}Z] {line}",

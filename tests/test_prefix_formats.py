@@ -83,6 +83,7 @@ FORMATS = {
     "srun_label": lambda tb: fmt.srun_label(tb[1], 3, 16),
     "srun_torchrun": lambda tb: fmt.srun_label([f"[rank0]: {line}" for line in tb[1]], 3, 16),
     "torchserve": lambda tb: fmt.torchserve_worker(tb[1], stream="stderr", iso=True),
+    "djl_serving": lambda tb: fmt.djl_serving_worker(tb[1]),
     "fastchat": lambda tb: fmt.fastchat_stderr(tb[1]),
     "logging_each_line": lambda tb: fmt.logging_each_line(tb[1]),
     "logging_placed": lambda tb: fmt.logging_placed("Failed to load the model", tb[0]),
@@ -217,6 +218,17 @@ def test_torchserves_relay_of_a_workers_lines_keeps_its_error_when_its_traceback
     assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), None)
     assert bare.timestamp is not None
     both = _events(_interleave([fmt.torchserve_worker(lines, port=9000), fmt.torchserve_worker(lines, port=9001)]))
+    assert len(both) == 2 and all(actual_chain(e.chain) == expected_chain(exc) for e in both)
+
+
+def test_djl_servings_relay_of_a_workers_lines_is_read_as_torchserves():
+    """DJL Serving (SageMaker's LMI) relays a worker's stderr at WARN: its error line alone is an error on the worker's
+    channel; two workers' tracebacks line by line stay apart."""
+    exc, lines = _tb(_register_worker)
+    (bare,) = assert_same("\n".join(["[INFO ] ModelServer - Initialize BOTH server with: EpollServerSocketChannel.",
+                                     *fmt.djl_serving_worker(["Loading shards", lines[-1]]), ""]).encode())
+    assert (bare.root.exception_type, bare.root.message, bare.stream) == (type(exc).__name__, str(exc), "W-133-model-stderr#")
+    both = _events(_interleave([fmt.djl_serving_worker(lines, worker=133), fmt.djl_serving_worker(lines, worker=134)]))
     assert len(both) == 2 and all(actual_chain(e.chain) == expected_chain(exc) for e in both)
 
 
