@@ -909,3 +909,14 @@ def test_frames_flush_left_behind_a_workers_prefix_behind_a_prefix_nobody_listed
     logged = fmt.compose([f"(LLMRayActor pid=700386) {line}" for line in flush], "trainer")
     (event,) = [e for e in assert_same(("\n".join(logged) + "\n").encode()) if e.root.exception_type]
     assert (event.root.exception_type, event.root.raise_site.function) == (type(exc).__name__, "_register_worker")
+
+
+def test_a_launchers_host_and_rank_in_brackets():
+    """`[gpu187:2]:` glued to each line a rank prints (a cluster launcher's label): learned from an exception line
+    printed first, alone; each rank its own channel, so two ranks' tracebacks line by line stay apart."""
+    exc, lines = _tb(_register_worker)
+    (bare,) = assert_same(f"[gpu187:2]:{lines[-1]}\n[gpu187:0]:  6%|5         | 7/127\n".encode())
+    assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank2")
+    both = _events(_interleave([[f"[gpu187:{rank}]:{line}" for line in lines] for rank in (0, 2)]))
+    assert [e.rank for e in both] == ["rank0", "rank2"]
+    assert all(actual_chain(e.chain) == expected_chain(exc) for e in both)

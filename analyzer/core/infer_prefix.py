@@ -48,7 +48,8 @@ _FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
 # vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
 # summary of a failed step's last lines, its plain progress); Slurm's `srun --label`, each task's number padded to the
-# widest (` 3: `, `P1 3: ` in a heterogeneous job). The exception's type reads as one by its name or its module's (or is
+# widest (` 3: `, `P1 3: ` in a heterogeneous job); a launcher's host and rank in brackets (`[gpu187:2]:`). The exception's
+# type reads as one by its name or its module's (or is
 # `Exception` itself; a C++ class's scopes too: `tensorrt_llm::common::TllmException`).
 _EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_](?:[\w.]|::)*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
@@ -61,7 +62,7 @@ _PREFIX_SHAPES = (
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
-    r"|(?:#\d+ )?\d+\.\d{1,3} |" + _SRUN_LABEL + ")")
+    r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL + ")")
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
@@ -102,7 +103,8 @@ _TIMES = regex.compile(
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 _KEY_NOISE = regex.compile(r"<t>|\|")
 _PID = regex.compile(r"\bpid=(\d+)")
-_IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)")
+_IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
+                          r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)
 
 _TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
 # Hyperscan reads bytes: a word is any run of ASCII word characters or non-ASCII bytes, so that the
