@@ -2103,3 +2103,15 @@ def test_ascends_out_of_memory_gets_its_page():
     assert root.diagnosis.pattern.id == "torch.npu-out-of-memory"
     assert (root.diagnosis.params["npu"], root.diagnosis.params["size"]) == (5, "11.50 GiB")
     assert any("PYTORCH_NPU_ALLOC_CONF" in (fix.after or "") for fix in root.diagnosis.pattern.fixes)
+
+
+def test_a_traceback_indented_by_a_blank_but_its_header_behind_an_elision():
+    """A page's copy (vLLM's troubleshooting page): the header at the margin, `...` where the first frames were left out,
+    then every frame one blank further in and the exception line one blank in: its exception line is read."""
+    exc = capture(_long_raise)
+    lines = text_of(exc).splitlines()
+    pasted = ["Error executing method 'init_device'.", lines[0], "...", *(" " + line for line in lines[3:]), "..."]
+    event = only(pasted)
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc)) and not event.truncated
+    assert event.root.raise_site.function == "_long_raise"
+    assert_same("\n".join([*pasted, ""]).encode())

@@ -912,7 +912,8 @@ class TracebackAssembler:
                 return Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text) or (g.is_frame_detail(block.texts[-1]) and g.frame_cut_at_start(text))):
-                if len(block.texts) == 1 and not block.indent and ob.tells_indent(text):
+                if not block.indent and ob.tells_indent(text) and all(map(g.is_elision, block.texts[1:])):  # (an elision
+                    # of the first frames between the header and it)
                     block.indent = len(text) - len(text.lstrip(" ")) - 2  # how far a traceback after words is indented
                 block.held = 0
                 return Step.TAKE
