@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import traceback
+from datetime import timedelta
 
 import pytest
 
@@ -2115,3 +2116,13 @@ def test_a_traceback_indented_by_a_blank_but_its_header_behind_an_elision():
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc)) and not event.truncated
     assert event.root.raise_site.function == "_long_raise"
     assert_same("\n".join([*pasted, ""]).encode())
+
+
+def test_a_faulthandler_dump_whose_lines_a_relay_logged_each_as_a_record():
+    """A launcher that logs each line its child prints as a record of its own (the clock ticking between them): the
+    dump's thread head goes on with the report as its frames do, so the crash keeps its innermost frame."""
+    lines = fmt.logging_each_line(forms.dumped_stack("Fatal Python error: Segmentation fault"), name="launcher",
+                                  level="ERROR", step=timedelta(milliseconds=1))
+    event = only(lines)
+    assert (event.root.exception_type, event.root.raise_site.function) == ("Fatal Python error", "deep_in_the_model")
+    assert_same("\n".join([*lines, ""]).encode())

@@ -52,6 +52,7 @@ from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link, short_type
 
 __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "continues", "interrupts", "parse", "parse_chain",
+           "thread_head",
            "names_its_cause", "rust_error", "signal_of", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
@@ -146,6 +147,11 @@ def starts(text: str) -> bool:
     return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _CUDA.match(text)
                 or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text)
                 or ("Caught signal " in text and _UCX_SIGNAL.match(text)))
+
+
+def thread_head(text: str) -> bool:
+    """Whether `text` heads a thread's stack in faulthandler's dump (`Current thread 0x... (most recent call first):`)."""
+    return _THREAD.match(text) is not None
 
 
 def interrupts(text: str) -> bool:
