@@ -621,6 +621,11 @@ def test_the_error_torchscripts_interpreter_failed_with_stays_the_root_of_a_chai
         ("RuntimeError", said, Link.FIRST),
         ("RuntimeError", "The following operation failed in the TorchScript interpreter.", Link.CAUSE),
         ("ValueError", "the training step failed", Link.CAUSE)]
+    # (each line logged as a record of its own by a relay, the clock ticking: TorchScript's stack's head goes on too)
+    relayed = fmt.logging_each_line(lines, name="launcher", level="ERROR", step=timedelta(milliseconds=1))
+    (event,) = assert_same("\n".join([*relayed, ""]).encode())
+    assert (event.root.message, event.root.raise_site.lineno) == (said, event.chain[0].raise_site.lineno)
+    assert event.root.raise_site.path == "/venv/lib/python3.10/site-packages/torch_scatter/composite/softmax.py"
 
 
 def _warmup():

@@ -645,12 +645,12 @@ def may_continue(line: LogLine) -> bool:
 
 def _reads_as_traceback(body: str, header: str | None) -> bool:
     """A line that can only continue a traceback (or is blank): indented, a separator (or pybind11's `At:`),
-    a header, an exception line (one whose type reads as an exception's: `name.py:3] text` has the form too), or the
-    head of a thread's stack in faulthandler's dump. `header`: the body's `_header_context`."""
+    a header, an exception line (one whose type reads as an exception's: `name.py:3] text` has the form too), the
+    head of a thread's stack in faulthandler's dump or TorchScript's stack's. `header`: the body's `_header_context`."""
     stripped = body.strip()
     return (not stripped or body[:1].isspace() or stripped in (g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR, g.PYBIND_AT)
             or header is not None or g.BARE_EXCEPTION_LINE.match(body) is not None
-            or (stripped[-1:] == ":" and native.thread_head(stripped)))
+            or (stripped[-1:] == ":" and (native.thread_head(stripped) or g.TORCHSCRIPT_HEADER.match(stripped) is not None)))
 
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
