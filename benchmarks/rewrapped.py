@@ -9,7 +9,7 @@ formats, journald, CI timestamps (Buildkite's, GitHub Actions'), Slurm's and Ope
 markdown quote, a logger or a JSON record per line), with the faithful formatters of tests/logformats.py, and scored
 again, leniently and strictly. A wrapper only adds what every line of the log gets, so a case it loses is a form the
 tool cannot yet read behind that prefix: the cases lost are the measure. Three more do what a paste does to a log
-(every line's indentation lost, a blank line after each, lines cut at 80 columns). The logs are read in place: nothing
+(every line's indentation lost, a blank line after each, lines cut at 80 or 160 columns). The logs are read in place: nothing
 is copied.
 """
 
@@ -60,8 +60,14 @@ WRAPPERS: dict[str, Wrapper] = {
     # what a paste does to them (not a collector's, but the same measure)
     "unindented": lambda lines, clock: [line.lstrip(" \t") for line in lines],
     "double-spaced": lambda lines, clock: [out for line in lines for out in (line, "")],
-    "wrapped-80": lambda lines, clock: [line[at:at + 80] for line in lines for at in range(0, max(len(line), 1), 80)],
+    "wrapped-80": lambda lines, clock: _cut(lines, 80),
+    "wrapped-160": lambda lines, clock: _cut(lines, 160),
 }
+def _cut(lines: list[str], width: int) -> list[str]:
+    """The lines as a terminal `width` columns wide shows them, copied: each cut every `width` characters."""
+    return [line[at:at + width] for line in lines for at in range(0, max(len(line), 1), width)]
+
+
 def _valid(line: str) -> str:
     """The line as Go's JSON encoder writes it: bytes that are not UTF-8 as U+FFFD."""
     return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

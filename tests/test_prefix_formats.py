@@ -920,3 +920,15 @@ def test_a_launchers_host_and_rank_in_brackets():
     both = _events(_interleave([[f"[gpu187:{rank}]:{line}" for line in lines] for rank in (0, 2)]))
     assert [e.rank for e in both] == ["rank0", "rank2"]
     assert all(actual_chain(e.chain) == expected_chain(exc) for e in both)
+
+
+@pytest.mark.parametrize("name", ["vllm_v1", "sglang_each_line", "container_logging"])
+def test_a_record_a_paste_double_spaced_stays_one_record(name):
+    """A copy that put a blank line after every line (a web console's): the blank lines, which have no prefix, do not
+    end the record whose prefix every line repeats, so its traceback is read whole. (A message's lines would be read
+    apart: a blank line ends a message.)"""
+    exc, lines = _tb(_caret)
+    spaced = [out for line in FORMATS[name]((exc, lines)) for out in (line, "")]
+    event = _only([NOISE_BEFORE, "", *spaced, NOISE_AFTER], exc)
+    assert event.root.raise_site is not None
+    assert_same("\n".join([NOISE_BEFORE, "", *spaced, NOISE_AFTER, ""]).encode())

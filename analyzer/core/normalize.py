@@ -197,8 +197,8 @@ class LineNormalizer:
         if self._peeled_version != self.learner.version or not self._tentative.get((), (None, True))[1]:
             return None  # (a frame among them would change where the lines after them go: _learned_channel)
         peeled = [known for known in map(self._peeled.get, raws) if known is not None and known.plain]
-        if len(peeled) < len(raws) or not peeled:
-            return None
+        if len(peeled) < len(raws) or not peeled or (not peeled[0].body.strip() and any(p.body.strip() for p in peeled)):
+            return None  # (a blank line changes less than the others: see _line)
         return [known.body for known in peeled], self._line(peeled[0], lineno)
 
     def finish(self) -> list[LogLine]:
@@ -300,7 +300,8 @@ class LineNormalizer:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        _remember(self._last_message, channel, meta.message_prefix)
+        if prefix or body.strip():  # (a blank line alone between a record's lines is a paste's doubled line break)
+            _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if (meta.tags is not None and not continued) or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
             _remember(self._last_time, channel, meta.timestamp)
