@@ -5,12 +5,12 @@
 
 Each case of a folder's `MANIFEST.tsv` (see reallogs.py) that passes as pasted is wrapped, line by line, the way a
 transport or collector stores a program's output (docker compose, `kubectl logs --timestamps`, the CRI and json-file
-formats, journald, CI timestamps (Buildkite's, GitHub Actions'), Slurm's and Open MPI's labels, pdsh, `cat -n`, Heroku, Windows line breaks, a
-markdown quote, a logger or a JSON record per line), with the faithful formatters of tests/logformats.py, and scored
-again, leniently and strictly. A wrapper only adds what every line of the log gets, so a case it loses is a form the
-tool cannot yet read behind that prefix: the cases lost are the measure. Three more do what a paste does to a log
-(every line's indentation lost, a blank line after each, lines cut at 80 or 160 columns). The logs are read in place: nothing
-is copied.
+formats, journald, Buildkite's and GitHub Actions' timestamps, Slurm's and Open MPI's labels, pdsh, `cat -n`, Heroku,
+Windows line breaks, a markdown quote, a logger or a JSON record per line), with the faithful formatters of
+tests/logformats.py, and scored again, leniently and strictly. A wrapper only adds what every line of the log gets, so
+a case it loses is a form the tool cannot yet read behind that prefix: the cases lost are the measure. Four more do
+what a paste does to a log (every line's indentation lost, a blank line after each, lines cut at 80 or 160 columns).
+The logs are read in place: nothing is copied.
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ __all__ = [
 ]
 
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
-# (or flush left behind a prefix that ends in a bracket, a parenthesis or a bar: a relay that strips each line it logs, as absl's
-# `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
+# (or flush left behind a prefix that ends in a bracket, a parenthesis or a bar: a relay that strips each line it logs,
+# as absl's `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
 _FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `); a time, alone (a CI runner's
@@ -49,8 +49,8 @@ _FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"
 # vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
 # summary of a failed step's last lines, its plain progress); Slurm's `srun --label`, each task's number padded to the
 # widest (` 3: `, `P1 3: ` in a heterogeneous job); a launcher's host and rank in brackets (`[gpu187:2]:`). The exception's
-# type reads as one by its name or its module's (or is
-# `Exception` itself; a C++ class's scopes too: `tensorrt_llm::common::TllmException`).
+# type reads as one by its name or its module's (or is `Exception` itself; a C++ class's scopes too:
+# `tensorrt_llm::common::TllmException`).
 _EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_](?:[\w.]|::)*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
                     r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
