@@ -21,6 +21,7 @@ from analyzer.core.scan import Analysis, events_from_lines
 from analyzer.core.schema import Pattern, PatternSource
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.packs import load_packs
+from tests import failureforms as forms
 from tests.realtb import capture, text_of
 from tests.support import NO_NOTICES
 
@@ -581,3 +582,45 @@ def test_another_ranks_line_of_the_same_error_numbers_aside_is_told_by_the_trace
     other = line.replace("Tried to allocate", "Failed to free")
     (root,) = [i for i in analysed({"run.log": [other, "", "WorkerProc hit an exception.", *below]}) if i.is_run_root]
     assert root.event.span.line_start == 1
+
+
+def _all_reduce():
+    raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+
+def test_an_abort_that_names_no_cause_follows_from_the_python_error_of_its_run():
+    """`Fatal Python error: Aborted` (an NCCL watchdog's abort, a Ray worker's) printed before the exception it aborted
+    over: that exception, with its frames, is the root cause. An abort alone, or beside another crash, stays the root."""
+    abort = forms.dumped_stack("Fatal Python error: Aborted")
+    raised = text_of(capture(_all_reduce)).splitlines()
+    (root,) = [i for i in analysed({"run.log": [*abort, "", *raised]}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("RuntimeError", "_all_reduce")
+    (root,) = [i for i in analysed({"run.log": [*abort, "", *forms.dumped_stack("Fatal Python error: Segmentation fault")]})
+               if i.is_run_root]
+    assert root.info.message == "Aborted"
+
+
+class _ActorDiedError(Exception):  # (named as Ray's is)
+    pass
+
+
+_ActorDiedError.__module__, _ActorDiedError.__qualname__ = "ray.exceptions", "ActorDiedError"
+
+
+def _creation_task():
+    import a_module_the_replica_lacks  # noqa: F401
+
+
+def test_an_actors_death_whose_text_names_its_remote_task_follows_from_the_error_told_below_it():
+    """Ray's `ActorDiedError: ... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=...)`, then the
+    remote error's frames (no header) and its exception line: that error is the root cause."""
+    remote = text_of(capture(_creation_task)).splitlines()[1:]
+    died = _ActorDiedError("The actor died because of an error raised in its creation task, ray::Replica.__init__() "
+                           "(pid=2712, ip=10.42.5.206, actor_id=cfc0984b7cc4904e0f1e32e105000000)")
+    (root,) = [i for i in analysed({"run.log": [*text_of(capture(lambda: _raise(died))).splitlines(), *remote]})
+               if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("ModuleNotFoundError", "_creation_task")
+
+
+def _raise(error: BaseException):
+    raise error

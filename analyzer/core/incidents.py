@@ -30,7 +30,7 @@ from analyzer.core import grammar as g
 from analyzer.core import native
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
-from analyzer.core.records import ErrorEvent, ErrorInfo, Frame, SourceSpan, package_relative, short_type
+from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, Frame, SourceSpan, package_relative, short_type
 from analyzer.core.schema import Role
 
 __all__ = ["Incident", "IncidentGrouper", "blame_frame", "root_diagnosis"]
@@ -327,6 +327,11 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     # ends `PythonException: Traceback (most recent call last):`, or `... Please see the stack trace below.`)
     while (below := next((i for i in roots if _introduced(first, i)), None)) is not None:
         first = below
+    # (or, an abort that names no cause (`Fatal Python error: Aborted`: an NCCL watchdog's, a Ray worker's), the first
+    # Python exception of its run with its frames: what the process aborted over)
+    if native.signal_of(first.info) == "SIGABRT" and (raised := next((i for i in roots if i.info.frames and not i.is_fragment
+                                                                       and i.event.kind is EventKind.TRACEBACK), None)):
+        return _best_evidenced(raised, roots)
     said = (first.info.exception_type, _first_line(first))
     if not first.info.frames:  # (or a wrapper's type on the same long text: litellm's APIConnectionError; or
         # its type, alone or with words that quote that error, that type's traceback a few lines below: marimo's
@@ -373,7 +378,9 @@ def _just_below(above: Incident, below: Incident) -> bool:
     return a.file == b.file and 0 < b.line_start - a.line_end <= _BELOW_AT_MOST
 
 
-_INTRODUCES = regex.compile(r"(?::|\bbelow\.?)\s*\Z")
+# (words that end in a colon or point below, or Ray's remote task after which its error's traceback follows:
+# `... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=10.42.5.206, actor_id=...)`)
+_INTRODUCES = regex.compile(r"(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\))\s*\Z")
 _NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
                                        r"|sys\.excepthook)|Original exception was):\s*\Z")
 _TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
