@@ -34,6 +34,7 @@ __all__ = [
     "sglang_each_line",
     "sglang_record",
     "torch_glog",
+    "torchelastic_error_file",
     "glog",
     "loguru",
     "ci_clock",
@@ -440,6 +441,17 @@ def structlog_dict_tracebacks(event: str, exc: BaseException, when: datetime = T
         else:
             current, is_cause = (None if current.__suppress_context__ else current.__context__), False
     return json.dumps({"event": event, "level": "error", "timestamp": f"{when:%Y-%m-%dT%H:%M:%S.%f}Z", key: stacks})
+
+
+def torchelastic_error_file(exc: BaseException) -> list[str]:
+    """torchelastic's error handler logging the error file it records (`ErrorHandler.record_exception`): the logger's
+    basic format, then the JSON pretty-printed, the error as `"Type: text"` and its formatted traceback in
+    `extraInfo.py_callstack`."""
+    said = f"{type(exc).__name__}: {exc}"
+    callstack = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    record = {"message": {"message": said, "extraInfo": {"py_callstack": callstack, "timestamp": "1700000000"}}}
+    text = json.dumps(record, indent=2)
+    return f"ERROR:torch.distributed.elastic.multiprocessing.errors.error_handler:{text}".split("\n")
 
 
 def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:

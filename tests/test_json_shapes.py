@@ -375,3 +375,25 @@ def test_crafted_envelopes_stay_bounded():
     joined = [len(normalizer.normalize(piece, n)) for n in range(2, 60)]
     assert joined.count(1) == 1 and joined.index(1) == 41  # out as one line once 4 MiB are held
     assert normalizer.holding and len(normalizer.finish()) == 1
+
+
+class _RendezvousTimeoutError(Exception):  # (named as torch's is)
+    pass
+
+
+_RendezvousTimeoutError.__module__ = "torch.distributed.elastic.rendezvous.api"
+_RendezvousTimeoutError.__qualname__ = _RendezvousTimeoutError.__name__ = "RendezvousTimeoutError"
+
+
+def _rendezvous():
+    raise _RendezvousTimeoutError()
+
+
+def test_torchelastics_error_file_names_the_error_even_without_text():
+    """torchelastic's error handler logs the error file it writes, pretty-printed: its `"message": "Type: text"` member
+    is the error, an empty text too (`"RendezvousTimeoutError: "`); a prose mention of a type is none."""
+    lines = fmt.torchelastic_error_file(capture(_rendezvous))
+    assert '    "message": "RendezvousTimeoutError: ",' in lines
+    (event, *_) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("RendezvousTimeoutError", "")
+    assert assert_same(b'the docs say "error": "KeyError" is logged\n') == []

@@ -510,8 +510,9 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
     for member in _MEMBER.finditer(text):
         end = _STRING_BODY[member["quote"]].match(text, member.end()).end()
         said, closed, before = text[member.end():end], end < len(text), text[:member.start()].rstrip(" {,")
-        if _said(said):
-            return before, said, closed
+        if _said(said) or (closed and said.endswith(": ") and BARE_EXCEPTION_LINE.match(said) is not None):
+            return before, said, closed  # (or the whole string `Type: `: an error whose text is empty, as torchelastic's
+            # error file formats it, `"message": "RendezvousTimeoutError: "`)
         words, named, rest = said.partition(_NAMED)  # (or after the words of a server's report: Triton's
         if named and _said(rest):  # `in ensemble 'x', Failed to process the request(s) ..., message: ValueError: ...`)
             return f"{before} {words}".strip(), rest, closed
