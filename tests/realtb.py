@@ -24,6 +24,14 @@ def capture(func) -> BaseException:
     raise AssertionError(f"{func} did not raise")
 
 
+def raised(exc: BaseException) -> BaseException:
+    """`exc`, an exception the test made whole, raised and caught: with its traceback."""
+    def throw():
+        raise exc
+
+    return capture(throw)
+
+
 def text_of(exc: BaseException) -> str:
     return "".join(traceback.format_exception(exc))
 

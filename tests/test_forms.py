@@ -23,7 +23,7 @@ from analyzer.core.scan import events_from_lines
 from analyzer.core.view import incident_view
 from tests import failureforms as forms
 from tests import logformats as fmt
-from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.realtb import actual_chain, capture, expected_chain, raised, text_of
 from tests.support import builtin_engine
 from tests.test_fastpath import assert_same
 
@@ -1372,7 +1372,7 @@ def test_a_wrappers_line_naming_the_error_it_wraps_above_its_user_code_frames():
     """torch._dynamo's message as a user pastes it without the traceback: `InternalTorchDynamoError: AttributeError:
     ...`, a blank, `from user code:`, the frames it traced (indented a blank further than Python's): one error, the
     wrapped one its root, the frames the wrapper's."""
-    inner = capture(lambda: _raise(AttributeError("'str' object has no attribute 'IF_NEEDED'")))
+    inner = raised(AttributeError("'str' object has no attribute 'IF_NEEDED'"))
     user = traceback.format_list(traceback.extract_tb(capture(_load_weights).__traceback__))
     wrapper = type("InternalTorchDynamoError", (RuntimeError,), {"__module__": "torch._dynamo.exc"})
     message = f"{type(inner).__name__}: {inner}\n\nfrom user code:\n" + "".join(f" {line}" for line in user).rstrip("\n")
@@ -1904,7 +1904,7 @@ def test_an_http_clients_timeout_named_without_the_suffix_is_an_error(name):
     setting's name."""
     module, _, cls = name.rpartition(".")
     timeout = type(cls, (Exception,), {"__module__": module})
-    exc = capture(lambda: _raise(timeout("The read operation timed out")))
+    exc = raised(timeout("The read operation timed out"))
     lines = text_of(exc).splitlines()
     assert lines[-1] == f"{name}: The read operation timed out"
     (bare,) = assert_same(f"{lines[-1]}\n".encode())
@@ -1914,15 +1914,11 @@ def test_an_http_clients_timeout_named_without_the_suffix_is_an_error(name):
     assert assert_same(b"config.Timeout: 30\nself.timeout: 30 seconds\n### socket.timeout\nhttpx.ReadTimeout\n") == []
 
 
-def _raise(exc: BaseException):
-    raise exc
-
-
 @pytest.mark.parametrize("head", ["2024-03-01T10:00:00.000000Z ERROR ", ""], ids=("as written", "time and level cut"))
 def test_a_routers_relay_of_a_model_servers_error_class(head):
     """A Rust router's tracing line relaying the Python shard's error as the shard words it (`Unexpected
     <class 'RuntimeError'>: ...`): that error, with or without the line's level; not at a lower level."""
-    exc = capture(lambda: _raise(RuntimeError("CUDA error: device-side assert triggered")))
+    exc = raised(RuntimeError("CUDA error: device-side assert triggered"))
     said = (f"infer:send_error: text_generation_router::infer: router/src/infer.rs:665: Request failed during generation: "
             f"Server error: Unexpected {type(exc)}: {exc}")
     (event,) = assert_same(f"{head}{said}\n".encode())
@@ -2074,13 +2070,13 @@ def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it
     that text; the C++ class in an abort too. Another class with the text gets none."""
     accelerator = type("AcceleratorError", (RuntimeError,), {"__module__": "torch"})
     said = "CUDA error: an illegal memory access was encountered"
-    exc = capture(lambda: _raise(accelerator(said)))
+    exc = raised(accelerator(said))
     root = run_root(text_of(exc).splitlines())
     assert (root.info.exception_type, root.diagnosis.pattern.id) == ("torch.AcceleratorError", "torch.cuda-illegal-memory-access")
     aborted = run_root(forms.cxx_terminate("c10::AcceleratorError"))
     assert aborted.diagnosis.pattern.id == "torch.cuda-illegal-memory-access"
     other = type("DeviceError", (Exception,), {"__module__": "mylib"})
-    assert run_root(text_of(capture(lambda: _raise(other(said)))).splitlines()).diagnosis.pattern is None
+    assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
 
 
 @pytest.mark.parametrize(("said", "page"), [("an illegal memory access was encountered", "torch.hip-illegal-memory-access"),
@@ -2094,7 +2090,7 @@ def test_rocms_runtime_errors_get_pages_in_rocms_words(said, page):
              "enable device-side assertions.")
     accelerator = type("AcceleratorError", (RuntimeError,), {"__module__": "torch"})
     for kind in (RuntimeError, accelerator):
-        root = run_root(text_of(capture(lambda kind=kind: _raise(kind(f"HIP error: {said}\n{hints}")))).splitlines())
+        root = run_root(text_of(raised(kind(f"HIP error: {said}\n{hints}"))).splitlines())
         assert root.diagnosis.pattern.id == page
         assert "CUDA_LAUNCH_BLOCKING" not in " ".join(fix.text for fix in root.diagnosis.pattern.fixes)
 
@@ -2105,7 +2101,7 @@ def test_ascends_out_of_memory_gets_its_page():
     said = ("NPU out of memory. Tried to allocate 11.50 GiB (NPU 5; 60.97 GiB total capacity; 55.28 GiB already "
             "allocated; 55.28 GiB current active; 4.65 GiB free; 55.44 GiB reserved in total by PyTorch) If reserved "
             "memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.")
-    root = run_root(text_of(capture(lambda: _raise(RuntimeError(said)))).splitlines())
+    root = run_root(text_of(raised(RuntimeError(said))).splitlines())
     assert root.diagnosis.pattern.id == "torch.npu-out-of-memory"
     assert (root.diagnosis.params["npu"], root.diagnosis.params["size"]) == (5, "11.50 GiB")
     assert any("PYTORCH_NPU_ALLOC_CONF" in (fix.after or "") for fix in root.diagnosis.pattern.fixes)

@@ -22,7 +22,7 @@ from analyzer.core.schema import Pattern, PatternSource
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.packs import load_packs
 from tests import failureforms as forms
-from tests.realtb import capture, text_of
+from tests.realtb import capture, raised, text_of
 from tests.support import NO_NOTICES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
@@ -617,10 +617,6 @@ def test_an_actors_death_whose_text_names_its_remote_task_follows_from_the_error
     remote = text_of(capture(_creation_task)).splitlines()[1:]
     died = _ActorDiedError("The actor died because of an error raised in its creation task, ray::Replica.__init__() "
                            "(pid=2712, ip=10.42.5.206, actor_id=cfc0984b7cc4904e0f1e32e105000000)")
-    (root,) = [i for i in analysed({"run.log": [*text_of(capture(lambda: _raise(died))).splitlines(), *remote]})
+    (root,) = [i for i in analysed({"run.log": [*text_of(raised(died)).splitlines(), *remote]})
                if i.is_run_root]
     assert (root.info.exception_type, root.info.frames[-1].function) == ("ModuleNotFoundError", "_creation_task")
-
-
-def _raise(error: BaseException):
-    raise error

@@ -25,7 +25,7 @@ from analyzer.core.records import EventKind, short_type
 from analyzer.core.scan import events_from_lines
 from analyzer.sources.files import STDIN
 from tests import logformats as fmt
-from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.realtb import actual_chain, capture, expected_chain, raised, text_of
 from tests.support import NO_NOTICES, builtin_engine
 from tests.test_fastpath import assert_same
 from tests.test_properties import PROPERTY, _parsed, encoded, logs
@@ -260,7 +260,7 @@ def test_an_exception_line_a_member_holds_is_read_to_its_closing_quote(form, key
     "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`), compact or pretty-printed JSON or the
     dict a client printed, whole or cut off: that error, its message as the body spells it (escapes kept), to
     the string's closing quote."""
-    exc = capture(lambda: _raise(BadRequestError('AnthropicException - {"type":"error","message":"prompt is too long"}')))
+    exc = raised(BadRequestError('AnthropicException - {"type":"error","message":"prompt is too long"}'))
     line = traceback.format_exception_only(exc)[-1].rstrip("\n")
     assert line.startswith("litellm.BadRequestError: ")
     body = {"error": {"message": line, "type": None, "code": "400"}} if key == "error" else {"detail": line}
@@ -272,10 +272,6 @@ def test_an_exception_line_a_member_holds_is_read_to_its_closing_quote(form, key
         assert spelled.startswith(event.root.message) and event.root.message.startswith("AnthropicException - {")
         assert event.root.message == spelled or data is not text
     assert assert_same(b'{"detail": "Not Found"}\n') == []
-
-
-def _raise(exc: BaseException):
-    raise exc
 
 
 def test_records_of_several_ranks_keep_their_ranks():

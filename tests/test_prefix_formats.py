@@ -15,7 +15,7 @@ from analyzer.core.records import EventKind
 from analyzer.core.scan import events_from_lines
 from tests import failureforms as forms
 from tests import logformats as fmt
-from tests.realtb import actual_chain, capture, expected_chain, text_of
+from tests.realtb import actual_chain, capture, expected_chain, raised, text_of
 from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same, fast_path
 
@@ -878,7 +878,7 @@ def test_a_container_uis_export_newest_line_first(separator):
 def test_an_error_behind_a_prefix_nobody_listed_that_names_exception_itself_or_is_a_repr():
     """`raise Exception(...)` printed behind compose's service (SGLang's CUDA graph capture), and an error's repr that
     vLLM's client logs behind compose: each teaches the prefix, so the error is read."""
-    exc = capture(lambda: _raise(Exception("Capture cuda graph failed: CUDA out of memory.")))
+    exc = raised(Exception("Capture cuda graph failed: CUDA out of memory."))
     (event,) = assert_same(("\n".join(fmt.compose(["starting", *text_of(exc).splitlines()[-1:]], "sglang-1")) + "\n").encode())
     assert (event.root.exception_type, event.root.message) == ("Exception", str(exc))
     died = RuntimeError("Engine process (pid 3607156) died.")
@@ -886,10 +886,6 @@ def test_an_error_behind_a_prefix_nobody_listed_that_names_exception_itself_or_i
                           *fmt.vllm_record(repr(died), None)], "vllm-1")
     (event,) = assert_same(("\n".join(logged) + "\n").encode())
     assert (event.root.exception_type, event.root.message) == ("RuntimeError", str(died))
-
-
-def _raise(error: BaseException):
-    raise error
 
 
 def test_an_error_behind_a_collectors_prefix_and_the_apps_time():
