@@ -18,6 +18,7 @@ from analyzer.core.runconfig import RunConfigCollector
 from tests.test_fastpath import WRAPS, mixed_log
 
 SEEDS = range(6)
+QUICK_SEEDS = [*SEEDS[:3], *(pytest.param(seed, marks=pytest.mark.slow) for seed in SEEDS[3:])]  # (the quick suite's budget)
 
 
 def _raw_lines(seed: int, wrap: str) -> list[str]:
@@ -34,7 +35,7 @@ def _normalizer_state(normalizer: LineNormalizer) -> tuple:
 # (behind a prefix on every line, no line is plain)
 @pytest.mark.parametrize("wrap, plain", [("none", True), ("ansi", True), ("crlf", True), ("vllm", True),
                                          ("compose", False), ("torchrun", False)])
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", QUICK_SEEDS)
 def test_plain_lines_are_the_lines_read_one_by_one(seed, wrap, plain):
     raws = _raw_lines(seed, wrap)
     rng = random.Random(seed)
