@@ -6,6 +6,8 @@ lines, at every width, on the line-by-line path and on the fast path alike."""
 from __future__ import annotations
 
 import linecache
+import traceback
+from datetime import timedelta
 
 import pytest
 
@@ -50,6 +52,9 @@ STYLES = {  # each with its prefix's length
     "vllm worker": (lambda exc: fmt.vllm_worker(fmt.vllm_record("WorkerProc hit an exception.", exc), rank=3), 65),
     "torchrun": (lambda exc: [f"[rank3]: {line}" for line in text_of(exc).rstrip("\n").split("\n")], 9),
     "vllm": (lambda exc: fmt.vllm_record("EngineCore failed to start.", exc), 35),
+    # each line a record of its own, the clock ticking between them (the prefix alone tells no record goes on)
+    "logger per line": (lambda exc: fmt.logging_each_line(text_of(exc).rstrip("\n").split("\n"), step=timedelta(milliseconds=7)),
+                        42),
 }
 AROUND = ["INFO 11-28 03:12:39 [api_server.py:1080] vLLM API server version 0.9.1"]
 
@@ -140,8 +145,8 @@ def test_fixed_lines_are_not_made_up():
 @pytest.mark.parametrize("line", ['  File "/srv/vllm/worker.py", line 1234, in _run_speculative_decoding_step',
                                   '  File "/srv/x.py", line 7, in <module>', 'File "C:\\Program Files\\x.py", line 7'])
 def test_frame_line_cut_anywhere(line):
-    """A terminal's cut keeps every character: anywhere from the path on, the two parts make the line."""
-    for cut in range(line.index('"') + 1, len(line)):
+    """A terminal's cut keeps every character: anywhere (in the word File too), the two parts make the line."""
+    for cut in range(len(line) - len(line.lstrip()) + 1, len(line)):
         assert g.rest_of_frame_line(line[:cut], line[cut:]) == line, cut
 
 
@@ -214,3 +219,69 @@ def test_a_traceback_a_console_wrapped_at_blanks(spare):
     assert actual_chain(event.chain) == expected_chain(exc)
     assert not event.truncated and event.root.raise_site.function == "inner_send"
     assert assert_same("\n".join(["INFO starting", *wrapped, "INFO done", ""]).encode())
+
+
+def test_a_paste_begun_at_a_frame_line_cut_inside_its_words():
+    """A paste that begins at a frame line (its header above the copy) which a terminal cut anywhere between its path
+    and its function (`", lin` + `e 22, in f`): the traceback begins at the first line, with every frame."""
+    exc = capture(lambda: _load_checkpoint_shard("3"))
+    lines = text_of(exc).rstrip("\n").split("\n")[1:]  # (from the first frame on)
+    first = lines[0]
+    for cut in range(first.index('",') + 1, first.index(" in ") + 4):
+        event = _traceback([first[:cut], first[cut:], *lines[1:]])
+        assert _without_code(actual_chain(event.chain)) == _without_code(expected_chain(exc)), cut
+        assert event.span.line_start == 1, cut
+
+
+class CheckpointShardMissingError(KeyError):
+    """An error whose type's name is long enough for a terminal to cut inside it."""
+
+
+def _missing_shard() -> None:
+    raise CheckpointShardMissingError("model.layers.3.mlp.experts.w2_weight_scale_inv")
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_an_exception_line_cut_inside_its_type_name(style):
+    """Behind a prefix on every line, the exception line cut inside its type's name (`...ShardMissi`, then
+    `ngError: ...` without the prefix) is the traceback's exception line, whatever the prefix's clock says."""
+    exc = capture(_missing_shard)
+    lines = [line.rstrip("\r") for line in STYLES[style][0](exc)]
+    name = f"{__name__}.CheckpointShardMissingError"
+    prefix = lines[-1].index(name)
+    for width in range(prefix + len(name) - 9, prefix + len(name)):
+        wrapped = hard_wrapped([*AROUND, *lines, *AROUND], width)
+        assert any(line.endswith(name[:width - prefix]) for line in wrapped)  # (the name is cut)
+        event = _traceback(wrapped)
+        assert _without_code(actual_chain(event.chain)) == _without_code(expected_chain(exc)), width
+        assert assert_same("\n".join([*wrapped, ""]).encode(), chunks=(1 << 20, 97))
+
+
+def _kv_cache_too_small() -> None:
+    raise ValueError("To serve at least one request with the model's max seq len (40960), 4.38 GiB KV cache is needed, "
+                     "which is larger than the available KV cache memory (4.00 GiB). Try increasing "
+                     "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+
+
+def test_a_lone_exception_line_cut_at_eighty_columns():
+    """An exception line alone (an engine's log of the error, no stack), cut at a terminal's usual 80 columns: no
+    two cut lines tell the width, but each piece reads as cut (inside a word, at a blank, or as long again)."""
+    line = "".join(traceback.format_exception_only(capture(_kv_cache_too_small))).rstrip("\n")
+    for prefix in ("", "(EngineCore_DP0 pid=64528) ERROR 11-18 13:44:09 [core.py:842] "):
+        wrapped = hard_wrapped([prefix + line], 80)
+        assert len(wrapped) > 3
+        events, *_ = line_path("\n".join(["INFO starting", *wrapped, ""]).encode())
+        assert [(e.root.exception_type, e.root.message) for e in events] == [("ValueError", line.split(": ", 1)[1])]
+
+
+def test_a_message_line_of_eighty_columns_that_ends_a_sentence_is_not_cut():
+    """A message whose own first line is 80 long (torch's CUDA version mismatch breaks there, its second line
+    beginning with a capital) keeps its line break."""
+    message = ("\nThe detected CUDA version (12.4) mismatches the version that was used to compile\n"
+               "PyTorch (11.8). Please make sure to use the same CUDA versions.\n")
+    assert len(message.split("\n")[1]) == 80
+    text = "".join(traceback.format_exception_only(RuntimeError(message))).rstrip("\n")
+    events, *_ = line_path("\n".join(["INFO starting", *text.split("\n"), ""]).encode())
+    messages = [e.root.message for e in events]
+    assert any(m.strip().endswith("used to compile") or "compile\nPyTorch" in m for m in messages), messages
+    assert not any("compilePyTorch" in m for m in messages)

@@ -56,6 +56,7 @@ from analyzer.core.blocks import (
     with_pybind_stack,
 )
 from analyzer.core.cpython_messages import classless
+from analyzer.core.normalize import may_continue
 from analyzer.core.notices import logged_error
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
@@ -69,6 +70,8 @@ _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.RE
 _REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
+_GOES_ON = frozenset(")]}>,.;:!?%")  # what begins the rest of a cut line, and no word: no line a paste wrapped at blanks
+_USUAL_WIDTH = 80  # a terminal's width where no two cut lines told it (see _at_width)
 _MAX_WIDTHS = 64  # lengths voted for, at most (input that wraps at no one width votes for many)
 _QUOTES = {'"': '"', "'": "'", "[": "]"}  # what a line quoted whole may begin with -> what ends it
 _CURLY = "\u201c\u201d\u2018\u2019"  # an editor's quotes, which either way round may open or close
@@ -303,8 +306,10 @@ class TracebackAssembler:
         last = self._last
         if last is None:
             return line, False
-        if (self._after_rest and line.starts_message and last.prefix and line.stream == last.stream
-                and line.prefix == last.prefix):
+        if line.starts_message and last.prefix and line.stream == last.stream and (
+                (self._after_rest and (line.prefix == last.prefix or may_continue(line))) or self._cut_first_part(line)):
+            # (the normaliser saw a line without the prefix between them: the rest, which ends no record;
+            # a logger's prefix whose clock ticked goes on as it would have right after the cut line)
             return replace(line, starts_message=False), False
         if line.prefix or line.lineno != self._physical_lineno + 1:
             return line, False
@@ -320,6 +325,18 @@ class TracebackAssembler:
             return line, False
         return replace(line, stream=last.stream, channel=last.channel, rank=last.rank, host=last.host,
                        timestamp=last.timestamp, prefix=last.prefix, starts_message=False), True
+
+    def _cut_first_part(self, line: LogLine) -> bool:
+        """Whether `line`, prefixed and as long as the input's width, may be the first part of a line of the open record
+        of its stream that a terminal cut, its rest next without the prefix: an exception line cut inside its type's
+        name after a stack's frames (`IndexEr`, then `ror: ...`), a chain's separator or a header cut inside its words."""
+        block = self._open.get(line.stream)
+        if block is None or not self._as_wide(len(line.prefix) + len(line.text)):
+            return False
+        if block.state is State.FRAMES:
+            return line.text.replace(".", "_").isidentifier()
+        return block.state in (State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR) and any(
+            whole.startswith(line.text) for whole in (*g.SEPARATORS, g.HEADER_TEXT))
 
     def _first_line_unprefixed(self, line: LogLine) -> list[ErrorEvent] | None:
         """A paste begun inside a prefixed line, a frame line's path, cut the prefix off its first line: where
@@ -350,7 +367,8 @@ class TracebackAssembler:
                 line.stream != last.stream and line.stream in self._open):
             return False
         block = self._open.get(last.stream)
-        if block is None or block.linenos[-1] != self._physical_lineno or block.state not in _WRAPPED_STATES:
+        if block is None or block.linenos[-1] != self._physical_lineno or (
+                block.state not in _WRAPPED_STATES and not (block.state is State.BARE and self._at_width(block.texts[-1], line.text))):
             return False
         cut = block.texts[-1]
         if block.state is State.FRAMES and (g.rest_of_frame_line(cut, line.text) is not None
@@ -363,7 +381,7 @@ class TracebackAssembler:
             whole = cut + line.text  # the middle of a separator or a frame line cut more than once
         if whole is None and not last.prefix:  # a log without prefixes: a line as long as the width, and more
             whole = self._unprefixed_rest(block, line.text)
-        elif whole is None and self._run > 1 and (self._physical_length == self._width or (
+        elif whole is None and (self._run > 1 or block.state in (State.MESSAGE, State.BARE)) and (self._at_width(cut, line.text) or (
                 block.state is State.FRAMES and self._physical_length >= self._longest and ob.ends_in_source(block)
                 and not self._starts_record(line.text))):
             whole = cut + line.text  # (a source line as long as the longest is cut, width or not: only shown)
@@ -389,7 +407,8 @@ class TracebackAssembler:
         own = rest[block.indent:] if block.indent and rest.startswith(" " * block.indent) else rest
         if self._starts_record(rest) or (own != rest and self._starts_record(own)):
             return None
-        if length == self._width and (block.state is State.MESSAGE or (block.state is State.FRAMES and ob.ends_in_source(block))):
+        if self._at_width(cut, rest) and (block.state in (State.MESSAGE, State.BARE)
+                                          or (block.state is State.FRAMES and ob.ends_in_source(block))):
             return cut + rest
         if block.state is State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
             self._vote(length)  # the second line cut at one length, none longer: the width
@@ -400,6 +419,27 @@ class TracebackAssembler:
             self._vote(length)
             return cut + rest
         return None
+
+    def _at_width(self, cut: str, rest: str) -> bool:
+        """Whether the line fed last, `cut`, is as long as the input's width (`_as_wide`) and `rest`, the line after it,
+        its rest. At a width no two cut lines told, the two must read as a terminal's cut, not as a paste's wrap at
+        blanks (which drops the blank, each line at most as long): the rest as long again, or the cut at a blank kept,
+        or the rest beginning as no word does (`), ...`); in a word, once another line was cut there. Such a cut is
+        a vote for the width. (A message's own lines may be 80 long: torch's CUDA mismatch breaks after `compile`.)"""
+        if self._physical_length == self._width:
+            return True
+        if not self._as_wide(self._physical_length):
+            return False
+        cut_here = (len(rest) == _USUAL_WIDTH or cut[-1:] == " " or (rest[:1] == " " and rest[1:2] != " ")
+                    or rest[:1] in _GOES_ON or (rest[:1].isalnum() and bool(self._width_votes.get(_USUAL_WIDTH))))
+        if cut_here:
+            self._vote(_USUAL_WIDTH)
+        return cut_here
+
+    def _as_wide(self, length: int) -> bool:
+        """Whether a line this long may have been cut by a terminal: as long as the width two cut lines told (`_vote`),
+        else as a terminal's usual 80 columns, where no record's line so far was longer."""
+        return length == self._width or (length == _USUAL_WIDTH and self._longest <= _USUAL_WIDTH)
 
     def _took(self, stream: str, lineno: int) -> bool:
         """Whether the open record of `stream` took line `lineno` last. (Records' lines alone tell the

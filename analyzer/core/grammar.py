@@ -110,8 +110,9 @@ FRAME = regex.compile(
 # A frame line as log viewers export it newest-first: indentation may be stripped.
 REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
 
-# A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f'.
-PLACE_CUT = regex.compile(r'^\s*File "[^"]*", line \d+,?(?: in[>\u2026]?)?\s*$')  # (a pager's mark at the cut: below)
+# A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f' (or
+# inside its words: '  File "x.py", lin' + 'e 3, in f'; a pager's mark at the cut: below).
+PLACE_CUT = regex.compile(r'^\s*File "[^"]*", (?:l(?:i(?:ne?)?)?|line \d+,?(?: in?[>\u2026]?)?)\s*$')
 # A frame line whose function a rendered page took for an HTML tag and dropped (`in <module>` -> `in`): a
 # copy from an issue whose traceback was not in a code block; or that a pager chopped there, its mark at the
 # cut (`less -S`'s `>`, systemd's `\u2026`). (Where the next line is its rest, that one was cut there instead:
@@ -135,6 +136,7 @@ _BLANK_BROKEN = regex.compile(r'^\s*(?:File\s*$|File "|")')
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
 _FUNCTION_REST = regex.compile(r"^(?:<?[a-z_]\w*)?>?$")
 _FRAME_START = regex.compile(r'^\s*File "')
+_FILE_WORD = 'File "'
 # A piece of a function's name as a frame line prints it: no blank but inside `<...>` (`<cell line: 4>`).
 FUNCTION_PART = r"(?:[^\s<]|<[^<>]*>)"
 _FUNCTION = regex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
@@ -158,6 +160,8 @@ def rest_of_frame_line(cut: str, rest: str) -> str | None:
     just before it; else None. A rest that begins two spaces in (a source line) or is empty is none."""
     if (whole := joined_frame(cut, rest)) is not None:
         return whole
+    if (word := cut.lstrip()) and _FILE_WORD.startswith(word) and FRAME.match(whole := cut + rest):
+        return whole  # cut before its path: inside or after its word File
     if (rest[:1] not in ("", " ", "\t") and _BLANK_BROKEN.match(cut) and frame_line(cut) is None
             and FRAME.match(cut + rest, partial=True) is None):
         # a console that wraps at blanks broke it at one and dropped it (where a terminal's cut, keeping every
