@@ -241,15 +241,17 @@ def _missing_shard() -> None:
     raise CheckpointShardMissingError("model.layers.3.mlp.experts.w2_weight_scale_inv")
 
 
-@pytest.mark.parametrize("style", sorted(STYLES))
+@pytest.mark.parametrize("style", ["no prefix", *sorted(STYLES)])
 def test_an_exception_line_cut_inside_its_type_name(style):
-    """Behind a prefix on every line, the exception line cut inside its type's name (`...ShardMissi`, then
-    `ngError: ...` without the prefix) is the traceback's exception line, whatever the prefix's clock says."""
+    """The exception line cut inside its type's name (`...ShardMissi`, then `ngError: ...`, without the prefix where
+    there is one) is the traceback's exception line, whatever the prefix's clock says."""
     exc = capture(_missing_shard)
-    lines = [line.rstrip("\r") for line in STYLES[style][0](exc)]
+    format_lines = STYLES.get(style, (lambda exc: text_of(exc).rstrip("\n").split("\n"),))[0]
+    lines = [line.rstrip("\r") for line in format_lines(exc)]
     name = f"{__name__}.CheckpointShardMissingError"
     prefix = lines[-1].index(name)
-    for width in range(prefix + len(name) - 9, prefix + len(name)):
+    # (right after its module's dot too; a terminal at least 40 columns wide)
+    for width in range(max(prefix + name.rindex("."), 40), prefix + len(name)):
         wrapped = hard_wrapped([*AROUND, *lines, *AROUND], width)
         assert any(line.endswith(name[:width - prefix]) for line in wrapped)  # (the name is cut)
         event = _traceback(wrapped)

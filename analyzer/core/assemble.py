@@ -334,9 +334,14 @@ class TracebackAssembler:
         if block is None or not self._as_wide(len(line.prefix) + len(line.text)):
             return False
         if block.state is State.FRAMES:
-            return line.text.replace(".", "_").isidentifier()
+            return self._cut_name(line)
         return block.state in (State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR) and any(
             whole.startswith(line.text) for whole in (*g.SEPARATORS, g.HEADER_TEXT))
+
+    def _cut_name(self, line: LogLine) -> bool:
+        """Whether `line`, after a stack's frames, may be its exception line cut inside its type's name by a terminal:
+        a name alone, as long as the input's width (`Ru`, then `ntimeError: ...`)."""
+        return self._as_wide(len(line.prefix) + len(line.text)) and line.text.replace(".", "_").isidentifier()
 
     def _first_line_unprefixed(self, line: LogLine) -> list[ErrorEvent] | None:
         """A paste begun inside a prefixed line, a frame line's path, cut the prefix off its first line: where
@@ -375,6 +380,9 @@ class TracebackAssembler:
                                             or g.FRAME.match(line.text) or ipython.linked_frame(line.text)):
             return False  # read as a line of its own (see _unwrapped), or a whole frame line: no line's rest
         whole = g.rest_of_fixed_line(cut, line.text) or ob.rest_of_rest(block, line.text)
+        if whole is None and block.state is State.MESSAGE and block.message_lines == 0 and self._cut_name(last) and (
+                g.EXCEPTION_LINE.match(cut + line.text)):
+            whole = cut + line.text  # an exception line cut inside its type's name (see _cut_name)
         if whole is None and ((g.begins_fixed_line(cut.strip()) and g.begins_fixed_line((cut + line.text).strip()))
                               or (block.state is State.FRAMES and len(line.text) == self._physical_length
                                   and g.goes_on_frame_line(cut, line.text))):
@@ -973,6 +981,9 @@ class TracebackAssembler:
                 block.frames_from = len(block.texts)
                 return Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if g.frame_remnant(text):
+                return Step.TAKE
+            if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
+                block.state, block.held = State.MESSAGE, 0
                 return Step.TAKE
             if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
                 block.truncated = True
