@@ -620,3 +620,15 @@ def test_an_actors_death_whose_text_names_its_remote_task_follows_from_the_error
     (root,) = [i for i in analysed({"run.log": [*text_of(raised(died)).splitlines(), *remote]})
                if i.is_run_root]
     assert (root.info.exception_type, root.info.frames[-1].function) == ("ModuleNotFoundError", "_creation_task")
+
+
+@pytest.mark.parametrize("doubled", [False, True], ids=["as printed", "double-spaced"])
+def test_a_remote_tasks_error_follows_from_the_error_below_it_in_a_double_spaced_paste(doubled):
+    """Ray's `RayTaskError(ValueError): ray::Loader.load() (pid=..., ip=...)` over the remote frames and error: that
+    error is the root cause, also where the paste doubled every line break (a blank between the wrapper's line and the
+    remote frames below it)."""
+    lines = forms.ray_task_error()
+    if doubled:
+        lines = [out for line in lines for out in (line, "")]
+    (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("ValueError", "shard model-00002 has 3 heads, expected 4")

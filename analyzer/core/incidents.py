@@ -387,16 +387,26 @@ _TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s
 
 
 def _introduced(above: Incident, below: Incident) -> bool:
-    """Whether `below` is an error that begins on the line after the last of `above`, introduced by
-    the last line of `above` or by a class named in front of its own header (PySpark's `...: org.apache.spark.api.python.
-    PythonException: Traceback (most recent call last):`, the Java text of the Py4JJavaError above it). (CPython's own
-    words for the next traceback say nothing of the error above: `Exception in thread Thread-29:` glued to a progress bar
-    between two tracebacks.)"""
+    """Whether `below` is an error that begins on the line after the last of `above` (after the blank line between, where
+    a paste doubled every line break), introduced by the last line of `above` or by a class named in front of its own
+    header (PySpark's `...: org.apache.spark.api.python.PythonException: Traceback (most recent call last):`, the Java
+    text of the Py4JJavaError above it). (CPython's own words for the next traceback say nothing of the error above:
+    `Exception in thread Thread-29:` glued to a progress bar between two tracebacks.)"""
     a, b = above.event.span, below.event.span
-    last = above.event.lines[-1] if above.event.lines else ""
-    return (a.file == b.file and b.line_start == a.line_end + 1 and bool(below.info.exception_type)
+    lines = above.event.lines
+    last = lines[-1] if lines else ""
+    return (a.file == b.file and b.line_start == a.line_end + 1 + _double_spaced(lines) and bool(below.info.exception_type)
             and ((_INTRODUCES.search(last) is not None and _NEXT_TRACEBACKS_WORDS.search(last) is None)
                  or _TYPE_INTRODUCES.search(below.event.context) is not None))
+
+
+_DOUBLED_AT_LEAST = 3  # blank lines, each after a line of text, that tell a paste doubled the line breaks
+
+
+def _double_spaced(lines: tuple[str, ...]) -> bool:
+    """Whether an error's lines are a paste's whose every line break was doubled: text, a blank, text, a blank..."""
+    return len(lines) >= 2 * _DOUBLED_AT_LEAST and all(
+        bool(line.strip()) != (i % 2 == 1) for i, line in enumerate(lines[:len(lines) // 2 * 2]))
 
 
 def _on_next_line(above: Incident, below: Incident) -> bool:
