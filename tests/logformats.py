@@ -40,6 +40,7 @@ __all__ = [
     "ci_clock",
     "app_stream_level",
     "torchrun_tee",
+    "torchx_local",
     "vllm_record",
     "vllm_worker",
 ]
@@ -318,6 +319,11 @@ def ray_dedup(lines: list[str], times: int = 7) -> list[str]:
 def torchrun_tee(lines: list[str], local_rank: int = 0, role: str = "default") -> list[str]:
     """torchrun's `--tee` log prefix `[default0]:`: no space of its own before the worker's text."""
     return [f"[{role}{local_rank}]:{line}" for line in lines]
+
+
+def torchx_local(lines: list[str], role: str = "trainer", replica: int = 0) -> list[str]:
+    """TorchX's local scheduler (NeMo-Run's too) in front of each line of a replica: `role/replica `."""
+    return [f"{role}/{replica} {line}" for line in lines]
 
 
 def _rfc3339_nano(when: datetime, nanos: int = 0) -> str:

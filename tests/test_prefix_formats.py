@@ -155,6 +155,19 @@ def test_mpi_ranks_tagged_lines_interleaved_and_a_bare_error():
     assert (bare.root.exception_type, bare.root.message, bare.rank) == (type(exc).__name__, str(exc), "rank1")
 
 
+@pytest.mark.parametrize("role", ["trainer", "B-nemo-ft3", "i.pretrain"])
+def test_an_error_line_alone_behind_torchxs_replica_and_torchruns_labels(role):
+    """TorchX's (and NeMo-Run's) `role/0 ` in front of torchrun's `[default2]:` and the rank's `[rank2]: `: an error
+    logged without its traceback, the only line of the log that tells the prefix, is that rank's error."""
+    exc = capture(_odd_message)
+    said = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+    (line,) = fmt.torchx_local(fmt.torchrun_tee([f"[rank2]: {said}"], local_rank=2), role)
+    for lines in ([line], [NOISE_BEFORE, line, NOISE_AFTER]):
+        (event,) = events_from_lines(lines, "x.log", NO_NOTICES)
+        assert (event.root.exception_type, event.root.message, event.rank) == ("ValueError", "first", "rank2")
+        assert assert_same("\n".join([*lines, ""]).encode())
+
+
 def test_sagemakers_mpi_tags_name_the_rank_and_the_host():
     """SageMaker's distributed jobs tag each line `[1,mpirank:7,algo-1]<stderr>:`: a rank's error line alone, and
     two hosts' tracebacks interleaved, each its rank's and host's."""

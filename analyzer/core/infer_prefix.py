@@ -62,7 +62,8 @@ _PREFIX_SHAPES = (
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
-    r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL + ")")
+    r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL
+    + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:))")  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
@@ -158,11 +159,15 @@ def _behind_known(body: str, at: int) -> int:
     """Where the text after `at` begins behind the known prefixes there (a collector's time, compose's service in front
     of torchrun's `[rank3]: ` or a vLLM worker's and logger's prefixes): the normaliser peels them once this is learned."""
     kinds = list(KNOWN)
+    twice = {"torchrun"}  # (a launcher's label, then the rank's: `[default2]:[rank2]: `)
     while True:
         found = known_at(body[at:], kinds)  # (the patterns are anchored at the text's start)
         if found is None:
             return at
-        kinds.remove(found[0])
+        if found[0].name in twice:
+            twice.remove(found[0].name)
+        else:
+            kinds.remove(found[0])
         at += found[1].end()
 
 
