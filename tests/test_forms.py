@@ -1036,6 +1036,25 @@ def test_a_paste_begun_inside_a_rich_box_keeps_the_frames_after_its_cut():
     assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
 
 
+@pytest.mark.parametrize("cut", ["before its function", "after its colon"])
+def test_a_paste_begun_inside_a_rich_box_at_a_frames_place(cut):
+    """A paste that begins at the place of the frame that raised (above its current line's marker), which the box
+    wrapped before the function (Rich's own wrap) or after the path's colon (DeepSpeed's training logs): that frame is
+    the raise site."""
+    lines = forms.rich_traceback(100)
+    first_close = next(i for i, line in enumerate(lines) if line.startswith("╰"))
+    place = next(i for i in range(first_close) if lines[i].rstrip("│ ").endswith(".py:2 in"))  # (the raising frame's)
+    paste = lines[place:first_close + 2]
+    if cut == "after its colon":
+        row = len(paste[0]) - 2  # the text between the box's sides
+        path = paste[0][2:paste[0].index(":2 in") + 1]
+        paste[:2] = [f"│ {path}".ljust(row) + " │", "│ 2 in load_shard".ljust(row) + " │"]
+    event = only(["some text", *paste])
+    assert event.truncated and event.root.exception_type == "KeyError"
+    assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
+    assert assert_same("\n".join(["some text", *paste, ""]).encode())
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 

@@ -28,6 +28,8 @@ CLOSE = regex.compile(r"^╰─+╯\s*$")
 _ROW = regex.compile(r"^│ (?P<text>.*)│\s*$")  # a line inside the box, padded to its width
 _PLACE = regex.compile(r"^(?:(?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)|in (?P<name>\S+?):(?P<at>\d+))$")
 _CODE = regex.compile(r"^(?P<current>❱)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$")
+# (whole, or cut where the box wraps it: before its function, or after its path's colon)
+_PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:)$")
 _GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
 
 
@@ -36,9 +38,14 @@ def is_rich(lines: list[str]) -> bool:
 
 
 def starts_cut(text: str) -> bool:
-    """A line from inside a box, with the current line's marker: a paste that began inside one."""
+    """A line from inside a box, with the current line's marker or a frame's place (maybe cut after its path, the rest
+    on the next row): a paste that began inside one."""
     row = _ROW.match(text)
-    return row is not None and (code := _CODE.match(row["text"])) is not None and code["current"] is not None
+    if row is None:
+        return False
+    if (code := _CODE.match(row["text"])) is not None:
+        return code["current"] is not None
+    return _PLACE_BEGUN.match(row["text"].strip()) is not None
 
 
 def continues(text: str) -> bool:
@@ -70,8 +77,9 @@ def to_standard(lines: list[str]) -> list[str]:
         if not body:
             place = ""
             continue
-        # A row the place filled was cut inside a word (a long path); one padded out ended at a blank.
-        place += body + " " if row["text"].endswith("  ") else body
+        # A row the place filled was cut inside a word (a long path); one padded out ended at a blank (not one that
+        # ends at the path's colon: its line number follows).
+        place += body + " " if row["text"].endswith("  ") and body[-1:] != ":" else body
         if frame := _PLACE.match(place.rstrip()):
             path = frame["path"] or "<unknown>"
             out.append(f'  File "{path}", line {frame["lineno"] or frame["at"]}, in {frame["function"] or frame["name"]}')

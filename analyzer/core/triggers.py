@@ -161,7 +161,8 @@ _HEADED = (
 # What the normaliser's Unicode classes take and the byte patterns above do not; scanned for only in a
 # buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
 _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
-              "│ ❱".encode(),  # (a paste begun inside Rich's box of a traceback: richtb.starts_cut)
+              "│ ❱".encode(), ".py: +│".encode(), ":[0-9]+ in(?: [^ \n]+)? +│".encode(),  # (a paste begun inside Rich's box of a
+              # traceback, at a frame's current line or its place: richtb.starts_cut)
               "Error：".encode(), "Exception：".encode(),  # (a type and a fullwidth colon: grammar.exception_in_words)
               # (a class quoted whole in curly quotes: assemble._quoted_whole)
               rb"\xe2\x80[\x98\x9c] ?(?:[A-Za-z_][^\s:\"'\]]*)?" + EXCEPTION_SUFFIX.encode()
