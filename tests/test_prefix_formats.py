@@ -941,3 +941,15 @@ def test_a_record_a_paste_double_spaced_stays_one_record(name):
     event = _only([NOISE_BEFORE, "", *spaced, NOISE_AFTER], exc)
     assert event.root.raise_site is not None
     assert_same("\n".join([NOISE_BEFORE, "", *spaced, NOISE_AFTER, ""]).encode())
+
+
+@pytest.mark.parametrize("prefix", ["", "[rank3]: "])
+def test_a_caret_line_a_copy_put_flush_left_stays_under_its_source_line(prefix):
+    """A caret line (3.11+) that lost its indentation (`[rank3]: ^^^^`, between two frames): the traceback goes on past
+    it to its exception line, whose frames are all there."""
+    exc, lines = _tb(_caret)
+    flush = [line.lstrip() if set(line.strip()) <= {"^", "~"} and line.strip() else line for line in lines]
+    assert flush != lines  # (a caret line was there)
+    (event,) = _events([NOISE_BEFORE, *(prefix + line for line in flush), NOISE_AFTER])
+    assert [(link.exception_type, link.message, [f.lineno for f in link.frames]) for link in event.chain] == [
+        (link.exception_type, link.message, [frame[1] for frame in link.frames]) for link in expected_chain(exc)]

@@ -982,6 +982,8 @@ class TracebackAssembler:
                 return Step.TAKE  # RuntimeError(traceback.format_exc()): the inner traceback follows
             if g.frame_remnant(text):
                 return Step.TAKE
+            if g.CARETS.match(text) and g.is_frame_detail(block.texts[-1]):
+                return Step.TAKE  # the caret line under a source line, flush left (a copy lost its indentation)
             if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
                 block.state, block.held = State.MESSAGE, 0
                 return Step.TAKE

@@ -163,6 +163,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
                 frames[-1] = Frame(frames[-1].path, frames[-1].lineno, frames[-1].function, text.strip())
         elif (frames or has_traceback) and (g.frame_remnant(text) or g.FRAME_CUT.match(text)):
             pass  # what is left of a frame line: its start alone, or its function's name after an elision
+        elif frames and g.CARETS.match(text):
+            pass  # a caret line a copy put flush left
         elif not ((frames or has_traceback) and not text.strip() and (after_frame or _frame_or_exception_after(lines, i))):
             break  # (a blank line among frames, or after one, is a paste's doubled line break)
         i += 1
