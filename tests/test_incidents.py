@@ -24,6 +24,7 @@ from analyzer.sources.packs import load_packs
 from tests import failureforms as forms
 from tests.realtb import capture, raised, text_of
 from tests.support import NO_NOTICES
+from tests.test_fastpath import assert_same
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 RUN_A = str(LOGS / "torchrun_8rank_cascade.log")
@@ -632,3 +633,48 @@ def test_a_remote_tasks_error_follows_from_the_error_below_it_in_a_double_spaced
         lines = [out for line in lines for out in (line, "")]
     (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
     assert (root.info.exception_type, root.info.message) == ("ValueError", "shard model-00002 has 3 heads, expected 4")
+
+
+class _Holder:
+    def __del__(self):
+        self.handle.close()  # (never set: the finaliser fails, and CPython reports it as ignored)
+
+
+def _unraisable_report() -> list[str]:
+    """CPython's own report of an exception a finaliser raised (`Exception ignored in: ...` over its traceback), as the
+    default `sys.unraisablehook` writes it to stderr."""
+    import gc
+    import sys
+    from contextlib import redirect_stderr
+
+    err, hook = io.StringIO(), sys.unraisablehook
+    sys.unraisablehook = sys.__unraisablehook__  # (CPython's own, not pytest's)
+    try:
+        with redirect_stderr(err):
+            holder = _Holder()
+            del holder
+            gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert err.getvalue().startswith("Exception ignored"), sys.version
+    return err.getvalue().rstrip("\n").split("\n")
+
+
+@pytest.mark.parametrize("doubled", [False, True], ids=["as printed", "double-spaced"])
+def test_an_exception_cpython_reported_as_ignored_is_no_root_cause_where_a_real_one_follows(doubled):
+    """A finaliser's error, ignored (the program went on), then the error the run failed with: that one is the root
+    cause; the report's words stay with the ignored one as its context, and do not join the message above them."""
+    ignored = _unraisable_report()
+    fatal = text_of(capture(lambda: forms._load_shard("model-00003"))).rstrip("\n").split("\n")
+    lines = [*ignored, *ignored, *fatal]
+    if doubled:
+        lines = [out for line in lines for out in (line, "")]
+    incidents = analysed({"run.log": lines})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("ValueError", "shard model-00003 has 3 heads, expected 4")
+    (held,) = [i for i in incidents if i.info.exception_type == "AttributeError"]
+    assert held.count == 2 and held.info.message == "'_Holder' object has no attribute 'handle'"
+    assert held.event.context.startswith("Exception ignored")
+    assert assert_same("\n".join([*lines, ""]).encode())  # (the fast path reads the report's words too)
+    (alone,) = [i for i in analysed({"run.log": ignored}) if i.is_run_root]  # (the only error: the root all the same)
+    assert alone.info.exception_type == "AttributeError"

@@ -239,6 +239,7 @@ class TracebackAssembler:
         self._queue: deque[ErrorEvent] = deque()
         self._taken: set[int] = set()  # the ids of the queued events a traceback took, left out
         self._rust_errors: dict[str, LogLine] = {}  # by stream, a Rust program's `Error: ...` that opened nothing
+        self._unraisable: LogLine | None = None  # CPython's line above a traceback it reports as ignored (g.UNRAISABLE)
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -763,6 +764,15 @@ class TracebackAssembler:
                 self._follow(line.stream, waits)
         return out
 
+    def _unraisable_above(self, line: LogLine) -> str:
+        """CPython's words that the exception whose header `line` is was ignored, where they are right above it on its
+        stream (or a blank line above, where a paste doubled the line breaks); else nothing."""
+        above = self._unraisable
+        if above is None or above.stream != line.stream or not 0 < line.lineno - above.lineno <= 2:
+            return ""
+        self._unraisable = None
+        return above.text.strip()
+
     def _labelled_by(self, line: LogLine) -> str | None:
         """The stream of a bare exception line, open or waiting, that was read with `line`'s prefix as its label
         (`x3c1: RuntimeError: ...`: the prefix is learned only from the traceback below it), if there is one."""
@@ -845,7 +855,9 @@ class TracebackAssembler:
         elif (m := g.HEADER.match(text)) is not None:
             indent = len(text) - len(text.lstrip(" ")) if not m["context"].strip() else 0
             self._opened(replace(line, text=text[indent:]) if indent else line, State.FRAMES, EventKind.TRACEBACK,
-                         context=m["context"].strip(), indent=indent)
+                         context=m["context"].strip() or self._unraisable_above(line), indent=indent)
+        elif text.startswith(g.UNRAISABLE):
+            self._unraisable = line  # (it says the traceback below it was ignored)
         elif ipython.HEADER.match(text):
             self._opened(line, State.IPYTHON, EventKind.TRACEBACK)
         elif ipython.starts_cut(text):  # a copy begun inside a notebook's traceback
@@ -1019,8 +1031,8 @@ class TracebackAssembler:
                 block.state, block.frames_from = State.FRAMES, len(block.texts) - 1 - block.message_lines
                 return Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
             if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and text[:1] in (" ", "\t"))
-                    or ob.opens_something(text)):
-                return Step.CLOSE
+                    or ob.opens_something(text) or text.startswith(g.UNRAISABLE)):
+                return Step.CLOSE  # (CPython's report of an exception it ignored begins a record of its own)
             if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
                 return Step.CLOSE if self._starts_record(text) else Step.SKIP
             block.message_lines += 1
@@ -1288,6 +1300,7 @@ class TracebackAssembler:
     def _starts_record(self, text: str) -> bool:
         """A line that opens a record of its own, or reports one (what `_begin` looks for)."""
         return bool(ob.opens_something(text) or g.ARGPARSE_USAGE.match(text) or g.BARE_EXCEPTION_LINE.match(text)
+                    or text.startswith(g.UNRAISABLE)
                     or native.starts(text) or ipython.HEADER.match(text) or vscode.HEADER.match(text)
                     or pytest_report.summary(text) is not None or (self._notices is not None and self._notices(text) is not None))
 

@@ -29,6 +29,7 @@ __all__ = [
     "rest_of_frame_line",
     "goes_on_frame_line",
     "HEADER_TEXT",
+    "UNRAISABLE",
     "FIXED_LINES",
     "SEPARATORS",
     "FUNCTION_PART",
@@ -192,6 +193,10 @@ def goes_on_frame_line(cut: str, rest: str) -> bool:
 
 
 HEADER_TEXT = "Traceback (most recent call last):"
+# How CPython's hook for an exception it cannot raise begins its report, on the line above the traceback (`Exception
+# ignored in: <function A.__del__ at 0x...>`; 3.14's `Exception ignored while calling deallocator ...:`): the program
+# went on.
+UNRAISABLE = "Exception ignored "
 
 
 def reraised_original(header: regex.Match) -> bool:

@@ -32,7 +32,14 @@ from functools import lru_cache
 from typing import Any
 
 from analyzer.core.cpython_messages import KEYWORDS as CPYTHON_KEYWORDS
-from analyzer.core.grammar import ERRORS_MODULE, EXCEPTION_SUFFIX, HEADER_TEXT, INTRODUCING_VERBS, SUFFIXLESS
+from analyzer.core.grammar import (
+    ERRORS_MODULE,
+    EXCEPTION_SUFFIX,
+    HEADER_TEXT,
+    INTRODUCING_VERBS,
+    SUFFIXLESS,
+    UNRAISABLE,
+)
 from analyzer.core.prefixes import parse_timestamp
 
 hyperscan: Any
@@ -107,6 +114,7 @@ _STARTS = (
     rb"^<class '[\w.]+'>[ \t]*\r?$",  # a class alone (classpage.opens)
     rb"error: <class '", rb"\|\d+\]\)[ \t]*\r?$",  # supervisorctl's fault, asyncore's compact traceback (oneline)
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
+    re.escape(UNRAISABLE.encode()),  # ... and its words that the exception below was ignored (assemble._unraisable)
     rb": An error occurred \(", rb": \[ONNXRuntimeError\] : ",  # botocore's and onnxruntime's, whatever the class (grammar.CODED_CLASS)
     rb"Result: Failure Exception: ",  # Azure Functions' report on one line (azure.unflattened), whatever its error
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
