@@ -47,8 +47,8 @@ def _scan(lines: list[str], file: str = "ranks.log") -> list:
     return analysis.incidents()
 
 
-@pytest.mark.parametrize(("ranks", "arrange"), [(2000, _interleaved), (5000, _interleaved),
-                                                (3000, _one_after_another)])
+@pytest.mark.parametrize(("ranks", "arrange"), [(2000, _interleaved), pytest.param(5000, _interleaved, marks=pytest.mark.slow),
+                                                (3000, _one_after_another)])  # (the largest in the slow run)
 def test_thousands_of_ranks_one_incident_with_every_rank_and_no_phantom(ranks, arrange):
     (incident,) = _scan(arrange(ranks))
     assert (incident.info.exception_type, incident.count) == ("ValueError", ranks)

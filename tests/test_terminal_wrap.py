@@ -91,7 +91,11 @@ def test_wrapped_traceback_reads_as_unwrapped(style, error, columns):
     assert assert_same(data) == assert_same(data)  # the fast path finds the same (a header cut: both lines)
 
 
-@pytest.mark.parametrize("style", ["no prefix", *sorted(STYLES)])
+_EVERY_WIDTH_QUICK = ("no prefix", "torchrun", "logger per line")  # (the others in the slow run: the quick suite's budget)
+
+
+@pytest.mark.parametrize("style", [*_EVERY_WIDTH_QUICK, *(pytest.param(style, marks=pytest.mark.slow)
+                                                          for style in sorted(STYLES) if style not in _EVERY_WIDTH_QUICK)])
 @pytest.mark.parametrize("error", ERRORS, ids=lambda f: f.__name__)
 def test_every_width(style, error):
     """Every width from a narrow terminal's to the longest line's, so every place a cut can fall in a
