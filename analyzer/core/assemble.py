@@ -332,12 +332,12 @@ class TracebackAssembler:
         of its stream that a terminal cut, its rest next without the prefix: an exception line cut inside its type's
         name after a stack's frames (`IndexEr`, then `ror: ...`), a chain's separator or a header cut inside its words."""
         block = self._open.get(line.stream)
-        if block is None or not self._as_wide(len(line.prefix) + len(line.text)):
+        if block is None:
             return False
         if block.state is State.FRAMES:
             return self._cut_name(line)
-        return block.state in (State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR) and any(
-            whole.startswith(line.text) for whole in (*g.SEPARATORS, g.HEADER_TEXT))
+        return (block.state in (State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR) and self._as_wide(len(line.prefix) + len(line.text))
+                and any(whole.startswith(line.text) for whole in (*g.SEPARATORS, g.HEADER_TEXT)))
 
     def _cut_name(self, line: LogLine) -> bool:
         """Whether `line`, after a stack's frames, may be its exception line cut inside its type's name by a terminal:
@@ -374,7 +374,7 @@ class TracebackAssembler:
             return False
         block = self._open.get(last.stream)
         if block is None or block.linenos[-1] != self._physical_lineno or (
-                block.state not in _WRAPPED_STATES and not (block.state is State.BARE and self._at_width(block.texts[-1], line.text))):
+                block.state not in _WRAPPED_STATES and not (block.state is State.BARE and self._as_wide(self._physical_length))):
             return False
         cut = block.texts[-1]
         if block.state is State.FRAMES and (g.rest_of_frame_line(cut, line.text) is not None
@@ -416,8 +416,8 @@ class TracebackAssembler:
         own = rest[block.indent:] if block.indent and rest.startswith(" " * block.indent) else rest
         if self._starts_record(rest) or (own != rest and self._starts_record(own)):
             return None
-        if self._at_width(cut, rest) and (block.state in (State.MESSAGE, State.BARE)
-                                          or (block.state is State.FRAMES and ob.ends_in_source(block))):
+        if (block.state in (State.MESSAGE, State.BARE) or (block.state is State.FRAMES and ob.ends_in_source(block))) and (
+                self._at_width(cut, rest)):
             return cut + rest
         if block.state is State.MESSAGE and length >= self._longest and self._width_votes.get(length) and rest[:2].strip():
             self._vote(length)  # the second line cut at one length, none longer: the width
