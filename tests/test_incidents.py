@@ -4,11 +4,13 @@ and the blame frame."""
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
+import sys
 import traceback
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from pathlib import Path
 
@@ -643,10 +645,6 @@ class _Holder:
 def _unraisable_report() -> list[str]:
     """CPython's own report of an exception a finaliser raised (`Exception ignored in: ...` over its traceback), as the
     default `sys.unraisablehook` writes it to stderr."""
-    import gc
-    import sys
-    from contextlib import redirect_stderr
-
     err, hook = io.StringIO(), sys.unraisablehook
     sys.unraisablehook = sys.__unraisablehook__  # (CPython's own, not pytest's)
     try:

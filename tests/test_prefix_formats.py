@@ -945,8 +945,8 @@ def test_a_record_a_paste_double_spaced_stays_one_record(name):
 
 @pytest.mark.parametrize("prefix", ["", "[rank3]: "])
 def test_a_caret_line_a_copy_put_flush_left_stays_under_its_source_line(prefix):
-    """A caret line (3.11+) that lost its indentation (`[rank3]: ^^^^`, between two frames): the traceback goes on past
-    it to its exception line, whose frames are all there."""
+    """A caret line (3.11+) that lost its indentation (`[rank3]: ^^^^` under a frame's source line): the traceback goes
+    on past it to its exception line, whose frames are all there."""
     exc, lines = _tb(_caret)
     flush = [line.lstrip() if set(line.strip()) <= {"^", "~"} and line.strip() else line for line in lines]
     assert flush != lines  # (a caret line was there)
