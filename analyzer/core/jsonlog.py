@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 
 import regex
 
+from analyzer.core import grammar as g
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
@@ -171,8 +172,7 @@ def _ecs_traceback(error: object) -> str | None:
 
 
 _DICT_TRACE_KEYS = ("exception", "error_detail")  # (structlog's own; Airflow 3's)
-_CHAINED = {True: "The above exception was the direct cause of the following exception:",
-            False: "During handling of the above exception, another exception occurred:"}
+_CHAINED = {True: g.CAUSE_SEPARATOR, False: g.CONTEXT_SEPARATOR}
 
 
 def _dict_traceback(stacks: object) -> str | None:
@@ -186,7 +186,7 @@ def _dict_traceback(stacks: object) -> str | None:
     for stack in reversed(stacks):
         frames = [frame for frame in stack.get("frames") or () if isinstance(frame, dict)]
         if frames:
-            told.append("Traceback (most recent call last):")
+            told.append(g.HEADER_TEXT)
         for frame in frames:
             told.append(f'  File "{frame.get("filename")}", line {frame.get("lineno")}, in {frame.get("name")}')
             if isinstance(line := frame.get("line"), str) and line.strip():
