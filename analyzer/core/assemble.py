@@ -446,9 +446,10 @@ class TracebackAssembler:
         return cut_here
 
     def _as_wide(self, length: int) -> bool:
-        """Whether a line this long may have been cut by a terminal: as long as the width two cut lines told (`_vote`),
-        else as a terminal's usual 80 columns, where no record's line so far was longer."""
-        return length == self._width or (length == _USUAL_WIDTH and self._longest <= _USUAL_WIDTH)
+        """Whether a line this long may have been cut by a terminal: as long as the width two cut lines told (`_vote`; none
+        told, the width is 0, which no cut line is), else as a terminal's usual 80 columns, where no record's line so
+        far was longer."""
+        return 0 < length == self._width or (length == _USUAL_WIDTH and self._longest <= _USUAL_WIDTH)
 
     def _took(self, stream: str, lineno: int) -> bool:
         """Whether the open record of `stream` took line `lineno` last. (Records' lines alone tell the
