@@ -14,7 +14,7 @@ from analyzer.core.scan import Change
 from tests.realtb import capture, text_of
 from tests.support import builtin_engine
 
-PAUSE = 0.25  # longer than the engine's idle tick (0.1 s): every pause lets complete records out
+PAUSE = 0.15  # past the engine's idle tick (0.1 s): every pause lets complete records out
 
 
 def _chained():
