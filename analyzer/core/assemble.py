@@ -57,7 +57,7 @@ from analyzer.core.blocks import (
 )
 from analyzer.core.cpython_messages import classless
 from analyzer.core.normalize import may_continue
-from analyzer.core.notices import logged_error
+from analyzer.core.notices import exc_info_said, logged_error, retried
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -925,6 +925,10 @@ class TracebackAssembler:
             typed = g.BARE_EXCEPTION_LINE.match(said)  # (closed by its quote: nothing below goes on with it)
             error = ErrorInfo(typed["type"], typed["message"], has_traceback=False)
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=before), error)]
+        elif (retry := retried(text)) is not None:  # (before a user's words: `as it raised X: ...` would read as such)
+            return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=retry[0]), retry[1])]
+        elif (held := exc_info_said(text)) is not None:
+            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=held[0]), held[1])]
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:

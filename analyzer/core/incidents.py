@@ -30,6 +30,7 @@ from analyzer.core import grammar as g
 from analyzer.core import native
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import Diagnosis
+from analyzer.core.notices import RETRYING
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, Frame, SourceSpan, package_relative, short_type
 from analyzer.core.schema import Role
 
@@ -273,10 +274,10 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     """Mark each run's root cause and point the run's consequences at it."""
     marks: dict[str, dict] = {}
     for run in _runs(incidents, run_gap_seconds):
-        # (a cut-off fragment, an exception CPython reported as ignored, or an error whose class its message named, is
-        # the root only where no other is)
+        # (a cut-off fragment, an exception CPython reported as ignored, one a call raised before it was tried again, or
+        # an error whose class its message named, is the root only where no other is)
         roots = sorted((i for i in run if i.role is Role.ROOT),
-                       key=lambda i: (i.is_fragment, i.event.context.startswith(g.UNRAISABLE), i.event.inferred))
+                       key=lambda i: (i.is_fragment, i.event.context.startswith((g.UNRAISABLE, *RETRYING)), i.event.inferred))
         if not roots:
             continue  # only echoes: the failure itself is in a log we were not given
         root = _best_evidenced(roots[0], roots)

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import regex
 
-from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, WRAPPED_DRIVER_ERROR
+from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, WRAPPED_DRIVER_ERROR, repr_said
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 
-__all__ = ["NoticeDetector", "logged_error"]
+__all__ = ["RETRYING", "NoticeDetector", "exc_info_said", "logged_error", "retried"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,3 +177,36 @@ def _unquoted(literal: str | None) -> str:
     except (ValueError, SyntaxError):
         return literal[1:-1]
     return value if isinstance(value, str) else literal[1:-1]
+
+
+# A retrying library's report of a call's error: tenacity's `before_sleep_log` (`Retrying f in 4.0 seconds as it raised
+# APIError: ...`, a period after it) and backoff's handlers (`Backing off f(...) for 0.5s (requests.exceptions.
+# ConnectionError: ...)`, `Giving up f(...) after 5 tries (...)`). The class may be any: the library says it was raised.
+_RETRIED = regex.compile(r"(?P<words>\bRetrying \S+ in \d+(?:\.\d+)? seconds as it raised) (?P<type>[A-Za-z_][\w.]*): "
+                         r"(?P<message>.*?)\.?\s*$"
+                         r"|(?P<words>\b(?:Backing off|Giving up) \S+\(\.\.\.\) (?:for \d+(?:\.\d+)?s|after \d+ tries)) "
+                         r"\((?P<type>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*$")
+RETRYING = ("Retrying ", "Backing off ")  # how the words of a report that the call is tried again begin
+_RETRY_WORDS = (*RETRYING, "Giving up ")
+
+
+def retried(text: str) -> tuple[str, ErrorInfo] | None:
+    """The error a retrying library reports a call raised: the words that say so, and the error; else None. (Tried
+    again, it may have passed: such an error is a run's root cause only where no other is.)"""
+    if not any(words in text for words in _RETRY_WORDS) or (m := _RETRIED.search(text)) is None:
+        return None
+    return m["words"], ErrorInfo(m["type"], m["message"].strip(), has_traceback=False)
+
+
+# `print(sys.exc_info())`, or a logger's `%s` of it: the class, the exception's repr and its traceback object.
+_EXC_INFO = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
+                          r"<traceback object at 0x[0-9a-fA-F]+>\)")
+
+
+def exc_info_said(text: str) -> tuple[str, ErrorInfo] | None:
+    """The exception of an `exc_info` triple printed in the line: the words before it, and the error; else None."""
+    if "<traceback object at 0x" not in text or (m := _EXC_INFO.search(text)) is None:
+        return None
+    held = repr_said(m["repr"])
+    message = held[1] if held is not None else m["repr"]
+    return text[:m.start()].strip().rstrip(":").rstrip(), ErrorInfo(m["type"], message, has_traceback=False)

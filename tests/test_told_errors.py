@@ -1,0 +1,125 @@
+"""Errors a log tells without a traceback of their own, in forms a library prints: a retrying library's report
+that a call raised and is tried again (tenacity, backoff), and an `exc_info` triple a program printed. Each is
+read from its real form (the exceptions raised here, the reports written as the libraries write them), behind the
+prefixes real logs put in front of it, by the line path and the fast path alike."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import traceback
+
+import pytest
+
+from analyzer.core.matcher import Matcher
+from analyzer.core.records import EventKind
+from analyzer.core.scan import Analysis, events_from_lines
+from tests.realtb import capture, text_of
+from tests.support import NO_NOTICES
+from tests.test_fastpath import assert_same
+
+
+class APIConnectionError(Exception):
+    """openai<1's class of that name, raised where the client cannot reach the server."""
+
+
+def _unreachable():
+    raise APIConnectionError("Error communicating with OpenAI")
+
+
+def _shard_missing():
+    raise FileNotFoundError(2, "No such file or directory")
+
+
+def tenacity_retry(fn_name: str, sleep: float, error: BaseException) -> str:
+    """tenacity's `before_sleep_log` message for a call that raised (its format: the class's own name, its str, a
+    period after it)."""
+    return f"Retrying {fn_name} in {sleep} seconds as it raised {error.__class__.__name__}: {error}."
+
+
+def backoff_report(verb: str, target: str, error: BaseException, wait: float = 0.0, tries: int = 0) -> str:
+    """backoff's default handlers: `Backing off f(...) for 0.5s (...)` and `Giving up f(...) after 5 tries (...)`,
+    the error as `traceback.format_exception_only` ends it."""
+    said = traceback.format_exception_only(type(error), error)[-1].rstrip("\n")
+    return (f"Backing off {target}(...) for {wait:.1f}s ({said})" if verb == "back off"
+            else f"Giving up {target}(...) after {tries} tries ({said})")
+
+
+def chatchat_record(message: str, second: int) -> str:
+    """Langchain-Chatchat's logging format: `%(asctime)s - %(filename)s[line:%(lineno)d] - %(levelname)s: %(message)s`."""
+    record = logging.LogRecord("root", logging.WARNING, "/x/tenacity/before_sleep.py", 65, message, None, None)
+    record.created = 1692620042 + second
+    record.msecs = 606
+    formatter = logging.Formatter("%(asctime)s - %(filename)s[line:%(lineno)d] - %(levelname)s: %(message)s")
+    return formatter.format(record)
+
+
+def analysed(lines: list[str]) -> list:
+    analysis = Analysis(Matcher([]))
+    for event in events_from_lines(lines, "run.log", NO_NOTICES):
+        analysis.add(event)
+    return analysis.incidents()
+
+
+def _fn_name() -> str:
+    return "langchain.chat_models.openai.acompletion_with_retry.<locals>._completion_with_retry"
+
+
+@pytest.mark.parametrize("style", ["plain", "chatchat", "glued", "quoted"])
+def test_a_call_tenacity_retries_tells_its_error_once_for_every_retry(style):
+    error = capture(_unreachable)
+    said = [tenacity_retry(_fn_name(), sleep, error) for sleep in (4.0, 10.0, 4.0)]
+    lines = {"plain": said, "chatchat": [chatchat_record(text, k) for k, text in enumerate(said)],
+             "glued": ["Thought:" + text for text in said],  # (an agent's words the warning was printed behind)
+             "quoted": ["> " + text for text in said]}[style]
+    (incident,) = analysed(["Could not import azure.core python package.", *lines])
+    assert (incident.info.exception_type, incident.info.message) == ("APIConnectionError", "Error communicating with OpenAI")
+    assert incident.count == 3 and incident.is_run_root
+    assert incident.event.kind is EventKind.NOTICE
+    assert incident.event.context.startswith("Retrying ")
+    assert assert_same("\n".join([*lines, ""]).encode())
+
+
+def test_a_retried_error_is_no_root_cause_where_the_run_failed_with_another():
+    """The call tried again may have passed: the error the program then died of is the root cause."""
+    retried = tenacity_retry(_fn_name(), 4.0, capture(_unreachable))
+    fatal = text_of(capture(_shard_missing)).rstrip("\n").split("\n")
+    incidents = analysed([retried, retried, *fatal])
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert root.info.exception_type == "FileNotFoundError"
+    (told,) = [i for i in incidents if i.info.exception_type == "APIConnectionError"]
+    assert told.count == 2 and not told.is_run_root
+
+
+def test_backoff_tells_the_error_of_each_try_and_of_the_last():
+    error = capture(_unreachable)
+    lines = [backoff_report("back off", "fetch", error, wait=0.5), backoff_report("back off", "fetch", error, wait=1.3),
+             backoff_report("give up", "fetch", error, tries=3)]
+    (incident,) = analysed(lines)  # (the tries and the last are one error told three times)
+    assert (incident.info.exception_type, incident.info.message) == (f"{__name__}.APIConnectionError",
+                                                                    "Error communicating with OpenAI")
+    assert incident.count == 3 and incident.is_run_root
+    assert assert_same("\n".join([*lines, ""]).encode())
+
+
+def test_an_exc_info_triple_a_program_printed_is_its_error():
+    """`print("thread exception:", sys.exc_info())`: the class, the exception's repr, its traceback object."""
+    try:
+        _shard_missing()
+    except FileNotFoundError:
+        info = sys.exc_info()
+    printed = ["Token indices sequence length is longer than the specified maximum sequence length for this model",
+               f"thread exception: {info}", f"make stop: {info}"]
+    (incident,) = analysed(printed)
+    assert (incident.info.exception_type, incident.info.message) == ("FileNotFoundError",
+                                                                    "[Errno 2] No such file or directory")
+    assert incident.count == 2 and incident.is_run_root and incident.event.context == "thread exception"
+    assert assert_same("\n".join([*printed, ""]).encode())
+
+
+def test_words_about_retrying_that_name_no_raised_error_are_no_error():
+    lines = ["Retrying request to /v1/chat/completions in 0.4 seconds",  # (openai's own: no error named)
+             "Retrying f in 4.0 seconds as it returned None.",  # (tenacity's for a result it retries on)
+             "Backing off fetch(...) for 0.5s (None)"]
+    assert analysed(lines) == []
+    assert assert_same("\n".join([*lines, ""]).encode()) == []
