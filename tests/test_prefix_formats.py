@@ -213,6 +213,21 @@ def test_pdsh_hosts_in_front_of_a_cut_traceback():
     assert (event.host, event.rank) == ("10.29.253.123", "rank0")
 
 
+@pytest.mark.parametrize("indent", [0, 4, 8])
+def test_a_paste_indented_as_a_whole_in_front_of_hosts_names(indent):
+    """A launcher's `host: ` in front of each line (mpiexec's label, pdsh's with names), the whole paste indented as
+    markdown's code or list items indent it: the prefix behind the blanks is learned from the traceback; the error
+    line a process printed right above its header, and a header and frame the paste cut off after it, are one error."""
+    exc, lines = _tb(_register_worker)
+    noise = ["2024:01:23-06:12:16:(153241) |CCL_WARN| could not get local_idx/count from environment variables"]
+    pasted = [" " * indent + line for line in fmt.pdsh([*noise, *lines], "x4502c1s3b0n0")]
+    (event,) = assert_same("\n".join([*pasted, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    above = [" " * indent + line for line in fmt.pdsh([*noise, lines[-1], *lines[:3]], "x4502c1s3b0n0")]
+    (event,) = assert_same("\n".join([*above, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+
+
 @pytest.mark.parametrize("wrap", [lambda lines: fmt.pm2(lines, 2, "comfyui"), lambda lines: fmt.srun_label(lines, 3, 16)],
                          ids=["pm2", "srun"])
 def test_a_paste_begun_at_the_last_source_line_behind_a_prefix_nobody_listed(wrap):

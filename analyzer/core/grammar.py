@@ -466,7 +466,7 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
                 return " | ".join([*cells[:column], *filter(None, [in_cell[0]])]), in_cell[1]
         return None
     labels: list[str] = []
-    rest = text
+    rest = text.lstrip(" \t")  # (behind a paste's indentation of the whole log too)
     while len(labels) < _MAX_LABELS and (label := _LABEL.match(rest)) is not None:
         rest = rest[label.end():]
         labels.append(label["label"])

@@ -134,11 +134,20 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip() or 'File "' in body[:m.start()]:  # (frames a paste put on one line)
         return None
-    if body[0].isspace() and (not nested or _BOX_ONLY.match(body[:m.start()])) and not _PADDED_LABEL.match(body, 0, m.start()):
+    if body[0].isspace() and (_BOX_ONLY.match(body[:m.start()]) or not (nested or _indented_whole(body, m.start(), is_header))) \
+            and not _PADDED_LABEL.match(body, 0, m.start()):
         return None
     # (a bar is followed by its blank: compose's `svc |  File ...` is a frame a paste indented by one)
     end = m.start() + (body[m.start() - 1] == "|" and not is_header)
     return body[:end], is_header
+
+
+def _indented_whole(body: str, at: int, is_header: bool) -> bool:
+    """Whether the blanks a landmark's pretext begins with are a paste's indentation of the whole log, in front of a
+    prefix of one word (a markdown list's eight blanks, then mpiexec's `host: `), read in front of a frame or a header
+    (a source line that a console drew a frame over has words and blanks in front of it)."""
+    pretext = body[:at].lstrip(" \t")
+    return pretext[:1].isalnum() and " " not in pretext.rstrip() and (is_header or body.startswith("  File", at))
 
 
 def _shapes_end(body: str, at: int) -> int:
