@@ -161,3 +161,25 @@ def test_the_text_output_and_the_tui_say_the_class_was_named_by_the_message(tmp_
     printed.write_text(f"{type(exc).__name__}: {exc}\n")
     (incident,) = Engine(Options()).analyse([str(printed)]).incidents
     assert "printed no class" not in summary(incident_view(incident)).plain
+
+
+def _status_error(name: str, status: int, body: object | None) -> BaseException:
+    """An OpenAI-compatible client's status error (openai's, anthropic's `_make_status_error_from_response`): the
+    class its status names, its text `Error code: N`, then ` - ` and the reply's body where it had one."""
+    error = type(name, (Exception,), {})(f"Error code: {status}" + (f" - {body}" if body is not None else ""))
+    return capture(lambda: (_ for _ in ()).throw(error))
+
+
+@pytest.mark.parametrize(("status", "name"), [(400, "BadRequestError"), (401, "AuthenticationError"), (404, "NotFoundError"),
+                                              (422, "UnprocessableEntityError"), (429, "RateLimitError"),
+                                              (503, "InternalServerError"), (418, "APIStatusError")])
+def test_a_client_status_error_logged_by_its_text_alone_is_the_class_its_status_names(status, name):
+    body = {"error": {"message": "Provider returned error", "code": status}}
+    exc = _status_error(name, status, body if status != 503 else None)
+    said = f"openrouter call failed after 3 attempts: {exc}"
+    lines = [*fmt.logging_nameless("serving", level=logging.INFO), *fmt.logging_nameless(said, level=logging.ERROR)]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, name, str(exc))
+    assert event.inferred
+    quiet = fmt.logging_nameless(f"retrying the request: {exc}", level=logging.INFO)
+    assert assert_same("\n".join([*quiet, "Error code: 429 is what the server answers when you ask too often", ""]).encode()) == []

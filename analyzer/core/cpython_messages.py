@@ -1,7 +1,9 @@
 """An error a log line reports by its message alone, its class left out (`logger.error(f"...: {exc}")`):
 CPython words many of its errors in a form no other error has, so the message names the class. The
 forms are CPython's own format strings (`Objects/object.c`'s "'%.100s' object has no attribute '%U'",
-`Python/ceval.c`'s "%U() got an unexpected keyword argument '%S'", ...), each to the line's end.
+`Python/ceval.c`'s "%U() got an unexpected keyword argument '%S'", ...), each to the line's end; and the
+status errors of the OpenAI-compatible clients (openai's, anthropic's: `Error code: 429 - {...}`), whose class
+their status code names.
 
 Read only where the line says it failed: its level is an error's, or words before the message say so
 (`Failed to initialize remote connection: X.__init__() got an unexpected keyword argument 'config'`),
@@ -48,6 +50,11 @@ _FORMS = (
     ("ValueError", r"could not convert string to float: .+"),
     ("RecursionError", r"maximum recursion depth exceeded.*"),
     ("RuntimeError", r"dictionary changed size during iteration"),
+    # the clients' `_make_status_error`: `f"Error code: {status}"`, ` - {body}` after it where the reply had one
+    *((name, rf"Error code: {status}(?: - .+)?") for name, status in (
+        ("BadRequestError", "400"), ("AuthenticationError", "401"), ("PermissionDeniedError", "403"),
+        ("NotFoundError", "404"), ("ConflictError", "409"), ("UnprocessableEntityError", "422"),
+        ("RateLimitError", "429"), ("InternalServerError", r"5\d\d"), ("APIStatusError", r"[1-4]\d\d"))),
 )
 # Where a message may begin: the line's start (after a level), or after words and a separator.
 _FORM = regex.compile(r"(?:^|(?<=: |: \[|\] | - | / ))(?:" + "|".join(f"(?P<f{k}>{form})" for k, (_, form) in enumerate(_FORMS))
@@ -60,7 +67,7 @@ KEYWORDS = ("has no attribute '", " required positional argument", " required ke
             "cannot import name '", ": undefined symbol: ", ": cannot open shared object file", "' is not defined",
             "referenced before assignment", "where it is not associated with a value", " index out of range",
             "invalid literal for int() with base ", " values to unpack (expected ", "could not convert string to float: ",
-            "maximum recursion depth exceeded", "dictionary changed size during iteration")
+            "maximum recursion depth exceeded", "dictionary changed size during iteration", "Error code: ")
 _ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
 _QUIET_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
