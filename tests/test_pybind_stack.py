@@ -105,3 +105,22 @@ def test_pybinds_text_escaped_on_one_line_is_read_as_its_lines(form):
     (event,) = _events(lines)
     assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
     assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
+
+
+def test_an_error_a_line_at_info_level_names_is_one_where_pybinds_stack_follows():
+    """Triton's Python backend logs a stub it could not start at INFO (`Failed to initialize Python stub for
+    auto-complete: ModuleNotFoundError: ...`), the stack under it: that is the error. The same words at INFO with no
+    stack under them, a blank line and other text after them, or a traceback's header right below them, are none."""
+    exc = capture(lambda: _execute([1]))
+    what = pybind_what(exc)
+    said = f" Failed to initialize Python stub for auto-complete: {what[0]}"
+    loading = fmt.glog(['"loading: Power:1"'], level="INFO", where="model_lifecycle.cc:473")
+    (event,) = _events([*loading, *fmt.glog([said], level="INFO", where="pb_stub.cc:320"), *what[1:]])
+    assert event.kind is EventKind.TRACEBACK
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
+    quiet = fmt.glog([said], level="INFO", where="pb_stub.cc:320")
+    assert _events([*loading, *quiet, "", "Give Feedback / Get Help: https://example.com/issues", "", *quiet]) == []
+    raised = "".join(traceback.format_exception(exc)).rstrip("\n").split("\n")
+    (event,) = _events([*quiet, *raised])  # (the traceback's own error, not the quiet line led into it)
+    assert (event.span.line_start, event.root.exception_type) == (2, "TypeError")

@@ -57,7 +57,7 @@ from analyzer.core.blocks import (
 )
 from analyzer.core.cpython_messages import classless
 from analyzer.core.normalize import may_continue
-from analyzer.core.notices import exc_info_said, logged_error, retried
+from analyzer.core.notices import exc_info_said, logged_error, named_error, retried
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -65,9 +65,9 @@ __all__ = ["TracebackAssembler"]
 
 
 _COMPLETE = (State.MESSAGE, State.AFTER_BLANK, State.GROUP, State.BARE, State.REVERSED, State.NATIVE,
-             State.PYTEST, State.PYBIND, State.LOGGED, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
+             State.PYTEST, State.PYBIND, State.LOGGED, State.QUIET, State.STREAMLIT, State.CLEO, State.CLEO_PLACE, State.DAGSTER,
              State.AIRFLOW, State.SCONS, State.SNAKEMAKE, State.AZURE)
-_REREAD = (State.BARE, State.NOTE, State.LOGGED, State.CLEO)  # states whose last lines may have to be looked at afresh
+_REREAD = (State.BARE, State.NOTE, State.LOGGED, State.QUIET, State.CLEO)  # states whose last lines may have to be looked at afresh
 _WRAPPED_STATES = (State.FRAMES, State.MESSAGE, State.AFTER_BLANK, State.SEPARATOR)  # where a rest joins its line
 _WIDTH_VOTES = 2  # lines of one length that may have been wrapped before that length is the width (_vote)
 _GOES_ON = frozenset(")]}>,.;:!?%")  # what begins the rest of a cut line, and no word: no line a paste wrapped at blanks
@@ -952,6 +952,8 @@ class TracebackAssembler:
             if len(self._rust_errors) >= _MAX_WAITING:
                 self._rust_errors.clear()
             self._rust_errors[line.stream] = line
+        elif (named := named_error(text)) is not None:  # (at a lower level: an error where pybind11's stack follows)
+            self._opened(line, State.QUIET, EventKind.NOTICE, logged=named)
         return []
 
     def _advance(self, block: Block, line: LogLine) -> Step:
@@ -1249,7 +1251,7 @@ class TracebackAssembler:
             return Step.CLOSE
         if state is State.PYBIND:
             return Step.TAKE if g.PYBIND_FRAME.match(text) else Step.CLOSE
-        if state is State.LOGGED:  # one blank line, then pybind11's stack, or the error ends on its line
+        if state in (State.LOGGED, State.QUIET):  # one blank line, then pybind11's stack, or the error ends on its line
             if len(block.texts) == 1 and not stripped:
                 return Step.TAKE
             if len(block.texts) == 2 and stripped == g.PYBIND_AT:
@@ -1311,18 +1313,20 @@ class TracebackAssembler:
 
     def _close(self, key: str) -> list[ErrorEvent]:
         block = self._forget(key)
+        quiet = block.state is State.QUIET  # (its error: none, no stack followed it)
         held = self._trim(block)
         if held:
-            out = self._closed(key, block)
+            out = [] if quiet else self._closed(key, block)
             for line in held:
                 out.extend(self._feed(line))
             return out
         if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
                 block.state in (State.PYTEST_STACK, State.EXPECTED)) or (
-                block.state is State.LAMBDA and not awslambda.complete(block.texts)) or (
+                block.state is State.LAMBDA and not awslambda.complete(block.texts)) or quiet or (
                 block.state is State.SEPARATOR and excepthook.hooked(block.texts) and not any(map(g.HEADER.match, block.texts))):
             return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines, what a doctest
-            # expected, an object with such a key that names no error, the hook's words without its traceback: no error
+            # expected, an object with such a key that names no error, a quiet line's error no stack followed, the hook's
+            # words without its traceback: no error
         if block.state is State.LAMBDA and not awslambda.framed(block.texts):
             block.kind = EventKind.BARE  # (the runtime's own errors come without frames)
         return self._closed(key, block)

@@ -41,6 +41,7 @@ class State(enum.Enum):
     VSCODE = "vscode"  # VS Code's debugger's copy of an exception (core/vscode.py)
     PYBIND = "pybind"  # pybind11's stack under an exception line (`At:`, innermost first)
     LOGGED = "logged"  # a logged error's line (notices.logged_error), unless pybind11's stack follows it
+    QUIET = "quiet"  # a line at a lower level that names an error: one only where pybind11's stack follows it
     STREAMLIT = "streamlit"  # Streamlit's error box: the exception line, `Traceback:`, the frames (core/streamlit.py)
     FIELDS = "fields"  # a report that names the exception in fields: Django's page (core/fieldreport.py)
     CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
