@@ -57,7 +57,7 @@ from analyzer.core.blocks import (
 )
 from analyzer.core.cpython_messages import classless
 from analyzer.core.normalize import may_continue
-from analyzer.core.notices import exc_info_said, logged_error, named_error, retried
+from analyzer.core.notices import exc_info_said, logged_error, retried, said_at_end
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
 
@@ -927,8 +927,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=before), error)]
         elif (retry := retried(text)) is not None:  # (before a user's words: `as it raised X: ...` would read as such)
             return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=retry[0]), retry[1])]
-        elif (held := exc_info_said(text)) is not None:
-            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=held[0]), held[1])]
+        elif (printed := exc_info_said(text)) is not None:
+            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=printed[0]), printed[1])]
         elif (words := g.exception_in_words(text)) is not None:
             self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
@@ -952,8 +952,8 @@ class TracebackAssembler:
             if len(self._rust_errors) >= _MAX_WAITING:
                 self._rust_errors.clear()
             self._rust_errors[line.stream] = line
-        elif (named := named_error(text)) is not None:  # (at a lower level: an error where pybind11's stack follows)
-            self._opened(line, State.QUIET, EventKind.NOTICE, logged=named)
+        elif (at_end := said_at_end(text)) is not None:  # (at a lower level: an error where pybind11's stack follows)
+            self._opened(line, State.QUIET, EventKind.NOTICE, logged=at_end)
         return []
 
     def _advance(self, block: Block, line: LogLine) -> Step:

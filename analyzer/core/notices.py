@@ -23,7 +23,7 @@ from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
 
-__all__ = ["RETRYING", "NoticeDetector", "exc_info_said", "logged_error", "named_error", "retried"]
+__all__ = ["RETRYING", "NoticeDetector", "exc_info_said", "logged_error", "retried", "said_at_end"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +168,7 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)
 
 
-def named_error(text: str) -> ErrorInfo | None:
+def said_at_end(text: str) -> ErrorInfo | None:
     """The exception a line names at its end at whatever level (`... Failed to initialize Python stub: X: ...`, which
     Triton logs at INFO): an error only where a stack below it says so."""
     if "Error: " not in text and "Exception: " not in text or (said := _EMBEDDED.search(text)) is None:
