@@ -895,6 +895,32 @@ def rich_traceback(width: int = 100, deep: bool = False) -> list[str]:
     raise AssertionError("load_weights did not raise")
 
 
+def rich_logged_traceback(width: int = 120) -> list[str]:
+    """Rich's logging handler (`RichHandler(rich_tracebacks=True)`) logging the same error with `logger.exception`: the
+    record's time, level and message, its traceback box under the message's column, each line padded to the width."""
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "site-packages", "weights_loader_package", "sharded_checkpoint_loading.py")
+        path.parent.mkdir(parents=True)
+        path.write_text(RICH_MODULE)
+        scope: dict = {}
+        exec(compile(RICH_MODULE, str(path), "exec"), scope)
+        console = Console(file=io.StringIO(), width=width, color_system=None)
+        logger = logging.getLogger("rich_logged_traceback")
+        logger.addHandler(handler := RichHandler(console=console, rich_tracebacks=True))
+        logger.propagate = False
+        try:
+            scope["load_weights"]()
+        except RuntimeError:
+            logger.exception("Error calling tool 'read'")
+            return console.file.getvalue().splitlines()
+        finally:
+            logger.removeHandler(handler)
+    raise AssertionError("load_weights did not raise")
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 def newest_first(lines: list[str], strip: bool = True) -> list[str]:

@@ -1055,6 +1055,34 @@ def test_a_paste_begun_inside_a_rich_box_at_a_frames_place(cut):
     assert assert_same("\n".join(["some text", *paste, ""]).encode())
 
 
+def test_rich_logging_handlers_traceback_under_the_messages_column():
+    """`RichHandler(rich_tracebacks=True)` draws the box of a logged exception under its record's message, right of
+    the time and level columns, each line padded to the console's width: the chain reads as drawn."""
+    lines = forms.rich_logged_traceback(120)
+    assert lines[1].startswith(" " * 20) and "Traceback (most recent call last)" in lines[1]
+    event = only(["INFO loading", *lines])
+    key, wrapper = event.chain
+    assert (key.exception_type, key.message, wrapper.exception_type, wrapper.link) == (
+        "KeyError", "'lm_head.weight'", "RuntimeError", Link.CAUSE)
+    site = key.raise_site
+    assert site.path.endswith("weights_loader_package/sharded_checkpoint_loading.py")
+    assert (site.lineno, site.function) == (2, "load_shard") and not event.truncated
+    assert assert_same("\n".join(["INFO loading", *lines, ""]).encode())
+
+
+def test_a_rich_box_a_paste_cut_short_at_its_top_and_bottom_with_a_row_of_its_own():
+    """A paste of Rich's box whose top and bottom lines were cut short (the last character's bytes with them), and
+    a row a user typed in with bars for its sides (`| [traceback snipped] |`): read as drawn."""
+    lines = forms.rich_traceback(100)
+    first_close = next(i for i, line in enumerate(lines) if line.startswith("╰"))
+    width = len(lines[1])
+    pasted = [lines[0][:width * 3 // 4], lines[1], "| [traceback snipped for brevity]".ljust(width - 1) + "|",
+              *lines[2:first_close], lines[first_close][:width // 2] + "\ufffd", *lines[first_close + 1:first_close + 2]]
+    event = only(["INFO loading", *pasted])
+    assert event.root.exception_type == "KeyError" and not event.truncated
+    assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
+
+
 # ----------------------------------------------------------------------------- pasted and exported
 
 

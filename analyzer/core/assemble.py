@@ -865,8 +865,11 @@ class TracebackAssembler:
             self._opened(line, State.IPYTHON, EventKind.TRACEBACK, truncated=True)
         elif vscode.HEADER.match(text):
             self._opened(line, State.VSCODE, EventKind.TRACEBACK)
-        elif (rich := richtb.HEADER.match(text)) or richtb.starts_cut(text):
-            self._opened(line, State.RICH, EventKind.TRACEBACK, truncated=rich is None)
+        elif (rich := richtb.HEADER.match(unindented := text.lstrip(" "))) or richtb.starts_cut(text):
+            # (indented as a whole: Rich's logging handler draws it under the message's column, right of the time's)
+            indent = len(text) - len(unindented) if rich else 0
+            self._opened(replace(line, text=unindented) if indent else line, State.RICH, EventKind.TRACEBACK,
+                         truncated=rich is None, indent=indent)
         elif ((frame := g.FRAME.match(text)) or g.FRAME_CUT.match(text) or g.frame_cut_at_start(text)
               or g.PLACE_CUT.match(text) or ipython.linked_frame(text)):
             # frames without their header: the log was cut above them (maybe inside the first, or in its
