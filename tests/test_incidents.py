@@ -614,6 +614,21 @@ def _creation_task():
     import a_module_the_replica_lacks  # noqa: F401
 
 
+def _get_objects():
+    raise _ActorDiedError("The actor died unexpectedly before finishing this task.\n\tclass_name: RayWorkerWrapper\n"
+                          "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR")
+
+
+def test_an_abort_is_not_over_the_error_that_tells_its_process_died():
+    """A Ray worker's `Fatal Python error: Aborted` (a double free in NCCL's init), then the driver's ActorDiedError with
+    its frames: that error tells of the worker's death, so it is not what the worker aborted over; the abort is the root."""
+    abort = forms.dumped_stack("Fatal Python error: Aborted")
+    died = text_of(capture(_get_objects)).splitlines()
+    (root,) = [i for i in analysed({"run.log": ["free(): double free detected in tcache 2", *abort, "", *died]})
+               if i.is_run_root]
+    assert root.info.message == "Aborted"
+
+
 def test_an_actors_death_whose_text_names_its_remote_task_follows_from_the_error_told_below_it():
     """Ray's `ActorDiedError: ... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=...)`, then the
     remote error's frames (no header) and its exception line: that error is the root cause."""

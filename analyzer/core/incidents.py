@@ -293,6 +293,8 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     return [replace(i, **marks[i.id]) if i.id in marks else i for i in incidents]
 
 
+# An error's words that another process died (Ray's `ActorDiedError`, a process pool's `BrokenProcessPool`)
+_DEATH_TOLD = regex.compile(r"\bdied unexpectedly\b|\bterminated abruptly\b|\bprocess (?:has )?died\b")
 _QUOTED_AT_LEAST = 20  # characters of an error's first line that another error must repeat to be its echo
 
 
@@ -331,9 +333,11 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
     while (below := next((i for i in roots if _introduced(first, i)), None)) is not None:
         first = below
     # (or, an abort that names no cause (`Fatal Python error: Aborted`: an NCCL watchdog's, a Ray worker's), the first
-    # Python exception of its run with its frames: what the process aborted over)
+    # Python exception of its run with its frames: what the process aborted over; not one that tells of a process that
+    # died, as Ray's driver does of the worker that aborted)
     if native.signal_of(first.info) == "SIGABRT" and (raised := next((i for i in roots if i.info.frames and not i.is_fragment
-                                                                       and i.event.kind is EventKind.TRACEBACK), None)):
+                                                                       and i.event.kind is EventKind.TRACEBACK
+                                                                       and not _DEATH_TOLD.search(_first_line(i))), None)):
         return _best_evidenced(raised, roots)
     said = (first.info.exception_type, _first_line(first))
     if not first.info.frames:  # (or a wrapper's type on the same long text: litellm's APIConnectionError; or
