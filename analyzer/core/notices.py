@@ -171,7 +171,7 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
 def said_at_end(text: str) -> ErrorInfo | None:
     """The exception a line names at its end at whatever level (`... Failed to initialize Python stub: X: ...`, which
     Triton logs at INFO): an error only where a stack below it says so."""
-    if "Error: " not in text and "Exception: " not in text or (said := _EMBEDDED.search(text)) is None:
+    if ("Error: " not in text and "Exception: " not in text) or (said := _EMBEDDED.search(text)) is None:
         return None
     return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
 
