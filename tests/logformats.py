@@ -321,6 +321,13 @@ def torchrun_tee(lines: list[str], local_rank: int = 0, role: str = "default") -
     return [f"[{role}{local_rank}]:{line}" for line in lines]
 
 
+def level_in_brackets(lines: list[str], level: str = "Error", source: str | None = "Process", when: datetime = T0) -> list[str]:
+    """A desktop server's log of the lines it relays from the engine it runs (Lemonade's): the time to the millisecond,
+    the level in brackets as the app spells it, and what the line came from in parentheses."""
+    head = f"{when:%Y-%m-%d %H:%M:%S}.{when.microsecond // 1000:03d} [{level}] " + (f"({source}) " if source else "")
+    return [head + line for line in lines]
+
+
 def torchx_local(lines: list[str], role: str = "trainer", replica: int = 0) -> list[str]:
     """TorchX's local scheduler (NeMo-Run's too) in front of each line of a replica: `role/replica `."""
     return [f"{role}/{replica} {line}" for line in lines]

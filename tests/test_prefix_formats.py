@@ -213,6 +213,18 @@ def test_pdsh_hosts_in_front_of_a_cut_traceback():
     assert (event.host, event.rank) == ("10.29.253.123", "rank0")
 
 
+def test_a_level_in_brackets_an_app_spells_its_own_way_in_front_of_an_error_line_alone():
+    """A desktop server's `[Error] (Process) ` in front of the error line of the vLLM worker it runs (behind the worker's
+    own prefix), and `[error] ` in front of a C++ terminate's report: both read as prefixes, the errors behind them."""
+    exc, lines = _tb(_register_worker)
+    relayed = fmt.level_in_brackets(["(EngineCore pid=2651) " + lines[-1], "..."])
+    (event,) = assert_same("\n".join([*relayed, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    said = "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer failed"
+    (event,) = assert_same(f"[error] {said}\n".encode())
+    assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "std::runtime_error")
+
+
 @pytest.mark.parametrize("indent", [0, 4, 8])
 def test_a_paste_indented_as_a_whole_in_front_of_hosts_names(indent):
     """A launcher's `host: ` in front of each line (mpiexec's label, pdsh's with names), the whole paste indented as

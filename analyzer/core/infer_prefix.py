@@ -63,6 +63,9 @@ _PREFIX_SHAPES = (
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL
+    # (a level in brackets not in capitals, which a logged error's reader does not take for one, and what it names
+    # after it: an app's `[Error] (Process) ` relaying a server's lines, `[error] ` before a C++ terminate's report)
+    + r"|\[(?:[Ee]rror|[Ww]arn(?:ing)?|[Ii]nfo|[Dd]ebug|[Tt]race|[Cc]ritical|[Ff]atal)\] +(?:\([\w.:-]+\) +)?"
     + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:))")  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
