@@ -135,6 +135,28 @@ def test_a_sub_exception_pasted_without_its_group_is_read_from_its_box(begun):
     assert_same("\n".join(["INFO request failed", *lines[rule + begun:second], "INFO next request", ""]).encode())
 
 
+def _nested_task_groups():
+    raise ExceptionGroup("unhandled errors in a TaskGroup", [capture(_task_group)])  # (anyio's task group in a task group)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
+@pytest.mark.parametrize("begun", [0, 1], ids=("at the box's header", "at its first frame"))
+def test_a_group_pasted_without_the_group_it_is_in_keeps_its_own_sub_exceptions(begun):
+    """A paste begun inside the box of a group nested in another (anyio's task group in a task group), at its `|
+    Exception Group Traceback ...` or its first frame: that group, and under it the sub-exceptions of its own box."""
+    exc = capture(_nested_task_groups)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = next(k for k, line in enumerate(lines) if line.lstrip().startswith("| Exception Group Traceback"))
+    (event,) = _events("\n".join(["INFO request failed", *lines[inner + begun:], "INFO next request"]))
+    (group,) = event.chain
+    assert (group.exception_type, group.message) == ("ExceptionGroup", "unhandled errors in a TaskGroup (2 sub-exceptions)")
+    expected = expected_chain(exc.exceptions[0])[-1]  # (the inner group's own, as printed in its box: no context)
+    assert [[(link.exception_type, link.message, [f[:3] for f in link.frames]) for link in actual_chain(sub)]
+            for sub in group.sub_exceptions] == [[(e.exception_type, e.message, [f[:3] for f in e.frames]) for e in sub]
+                                                 for sub in expected.subs]
+    assert_same("\n".join(["INFO request failed", *lines[inner + begun:], "INFO next request", ""]).encode())
+
+
 def test_recursion_keeps_repeated_marker_out_of_frames():
     text = text_of(capture(_recursion))
     assert "Previous line repeated" in text

@@ -1015,6 +1015,9 @@ class TracebackAssembler:
             block.state, block.held = State.MESSAGE, 0
             return Step.TAKE
         if state is State.MESSAGE:
+            if block.truncated and (column := ob.boxed_group_rule(block, text)) >= 0:
+                block.state, block.group_column = State.GROUP, column  # (a paste begun in a group's box: its subs)
+                return Step.TAKE
             if not stripped or stripped == g.REMOTE_QUOTE:  # a _RemoteTraceback's quote ends its message
                 block.state, block.held = State.AFTER_BLANK, 1
                 return Step.TAKE

@@ -42,8 +42,10 @@ def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
 
 def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
-        if (column := _orphan_box(lines)) >= 0:  # an exception group's sub-exception pasted without the group
-            return tuple(_parse_box([line for line in lines if not _box_rule(line, column)], column, 1))
+        if (column := _orphan_box(lines)) >= 0:  # an exception group's sub-exception pasted without the group (its
+            # own rules left out: those that open its sub-exceptions, where it is a group itself, stay)
+            return tuple(_parse_box([line for line in lines if not _box_rule(line, column)
+                                     or line[column:column + 3] == "+-+"], column, 1))
         if ipython.is_ipython(lines):
             lines = ipython.to_standard(lines)
         elif richtb.is_rich(lines) or richtb.starts_cut(lines[0]):

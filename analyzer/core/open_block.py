@@ -179,6 +179,17 @@ def boxed_frame(text: str) -> bool:
     return (m := _BOXED.match(text)) is not None and g.FRAME.match(text[m.end("box"):]) is not None
 
 
+def boxed_group_rule(block: Block, text: str) -> int:
+    """Where a paste began inside an exception group's box (its first line a frame or a header in the box): the
+    column of that box where `text` opens its sub-exceptions (`+-+---- 1 ----` under the box's exception line: the
+    error read is a group), else -1."""
+    m = _BOXED.match(block.texts[0])
+    if m is None:
+        return -1
+    column = len(m["box"]) - 2
+    return column if text[column:column + 3] == "+-+" and not text[:column].strip() and g.GROUP_SEPARATOR.match(text) else -1
+
+
 def boxed_exception_line(block: Block, text: str) -> bool:
     """Whether `text` is the exception line of a box a paste began without its exception group (at `    | Traceback
     ...` or a frame line): behind the first line's box, at its column."""
