@@ -123,3 +123,27 @@ def test_words_about_retrying_that_name_no_raised_error_are_no_error():
              "Backing off fetch(...) for 0.5s (None)"]
     assert analysed(lines) == []
     assert assert_same("\n".join([*lines, ""]).encode()) == []
+
+
+class MilvusException(Exception):
+    """pymilvus's error, whose str() is its class and fields in angle brackets."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code, self.message = code, message
+
+    def __str__(self) -> str:
+        return f"<{type(self).__name__}: (code={self.code}, message={self.message})>"
+
+
+def test_an_errors_str_in_angle_brackets_logged_at_error_level_is_that_error():
+    """pymilvus logs `RPC error: [batch_insert], <MilvusException: (code=1100, message=...)>, <Time:{...}>` (logging's basic
+    format), then the caller's traceback cut off by the paste: the logged error is the root cause."""
+    error = MilvusException(1100, "the dim (2048) of field data(vector) is not equal to schema dim (1024)")
+    logged = f"ERROR:pymilvus.decorators:RPC error: [batch_insert], {error}, <Time:{{'RPC start': '2025-01-30 01:16:25'}}>"
+    cut = text_of(capture(_unreachable)).split("\n")[:3]
+    lines = ['INFO:     172.22.0.5:59212 - "GET /documents HTTP/1.1" 200 OK', logged,
+             "ERROR:langchain_community.vectorstores.milvus:Failed to insert batch starting at entity: 0/4", *cut]
+    (root,) = [i for i in analysed(lines) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("MilvusException", f"(code=1100, message={error.message})")
+    assert assert_same("\n".join([*lines, ""]).encode())

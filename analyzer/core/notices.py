@@ -117,6 +117,11 @@ _EMBEDDED = regex.compile(
 _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
 
 
+# ... or its str in angle brackets, as pymilvus's errors write theirs (`RPC error: [batch_insert], <MilvusException: (code=1100,
+# message=...)>, <Time:{...}>`)
+_ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<message>[^<>\n]+)>")
+
+
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
 # `raised <class 'AssertionError'> exception: ...`, KServe's `exception type <class 'X'>, exception msg: ...`, TensorFlow 1's
@@ -162,7 +167,7 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo(repr_["type"], _unquoted(repr_["message"]), has_traceback=False)
     if (driver := WRAPPED_DRIVER_ERROR.match(body)) is not None:  # (SQLAlchemy's error logged as its text)
         return ErrorInfo(driver["type"], driver["message"].strip(), has_traceback=False)
-    embedded = _EMBEDDED.search(body) or _PARENTHESISED.search(body)
+    embedded = _EMBEDDED.search(body) or _PARENTHESISED.search(body) or (_ANGLED.search(body) if "<" in body else None)
     if embedded is None:
         return None
     return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)

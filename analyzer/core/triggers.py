@@ -147,7 +147,7 @@ _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P", rb"\.[0-9]{1,3}
 # every colon (half the time of the whole database); it looks for the type and its colon instead, and
 # `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
 _LOGGED_ERROR_LOOSE = rb"[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: "
-_LOGGED_ERROR = re.compile(rb"(?:: | - )" + _LOGGED_ERROR_LOOSE)
+_LOGGED_ERROR = re.compile(rb"(?:: | - |<)" + _LOGGED_ERROR_LOOSE)  # (or its str in angle brackets: notices._ANGLED)
 # Per-line channels: torchrun `[rank3]:`, syslog `proc[12]: `, workers `(... pid=12)`. Without `headed`
 # every line that may hold one is read.
 _CHANNELS = (rb"\]:", rb"pid=")
