@@ -10,9 +10,11 @@ import traceback
 import pytest
 
 from analyzer.core.records import EventKind
+from analyzer.core.scan import events_from_lines
 from tests import logformats as fmt
 from tests.failureforms import pybind_what
 from tests.realtb import capture
+from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same
 
 
@@ -121,6 +123,8 @@ def test_an_error_a_line_at_info_level_names_is_one_where_pybinds_stack_follows(
     assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
     quiet = fmt.glog([said], level="INFO", where="pb_stub.cc:320")
     assert _events([*loading, *quiet, "", "Give Feedback / Get Help: https://example.com/issues", "", *quiet]) == []
+    assert list(events_from_lines([*quiet, None, "", None, "loading: Power:1"], "t.log", NO_NOTICES)) == []  # (pauses
+    # after it, as `tail -f` has them, show nothing: no stack that makes it an error has come)
     raised = "".join(traceback.format_exception(exc)).rstrip("\n").split("\n")
     (event,) = _events([*quiet, *raised])  # (the traceback's own error, not the quiet line led into it)
     assert (event.span.line_start, event.root.exception_type) == (2, "TypeError")

@@ -625,8 +625,8 @@ class TracebackAssembler:
                 waiting.shown = True
                 out.append(replace(waiting.event, provisional=True))
         for block in self._open.values():
-            if block.state not in _COMPLETE or block.shown == len(block.texts) or block.inferred:
-                continue
+            if block.state not in _COMPLETE or block.shown == len(block.texts) or block.inferred or block.state is State.QUIET:
+                continue  # (a quiet line's error is one only where a stack comes below it)
             block.shown = len(block.texts)
             copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
             self._trim(copy)
