@@ -183,3 +183,19 @@ def test_a_client_status_error_logged_by_its_text_alone_is_the_class_its_status_
     assert event.inferred
     quiet = fmt.logging_nameless(f"retrying the request: {exc}", level=logging.INFO)
     assert assert_same("\n".join([*quiet, "Error code: 429 is what the server answers when you ask too often", ""]).encode()) == []
+
+
+def _task_group_failed():
+    raise ExceptionGroup("unhandled errors in a TaskGroup", [ConnectionError("stdio closed")])  # (as anyio's words it)
+
+
+def test_a_task_groups_error_logged_by_its_text_alone_is_an_exception_group():
+    """An MCP server's `logger.error(f"Fatal error running MCP server: {e}")` of its task group's error (anyio's,
+    asyncio's), the sub-exception never shown: the group is the error, told twice."""
+    exc = capture(_task_group_failed)
+    lines = [*fmt.logging_nameless("Server initialized", level=logging.INFO),
+             *fmt.logging_nameless(str(exc), level=logging.ERROR),
+             *fmt.logging_nameless(f"Fatal error running MCP server: {exc}", level=logging.ERROR)]
+    (event, again) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("ExceptionGroup", str(exc)) == (
+        again.root.exception_type, again.root.message)

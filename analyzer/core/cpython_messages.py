@@ -50,6 +50,8 @@ _FORMS = (
     ("ValueError", r"could not convert string to float: .+"),
     ("RecursionError", r"maximum recursion depth exceeded.*"),
     ("RuntimeError", r"dictionary changed size during iteration"),
+    # (a task group's error as asyncio's and anyio's word it, with the count CPython's group str() adds)
+    ("ExceptionGroup", r"unhandled errors in a TaskGroup \(\d+ sub-exceptions?\)"),
     # the clients' `_make_status_error`: `f"Error code: {status}"`, ` - {body}` after it where the reply had one
     *((name, rf"Error code: {status}(?: - .+)?") for name, status in (
         ("BadRequestError", "400"), ("AuthenticationError", "401"), ("PermissionDeniedError", "403"),
@@ -67,7 +69,8 @@ KEYWORDS = ("has no attribute '", " required positional argument", " required ke
             "cannot import name '", ": undefined symbol: ", ": cannot open shared object file", "' is not defined",
             "referenced before assignment", "where it is not associated with a value", " index out of range",
             "invalid literal for int() with base ", " values to unpack (expected ", "could not convert string to float: ",
-            "maximum recursion depth exceeded", "dictionary changed size during iteration", "Error code: ")
+            "maximum recursion depth exceeded", "dictionary changed size during iteration", "Error code: ",
+            "unhandled errors in a TaskGroup (")
 _ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
 _QUIET_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
