@@ -117,6 +117,19 @@ def test_an_exc_info_triple_a_program_printed_is_its_error():
     assert assert_same("\n".join([*printed, ""]).encode())
 
 
+def test_the_tutorials_f_string_of_an_error_is_that_error():
+    """The Python tutorial's `print(f"Unexpected {err=}, {type(err)=}")` of an error caught: its repr, then its class."""
+    try:
+        _shard_missing()
+    except FileNotFoundError as err:
+        printed = [f"Unexpected {err=}, {type(err)=}"]
+    (incident,) = analysed(["loading the diarization backend", *printed])
+    assert (incident.info.exception_type, incident.info.message) == ("FileNotFoundError",
+                                                                    "[Errno 2] No such file or directory")
+    assert incident.is_run_root and incident.event.context == "Unexpected"
+    assert assert_same("\n".join([*printed, ""]).encode())
+
+
 def test_words_about_retrying_that_name_no_raised_error_are_no_error():
     lines = ["Retrying request to /v1/chat/completions in 0.4 seconds",  # (openai's own: no error named)
              "Retrying f in 4.0 seconds as it returned None.",  # (tenacity's for a result it retries on)

@@ -211,14 +211,17 @@ def retried(text: str) -> tuple[str, ErrorInfo] | None:
     return m["words"], ErrorInfo(m["type"], m["message"].strip(), has_traceback=False)
 
 
-# `print(sys.exc_info())`, or a logger's `%s` of it: the class, the exception's repr and its traceback object.
-_EXC_INFO = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
-                          r"<traceback object at 0x[0-9a-fA-F]+>\)")
+# `print(sys.exc_info())`, or a logger's `%s` of it: the class, the exception's repr and its traceback object; and the
+# tutorial's `print(f"Unexpected {err=}, {type(err)=}")`: the repr, then the class.
+_PRINTED = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
+                         r"<traceback object at 0x[0-9a-fA-F]+>\)"
+                         r"|\b(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '(?P<type>[A-Za-z_][\w.]*)'>")
 
 
 def exc_info_said(text: str) -> tuple[str, ErrorInfo] | None:
-    """The exception of an `exc_info` triple printed in the line: the words before it, and the error; else None."""
-    if "<traceback object at 0x" not in text or (m := _EXC_INFO.search(text)) is None:
+    """The exception a program printed as an `exc_info` triple, or by the tutorial's f-string, in the line: the words
+    before it, and the error; else None."""
+    if ("<traceback object at 0x" not in text and ")=<class '" not in text) or (m := _PRINTED.search(text)) is None:
         return None
     held = repr_said(m["repr"])
     message = held[1] if held is not None else m["repr"]
