@@ -535,11 +535,12 @@ def _python_worker(line: str):
     return line.split(",")[3]
 
 
-def _run_job(worker_error: BaseException):
+def _run_job(worker_error: BaseException, lost: str = "(TID 1, localhost, executor driver)"):
     """py4j's error for a failed Spark job: its text is the Java exception's, which holds the Python worker's
-    traceback behind `org.apache.spark.api.python.PythonException: `, then the Java stack."""
+    traceback behind `org.apache.spark.api.python.PythonException: `, then the Java stack (`lost`: where the task was
+    lost, as Spark 2 words it; Spark 3's is `(TID 3) (host executor driver)`)."""
     java = ("org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 1.0 failed 1 times, most "
-            "recent failure: Lost task 0.0 in stage 1.0 (TID 1, localhost, executor driver): "
+            f"recent failure: Lost task 0.0 in stage 1.0 {lost}: "
             f"org.apache.spark.api.python.PythonException: {text_of(worker_error)}"
             "\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(PythonRunner.scala:452)")
     raise _Py4JJavaError(f"An error occurred while calling z:org.apache.spark.api.python.PythonRDD.runJob.\n: {java}")
@@ -555,6 +556,11 @@ def test_a_wrappers_text_that_introduces_a_traceback_below_it_has_that_error_as_
     (root,) = [i for i in incidents if i.is_run_root]
     assert (root.info.exception_type, root.info.frames[-1].function) == ("IndexError", "_python_worker")
     assert [i.caused_by for i in incidents if i is not root] == [root.id]
+    # (a paste begun at the wrapper's exception line, Spark 3's words: the colon the Java text begins with is no prefix's)
+    lines = text_of(capture(lambda: _run_job(worker, "(TID 3) (Andrew-PC.lan executor driver)"))).splitlines()
+    pasted = lines[next(k for k, line in enumerate(lines) if line.startswith("py4j.protocol.Py4JJavaError")):]
+    (root,) = [i for i in analysed({"driver.log": pasted}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("IndexError", "_python_worker")
     captured = ["pyspark.errors.exceptions.captured.PythonException: ",
                 "  An exception was thrown from the Python worker. Please see the stack trace below.",
                 *text_of(worker).splitlines()]

@@ -197,6 +197,7 @@ def plausible(piece: str) -> bool:
     `ERROR:    ` on each line of a traceback an app logged line by line)."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
+            and text[:1] != ":"  # (the rest of a message the line above began: Java's `: org.x.SparkException: ...`)
             and (_EXCEPTION_START.match(text) is None or _names_no_type(text))
             and _BOX_ONLY.match(piece) is None
             and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
