@@ -448,6 +448,32 @@ def test_a_logged_error_named_by_its_class_alone_then_its_chain_is_that_chain():
     assert [link.exception_type for link in root.event.chain] == ["FileNotFoundError", "serial.serialutil.SerialException"]
 
 
+class _DataChainError(Exception):  # (named as datachain's is)
+    pass
+
+
+def _process_safe(inner: BaseException):
+    raise _DataChainError(f"Error in user code in class 'Mapper': {inner}")
+
+
+def _path_len():
+    raise ValueError("This is an error")
+
+
+def test_a_wrapper_whose_text_ends_in_the_message_of_the_error_printed_below_it_follows_from_that_error():
+    """datachain prints its wrapper's traceback (`DataChainError: Error in user code in class 'Mapper': This is an
+    error`), a banner, then the user's traceback: the user's error is the root cause. Not one whose text it does not
+    end in."""
+    inner = capture(_path_len)
+    wrapper = capture(lambda: _process_safe(inner))
+    banner = "============== Error in user code: 'Mapper' =============="
+    incidents = analysed({"run.log": [*text_of(wrapper).splitlines(), banner, *text_of(inner).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("ValueError", "_path_len")
+    other = [*text_of(wrapper).splitlines(), banner, *text_of(capture(_boom)).splitlines()]
+    assert [i.info.short_type for i in analysed({"run.log": other}) if i.is_run_root] == ["_DataChainError"]
+
+
 class _BackendCompilerFailed(Exception):
     pass
 

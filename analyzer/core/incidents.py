@@ -296,6 +296,7 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
 # An error's words that another process died (Ray's `ActorDiedError`, a process pool's `BrokenProcessPool`)
 _DEATH_TOLD = regex.compile(r"\bdied unexpectedly\b|\bterminated abruptly\b|\bprocess (?:has )?died\b")
 _QUOTED_AT_LEAST = 20  # characters of an error's first line that another error must repeat to be its echo
+_ENDED_AT_LEAST = 8  # ... that a wrapper's first line must end in, after a colon, to be the wrapper of that error
 
 
 def _quotes(later: Incident, root: Incident) -> bool:
@@ -426,9 +427,11 @@ def _on_next_line(above: Incident, below: Incident) -> bool:
 
 def _names(wrapper: Incident, inner: Incident) -> bool:
     """Whether the wrapper's first line holds the inner error's exception line (its type, then at least the
-    first characters of its message)."""
+    first characters of its message), or ends in its message after a colon (`f"Error in user code in class {name!r}:
+    {err}"`: datachain's, over the user's traceback)."""
     said = _first_line(inner)
-    return len(said) >= _QUOTED_AT_LEAST and f"{inner.info.short_type}: {said}" in _first_line(wrapper)
+    return (len(said) >= _QUOTED_AT_LEAST and f"{inner.info.short_type}: {said}" in _first_line(wrapper)) or (
+        len(said) >= _ENDED_AT_LEAST and _first_line(wrapper).endswith(f": {said}"))
 
 
 def _deeper(frames: tuple[Frame, ...], shown: tuple[Frame, ...]) -> bool:
