@@ -123,10 +123,14 @@ class _TornadoFormatter(logging.Formatter):
 
 
 def tornado(message: str, exc: BaseException | None = None, when: datetime = T0, level: int = logging.ERROR,
-            jupyter: bool = False) -> list[str]:
+            jupyter: bool = False, hub: bool = False) -> list[str]:
     """`logger.exception(message)` through Tornado's formatter (KServe's model server): `[E 211213 04:25:33
-    __main__:37] `, the traceback's lines under it; or Jupyter's (`[E 2024-05-01 12:00:00.123 ServerApp] `)."""
-    if jupyter:
+    __main__:37] `, the traceback's lines under it; or Jupyter's (`[E 2024-05-01 12:00:00.123 ServerApp] `), or
+    JupyterHub's, which names the module and line too (`[W 2018-06-20 11:51:10.549 JupyterHub web:1618] `)."""
+    if hub:
+        formatter = _TornadoFormatter("[%(levelletter)s %(asctime)s.%(msecs)03d %(name)s %(module)s:%(lineno)d] %(message)s",
+                                      "%Y-%m-%d %H:%M:%S")
+    elif jupyter:
         formatter = _TornadoFormatter("[%(levelletter)s %(asctime)s.%(msecs)03d %(name)s] %(message)s", "%Y-%m-%d %H:%M:%S")
     else:
         formatter = _TornadoFormatter("[%(levelletter)s %(asctime)s %(module)s:%(lineno)d] %(message)s", "%y%m%d %H:%M:%S")
@@ -472,11 +476,13 @@ def kubectl_timestamps(lines: list[str], start: datetime = T0) -> list[str]:
     return [f"{start + timedelta(microseconds=i):%Y-%m-%dT%H:%M:%S.%f}000Z {line}" for i, line in enumerate(lines)]
 
 
-def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "litellm", pid: int = 511221,
+def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "litellm", pid: int | None = 511221,
             start: datetime = T0) -> list[str]:
-    """`journalctl`'s short output, `%b %e %T host ident[pid]: ` (a copy may have lost the host)."""
+    """`journalctl`'s short output, `%b %e %T host ident[pid]: ` (a copy may have lost the host; a program whose
+    records name no pid, as syslog's `logger -t`, has none)."""
     where = f"{host} " if host else ""
-    return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}[{pid}]: {line}" for line in lines]
+    ident = f"{ident}[{pid}]" if pid is not None else ident
+    return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}: {line}" for line in lines]
 
 
 def heroku(lines: list[str], dyno: str = "web.1", start: datetime = T0,

@@ -107,6 +107,7 @@ FORMATS = {
     "heroku": lambda tb: fmt.heroku(tb[1]),
     "journal": lambda tb: fmt.journal(tb[1]),
     "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
+    "journal_no_pid": lambda tb: fmt.journal(tb[1], ident="jupyterhub", pid=None),
     "pdsh_torchrun": lambda tb: fmt.pdsh([f"[rank0]: {line}" for line in tb[1]]),
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
@@ -223,6 +224,18 @@ def test_a_level_in_brackets_an_app_spells_its_own_way_in_front_of_an_error_line
     said = "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer failed"
     (event,) = assert_same(f"[error] {said}\n".encode())
     assert (event.kind, event.root.exception_type) == (EventKind.NATIVE, "std::runtime_error")
+
+
+def test_jupyterhubs_record_after_a_spawned_servers_error_behind_syslogs_prefix_is_no_part_of_its_message():
+    """A spawned server's error relayed through syslog with no pid (`Jun 20 11:51:00 host jupyterhub: `), its stack's
+    indentation lost, then JupyterHub's own record (`[W 2018-06-20 11:51:10.549 JupyterHub web:1618] 500 GET ...`): the
+    error's message ends before it."""
+    exc, lines = _tb(_register_worker)
+    said = fmt.tornado("500 GET /hub/user/x/ (::ffff:10.0.0.1): Spawner failed to start [status=1].", level=logging.WARNING,
+                       hub=True)
+    pasted = fmt.journal([*(line.lstrip() for line in lines[-3:]), *said], ident="jupyterhub", pid=None)
+    (event,) = assert_same("\n".join([*pasted, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
 
 
 @pytest.mark.parametrize("indent", [0, 4, 8])

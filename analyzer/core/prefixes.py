@@ -59,7 +59,9 @@ PDSH = KnownPrefix("pdsh", regex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "
 # locale's lower case too: `fev`)
 SYSLOG = KnownPrefix("syslog", regex.compile(
     r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
-    r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "), Scope.LINE)
+    r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "
+    # (with its time and host, a program that logs no pid: `Jun 20 11:51:00 host jupyterhub: `)
+    r"|^(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+): "), Scope.LINE)
 # Open MPI's `--tag-output` (mpirun, Horovod): `[job,rank]<stream>:`; SageMaker's distributed jobs name the rank and
 # the host: `[1,mpirank:7,algo-1]<stderr>:`; horovodrun's own launcher (Gloo) the rank alone: `[1]<stderr>:`.
 MPI = KnownPrefix("mpi", regex.compile(
@@ -100,7 +102,7 @@ VLLM = KnownPrefix("vllm", regex.compile(
 # name (`[E 2024-05-01 12:00:00.123 ServerApp] `).
 TORNADO = KnownPrefix("tornado", regex.compile(
     r"^\[(?P<level>[DIWEC]) (?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)|\d{6} \d\d:\d\d:\d\d(?:\.\d+)?) "
-    r"(?P<name>[^\]\s]+)\](?: |$)"), Scope.MESSAGE)
+    r"(?P<name>[^\]\s]+)(?: [\w.-]+:\d+)?\](?: |$)"), Scope.MESSAGE)  # (JupyterHub's names the module and line too)
 
 # torch's logging before 2.4 (`torch._logging`): `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of
 # a record (`[2023-11-29 22:29:33,093] torch._dynamo.convert_frame: [WARNING] `).
@@ -239,8 +241,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.channel += (groups["host"],)
     elif kind is SYSLOG:
         meta.host = groups["host"] or meta.host
-        meta.channel += (f"{groups['host'] or ''} {groups['proc']}[{groups['pid']}]",)
-        meta.rank = meta.rank or f"pid={groups['pid']}"
+        meta.channel += (f"{groups['host'] or ''} {groups['proc']}[{groups['pid'] or ''}]",)
+        meta.rank = meta.rank or (f"pid={groups['pid']}" if groups["pid"] else None)
     elif kind is MPI:
         meta.host = groups["host"] or meta.host
         meta.channel += (f"[{groups['job']},{groups['rank']},{groups['host'] or ''}]<{groups['std']}>",)
