@@ -180,8 +180,12 @@ def test_a_megabyte_long_name_of_dots_is_no_exception_printed_in_step():
 def test_megabyte_lines_of_what_may_be_glued_lines_are_read_in_one_pass():
     """A raise statement of a hundred thousand exception names, each inside its unclosed bracket (each tried
     from the line's start took minutes); a hundred thousand `File ` before one `, line` (a path is never
-    longer than a few hundred characters)."""
-    lines = ["raise (" + " ValueError: x" * 70_000, "File " * 200_000 + ", line 1", "ValueError: bad value"]
+    longer than a few hundred characters); sixty thousand starts of a printed `exc_info` triple after its traceback
+    object, and two hundred thousand of the tutorial's `{err=}` after its class (each read to the line's end: a
+    minute)."""
+    lines = ["raise (" + " ValueError: x" * 70_000, "File " * 200_000 + ", line 1",
+             "<traceback object at 0x1 " + "(<class 'X'>, Y(" * 60_000, ")=<class 'X'>" + " a=B(" * 200_000,
+             "ValueError: bad value"]
     events = events_from_lines(lines, "glued.log", NO_NOTICES)
     assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
 

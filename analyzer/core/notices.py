@@ -212,16 +212,29 @@ def retried(text: str) -> tuple[str, ErrorInfo] | None:
 
 
 # `print(sys.exc_info())`, or a logger's `%s` of it: the class, the exception's repr and its traceback object; and the
-# tutorial's `print(f"Unexpected {err=}, {type(err)=}")`: the repr, then the class.
-_PRINTED = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
-                         r"<traceback object at 0x[0-9a-fA-F]+>\)"
-                         r"|\b(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '(?P<type>[A-Za-z_][\w.]*)'>")
+# tutorial's `print(f"Unexpected {err=}, {type(err)=}")`: the repr, then the class. Each is read back from where it ends
+# (its traceback object, its class) over at most `_REPR_WINDOW` characters of repr: a line of many `(<class '` or `x=Y(`
+# would make a search from each of them read to its end.
+_EXC_INFO = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
+                          r"<traceback object at 0x[0-9a-fA-F]+>\)")
+_SELF_DOCUMENTED = regex.compile(r"(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '"
+                                 r"(?P<type>[A-Za-z_][\w.]*)'>")
+_REPR_WINDOW = 4096
+_TRACEBACK_OBJECT, _TYPE_SAID = "<traceback object at 0x", ")=<class '"
 
 
 def exc_info_said(text: str) -> tuple[str, ErrorInfo] | None:
     """The exception a program printed as an `exc_info` triple, or by the tutorial's f-string, in the line: the words
     before it, and the error; else None."""
-    if ("<traceback object at 0x" not in text and ")=<class '" not in text) or (m := _PRINTED.search(text)) is None:
+    m = None
+    if (at := text.find(_TRACEBACK_OBJECT)) >= 0:
+        start = text.rfind("(<class '", max(0, at - _REPR_WINDOW), at)
+        m = _EXC_INFO.match(text, start, at + 64) if start >= 0 else None
+    elif (at := text.find(_TYPE_SAID)) >= 0 and (typed := text.rfind(", type(", max(0, at - 256), at)) >= 0:
+        name = text[typed + len(", type("):at]
+        start = text.rfind(f"{name}=", max(0, typed - _REPR_WINDOW), typed) if name.isidentifier() else -1
+        m = _SELF_DOCUMENTED.match(text, start, at + 256) if start >= 0 else None
+    if m is None:
         return None
     held = repr_said(m["repr"])
     message = held[1] if held is not None else m["repr"]
