@@ -157,6 +157,22 @@ def test_a_group_pasted_without_the_group_it_is_in_keeps_its_own_sub_exceptions(
     assert_same("\n".join(["INFO request failed", *lines[inner + begun:], "INFO next request", ""]).encode())
 
 
+def test_another_writers_lines_between_a_frame_and_its_source_line_are_left_out():
+    """stdout's lines in a capture of both streams (Coqui TTS's ` > Model's license ...`) between the innermost frame
+    and its source line: the frame keeps its source, the error its frames. An exception line right under a frame
+    without source, with an indented hint below it, stays the exception line."""
+    exc = capture(_recursion)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    last = max(k for k, line in enumerate(lines) if line.startswith('  File "'))
+    told = [" > Model's license - CC BY-NC-ND 4.0", " > Check https://creativecommons.org/licenses/by-nc-nd/4.0/ for more info."]
+    (event,) = _events("\n".join([*lines[:last + 1], *told, *lines[last + 1:]]))
+    assert actual_chain(event.chain) == expected_chain(exc)
+    bare = ["Traceback (most recent call last):", '  File "<frozen app>", line 5, in f', "RuntimeError: CUDA error: x",
+            "    Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
+    (event,) = _events("\n".join(bare))
+    assert (event.root.exception_type, [f.function for f in event.root.frames]) == ("RuntimeError", ["f"])
+
+
 def test_recursion_keeps_repeated_marker_out_of_frames():
     text = text_of(capture(_recursion))
     assert "Previous line repeated" in text

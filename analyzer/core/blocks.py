@@ -146,6 +146,10 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         # (a blank line between a frame and its source line is a paste's doubled line break)
         right_after, after_frame = stripped and after_frame, frame is not None or (after_frame and not text.strip())
         source_lost = framed and text.strip() and not g.exception_line_at_source(text)  # (its indentation)
+        if (not frame and not text.startswith("  ") and text.strip() and frames and not g.EXCEPTION_LINE.match(text.strip())
+                and _source_below(lines, i)):
+            i += 1  # another writer's line between a frame and its source line (stdout's, in a capture of both streams)
+            continue
         framed = frame is not None
         if frame:
             has_traceback = True
@@ -454,6 +458,23 @@ _NAMED_INSIDE = regex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEP
 _NAMED_WHOLE = regex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
 _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
+
+
+_INTERLEAVED_AT_MOST = 3  # lines of another writer's output between a frame line and its source line
+
+
+def _source_below(lines: list[str], i: int) -> bool:
+    """Whether the line at `i` (not indented as Python indents a stack's lines) sits between a frame line above and
+    that frame's source line a few lines below, with only such lines between."""
+    above = next((k for k in range(i - 1, max(-1, i - _INTERLEAVED_AT_MOST - 1), -1) if lines[k].startswith("  ")), -1)
+    if above < 0 or g.frame_line(lines[above]) is None:
+        return False
+    for k in range(i + 1, min(len(lines), above + _INTERLEAVED_AT_MOST + 2)):
+        if lines[k].startswith("    ") and lines[k].strip() and g.frame_line(lines[k]) is None:
+            return True
+        if lines[k].startswith("  "):
+            return False
+    return False
 
 
 def _is_source(text: str) -> bool:
