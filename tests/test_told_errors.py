@@ -11,12 +11,10 @@ import traceback
 
 import pytest
 
-from analyzer.core.matcher import Matcher
 from analyzer.core.records import EventKind
-from analyzer.core.scan import Analysis, events_from_lines
 from tests.realtb import capture, text_of
-from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same
+from tests.test_incidents import analysed
 
 
 class APIConnectionError(Exception):
@@ -54,13 +52,6 @@ def chatchat_record(message: str, second: int) -> str:
     return formatter.format(record)
 
 
-def analysed(lines: list[str]) -> list:
-    analysis = Analysis(Matcher([]))
-    for event in events_from_lines(lines, "run.log", NO_NOTICES):
-        analysis.add(event)
-    return analysis.incidents()
-
-
 def _fn_name() -> str:
     return "langchain.chat_models.openai.acompletion_with_retry.<locals>._completion_with_retry"
 
@@ -72,7 +63,7 @@ def test_a_call_tenacity_retries_tells_its_error_once_for_every_retry(style):
     lines = {"plain": said, "chatchat": [chatchat_record(text, k) for k, text in enumerate(said)],
              "glued": ["Thought:" + text for text in said],  # (an agent's words the warning was printed behind)
              "quoted": ["> " + text for text in said]}[style]
-    (incident,) = analysed(["Could not import azure.core python package.", *lines])
+    (incident,) = analysed({"run.log": ["Could not import azure.core python package.", *lines]})
     assert (incident.info.exception_type, incident.info.message) == ("APIConnectionError", "Error communicating with OpenAI")
     assert incident.count == 3 and incident.is_run_root
     assert incident.event.kind is EventKind.NOTICE
@@ -84,7 +75,7 @@ def test_a_retried_error_is_no_root_cause_where_the_run_failed_with_another():
     """The call tried again may have passed: the error the program then died of is the root cause."""
     retried = tenacity_retry(_fn_name(), 4.0, capture(_unreachable))
     fatal = text_of(capture(_shard_missing)).rstrip("\n").split("\n")
-    incidents = analysed([retried, retried, *fatal])
+    incidents = analysed({"run.log": [retried, retried, *fatal]})
     (root,) = [i for i in incidents if i.is_run_root]
     assert root.info.exception_type == "FileNotFoundError"
     (told,) = [i for i in incidents if i.info.exception_type == "APIConnectionError"]
@@ -95,7 +86,7 @@ def test_backoff_tells_the_error_of_each_try_and_of_the_last():
     error = capture(_unreachable)
     lines = [backoff_report("back off", "fetch", error, wait=0.5), backoff_report("back off", "fetch", error, wait=1.3),
              backoff_report("give up", "fetch", error, tries=3)]
-    (incident,) = analysed(lines)  # (the tries and the last are one error told three times)
+    (incident,) = analysed({"run.log": lines})  # (the tries and the last are one error told three times)
     assert (incident.info.exception_type, incident.info.message) == (f"{__name__}.APIConnectionError",
                                                                     "Error communicating with OpenAI")
     assert incident.count == 3 and incident.is_run_root
@@ -110,7 +101,7 @@ def test_an_exc_info_triple_a_program_printed_is_its_error():
         info = sys.exc_info()
     printed = ["Token indices sequence length is longer than the specified maximum sequence length for this model",
                f"thread exception: {info}", f"make stop: {info}"]
-    (incident,) = analysed(printed)
+    (incident,) = analysed({"run.log": printed})
     assert (incident.info.exception_type, incident.info.message) == ("FileNotFoundError",
                                                                     "[Errno 2] No such file or directory")
     assert incident.count == 2 and incident.is_run_root and incident.event.context == "thread exception"
@@ -123,7 +114,7 @@ def test_the_tutorials_f_string_of_an_error_is_that_error():
         _shard_missing()
     except FileNotFoundError as err:
         printed = [f"Unexpected {err=}, {type(err)=}"]
-    (incident,) = analysed(["loading the diarization backend", *printed])
+    (incident,) = analysed({"run.log": ["loading the diarization backend", *printed]})
     assert (incident.info.exception_type, incident.info.message) == ("FileNotFoundError",
                                                                     "[Errno 2] No such file or directory")
     assert incident.is_run_root and incident.event.context == "Unexpected"
@@ -134,7 +125,7 @@ def test_words_about_retrying_that_name_no_raised_error_are_no_error():
     lines = ["Retrying request to /v1/chat/completions in 0.4 seconds",  # (openai's own: no error named)
              "Retrying f in 4.0 seconds as it returned None.",  # (tenacity's for a result it retries on)
              "Backing off fetch(...) for 0.5s (None)"]
-    assert analysed(lines) == []
+    assert analysed({"run.log": lines}) == []
     assert assert_same("\n".join([*lines, ""]).encode()) == []
 
 
@@ -157,6 +148,6 @@ def test_an_errors_str_in_angle_brackets_logged_at_error_level_is_that_error():
     cut = text_of(capture(_unreachable)).split("\n")[:3]
     lines = ['INFO:     172.22.0.5:59212 - "GET /documents HTTP/1.1" 200 OK', logged,
              "ERROR:langchain_community.vectorstores.milvus:Failed to insert batch starting at entity: 0/4", *cut]
-    (root,) = [i for i in analysed(lines) if i.is_run_root]
+    (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
     assert (root.info.exception_type, root.info.message) == ("MilvusException", f"(code=1100, message={error.message})")
     assert assert_same("\n".join([*lines, ""]).encode())
