@@ -485,6 +485,23 @@ def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "lit
     return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}: {line}" for line in lines]
 
 
+def log_drain(lines: list[str], host: str = "web-7f9c", process: str = "worker", start: datetime = T0) -> list[str]:
+    """A log drain's viewer (Mezmo's of a Heroku app, lines carried as syslog): `%b %d %H:%M:%S host app[process] `
+    and a severity in lower case, which the drain gives each line by its words: `error` where a line names an error or
+    an exception, else `info`."""
+    return [f"{start:%b %d %H:%M:%S} {host} app[{process}] {_drain_severity(line)} {line}" for line in lines]
+
+
+def _drain_severity(line: str) -> str:
+    return "error" if any(word in line.lower() for word in ("error", "exception")) else "info"
+
+
+def shell_relayed(lines: list[str], name: str = "bash") -> list[str]:
+    """A wrapper script relaying a program's output as `while read line; do echo "bash: $line"; done`: `read` without
+    `IFS=` strips each line's leading and trailing blanks."""
+    return [f"{name}: " + line.strip(" \t") for line in lines]
+
+
 def heroku(lines: list[str], dyno: str = "web.1", start: datetime = T0,
            step: timedelta = timedelta(microseconds=2)) -> list[str]:
     """`heroku logs`: the time with its offset, then `app[dyno]: ` in front of each line."""

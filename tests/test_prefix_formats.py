@@ -993,3 +993,27 @@ def test_a_caret_line_a_copy_put_flush_left_stays_under_its_source_line(prefix):
     (event,) = _events([NOISE_BEFORE, *(prefix + line for line in flush), NOISE_AFTER])
     assert [(link.exception_type, link.message, [f.lineno for f in link.frames]) for link in event.chain] == [
         (link.exception_type, link.message, [frame[1] for frame in link.frames]) for link in expected_chain(exc)]
+
+
+def test_a_log_drains_severity_in_lower_case_that_changes_on_the_exception_line():
+    """A drain's viewer gives each line a severity by its words: `info` in front of a traceback's frames, `error` in
+    front of its exception line (and its header, which names none). The severity is part of the prefix, and says
+    nothing of who wrote the line: one traceback, whole."""
+    exc, lines = _tb(_chained)
+    logged = fmt.log_drain(lines)
+    assert {line.split()[5] for line in logged} == {"info", "error"}
+    event = _only([*fmt.log_drain([NOISE_BEFORE]), *logged, *fmt.log_drain([NOISE_AFTER])], exc)
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_a_programs_name_in_front_of_every_line_a_shell_loop_relayed_flush_left():
+    """A service's wrapper that echoes `bash: ` in front of each line its program wrote, every line's indentation
+    stripped by `read`: the name is a prefix (one word in lower case, which no exception is called), and the stack
+    under it is read."""
+    exc, lines = _tb(_chained)
+    relayed = fmt.shell_relayed(["[2020-03-11 20:36:05,588: INFO/MainProcess] beat: Starting...", *lines])
+    (event,) = [e for e in _events(relayed) if e.root.exception_type]
+    assert [(link.exception_type, link.message, [f.lineno for f in link.frames]) for link in event.chain] == [
+        (link.exception_type, link.message, [frame[1] for frame in link.frames]) for link in expected_chain(exc)]
+    said = fmt.shell_relayed(["ValueError: bad config"])
+    assert [(e.root.exception_type, e.root.message) for e in _events(said)] == [("ValueError", "bad config")]

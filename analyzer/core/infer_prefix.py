@@ -99,6 +99,9 @@ _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exceptio
 _CLOSES = frozenset("])|>}")
 # A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
 _HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
+_LEVEL_WORD = regex.compile(r"(?i:info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace)")
+_PROGRAM = regex.compile(r"[a-z][a-z0-9_-]*")
+_LOWER_TYPES = frozenset(("error", "timeout", "herror", "gaierror"))  # (the socket module's, and old modules' `error`)
 _PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
 _TIMES = regex.compile(
@@ -204,8 +207,10 @@ def plausible(piece: str) -> bool:
 
 
 def _names_no_type(text: str) -> bool:
-    """Whether the name before the colon text begins with reads as a host's or a level's."""
-    return text[:text.find(":")] in _LEVELS or _names_host(text)
+    """Whether the name before the colon text begins with reads as a host's, a level's or a program's: one word in
+    lower case that no exception is called (the shell's `bash: ` in front of every line a service's wrapper relays)."""
+    name = text[:text.find(":")]
+    return name in _LEVELS or _names_host(text) or (_PROGRAM.fullmatch(name) is not None and name not in _LOWER_TYPES)
 
 
 def _names_host(text: str) -> bool:
@@ -220,6 +225,8 @@ def header_prefix(pretext: str) -> str:
     and at most one word of prose right before a token that closes them (`svc | `, `[x] `, `- `): two
     in a row read as a message (`second line | of it, Traceback ...`), unless that token is the last.
     (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
+    if _EXCEPTION_START.fullmatch(pretext) and _names_no_type(pretext):
+        return pretext  # (a program's name alone: `bash: `)
     end = 0
     leading = True  # no word of prose since the end of the prefix found so far
     words = 0  # words of prose in a row
@@ -231,8 +238,10 @@ def header_prefix(pretext: str) -> str:
         leading = leading and not prose
         closes = text.rstrip(":")[-1:] in _CLOSES or text == "-" or (
             last and index == len(tokens) - 1 and any(c.isdigit() for c in text))
-        if leading or (closes and (words <= 1 or index == len(tokens) - 1)):
-            end, leading = token.end(), True
+        if leading or (closes and (words <= 1 or index == len(tokens) - 1)) or (
+                end and _LEVEL_WORD.fullmatch(text) and not pretext[end:token.start()].strip()):
+            end, leading = token.end(), True  # (or a level's word in lower case right after it: a log drain's
+            # `Nov 22 11:28:18 host app[worker] info `, `error` on the exception's line)
         words = words + 1 if prose else 0
     if not end:
         return ""
@@ -250,11 +259,14 @@ def stream_key(piece: str) -> str:
 def channel_key(piece: str) -> str:
     """What tells the process that printed the prefix apart: its pid or rank, spelled as the known
     per-line prefixes spell them (a damaged `VllmWorker pid=5) ` joins the `(VllmWorker pid=5) ` lines),
-    else the prefix without its times and bars (`svc  | ` -> `svc`)."""
+    else the prefix without its times, bars and severity (`svc  | ` -> `svc`)."""
     m = _IDENTITY.search(piece)
     if m is None:
-        key = stream_key(piece)
-        return " ".join(_KEY_NOISE.sub(" ", key).split()).rstrip(":") or key  # shown as the process when there is no rank
+        key = stream_key(piece)  # (a severity in lower case, which a log drain gives each line it carries by its words,
+        # `info` over a traceback's frames and `error` on its exception line, says nothing of who wrote it; a logger's
+        # level in capitals is its record's: a new one ends the message of the one before)
+        words = [word for word in _KEY_NOISE.sub(" ", key).split() if not (word.islower() and _LEVEL_WORD.fullmatch(word))]
+        return " ".join(words).rstrip(":") or key  # shown as the process when there is no rank
     pid = _PID.search(piece)
     return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
 
@@ -278,6 +290,8 @@ class Family:
 
 
 def family_of(piece: str) -> Family:
+    if _EXCEPTION_START.fullmatch(piece) and _PROGRAM.fullmatch(piece[:piece.find(":")]):  # (a program's name: kept,
+        return Family(regex.compile(regex.escape(piece)), _hs_literal(piece))  # any other word would read as a type)
     text, hs = [], []
     for m in _TOKEN.finditer(piece):
         if m["word"]:
@@ -289,9 +303,12 @@ def family_of(piece: str) -> Family:
         else:  # the blank that ends the prefix is exact: what follows it is the line's own indentation
             literal = m.group()
             text.append(regex.escape(literal))
-            hs.append(rb"[\x80-\xff]+" if not literal.isascii() else
-                      b"".join(b"\\x%02x" % byte for byte in literal.encode()))
+            hs.append(rb"[\x80-\xff]+" if not literal.isascii() else _hs_literal(literal))
     return Family(regex.compile("".join(text)), b"".join(hs))
+
+
+def _hs_literal(text: str) -> bytes:
+    return b"".join(b"\\x%02x" % byte for byte in text.encode())
 
 
 class PrefixLearner:
@@ -308,7 +325,7 @@ class PrefixLearner:
     def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
         """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
         exception = _EXCEPTION_START.match(text)
-        least = exception.end() + 1 if exception and not _names_host(text) else 1  # a family never takes an exception's type
+        least = exception.end() + 1 if exception and not _names_no_type(text) else 1  # a family never takes an exception's type
         for index, family in enumerate(self._families):
             if index not in used and (m := family.pattern.match(text)) is not None and m.end() >= least:
                 return index, m.end()
