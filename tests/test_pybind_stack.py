@@ -128,3 +128,21 @@ def test_an_error_a_line_at_info_level_names_is_one_where_pybinds_stack_follows(
     raised = "".join(traceback.format_exception(exc)).rstrip("\n").split("\n")
     (event,) = _events([*quiet, *raised])  # (the traceback's own error, not the quiet line led into it)
     assert (event.span.line_start, event.root.exception_type) == (2, "TypeError")
+
+
+@pytest.mark.parametrize("stack", [True, False], ids=("pybind11 2.10+", "older: what() alone"))
+def test_a_python_error_pybind11_threw_into_cs_terminate_is_that_error(stack):
+    """A Python error raised in a callback that C++ called, never caught there: libstdc++'s terminate handler prints
+    pybind11's exception and its what(), the Python error's line and (since pybind11 2.10) its stack under `At:`;
+    the error is the Python one, the C++ abort follows from it."""
+    exc = capture(lambda: _execute([1]))
+    what = pybind_what(exc) if stack else pybind_what(exc)[:1]
+    lines = ["Loading the graph", "terminate called after throwing an instance of 'pybind11::error_already_set'",
+             f"  what():  {what[0]}", *what[1:], "Aborted (core dumped)"]
+    (event, aborted) = _events(lines)
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [info.exception_type for info in event.chain] == ["TypeError", "pybind11::error_already_set"]
+    assert event.chain[1].message == what[0]
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == (_expected_frames(exc) if stack else [])
+    assert (event.span.line_start, event.span.line_end) == (2, 2 + len(what))
+    assert aborted.root.exception_type == "SIGABRT"

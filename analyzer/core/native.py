@@ -45,6 +45,8 @@ the exception that made it fail: `parse_chain`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import regex
 
 from analyzer.core import grammar as g
@@ -99,6 +101,8 @@ FATAL_ERROR, WINDOWS_FATAL = "Fatal Python error", "Windows fatal exception"  # 
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
+# The shell's word for the process's death by one of them, after what the process printed (`Aborted (core dumped)`)
+_SHELL_SIGNAL = regex.compile("^(?:" + "|".join(_SIGNALS) + r")(?: +\(core dumped\))?(?:\s|$)")
 
 
 def _fatal(text: str) -> regex.Match | None:
@@ -190,11 +194,16 @@ def continues(lines: list[str], text: str) -> bool:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if (fatal := _fatal(text)) is not None:
         return fatal["message"] == "Aborted"
+    thrown = _terminate(first)
+    if thrown is not None and thrown["type"].endswith(_PYTHON_ERROR_IN_CXX) and (  # (pybind11's what(): its stack)
+            text.strip() == g.PYBIND_AT and not lines[-1].strip() or g.PYBIND_FRAME.match(text) and g.PYBIND_AT in lines):
+        return True
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
-    if (thrown := _terminate(first)) is not None and thrown["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
+    if thrown is not None and thrown["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
         return bool(_WHAT.match(text) or _PIECE.match(text))  # (not what() on its line: it comes after other ranks' pieces)
-    return not interrupts(text) and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines)
+    return (not interrupts(text) and not _SHELL_SIGNAL.match(text)
+            and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines))
 
 
 def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
@@ -208,10 +217,30 @@ def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
     crash = parse(lines)
     said = next((m for k, text in enumerate(lines[1:], 1) if lines[k - 1].startswith(_STATE)
                  and (m := g.EXCEPTION_LINE.match(text)) is not None), None) if _fatal(lines[0]) else None
+    if said is None and (held := _python_error(crash)) is not None:
+        return held, replace(crash, message=crash.message.partition(_PYBIND_STACK)[0], link=Link.CAUSE)
     if said is None:
         return (crash,)
     cause = ErrorInfo(said["type"], (said["message"] or "").strip(), has_traceback=False)
     return cause, ErrorInfo(crash.exception_type, crash.message, crash.frames, Link.CAUSE, crash.has_traceback)
+
+
+_PYTHON_ERROR_IN_CXX = "::error_already_set"  # pybind11's C++ exception that holds a Python error
+_PYBIND_STACK = f"\n\n{g.PYBIND_AT}\n"
+
+
+def _python_error(crash: ErrorInfo) -> ErrorInfo | None:
+    """The Python error pybind11's exception holds, its what() `Type: message`, maybe with its stack under `At:`
+    (innermost first, see grammar.PYBIND_FRAME); None for any other C++ exception."""
+    if not crash.exception_type.endswith(_PYTHON_ERROR_IN_CXX):
+        return None
+    said, _, stack = crash.message.partition(_PYBIND_STACK)
+    if (typed := g.EXCEPTION_LINE.match(said)) is None:
+        return None
+    frames = [Frame(m["path"], int(m["lineno"]), m["function"]) for text in stack.splitlines()
+              if (m := g.PYBIND_FRAME.match(text)) is not None]
+    message = "\n".join([typed["message"] or "", *said.splitlines()[1:]]).strip()
+    return ErrorInfo(typed["type"], message, tuple(reversed(frames)), has_traceback=bool(frames))
 
 
 def parse(lines: list[str]) -> ErrorInfo:
