@@ -1017,3 +1017,8 @@ def test_a_programs_name_in_front_of_every_line_a_shell_loop_relayed_flush_left(
         (link.exception_type, link.message, [frame[1] for frame in link.frames]) for link in expected_chain(exc)]
     said = fmt.shell_relayed(["ValueError: bad config"])
     assert [(e.root.exception_type, e.root.message) for e in _events(said)] == [("ValueError", "bad config")]
+    # (a word that labels the text after it is none: Ray's `System error: ...` over `traceback: Traceback (most ...`)
+    caret, told = _tb(_caret)
+    labelled = [f"ray.exceptions.RaySystemError: System error: {caret}", f"traceback: {told[0]}", *told[1:]]
+    (event,) = _events(labelled)
+    assert [link.exception_type for link in event.chain] == ["IndexError", "ray.exceptions.RaySystemError"]

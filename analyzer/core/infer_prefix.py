@@ -101,7 +101,10 @@ _CLOSES = frozenset("])|>}")
 _HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
 _LEVEL_WORD = regex.compile(r"(?i:info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace)")
 _PROGRAM = regex.compile(r"[a-z][a-z0-9_-]*")
-_LOWER_TYPES = frozenset(("error", "timeout", "herror", "gaierror"))  # (the socket module's, and old modules' `error`)
+# Words in lower case that are no program's name in front of a line: an exception's (the socket module's, old modules'
+# `error`), or a label of the text after it (Ray's `System error: ...` over `traceback: Traceback (most recent ...`)
+_NO_PROGRAM = frozenset(("error", "timeout", "herror", "gaierror", "traceback", "tb", "exception", "exc", "err", "e", "msg",
+                         "message", "detail", "details", "reason", "cause", "trace", "stack", "stacktrace", "output"))
 _PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
 _TIMES = regex.compile(
@@ -208,9 +211,9 @@ def plausible(piece: str) -> bool:
 
 def _names_no_type(text: str) -> bool:
     """Whether the name before the colon text begins with reads as a host's, a level's or a program's: one word in
-    lower case that no exception is called (the shell's `bash: ` in front of every line a service's wrapper relays)."""
+    lower case that names no exception and labels nothing (the shell's `bash: ` in front of every line a wrapper relays)."""
     name = text[:text.find(":")]
-    return name in _LEVELS or _names_host(text) or (_PROGRAM.fullmatch(name) is not None and name not in _LOWER_TYPES)
+    return name in _LEVELS or _names_host(text) or (_PROGRAM.fullmatch(name) is not None and name not in _NO_PROGRAM)
 
 
 def _names_host(text: str) -> bool:
