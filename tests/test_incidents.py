@@ -672,6 +672,28 @@ def test_an_actors_death_whose_text_names_its_remote_task_follows_from_the_error
     assert (root.info.exception_type, root.info.frames[-1].function) == ("ModuleNotFoundError", "_creation_task")
 
 
+def _pool_result():
+    from concurrent.futures.process import BrokenProcessPool
+    raise BrokenProcessPool("A process in the process pool was terminated abruptly while the future was running or pending.")
+
+
+def _worker_start():
+    import a_module_the_worker_lacks  # noqa: F401
+
+
+def test_an_error_that_tells_a_worker_died_yields_to_the_workers_own_error_printed_after_it():
+    """A process pool's BrokenProcessPool, then what its worker wrote to stderr before it died (pytest prints the
+    stderr it captured under the test's report; a log may hold the worker's lines later): the worker's error is the root
+    cause. Alone, the pool's error is."""
+    broken = text_of(capture(_pool_result)).splitlines()
+    worker = text_of(capture(_worker_start)).splitlines()
+    report = [*broken, "----------------------------- Captured stderr call -----------------------------", *worker]
+    (root,) = [i for i in analysed({"run.log": report}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("ModuleNotFoundError", "_worker_start")
+    (root,) = [i for i in analysed({"run.log": broken}) if i.is_run_root]
+    assert root.info.exception_type == "concurrent.futures.process.BrokenProcessPool"
+
+
 @pytest.mark.parametrize("doubled", [False, True], ids=["as printed", "double-spaced"])
 def test_a_remote_tasks_error_follows_from_the_error_below_it_in_a_double_spaced_paste(doubled):
     """Ray's `RayTaskError(ValueError): ray::Loader.load() (pid=..., ip=...)` over the remote frames and error: that

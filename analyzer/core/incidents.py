@@ -274,10 +274,12 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     """Mark each run's root cause and point the run's consequences at it."""
     marks: dict[str, dict] = {}
     for run in _runs(incidents, run_gap_seconds):
-        # (a cut-off fragment, an exception CPython reported as ignored, one a call raised before it was tried again, or
+        # (a cut-off fragment, an exception CPython reported as ignored, one a call raised before it was tried again, an
+        # error that tells another process died (what that one printed may come later: the stderr pytest captured), or
         # an error whose class its message named, is the root only where no other is)
         roots = sorted((i for i in run if i.role is Role.ROOT),
-                       key=lambda i: (i.is_fragment, i.event.context.startswith((g.UNRAISABLE, *RETRYING)), i.event.inferred))
+                       key=lambda i: (i.is_fragment, i.event.context.startswith((g.UNRAISABLE, *RETRYING)),
+                                      _DEATH_TOLD.search(_first_line(i)) is not None, i.event.inferred))
         if not roots:
             continue  # only echoes: the failure itself is in a log we were not given
         root = _best_evidenced(roots[0], roots)
@@ -293,8 +295,9 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     return [replace(i, **marks[i.id]) if i.id in marks else i for i in incidents]
 
 
-# An error's words that another process died (Ray's `ActorDiedError`, a process pool's `BrokenProcessPool`)
-_DEATH_TOLD = regex.compile(r"\bdied unexpectedly\b|\bterminated abruptly\b|\bprocess (?:has )?died\b")
+# An error's words that another process died (Ray's `ActorDiedError`, a process pool's `BrokenProcessPool`, loky's
+# `TerminatedWorkerError`)
+_DEATH_TOLD = regex.compile(r"\bdied unexpectedly\b|\b(?:terminated abruptly|unexpectedly terminated)\b|\bprocess (?:has )?died\b")
 _QUOTED_AT_LEAST = 20  # characters of an error's first line that another error must repeat to be its echo
 _ENDED_AT_LEAST = 8  # ... that a wrapper's first line must end in, after a colon, to be the wrapper of that error
 
