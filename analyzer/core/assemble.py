@@ -628,7 +628,7 @@ class TracebackAssembler:
             if block.state not in _COMPLETE or block.shown == len(block.texts) or block.inferred or block.state is State.QUIET:
                 continue  # (a quiet line's error is one only where a stack comes below it)
             block.shown = len(block.texts)
-            copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos))
+            copy = replace(block, texts=list(block.texts), linenos=array("q", block.linenos), marks=None)
             self._trim(copy)
             if copy.texts:  # (as its lead's event, or with it, where it has one: the lead may have been shown)
                 out.extend(replace(event, provisional=True) for event in self._led(copy))
@@ -1206,7 +1206,8 @@ class TracebackAssembler:
                 return Step.TAKE_AND_CLOSE  # a copy that ends in the exception line itself
             return Step.CLOSE
         if state is State.NATIVE:
-            if native.continues(block.texts, text):
+            block.marks = block.marks or native.Marks()
+            if native.continues(block.texts, text, block.marks):
                 return Step.TAKE
             return Step.CLOSE
         if state is State.PYTEST:

@@ -45,7 +45,7 @@ the exception that made it fail: `parse_chain`).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import regex
 
@@ -53,7 +53,7 @@ from analyzer.core import grammar as g
 from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link, short_type
 
-__all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "continues", "interrupts", "parse", "parse_chain",
+__all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "Marks", "continues", "interrupts", "parse", "parse_chain",
            "thread_head",
            "names_its_cause", "rust_error", "signal_of", "starts"]
 
@@ -169,8 +169,30 @@ def rust_error(text: str) -> bool:
     return _RUST_ERROR.match(text) is not None
 
 
-def continues(lines: list[str], text: str) -> bool:
-    """Whether `text` is the next line of the report begun by `lines`."""
+@dataclass(slots=True)
+class Marks:
+    """What a report's lines hold so far, each line read once: `continues` asks it of every line it is given, and
+    a report may run to thousands of lines (a thread dump, a long what())."""
+
+    read: int = 0  # lines read
+    dumped: bool = False  # faulthandler's line of a fatal error: its dump follows
+    ended: bool = False  # a blank line or the place a C++ error was raised from: what()'s text is over
+    what: bool = False  # what() on a line after the first (it came after other ranks' pieces)
+
+    def update(self, lines: list[str]) -> Marks:
+        if len(lines) < self.read:  # (trimmed: read afresh)
+            self.read, self.dumped, self.ended, self.what = 0, False, False, False
+        for index in range(self.read, len(lines)):
+            line = lines[index]
+            self.dumped = self.dumped or _fatal(line) is not None
+            self.ended = self.ended or not line.strip() or _RAISED_FROM.match(line) is not None
+            self.what = self.what or (index > 0 and _WHAT.match(line) is not None)
+        self.read = len(lines)
+        return self
+
+
+def continues(lines: list[str], text: str, marks: Marks | None = None) -> bool:
+    """Whether `text` is the next line of the report begun by `lines` (`marks`: what they hold, kept with them)."""
     first = lines[0]
     if _RUST_ERROR.match(first):
         return _RUST_CAUSE.match(text) is not None  # (each cause indented, under `Caused by:`)
@@ -183,27 +205,28 @@ def continues(lines: list[str], text: str) -> bool:
         return _UCX_BACKTRACE.match(text) is not None and set(lines[-1].strip()) != {"="}
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
+    held = (marks or Marks()).update(lines)
     if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow
-        if any(_fatal(line) for line in lines):
+        if held.dumped:
             return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
         fatal = _fatal(text)
         return fatal is not None and fatal["message"] == "Aborted"
     # terminate: what() and its text up to a blank line, then the c10 source location and C++ frames,
     # then maybe faulthandler's dump of the abort that followed (the same crash, with Python frames)
-    if any(_fatal(line) for line in lines):
+    if held.dumped:
         return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
     if (fatal := _fatal(text)) is not None:
         return fatal["message"] == "Aborted"
     thrown = _terminate(first)
     if thrown is not None and thrown["type"].endswith(_PYTHON_ERROR_IN_CXX) and (  # (pybind11's what(): its stack)
-            text.strip() == g.PYBIND_AT and not lines[-1].strip() or g.PYBIND_FRAME.match(text) and g.PYBIND_AT in lines):
+            text.strip() == g.PYBIND_AT and not lines[-1].strip()
+            or g.PYBIND_FRAME.match(text) and (lines[-1].strip() == g.PYBIND_AT or g.PYBIND_FRAME.match(lines[-1]))):
         return True
     if _RAISED_FROM.match(text) or _CXX_FRAME.match(text) or not text.strip():
         return True
-    if thrown is not None and thrown["message"] is None and not any(_WHAT.match(line) for line in lines[1:]):
+    if thrown is not None and thrown["message"] is None and not held.what:
         return bool(_WHAT.match(text) or _PIECE.match(text))  # (not what() on its line: it comes after other ranks' pieces)
-    return (not interrupts(text) and not _SHELL_SIGNAL.match(text)
-            and not any(_RAISED_FROM.match(line) or not line.strip() for line in lines))
+    return not interrupts(text) and not _SHELL_SIGNAL.match(text) and not held.ended
 
 
 def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:

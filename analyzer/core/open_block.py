@@ -100,6 +100,7 @@ class Block:
     # An exception line right above its header (see leads): the traceback's own if it ends without one
     lead: Block | None = None
     inferred: bool = False  # a bare line that is CPython's message alone, its class named by it (cpython_messages)
+    marks: native.Marks | None = None  # what a native report's lines hold (native.continues)
 
 
 def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields) -> Block:
