@@ -135,6 +135,19 @@ def test_a_sub_exception_pasted_without_its_group_is_read_from_its_box(begun):
     assert_same("\n".join(["INFO request failed", *lines[rule + begun:second], "INFO next request", ""]).encode())
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
+def test_a_paste_begun_at_a_sub_exceptions_last_line_in_its_box_is_that_error():
+    """A paste whose first line is the exception line of a group's last sub-exception in its box (`    | MemoryError:
+    ...`), then the box's closing rule: that error. A table's row of bars is none."""
+    exc = capture(_task_group)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    closing = max(k for k, line in enumerate(lines) if line.lstrip().startswith("+--"))
+    (event,) = assert_same("\n".join([*lines[closing - 1:], "INFO next request", ""]).encode())
+    last = exc.exceptions[-1]
+    assert (event.root.exception_type, event.root.message) == (type(last).__name__, str(last))
+    assert assert_same("\n".join(["    | ValueError: 3 | 4 |", "    +----+", ""]).encode()) == []
+
+
 def _nested_task_groups():
     raise ExceptionGroup("unhandled errors in a TaskGroup", [capture(_task_group)])  # (anyio's task group in a task group)
 

@@ -914,6 +914,10 @@ class TracebackAssembler:
             self._opened(line, State.BARE, EventKind.BARE)
         elif text[:1] in (" ", "\t") and g.BARE_EXCEPTION_LINE.match(unindented := text.lstrip(" \t")):
             self._opened(replace(line, text=unindented), State.BARE, EventKind.BARE)  # quoted alone, indented
+        elif text[:1] == " " and (boxed := g.IN_GROUP_BOX.match(text)) and (
+                typed := g.BARE_EXCEPTION_LINE.match(text[boxed.end():])) is not None:  # (a paste begun at the last line
+            error = ErrorInfo(typed["type"], typed["message"] or "", has_traceback=False)  # of a group's sub-exception)
+            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), error)]
         elif text.startswith(_PDB_ERROR) and g.BARE_EXCEPTION_LINE.match(said := text[len(_PDB_ERROR):]):
             self._opened(replace(line, text=said), State.BARE, EventKind.BARE)  # pdb's report of a command's error
         elif (unquoted := _quoted_whole(text)) is not None and g.BARE_EXCEPTION_LINE.match(unquoted):

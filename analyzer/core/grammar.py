@@ -68,6 +68,7 @@ __all__ = [
     "ARGPARSE_USAGE",
     "ARGPARSE_ERROR",
     "GROUP_BOX",
+    "IN_GROUP_BOX",
     "GROUP_SEPARATOR",
     "OUTPUT_LEAD",
     "exception_line_at_source",
@@ -709,6 +710,8 @@ ARGPARSE_ERROR = regex.compile(r"^(?P<prog>\S+(?: \S+)?): error: (?P<message>.*)
 
 # Exception-group box drawing: every line of a group starts with "|" or "+" after its indent.
 GROUP_BOX = regex.compile(r"^\s*[|+]")
+# The bars of a group's box in front of a line of one of its exceptions (`    | `), not a markdown table's row
+IN_GROUP_BOX = regex.compile(r"(?: {4})+\| (?=.*[^|\s]\s*$)")
 GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$|^\s*\+-+\s*$")
 
 
