@@ -7,6 +7,8 @@ Each formatter takes the text a program wrote (one record or a stream of lines) 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import logging
 import traceback
@@ -189,13 +191,23 @@ def djl_serving_worker(lines: list[str], worker: int = 133, model: str = "model"
 
 
 def torchserve_worker(lines: list[str], port: int = 9000, model: str = "model_1", stream: str = "stdout",
-                      start: datetime = T0, iso: bool = False) -> list[str]:
+                      start: datetime = T0, iso: bool = False, logger: str = "MODEL_LOG") -> list[str]:
     """TorchServe (MMS before it) relaying each line its model's worker process prints, through log4j's
-    `%d{ISO8601} [%-5p] %t %c - %m`: the worker's thread `W-<port>-<model>-<stream>`, the logger MODEL_LOG, stdout at
-    INFO and stderr at WARN (`2022-05-04 01:34:40,609 [INFO ] W-9000-model_1-stdout MODEL_LOG - ...`)."""
+    `%d{ISO8601} [%-5p] %t %c - %m`: the worker's thread `W-<port>-<model>-<stream>`, the logger MODEL_LOG (in older
+    releases the class that reads the output, `org.pytorch.serve.wlm.WorkerLifeCycle`), stdout at INFO and stderr at
+    WARN (`2022-05-04 01:34:40,609 [INFO ] W-9000-model_1-stdout MODEL_LOG - ...`)."""
     level = "INFO" if stream == "stdout" else "WARN"
     stamp = f"{start:%Y-%m-%d}{'T' if iso else ' '}{start:%H:%M:%S},{start.microsecond // 1000:03d}"
-    return [f"{stamp} [{level:<5}] W-{port}-{model}-{stream} MODEL_LOG - {line}" for line in lines]
+    return [f"{stamp} [{level:<5}] W-{port}-{model}-{stream} {logger} - {line}" for line in lines]
+
+
+def cloudwatch_csv(lines: list[str], stream: str = "AllTraffic/i-03af43d35aa1655b6", start: datetime = T0) -> list[str]:
+    """CloudWatch Logs' export of a stream's events as a table: the event's time in epoch milliseconds, its message
+    quoted (its own quotes doubled, as CSV writes them), the log stream."""
+    millis = int((start - datetime(1970, 1, 1)).total_seconds() * 1000)
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows((millis, line, stream) for line in lines)
+    return out.getvalue().splitlines()
 
 
 def _ticking(count: int, start: datetime, step: timedelta) -> list[datetime]:

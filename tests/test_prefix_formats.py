@@ -274,6 +274,22 @@ def test_torchserves_relay_of_a_workers_lines_keeps_its_error_when_its_traceback
     assert len(both) == 2 and all(actual_chain(e.chain) == expected_chain(exc) for e in both)
 
 
+@pytest.mark.parametrize("logger", ["MODEL_LOG", "org.pytorch.serve.wlm.WorkerLifeCycle"])
+def test_a_workers_traceback_in_a_cloudwatch_export_as_a_table(logger):
+    """SageMaker's TorchServe endpoint: the worker's lines relayed by TorchServe (an older release names the class
+    that reads them), then exported from CloudWatch as CSV rows, `epoch ms,"message",stream`, the frames' quotes doubled:
+    the traceback whole, at the event's time. The error line alone (the paste began there) is the worker's error."""
+    exc, lines = _tb(_chained)
+    rows = fmt.cloudwatch_csv(fmt.torchserve_worker(lines, logger=logger))
+    assert all(row.count('""') >= 2 for row in rows if 'File "' in row.replace('""', '"'))
+    started = fmt.cloudwatch_csv(["2021-02-25 16:56:46,001 [INFO ] main org.pytorch.serve.ModelServer - up"])
+    (event,) = assert_same("\n".join([*started, *rows, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert event.timestamp is not None
+    (bare,) = assert_same("\n".join([*fmt.cloudwatch_csv(fmt.torchserve_worker(lines[-2:], logger=logger)), ""]).encode())
+    assert (bare.root.exception_type, bare.root.message.split("\n")[0]) == (type(exc).__name__, str(exc).split("\n")[0])
+
+
 def test_djl_servings_relay_of_a_workers_lines_is_read_as_torchserves():
     """DJL Serving (SageMaker's LMI) relays a worker's stderr at WARN: its error line alone is an error on the worker's
     channel; two workers' tracebacks line by line stay apart."""

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 import regex
 
-from analyzer.core import awslambda, azure, collapsed, ipython, jsonlog, native
+from analyzer.core import awslambda, azure, collapsed, csvexport, ipython, jsonlog, native
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
 from analyzer.core.prefixes import (
@@ -180,6 +180,8 @@ class LineNormalizer:
         if text[-1:] == "}" and text[:1] != "{" and len(text) < _MAX_JSON_LINE and _DOCKER_TAIL.search(text) and (
                 isinstance(whole := jsonlog.read('{"log":"' + text), jsonlog.Envelope)):
             return self._unwrap(whole, lineno)  # a paste begun inside Docker's record of a line: its opening put back
+        if text[:1].isdigit() and (',"' in text[:32] or text[13:14] == ",") and (exported := csvexport.row(text)) is not None:
+            return self._unwrap(exported, lineno)  # a row of a log exported as a table
         if text.startswith("{") and text.endswith("}") and len(text) < _MAX_JSON_LINE:
             found = jsonlog.read(text)
             if isinstance(found, jsonlog.Envelope):

@@ -143,12 +143,13 @@ DMLC = KnownPrefix("dmlc", regex.compile(
 
 # TorchServe (and MMS before it: SageMaker's and KServe's PyTorch servers) logs each line a model's worker process
 # prints through log4j, `%d{ISO8601} [%-5p] %t %c - ` (`2022-05-04 01:34:40,609 [INFO ] W-9000-model_1-stdout MODEL_LOG -
-# `): the worker's thread names its port, model and stream, each a channel; the level is the relay's, not the line's.
+# `; older ones name the class that reads the worker's output, `org.pytorch.serve.wlm.WorkerLifeCycle - `): the
+# worker's thread names its port, model and stream, each a channel; the level is the relay's, not the line's.
 # DJL Serving (SageMaker's LMI containers, vLLM among their engines) relays them the same way from its PyProcess
 # logger, `[%-5level] %logger{0} - ` (`[WARN ] PyProcess - W-133-model-stderr: `), a time in front in some patterns.
 TORCHSERVE = KnownPrefix("torchserve", regex.compile(
     r"^(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?) \[[A-Z]+ *\] "
-    r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) MODEL_LOG - "
+    r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) (?:MODEL_LOG|org\.pytorch\.serve\.wlm\.WorkerLifeCycle) - "
     r"|(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)? )?\[[A-Z]+ *\] PyProcess - "
     r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr): )"), Scope.LINE)
 
