@@ -286,6 +286,10 @@ def test_a_workers_traceback_in_a_cloudwatch_export_as_a_table(logger):
     (event,) = assert_same("\n".join([*started, *rows, ""]).encode())
     assert actual_chain(event.chain) == expected_chain(exc)
     assert event.timestamp is not None
+    if logger == "MODEL_LOG":  # (the reader's own words on the worker's thread are not the worker's: not its message)
+        stopped = fmt.torchserve_worker(["Stopped Scanner - W-9000-model_1-stdout"], logger="org.pytorch.serve.wlm.WorkerLifeCycle")
+        (last,) = assert_same("\n".join([*fmt.torchserve_worker(lines, logger=logger), *stopped, ""]).encode())
+        assert actual_chain(last.chain) == expected_chain(exc)
     (bare,) = assert_same("\n".join([*fmt.cloudwatch_csv(fmt.torchserve_worker(lines[-2:], logger=logger)), ""]).encode())
     assert (bare.root.exception_type, bare.root.message.split("\n")[0]) == (type(exc).__name__, str(exc).split("\n")[0])
 

@@ -149,7 +149,7 @@ DMLC = KnownPrefix("dmlc", regex.compile(
 # logger, `[%-5level] %logger{0} - ` (`[WARN ] PyProcess - W-133-model-stderr: `), a time in front in some patterns.
 TORCHSERVE = KnownPrefix("torchserve", regex.compile(
     r"^(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?) \[[A-Z]+ *\] "
-    r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) (?:MODEL_LOG|org\.pytorch\.serve\.wlm\.WorkerLifeCycle) - "
+    r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) (?P<logger>MODEL_LOG|org\.pytorch\.serve\.wlm\.WorkerLifeCycle) - "
     r"|(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)? )?\[[A-Z]+ *\] PyProcess - "
     r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr): )"), Scope.LINE)
 
@@ -250,8 +250,8 @@ def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
         meta.rank = f"rank{groups['rank']}"
     elif kind is BUILDKIT:
         meta.channel += (f"#{groups['step']}",)
-    elif kind is TORCHSERVE:
-        meta.channel += (f"{groups['worker']}-{groups['std']}",)
+    elif kind is TORCHSERVE:  # (where MODEL_LOG relays the worker's lines, the reader's own are not among them)
+        meta.channel += (f"{groups['worker']}-{groups['std']}{'' if groups['logger'] in (None, 'MODEL_LOG') else ' reader'}",)
     elif kind is HEROKU:
         meta.channel += (f"{groups['source']}[{groups['dyno']}]",)
         meta.rank = meta.rank or groups["dyno"]
