@@ -201,6 +201,12 @@ def torchserve_worker(lines: list[str], port: int = 9000, model: str = "model_1"
     return [f"{stamp} [{level:<5}] W-{port}-{model}-{stream} {logger} - {line}" for line in lines]
 
 
+def rich_handler_lines(records: list[tuple[str, str]], start: datetime = T0) -> list[str]:
+    """Rich's logging handler as SD.Next sets it up (`log_time_format='%H:%M:%S-%f'`, no path): the time, the level
+    padded to eight, the message; `records` are (level, message)."""
+    return [f"{start:%H:%M:%S-%f} {level:<8} {message}" for level, message in records]
+
+
 def cloudwatch_csv(lines: list[str], stream: str = "AllTraffic/i-03af43d35aa1655b6", start: datetime = T0) -> list[str]:
     """CloudWatch Logs' export of a stream's events as a table: the event's time in epoch milliseconds, its message
     quoted (its own quotes doubled, as CSV writes them), the log stream."""

@@ -24,6 +24,7 @@ from analyzer.core.schema import Pattern, PatternSource
 from analyzer.sinks.serialize import incident_dict
 from analyzer.sources.packs import load_packs
 from tests import failureforms as forms
+from tests import logformats as fmt
 from tests.realtb import capture, raised, text_of
 from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same
@@ -649,6 +650,22 @@ def _creation_task():
 def _get_objects():
     raise _ActorDiedError("The actor died unexpectedly before finishing this task.\n\tclass_name: RayWorkerWrapper\n"
                           "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR")
+
+
+def _decode_none():
+    return None.decode()  # type: ignore[attr-defined]
+
+
+def test_an_errors_type_told_alone_a_few_lines_from_its_text_is_that_error():
+    """SD.Next logs an error's text (`Exception: 'NoneType' object has no attribute 'decode'`, CPython's words: the
+    class inferred), its arguments, then its type alone (`gradio call: AttributeError`): the root is the error with
+    its text; the type alone told it again."""
+    exc = capture(_decode_none)
+    lines = fmt.rich_handler_lines([("INFO", "Base: class=StableDiffusionXLPipeline"), ("ERROR", f"Exception: {exc}"),
+                                    ("ERROR", "Arguments: args=('task(47etinif0dk9we5)', 'plant medicine', 30) kwargs={}"),
+                                    ("ERROR", f"gradio call: {type(exc).__name__}")])
+    (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("AttributeError", str(exc))
 
 
 def test_an_abort_is_not_over_the_error_that_tells_its_process_died():
