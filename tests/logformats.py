@@ -207,6 +207,13 @@ def rich_handler_lines(records: list[tuple[str, str]], start: datetime = T0) -> 
     return [f"{start:%H:%M:%S-%f} {level:<8} {message}" for level, message in records]
 
 
+def omni_kit(lines: list[str], level: str = "Error", channel: str = "carb.scripting-python.plugin", start: datetime = T0,
+             since_start_ms: int = 6447) -> list[str]:
+    """NVIDIA Omniverse Kit's log of a record (Isaac Sim, Isaac Lab): `%Y-%m-%d %H:%M:%S [N,NNNms] [Level] [channel] `
+    on its first line, the milliseconds since start-up with a thousands separator; its other lines as they are."""
+    return [f"{start:%Y-%m-%d %H:%M:%S} [{since_start_ms:,}ms] [{level}] [{channel}] {lines[0]}", *lines[1:]]
+
+
 def cloudwatch_csv(lines: list[str], stream: str = "AllTraffic/i-03af43d35aa1655b6", start: datetime = T0) -> list[str]:
     """CloudWatch Logs' export of a stream's events as a table: the event's time in epoch milliseconds, its message
     quoted (its own quotes doubled, as CSV writes them), the log stream."""

@@ -146,3 +146,14 @@ def test_a_python_error_pybind11_threw_into_cs_terminate_is_that_error(stack):
     assert [(f.path, f.lineno, f.function) for f in event.root.frames] == (_expected_frames(exc) if stack else [])
     assert (event.span.line_start, event.span.line_end) == (2, 2 + len(what))
     assert aborted.root.exception_type == "SIGABRT"
+
+
+def test_a_python_error_omniverse_kits_scripting_plugin_logged_with_pybinds_stack():
+    """Isaac Sim's log: `2025-04-29 08:19:34 [6,447ms] [Error] [carb.scripting-python.plugin] AttributeError: ...`,
+    pybind11's stack under it: the error, raised where the stack's first frame says."""
+    exc = capture(lambda: _execute([1]))
+    startup = ["[6.438s] [ext: isaacsim.core.prims-0.3.7] startup", "[6.495s] [ext: omni.warp-1.5.0] startup"]
+    (event,) = _events([*startup, *fmt.omni_kit(pybind_what(exc)), *fmt.omni_kit(["[ext: omni.kit.browser] startup"],
+                                                                                   level="Info", channel="omni.ext")])
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)

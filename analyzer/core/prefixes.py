@@ -153,10 +153,17 @@ TORCHSERVE = KnownPrefix("torchserve", regex.compile(
     r"|(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)? )?\[[A-Z]+ *\] PyProcess - "
     r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr): )"), Scope.LINE)
 
+# NVIDIA Omniverse Kit's log (Isaac Sim, Isaac Lab): the time, the milliseconds since start-up, the level and the
+# channel (`2025-04-29 08:19:34 [6,447ms] [Error] [carb.scripting-python.plugin] `), on a record's first line; a
+# Python error Kit's scripting plugin caught comes with pybind11's stack under it (`At:`).
+OMNI_KIT = KnownPrefix("omni_kit", regex.compile(
+    r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \[[\d,]+ms\] \[(?P<level>Verbose|Info|Warning|Error|Fatal)\] "
+    r"\[(?P<name>[\w.-]+)\](?: |$)"), Scope.MESSAGE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE, OMNI_KIT)
 
 
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
@@ -171,7 +178,7 @@ _OPENS = {
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
     "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__, "buildkit": "#".__eq__,
-    "torchserve": lambda c: c.isdecimal() or c == "[",
+    "torchserve": lambda c: c.isdecimal() or c == "[", "omni_kit": str.isdecimal,
 }
 
 
