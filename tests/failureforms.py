@@ -370,6 +370,16 @@ def ray_failed_dependency(system_error: BaseException) -> list[str]:
             "ray.exceptions.RayTaskError: ray::prepare_partition() (pid=457, ip=172.17.0.3)", *remote[1:]]
 
 
+def knack_traceback(exc: BaseException, parts: int = 3) -> list[str]:
+    """Azure CLI's debug log of a command's error (knack): the header, each frame as `path, ln N, in f` with its path cut
+    to its last `parts` parts and its source line under it, then the exception line."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return ["Traceback (most recent call last):",
+            *(line for f in frames for line in ("/".join(f.filename.split("/")[-parts:]) + f", ln {f.lineno}, in {f.name}",
+                                                f"    {f.line}")),
+            *traceback.format_exception_only(exc)[-1].rstrip("\n").split("\n")]
+
+
 def pybind_what(exc: BaseException) -> list[str]:
     """pybind11's `format_value_and_trace` of a Python error that reached C++: `Type: value`, then, under
     `At:`, each frame from the one that raised outwards as `  path(line): function`."""

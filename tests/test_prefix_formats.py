@@ -1042,3 +1042,16 @@ def test_a_programs_name_in_front_of_every_line_a_shell_loop_relayed_flush_left(
     labelled = [f"ray.exceptions.RaySystemError: System error: {caret}", f"traceback: {told[0]}", *told[1:]]
     (event,) = _events(labelled)
     assert [link.exception_type for link in event.chain] == ["IndexError", "ray.exceptions.RaySystemError"]
+
+
+def test_azure_clis_frames_as_path_ln_n():
+    """Azure CLI's `--debug` log prints a command's traceback with each frame as `cli/core/commands/__init__.py, ln 603,
+    in execute`: the stack is read, raised where its last frame says."""
+    exc = capture(_register_worker)
+    lines = forms.knack_traceback(exc)
+    (event,) = assert_same("\n".join(["cli.knack.cli: Event: CommandInvoker.OnTransformResult", *lines, ""]).encode())
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+    assert [(f.path.rsplit("/", 1)[-1], f.lineno, f.function) for f in event.root.frames] == [
+        (f[0].rsplit("/", 1)[-1], f[1], f[2]) for f in expected.frames]
+    assert _events(["see tests/x.py, ln 3, in main for the details"]) == []

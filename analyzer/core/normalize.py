@@ -164,6 +164,8 @@ class LineNormalizer:
             text = _framed(text)
         elif '" Line ' in text:
             text = awslambda.placed(text)  # (AWS Lambda's runtime places a syntax error so)
+        elif ", ln " in text and (knack := _KNACK_FRAME.fullmatch(text)) is not None:  # (Azure CLI's debug log: `path, ln N,
+            text = f'  File "{knack["path"]}", line {knack["rest"]}'  # in f`, the path cut to its last parts)
         if text[:1] == ">" and text[1:2].isalpha() and g.BARE_EXCEPTION_LINE.match(text[1:]):
             text = text[1:]  # a markdown quote's `>` glued to an exception line
         elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):
@@ -608,6 +610,7 @@ def _framed(text: str) -> str:
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
+_KNACK_FRAME = regex.compile(r"(?P<path>[^\s,][^,]*\.pyw?), ln (?P<rest>\d+, in \S+)\s*")
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
 _HEADING = regex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: a learned prefix)
 _BOLD_DUNDER = regex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
