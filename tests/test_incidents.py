@@ -26,7 +26,7 @@ from analyzer.sources.packs import load_packs
 from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import capture, raised, text_of
-from tests.support import NO_NOTICES
+from tests.support import NO_NOTICES, builtin_engine
 from tests.test_fastpath import assert_same
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
@@ -650,6 +650,41 @@ def _creation_task():
 def _get_objects():
     raise _ActorDiedError("The actor died unexpectedly before finishing this task.\n\tclass_name: RayWorkerWrapper\n"
                           "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR")
+
+
+class _SimplifiedTraceback(Exception):  # (JAX's note, named as JAX prints it)
+    def __str__(self) -> str:
+        return ("For simplicity, JAX has removed its internal frames from the traceback of the following exception. "
+                "Set JAX_TRACEBACK_FILTERING=off to include these.")
+
+
+_SimplifiedTraceback.__module__, _SimplifiedTraceback.__qualname__ = "jax.errors", "SimplifiedTraceback"
+
+
+class _XlaRuntimeError(RuntimeError):
+    pass
+
+
+_XlaRuntimeError.__module__, _XlaRuntimeError.__qualname__ = "jaxlib.xla_extension", "XlaRuntimeError"
+
+
+def _train_step():
+    raise _XlaRuntimeError("INTERNAL: Failed to execute XLA Runtime executable: run time error: custom call "
+                           "'xla.gpu.conv.backward.filter' failed: CUDNN_STATUS_NOT_SUPPORTED") from _SimplifiedTraceback()
+
+
+@pytest.mark.parametrize("cut", [False, True], ids=("whole", "the note's traceback cut off above it"))
+def test_jaxs_note_that_it_filtered_a_traceback_is_not_the_error(cut, tmp_path):
+    """JAX prints `jax.errors.SimplifiedTraceback: For simplicity, JAX has removed its internal frames...` as the cause
+    of the error it filtered: that error is the root cause and the chain's headline, whole or where a paste began at
+    the note's line."""
+    lines = text_of(capture(_train_step)).rstrip("\n").split("\n")
+    if cut:
+        lines = lines[next(k for k, line in enumerate(lines) if line.startswith("jax.errors.")):]
+    log = tmp_path / "train.log"
+    log.write_text("\n".join(["I0623 20:04:16.294819 139756573373632 octo_module.py:219] repeating task tokens", *lines, ""]))
+    (root,) = [i for i in builtin_engine().analyse([str(log)]).incidents if i.is_run_root]
+    assert root.info.exception_type == "jaxlib.xla_extension.XlaRuntimeError"
 
 
 def _decode_none():
