@@ -593,11 +593,14 @@ def azure_failure(exc: BaseException, flat: bool = False) -> list[str]:
     return [" ".join(line.strip() for line in lines)] if flat else lines
 
 
-def error_reporting(exc: BaseException) -> list[str]:
+def error_reporting(exc: BaseException, console: bool = False) -> list[str]:
     """Google Cloud Error Reporting's stack of a Python error: the exception line, then each frame newest first as
-    `at function (path:line)`."""
+    `at function (path:line)`; as its console's page copies (`console`): a blank line under the exception line, a dot
+    before each function (its class, none) and blanks inside the brackets, `at .f ( path:line )`."""
     frames = traceback.extract_tb(exc.__traceback__)
-    return [traceback.format_exception_only(exc)[-1].rstrip("\n"), *(f"at {f.name} ({f.filename}:{f.lineno})" for f in reversed(frames))]
+    listed = (f"at .{f.name} ( {f.filename}:{f.lineno} )" if console else f"at {f.name} ({f.filename}:{f.lineno})"
+              for f in reversed(frames))
+    return [traceback.format_exception_only(exc)[-1].rstrip("\n"), *([""] if console else []), *listed]
 
 
 def unittest_import_failure(module: str, missing: str) -> list[str]:

@@ -282,10 +282,12 @@ def test_azure_functions_reporting_a_python_functions_failure(flat):
         "ModuleNotFoundError", "No module named 'pandas'. Cannot find module.", EventKind.BARE)
 
 
-def test_google_error_reportings_stack_newest_first():
-    """Error Reporting lists the frames newest first as `at function (path:line)` under the exception line."""
+@pytest.mark.parametrize("console", [False, True], ids=("listed", "its console's copy"))
+def test_google_error_reportings_stack_newest_first(console):
+    """Error Reporting lists the frames newest first as `at function (path:line)` under the exception line (its
+    console's copy: a blank line under it, `at .function ( path:line )`)."""
     exc = capture(lambda: _lambda_handler({}))
-    lines = forms.error_reporting(exc)
+    lines = forms.error_reporting(exc, console)
     (event,) = assert_same("\n".join([*lines, "", "Showing 1 of 1 events"]).encode())
     (expected,) = expected_chain(exc)
     (actual,) = actual_chain(event.chain)

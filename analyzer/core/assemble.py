@@ -1119,8 +1119,8 @@ class TracebackAssembler:
                 if stripped == dagster.STACK:
                     block.state, block.kind = State.DAGSTER, EventKind.TRACEBACK
                     return Step.TAKE
-                if text.startswith('File "') and g.REVERSED_FRAME.match(text):
-                    cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page)
+                if text.startswith('File "') and g.REVERSED_FRAME.match(text) or newest_first.at_frame(text):
+                    cut(block, 1)  # a log viewer's frames, unindented, after a blank (Streamlit Cloud's page, Error Reporting's)
                     block.state, block.kind = State.REVERSED, EventKind.TRACEBACK
                     return Step.TAKE
                 if stripped != g.PYBIND_AT:  # the error ends there, unless pybind11's stack follows

@@ -18,8 +18,9 @@ _HIDDEN = regex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$"
 LINES_BEFORE_HIDDEN = 3  # above Sentry's mark at most: the exception line, a line of its message, a blank
 
 
-# A frame as Google Cloud's Error Reporting lists a Python stack, newest first: `at create_app (/x/app.py:259)`
-_AT_FRAME = regex.compile(r"^\s*at (?P<function>[^\s()]+) \((?P<path>[^()]*\.py[cx]?):(?P<lineno>\d+)\)\s*$")
+# A frame as Google Cloud's Error Reporting lists a Python stack, newest first: `at create_app (/x/app.py:259)`; its
+# console's copy puts a dot before the function (no class) and blanks inside the brackets: `at ._execute ( /x/u.py:105 )`
+_AT_FRAME = regex.compile(r"^\s*at \.?(?P<function>[^\s()]+) \( ?(?P<path>[^()]*\.py[cx]?):(?P<lineno>\d+) ?\)\s*$")
 
 
 def at_frame(text: str) -> bool:
