@@ -687,6 +687,25 @@ def test_jaxs_note_that_it_filtered_a_traceback_is_not_the_error(cut, tmp_path):
     assert root.info.exception_type == "jaxlib.xla_extension.XlaRuntimeError"
 
 
+def _map_shard():
+    raise ValueError("bad shard 3")
+
+
+def test_a_remote_traceback_ipython_shows_under_its_own_header_is_not_the_error():
+    """multiprocessing's RemoteTraceback, whose text is the worker's traceback in triple quotes, as IPython shows it:
+    its own header and `RemoteTraceback: `, then the quote: the worker's error is the root cause (where CPython
+    prints the same, the quote's line opens nothing)."""
+    worker = capture(_map_shard)
+    quoted = f'\n"""\n{text_of(worker)}"""'.split("\n")  # (multiprocessing.pool.RemoteTraceback's str)
+    lines = ["-" * 75, "RemoteTraceback" + " " * 27 + "Traceback (most recent call last)", f"RemoteTraceback: {quoted[0]}",
+             *quoted[1:], "", "The above exception was the direct cause of the following exception:", "",
+             "ValueError" + " " * 32 + "Traceback (most recent call last)", "Cell In[2], line 1",
+             "----> 1 pool.map(load_shard, [3])", "", "File /usr/lib/python3.11/multiprocessing/pool.py:774, in "
+             "ApplyResult.get(self, timeout)", "    773 else:", "--> 774     raise self._value", "", f"ValueError: {worker}"]
+    (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
+    assert (root.info.exception_type, [f.function for f in root.info.frames][-1:]) == ("ValueError", ["_map_shard"])
+
+
 def _decode_none():
     return None.decode()  # type: ignore[attr-defined]
 

@@ -396,8 +396,9 @@ def _just_below(above: Incident, below: Incident) -> bool:
 
 
 # (words that end in a colon or point below, or Ray's remote task after which its error's traceback follows:
-# `... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=10.42.5.206, actor_id=...)`)
-_INTRODUCES = regex.compile(r"(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\))\s*\Z")
+# `... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=10.42.5.206, actor_id=...)`; or the
+# quote a multiprocessing RemoteTraceback opens around the worker's traceback, as IPython shows it under its own header)
+_INTRODUCES = regex.compile(r'(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\)|^""")\s*\Z')
 _NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
                                        r"|sys\.excepthook)|Original exception was):\s*\Z")
 _TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
