@@ -824,6 +824,23 @@ def notebook_linked(lines: list[str], url: str = "https://localhost:8080/#") -> 
     return out
 
 
+def vscode_linked_tail(exc: BaseException, url: str = "file://", current_linked: bool = False) -> list[str]:
+    """The end of an IPython traceback as VS Code's notebook view shows it, copied from inside the innermost frame's
+    lines (its `File ...` line left out): each numbered line a link to its place in the file (`[225](file:///x/y.py:225)`,
+    under a remote `https://vscode-remote+.../x/y.py:185`), the current one's too in some releases, then the exception."""
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    assert frame.lineno is not None
+    numbers = range(max(1, frame.lineno - 2), frame.lineno + 1)
+    lines = []
+    for number in numbers:
+        link = f"[{number}]({url}{frame.filename}:{number})"
+        code = linecache.getline(frame.filename, number).rstrip("\n")
+        current = number == frame.lineno
+        shown = link if not current or current_linked else str(number)
+        lines.append(f"{'--> ' if current else '    '}{shown} {code}")
+    return [*lines, "", *traceback.format_exception_only(exc)[-1].rstrip("\n").split("\n")]
+
+
 def vscode_exception(exc: BaseException, trailing_line: bool = False) -> list[str]:
     """What VS Code's Python debugger shows where an exception stopped it, as copied from the editor: the
     type, the message, the exception it was raised from (its exception line, then the chain's separator), the frames

@@ -869,6 +869,21 @@ def test_a_notebooks_traceback_that_lost_its_line_breaks(lines):
     assert events([f"the cell prints {lines[1].strip()} and more"]) == []  # (no exception line after it)
 
 
+@pytest.mark.parametrize(("url", "current_linked"), [("file://", False), ("https://vscode-remote+wsl.vscode-cdn.net", True)],
+                         ids=("local", "remote, the current line linked"))
+def test_a_notebook_copy_begun_inside_a_frame_whose_lines_vs_code_linked(url, current_linked):
+    """VS Code's notebook view links each numbered line to its place in the file; a copy begun inside the innermost
+    frame's lines (its `File ...` line cut off) still names the file: the error, raised there (its function unknown)."""
+    exc = capture(_load_weights)
+    lines = forms.vscode_linked_tail(exc, url, current_linked)
+    assert lines[0].lstrip().startswith("[")
+    (event,) = [e for e in assert_same("\n".join([*lines, ""]).encode()) if e.root.exception_type]
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function) == (*expected.frames[-1][:2], None)
+
+
 @pytest.mark.parametrize("trailing_line", [False, True])
 def test_vs_codes_copy_of_an_exception(trailing_line):
     """VS Code's debugger lists the frames newest first under the type and message: read in Python's order."""

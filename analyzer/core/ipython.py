@@ -49,8 +49,13 @@ _OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in 
                            r"(?:\(.*\))?\s*$")
 _OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)"
                                    r"(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
-_LINK = regex.compile(r"\[(?P<text>[^\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^)\s]*\)")  # [shown](url)
+# [shown](url); neither holds a bracket of the other kind's opening (each try then ends at the next one: a hostile line
+# of `[1](x` pieces is read once, not once a piece)
+_LINK = regex.compile(r"\[(?P<text>[^\[\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^()\[\s]*\)")
 _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
+# VS Code's notebook view makes each numbered line a link to its place in the file (`[225](file:///C:/x/y.py:225)`,
+# a remote's `https://vscode-remote+.../y.py:185`): a copy begun inside a frame's lines still names the file
+_LINKED_LINE = regex.compile(r"^(?:\s+|-+> ?)\[(?P<lineno>\d+)\]\((?:file://|[a-z][\w+.-]*://[^/)\s]*)(?P<path>/[^)\s]*?\.py[cx]?):(?P=lineno)\)")
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
 
 
@@ -113,12 +118,23 @@ def _exception_first(lines: list[str]) -> bool:
 def starts_cut(text: str) -> bool:
     """An IPython frame line such as a copy begins with, above its first frame or after its exception
     line (Databricks prints that first); IPython 7's too, where it names a cell, an absolute path or one under a
-    package's folder."""
+    package's folder; or a numbered line VS Code linked to its file (see _linked_path)."""
     if "](" in text:
+        if _linked_path(text) is not None:
+            return True
         text = unlinked(text)
     if " in " in text and (".py" in text or text[:1] == "<") and _OLD_OPENING_FRAME.match(text) is not None:
         return True
     return (text[:5] == "File " or (".py" in text and ", in " in text)) and _OPENING_FRAME.match(text) is not None
+
+
+def _linked_path(text: str) -> str | None:
+    """The file a numbered line VS Code linked names, or None: a Windows drive's path without its leading slash."""
+    m = _LINKED_LINE.match(text)
+    if m is None:
+        return None
+    path = m["path"]
+    return path[1:] if regex.match(r"/[A-Za-z]:/", path) else path
 
 
 def old_frame_alone(first: str, text: str) -> bool:
@@ -145,6 +161,7 @@ def to_standard(lines: list[str]) -> list[str]:
     out: list[str] = []
     inside = False  # between a header and its exception line
     unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
+    linked: str | None = None  # the file the numbered lines since the last frame line linked to (a copy cut its frame)
     first = lines[:1] if _exception_first(lines) else []
     if first or starts_cut(lines[0]):  # a copy begun at a frame, or its exception line first (Databricks)
         out.append("Traceback (most recent call last):")
@@ -157,16 +174,23 @@ def to_standard(lines: list[str]) -> list[str]:
             elif not RULE.match(text):
                 out.append(text)
             continue
+        if "](" in text and (path := _linked_path(text)) is not None:
+            linked, text = path, unlinked(text)
         if "](" in text and not _CURRENT.match(text) and (_FRAME.match(plain := unlinked(text)) or _OLD_FRAME.match(plain)):
             text = plain  # (a frame's place; an exception's message keeps what it printed)
         if (frame := standard_frame(text)) is not None:
             out.append(frame)
+            linked = None
         elif old := _OLD_FRAME.match(text):
             unnumbered = (old["path"], old["function"])
+            linked = None
         elif current := _CURRENT.match(text):
             if unnumbered is not None:
                 out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}, in {unnumbered[1]}')
                 unnumbered = None
+            elif linked is not None:  # (its function is not known: the frame's line was cut off)
+                out.append(f'  File "{linked}", line {current["lineno"]}')
+            linked = None
             out.append(f"    {current['code'].strip()}")
         elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
             out.append(text)

@@ -71,6 +71,7 @@ _STARTS = (
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"File [^\s\"]+\.py[cx]?:\d+[ \t]*\r?$",  # ... IPython 8's frame of a module's own code (no function)
     rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
+    rb"^(?:[ \t]+|-+> ?)\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut)
     rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb"\.py[cx]?:\d+\]\([^)\s]*\),? in ",  # ... IPython 8's frame, its place a link, as JupyterLab shows it
     rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start, behind any prefix or a redraw's `\r`)
