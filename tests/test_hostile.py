@@ -191,6 +191,13 @@ def test_megabyte_lines_of_what_may_be_glued_lines_are_read_in_one_pass():
     assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
 
 
+def test_a_row_of_bars_is_no_table_in_a_table():
+    """A line of `|| ` pieces read as a table's row: each cell was read as a row of its own, a thousand deep
+    (RecursionError)."""
+    events = events_from_lines(["|| " * 3000 + "|", "| step | ValueError: bad value |"], "bars.log", NO_NOTICES)
+    assert [(event.root.exception_type, event.root.message) for event in events] == [("ValueError", "bad value")]
+
+
 def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():
     """Frames without a header, each from another pid: every line opens a block, and each stays
     open (its frames may go on) until the budget sheds the one idle longest, cut off."""

@@ -462,10 +462,15 @@ def exception_in_words(text: str) -> tuple[str, str] | None:
     Its type must read as an exception's."""
     if text[:1] == "|" and text.rstrip()[-1:] == "|":  # a row of a table: a cell may hold it (Triton's models'
         cells = [cell.strip() for cell in text.strip().strip("|").split(" | ")]  # status: `| m | 1 | UNAVAILABLE: ...: X: ... |`)
-        for column, cell in enumerate(cells):
-            if (in_cell := ("", cell) if _said(cell) else exception_in_words(cell)) is not None:
+        for column, cell in enumerate(cells):  # (a cell is no table of its own: a row of bars alone is none)
+            if (in_cell := ("", cell) if _said(cell) else _in_words(cell)) is not None:
                 return " | ".join([*cells[:column], *filter(None, [in_cell[0]])]), in_cell[1]
         return None
+    return _in_words(text)
+
+
+def _in_words(text: str) -> tuple[str, str] | None:
+    """exception_in_words, outside a table's row."""
     labels: list[str] = []
     rest = text.lstrip(" \t")  # (behind a paste's indentation of the whole log too)
     while len(labels) < _MAX_LABELS and (label := _LABEL.match(rest)) is not None:
