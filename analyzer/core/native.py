@@ -90,7 +90,7 @@ _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<p
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
 _CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
-_DEVICE_ASSERT = regex.compile(r"^(?P<path>\S+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
+_DEVICE_ASSERT = regex.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
                                r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _UCX_SIGNAL = regex.compile(r"^(?:\[[^\]\s]+:\d+:\d+:\d+\] )?Caught signal \d+ \((?P<name>[^:)]+?)(?:: (?P<message>.*?))?\)\s*$")
