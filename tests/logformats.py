@@ -214,13 +214,20 @@ def omni_kit(lines: list[str], level: str = "Error", channel: str = "carb.script
     return [f"{start:%Y-%m-%d %H:%M:%S} [{since_start_ms:,}ms] [{level}] [{channel}] {lines[0]}", *lines[1:]]
 
 
-def cloudwatch_csv(lines: list[str], stream: str = "AllTraffic/i-03af43d35aa1655b6", start: datetime = T0) -> list[str]:
+def cloudwatch_csv(lines: list[str], stream: str | None = "AllTraffic/i-03af43d35aa1655b6", start: datetime = T0) -> list[str]:
     """CloudWatch Logs' export of a stream's events as a table: the event's time in epoch milliseconds, its message
-    quoted (its own quotes doubled, as CSV writes them), the log stream."""
+    (quoted where it holds a comma or a quote, its own quotes doubled, as CSV writes them), the log stream where the
+    export has that column."""
     millis = int((start - datetime(1970, 1, 1)).total_seconds() * 1000)
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerows((millis, line, stream) for line in lines)
+    csv.writer(out, lineterminator="\n").writerows((millis, line, *([stream] if stream else [])) for line in lines)
     return out.getvalue().splitlines()
+
+
+def syslog_escaped(line: str) -> str:
+    """A line as rsyslog passes it on (`$EscapeControlCharactersOnReceive`): each control character as `#` and its
+    octal code (an ANSI colour's ESC as `#033`)."""
+    return "".join(f"#{ord(char):03o}" if ord(char) < 32 and char != "\t" else char for char in line)
 
 
 def _ticking(count: int, start: datetime, step: timedelta) -> list[datetime]:

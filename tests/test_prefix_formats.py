@@ -274,6 +274,17 @@ def test_torchserves_relay_of_a_workers_lines_keeps_its_error_when_its_traceback
     assert len(both) == 2 and all(actual_chain(e.chain) == expected_chain(exc) for e in both)
 
 
+def test_a_servers_coloured_lines_in_a_cloudwatch_export_of_two_columns_through_syslog():
+    """A SageMaker endpoint's vLLM server: its colour codes escaped by rsyslog (`#033[1;36m(APIServer pid=1)#033[0;0m`),
+    exported as rows of the time and the message alone, quoted only where the message holds a comma or a quote."""
+    exc, lines = _tb(_register_worker)
+    coloured = [fmt.syslog_escaped(f"\x1b[1;36m(APIServer pid=1)\x1b[0;0m {line}") for line in lines]
+    rows = fmt.cloudwatch_csv(coloured, stream=None)
+    assert any(not row.split(",", 1)[1].startswith('"') for row in rows) and "#033[" in rows[0]
+    (event,) = assert_same("\n".join([*rows, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 @pytest.mark.parametrize("logger", ["MODEL_LOG", "org.pytorch.serve.wlm.WorkerLifeCycle"])
 def test_a_workers_traceback_in_a_cloudwatch_export_as_a_table(logger):
     """SageMaker's TorchServe endpoint: the worker's lines relayed by TorchServe (an older release names the class

@@ -1,7 +1,7 @@
 """A log exported as a table: one CSV row an event, its message in a quoted column whose quotes are doubled.
 
 CloudWatch Logs' export of a stream's events (SageMaker's endpoints, Lambda) writes the event's time in epoch
-milliseconds, the message, then the log stream: `1614272207241,"2021-02-25 ... - File ""/x/y.py"", line 1",AllTraffic/i-0a`.
+milliseconds, the message, then (in some exports) the log stream: `1614272207241,"2021-02-25 ... - File ""/x/y.py"", line 1",AllTraffic/i-0a`.
 The message is a log line like any other, with prefixes of its own; the row is an envelope that names its stream.
 """
 
@@ -16,10 +16,10 @@ from analyzer.core.prefixes import parse_timestamp
 
 __all__ = ["row"]
 
-# (a message is quoted where it holds a comma or a quote; one that is not is taken only after an epoch's time and
-# before a stream: `2021-02-25 16:56:47,076 [INFO ] ...`, logging's own time and text, is no row)
+# (a message is quoted where it holds a comma or a quote; one that is not is taken only after an epoch's time, with a
+# stream or alone: `2021-02-25 16:56:47,076 [INFO ] ...`, logging's own time and text, is no row)
 _ROW = regex.compile(r'(?P<time>\d{13}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?),"(?P<message>(?:[^"]|"")*+)"'
-                     r'(?:,(?P<stream>[^",\s]+))?|(?P<time>\d{13}),(?P<bare>[^",]*),(?P<stream>[^",\s]+)')
+                     r'(?:,(?P<stream>[^",\s]+))?|(?P<time>\d{13}),(?P<bare>[^",]*)(?:,(?P<stream>[^",\s]+))?')
 _EPOCH = datetime(1970, 1, 1)
 
 

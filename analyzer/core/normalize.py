@@ -70,6 +70,9 @@ _NO_PREFIX = PrefixMeta()
 # A colour code a viewer's copy shows in caret notation (`^[[31m`: ESC as `^[`, as `cat -v` and CI log pages
 # print it); only colour codes, which no text writes so.
 _CARET_ANSI = regex.compile(r"\^\[\[[0-9;]*m")
+# ... or as syslog daemons escape a control character, `#` and its octal code (rsyslog's `#033[1;36m`, which a
+# CloudWatch agent and journald's forwarders pass on)
+_OCTAL_ANSI = regex.compile(r"#033\[[0-9;]*m")
 # ... or with its ESC lost (an issue tracker drops the control character from a pasted log: `[36m(pid=12)[0m `):
 # read so only on a line that resets the colour, as a coloured span ends; not where the ESC is written as an
 # escape sequence (a JSON record's `\u001b[0m`, a shell's `\033[0m`), which what decodes the line reads.
@@ -81,6 +84,8 @@ _LOST_ESC_RESET = regex.compile(_SPELLED_ESC + r"\[(?:0|39|0;0)m")  # (as trigge
 def strip_ansi(text: str) -> str:
     if "^[[" in text:
         text = _CARET_ANSI.sub("", text)
+    if "#033[" in text:
+        text = _OCTAL_ANSI.sub("", text)
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     if ("[0" in text or "[39m" in text) and _LOST_ESC_RESET.search(text):
