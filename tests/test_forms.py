@@ -724,6 +724,33 @@ def _autotune():
         raise BackendCompilerFailed("inductor", err).with_traceback(err.__traceback__) from None
 
 
+class LoweringException(Exception):
+    """torch._inductor.exc's: the lowering's error as its line, then the node it lowered."""
+
+    def __init__(self, inner: Exception, target: str) -> None:
+        super().__init__(f"{type(inner).__name__}: {inner}\n  target: {target}")
+
+
+def _lower():
+    try:
+        raise ImportError("cannot import name 'triton_key' from 'triton.compiler.compiler'")  # (a triton without it)
+    except ImportError as err:
+        try:
+            raise LoweringException(err, "aten.convolution.default") from err
+        except LoweringException as lowering:
+            raise BackendCompilerFailed("inductor", lowering).with_traceback(err.__traceback__) from None
+
+
+def test_a_wrapper_that_names_a_wrapper_of_the_error_it_raised_has_that_error_as_its_root():
+    """torch's `BackendCompilerFailed: backend='inductor' raised:`, then `LoweringException: ImportError: ...`: the
+    ImportError is the root, the two wrappers after it."""
+    exc = capture(_lower)
+    event = only(text_of(exc).splitlines())
+    assert [link.exception_type for link in event.chain] == ["ImportError", "LoweringException",
+                                                             "torch._dynamo.exc.BackendCompilerFailed"]
+    assert event.root.message == "cannot import name 'triton_key' from 'triton.compiler.compiler'"
+
+
 def test_a_wrapper_that_names_the_error_it_raised_has_that_error_as_its_root():
     event = only(text_of(capture(_autotune)).splitlines())  # a type without the usual suffix too
     assert [(link.exception_type, link.message.split("\n")[0]) for link in event.chain][0] == (

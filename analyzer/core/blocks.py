@@ -375,12 +375,18 @@ def _named_whole(message: str, own_type: str) -> regex.Match | None:
 def raised_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
     """`outer`; or, where the first line of its message introduces the error it raised and the second names
     it (`BackendCompilerFailed: backend='inductor' raised:` then `FileExistsError: ...`, or its repr: Hydra's
-    `Error in call to target 'x':` then `TypeError("...")`), that error, sharing its frames, then `outer`."""
+    `Error in call to target 'x':` then `TypeError("...")`), that error, sharing its frames, then `outer` (and
+    the error that one's text names first, where it is a wrapper)."""
     first, _, rest = outer.message.partition("\n")
     named = named_error(rest.split("\n", 1)[0]) if rest and g.introduces_output(first) else None
     if named is None:
         return (outer,)
-    return ErrorInfo(named[0], named[1], outer.frames, outer.link, outer.has_traceback), _replace(outer, link=Link.CAUSE)
+    raised = ErrorInfo(named[0], named[1], outer.frames, outer.link, outer.has_traceback)
+    # (that error itself a wrapper whose text is its error's line: torch's `LoweringException: ImportError: ...`)
+    if (inner := _named_whole(named[1], named[0])) is not None:
+        innermost = ErrorInfo(inner["type"], inner["message"].strip(), outer.frames, outer.link, outer.has_traceback)
+        return innermost, _replace(raised, link=Link.CAUSE), _replace(outer, link=Link.CAUSE)
+    return raised, _replace(outer, link=Link.CAUSE)
 
 
 def named_error(text: str) -> tuple[str, str] | None:
