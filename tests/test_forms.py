@@ -9,6 +9,7 @@ import logging
 import multiprocessing
 import os
 import pickle
+import re
 import shutil
 import subprocess
 import sys
@@ -909,6 +910,14 @@ def test_a_notebook_copy_begun_inside_a_frame_whose_lines_vs_code_linked(url, cu
     assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
     site = event.root.raise_site
     assert (site.path, site.lineno, site.function) == (*expected.frames[-1][:2], None)
+    # (with the frame's own line there, the links only name its file again: no frame is read twice)
+    whole = forms.ipython_library_frame()
+    path = "/usr/lib/python3.11/loader/shards.py"
+    linked = [re.sub(r"^( +|-+> )(\d+)", lambda m: f"{m[1]}[{m[2]}](file://{path}:{m[2]})", line)
+              if line.startswith(("     4", "---> 4")) else line for line in whole]
+    assert linked != whole
+    assert [(f.path, f.lineno, f.function) for f in only(linked).root.frames] == [
+        (f.path, f.lineno, f.function) for f in only(whole).root.frames]
 
 
 @pytest.mark.parametrize("trailing_line", [False, True])

@@ -57,6 +57,7 @@ _CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3
 # a remote's `https://vscode-remote+.../y.py:185`): a copy begun inside a frame's lines still names the file
 _LINKED_LINE = regex.compile(r"^(?:\s+|-+> ?)\[(?P<lineno>\d+)\]\((?:file://|[a-z][\w+.-]*://[^/)\s]*)(?P<path>/[^)\s]*?\.py[cx]?):(?P=lineno)\)")
 _CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
+_DRIVE = regex.compile(r"/[A-Za-z]:/")  # (a URL's path to a Windows file: `file:///C:/x/y.py`)
 
 
 FLAT_MARK = " Traceback (most recent call last) "  # a header with more after it: the breaks were lost (see uncollapsed)
@@ -134,7 +135,7 @@ def _linked_path(text: str) -> str | None:
     if m is None:
         return None
     path = m["path"]
-    return path[1:] if regex.match(r"/[A-Za-z]:/", path) else path
+    return path[1:] if _DRIVE.match(path) else path
 
 
 def old_frame_alone(first: str, text: str) -> bool:
@@ -162,6 +163,7 @@ def to_standard(lines: list[str]) -> list[str]:
     inside = False  # between a header and its exception line
     unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
     linked: str | None = None  # the file the numbered lines since the last frame line linked to (a copy cut its frame)
+    framed = False  # a frame line came since the last current line
     first = lines[:1] if _exception_first(lines) else []
     if first or starts_cut(lines[0]):  # a copy begun at a frame, or its exception line first (Databricks)
         out.append("Traceback (most recent call last):")
@@ -180,17 +182,17 @@ def to_standard(lines: list[str]) -> list[str]:
             text = plain  # (a frame's place; an exception's message keeps what it printed)
         if (frame := standard_frame(text)) is not None:
             out.append(frame)
-            linked = None
+            framed = True
         elif old := _OLD_FRAME.match(text):
             unnumbered = (old["path"], old["function"])
-            linked = None
+            framed = True
         elif current := _CURRENT.match(text):
             if unnumbered is not None:
                 out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}, in {unnumbered[1]}')
                 unnumbered = None
-            elif linked is not None:  # (its function is not known: the frame's line was cut off)
+            elif linked is not None and not framed:  # (its function is not known: the frame's line was cut off)
                 out.append(f'  File "{linked}", line {current["lineno"]}')
-            linked = None
+            linked, framed = None, False
             out.append(f"    {current['code'].strip()}")
         elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
             out.append(text)
