@@ -29,7 +29,7 @@ from analyzer.core.scan import events_from_lines
 from analyzer.core.template import CompiledTemplate, compile_template
 from analyzer.sources.lines import MAX_LINE, LineSplitter, split_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
-from tests.support import NO_NOTICES
+from tests.support import NO_NOTICES, builtin_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 1 << 20
@@ -197,6 +197,19 @@ def test_a_row_of_bars_is_no_table_in_a_table():
     (RecursionError)."""
     events = events_from_lines(["|| " * 3000 + "|", "| step | ValueError: bad value |"], "bars.log", NO_NOTICES)
     assert [(event.root.exception_type, event.root.message) for event in events] == [("ValueError", "bad value")]
+
+
+def test_errors_that_each_point_to_the_other_as_the_one_told_with_its_text_end(tmp_path):
+    """A fuzzer's input: a type alone whose text another line tells, which introduces the first again (each pointed
+    the root to the other, a thousand deep: RecursionError)."""
+    lines = ["2026-09-15T14:25:06.310000Z torch.distributed.elastic.multiprocessing.errors.ChildFaiLedError: ",
+             "2026-09-15T14:25:06.310000Z     raise ChildFailedError(",
+             "2026-09-15T14:25:06.310000Z torch.distributed.elastic.multiprocessing.errors.ChildFaiLedError: ",
+             '2026-09-15T14:2\x05@File "/workspace/serve.py", line 142, in <module>']
+    log = tmp_path / "cycle.log"
+    log.write_text("\n".join(lines) + "\n")
+    incidents = builtin_engine().analyse([str(log)]).incidents
+    assert sum(incident.is_run_root for incident in incidents) == 1
 
 
 def test_a_new_stream_on_every_line_costs_constant_time_and_bounded_memory():

@@ -368,7 +368,7 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
         if alone and (told := next((i for i in roots if i.info.message.strip() and (
                 _just_below(first, i) or _just_below(i, first)) and short_type(i.info.exception_type) == short_type(said[0])),
                 None)):
-            return _best_evidenced(told, roots)
+            return told  # (as it is: the error below it may be introduced by it, and that one is this type alone again)
         return next((i for i in roots if i.info.frames and (said in _links_said(i) or (wrapped or not alone and _on_next_line(first, i)) and any(
             _unnamed(text) == _unnamed(said[1]) for _, text in _links_said(i)) or _just_below(first, i) and any(
             short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and (
