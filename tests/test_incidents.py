@@ -547,8 +547,12 @@ def test_a_type_alone_over_the_same_types_exception_line_is_its_title():
     assert (root.info.exception_type, root.info.message.split("\n")[0]) == (
         "psycopg2.OperationalError", "could not connect to server: No such file or directory")
     assert [i.caused_by for i in incidents if i is not root] == [root.id]
-    apart = analysed({"page.log": ["psycopg2.OperationalError", "retrying", *said]})  # (not the next line: no title)
-    assert [i.info.message.split("\n")[0] for i in apart if i.is_run_root] == [""]
+    # (a line between: no title, but still the same error's type told alone a few lines from its text; far from it, the
+    # type alone is an error of its own, the first)
+    apart = analysed({"page.log": ["psycopg2.OperationalError", "retrying", *said]})
+    assert [i.info.message.split("\n")[0] for i in apart if i.is_run_root] == [said[0].split(": ", 1)[1]]
+    far = analysed({"page.log": ["psycopg2.OperationalError", *["retrying"] * 12, *said]})
+    assert [i.info.message.split("\n")[0] for i in far if i.is_run_root] == [""]
 
 
 class _Py4JJavaError(Exception):  # (named as py4j's is)
