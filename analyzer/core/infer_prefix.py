@@ -111,7 +111,10 @@ _TIMES = regex.compile(
     r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
-_KEY_NOISE = regex.compile(r"<t>|\|")
+# What a channel's key leaves out: times, bars, and a severity in lower case, which a log drain gives each line it carries
+# by its words (`info` over a traceback's frames, `error` on its exception line): it says nothing of who wrote the line.
+# (A logger's level in capitals is its record's: a new one ends the message of the one before.)
+_KEY_NOISE = regex.compile(r"<t>|\||(?<!\S)(?:info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace)(?!\S)")
 _PID = regex.compile(r"\bpid=(\d+)")
 _IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
                           r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)
@@ -265,11 +268,8 @@ def channel_key(piece: str) -> str:
     else the prefix without its times, bars and severity (`svc  | ` -> `svc`)."""
     m = _IDENTITY.search(piece)
     if m is None:
-        key = stream_key(piece)  # (a severity in lower case, which a log drain gives each line it carries by its words,
-        # `info` over a traceback's frames and `error` on its exception line, says nothing of who wrote it; a logger's
-        # level in capitals is its record's: a new one ends the message of the one before)
-        words = [word for word in _KEY_NOISE.sub(" ", key).split() if not (word.islower() and _LEVEL_WORD.fullmatch(word))]
-        return " ".join(words).rstrip(":") or key  # shown as the process when there is no rank
+        key = stream_key(piece)
+        return " ".join(_KEY_NOISE.sub(" ", key).split()).rstrip(":") or key  # shown as the process when there is no rank
     pid = _PID.search(piece)
     return f"pid={pid[1]}@" if pid else f"rank{m['rank']}" if m["rank"] else m["tags"]
 
