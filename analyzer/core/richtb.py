@@ -35,6 +35,16 @@ _PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:)$")
 _GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
 
 
+_SIDES = ("│", "|")
+
+
+def _row(text: str) -> regex.Match | None:
+    """A line inside a box: looked for only where the line ends in a side (a long line of bars and other text, tried
+    from its end back to each bar, took seconds)."""
+    return _ROW.match(text) if text[:1] in _SIDES and text.rstrip()[-1:] in _SIDES else None
+
+
+
 def is_rich(lines: list[str]) -> bool:
     return any(HEADER.match(text) for text in lines)
 
@@ -42,7 +52,7 @@ def is_rich(lines: list[str]) -> bool:
 def starts_cut(text: str) -> bool:
     """A line from inside a box, with the current line's marker or a frame's place (maybe cut after its path, the rest
     on the next row): a paste that began inside one."""
-    row = _ROW.match(text)
+    row = _row(text)
     if row is None:
         return False
     if (code := _CODE.match(row["text"])) is not None:
@@ -52,7 +62,7 @@ def starts_cut(text: str) -> bool:
 
 def continues(text: str) -> bool:
     """Whether `text` is a line of the box being read (its closing line included)."""
-    return _ROW.match(text) is not None or CLOSE.match(text) is not None
+    return _row(text) is not None or CLOSE.match(text) is not None
 
 
 def to_standard(lines: list[str]) -> list[str]:
@@ -66,7 +76,7 @@ def to_standard(lines: list[str]) -> list[str]:
             continue
         if CLOSE.match(text):
             continue
-        row = _ROW.match(text)
+        row = _row(text)
         if row is None:
             out.append(text)
             continue
