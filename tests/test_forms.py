@@ -100,6 +100,39 @@ def test_libcxxs_word_of_an_uncaught_exception_is_that_exception():
     assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/src/cpp/serve/model.cc", 41)
 
 
+def test_libcxxs_word_of_an_uncaught_exception_behind_a_progress_bars_redraw():
+    """The abort written after a progress bar's last redraw, which ended in no line break (tqdm's `\r` lines): the
+    exception still, from where libc++'s words begin."""
+    said = "libc++abi: terminating due to uncaught exception of type std::runtime_error: [malloc_or_wait] Unable to allocate"
+    (event,) = assert_same(f"100%|{'█' * 10}| 50/50 [00:09<00:00,  5.31it/s]{said}\nzsh: abort      python txt2image.py\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.NATIVE, "std::runtime_error", "[malloc_or_wait] Unable to allocate")
+
+
+def _objc_uncaught(name: str, reason: str) -> list[str]:
+    """CoreFoundation's handler of an NSException nobody caught, as NSLog writes it, then libc++'s word of the abort
+    (from their definitions: the process name and pid:thread in brackets, the throw's stack in parentheses)."""
+    frames = [("CoreFoundation", "0x00007ff80fc2f7b3", "__exceptionPreprocess + 242"),
+              ("libobjc.A.dylib", "0x00007ff80f98fbc3", "objc_exception_throw + 48"),
+              ("AppKit", "0x00007ff8126192f4", "-[NSWindow(NSWindow_Theme) _postWindowNeedsToResetDragMargins] + 321")]
+    return [f"2023-08-16 17:00:00.267 python[15187:1027655] *** Terminating app due to uncaught exception '{name}', "
+            f"reason: '{reason}'", "*** First throw call stack:", "(",
+            *(f"\t{k}   {lib:<35} {address} {symbol}" for k, (lib, address, symbol) in enumerate(frames)), ")",
+            "libc++abi: terminating due to uncaught exception of type NSException"]
+
+
+def test_objective_cs_word_of_an_uncaught_nsexception_is_that_exception():
+    """A macOS GUI call off the main thread (matplotlib's, Tk's): the NSException's name and reason, its throw's stack
+    and libc++'s abort are one crash."""
+    lines = ["Epoch 1: plotting", *_objc_uncaught("NSInternalInconsistencyException",
+                                                 "NSWindow drag regions should only be invalidated on the Main Thread!"),
+             "zsh: abort      python train.py"]
+    (event, *_) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (
+        EventKind.NATIVE, "NSInternalInconsistencyException", "NSWindow drag regions should only be invalidated on the Main Thread!")
+    assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 1)
+
+
 def test_a_terminate_whose_what_begins_with_dmlcs_place_and_another_class_keeps_it():
     """dmlc's place is taken off what() only where the class it names there is the exception's own."""
     lines = ["terminate called after throwing an instance of 'std::runtime_error'",

@@ -81,8 +81,14 @@ _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an
 _RAY_TERMINATE = regex.compile(r"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s+(?P<message>.*?))?\s*$")
 _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
-_LIBCXX_TERMINATE = regex.compile(r"^libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
+_LIBCXX_TERMINATE = regex.compile(r"^.*?libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
                                   r"(?P<type>(?:\w+::)*\w+): (?P<message>.*?)\s*$")
+# Objective-C's runtime on an NSException nobody caught (a macOS GUI call off the main thread: matplotlib's, Tk's), maybe
+# behind what stderr held: `*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason:
+# '...'`, then `*** First throw call stack:` and the frames in brackets, then libc++'s word of the same abort.
+_OBJC_TERMINATE = regex.compile(r"^.*?\*\*\* Terminating app due to uncaught exception '(?P<type>[^']+)', reason: '(?P<message>.*)'\s*$")
+_OBJC_STACK = regex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\S+\s+0x[0-9a-fA-F]+ .*"
+                            r"|libc\+\+abi: terminating (?:due to|with) uncaught exception of type NSException.*)\s*$")
 _WHAT = regex.compile(r"^(?:.*?\s)?what\(\):\s+(?P<message>.*?)\s*$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
 _PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
@@ -108,6 +114,21 @@ _SHELL_SIGNAL = regex.compile("^(?:" + "|".join(_SIGNALS) + r")(?: +\(core dumpe
 def _fatal(text: str) -> regex.Match | None:
     # (`in` first: the pattern looks all along)
     return _FATAL_AT.match(text) if "Fatal Python error: " in text or "Windows fatal exception: " in text else None
+
+
+def _libcxx(text: str) -> regex.Match | None:
+    """libc++'s terminate handler's line, maybe behind what stderr held (a progress bar's last redraw); not a log
+    record that relays it (see _terminate)."""
+    return _behind_output(text, "libc++abi: terminating", _LIBCXX_TERMINATE)
+
+
+def _objc(text: str) -> regex.Match | None:
+    return _behind_output(text, "*** Terminating app due to uncaught exception", _OBJC_TERMINATE)
+
+
+def _behind_output(text: str, words: str, pattern: regex.Pattern) -> regex.Match | None:
+    at = text.find(words)
+    return pattern.match(text) if at >= 0 and not _LOGGED_LEVEL.search(text, 0, at) else None
 
 
 def _terminate(text: str) -> regex.Match | None:
@@ -149,7 +170,7 @@ def names_its_cause(info: ErrorInfo) -> bool:
 def starts(text: str) -> bool:
     """The first line of a native crash report."""
     return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _CUDA.match(text)
-                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _LIBCXX_TERMINATE.match(text)
+                or _CUDA_CHECK.match(text) or _DEVICE_ASSERT.match(text) or _libcxx(text) or _objc(text)
                 or ("Caught signal " in text and _UCX_SIGNAL.match(text)))
 
 
@@ -161,7 +182,7 @@ def thread_head(text: str) -> bool:
 def interrupts(text: str) -> bool:
     """A report the runtime prints over whatever was being printed: it ends an exception message.
     (A `CUDA error:` line may be a line of a message, as torch's own messages start that way.)"""
-    return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _LIBCXX_TERMINATE.match(text))
+    return bool(_fatal(text) or _TIMEOUT.match(text) or _terminate(text) or _libcxx(text) or _objc(text))
 
 
 def rust_error(text: str) -> bool:
@@ -206,7 +227,9 @@ def continues(lines: list[str], text: str, marks: Marks | None = None) -> bool:
     if _CUDA_CHECK.match(first) or _DEVICE_ASSERT.match(first):
         return False
     held = (marks or Marks()).update(lines)
-    if _LIBCXX_TERMINATE.match(first):  # what() is on its line; faulthandler's dump of the abort may follow
+    if _objc(first):  # (its throw's stack, then libc++'s word of the abort)
+        return _OBJC_STACK.match(text) is not None
+    if _libcxx(first):  # what() is on its line; faulthandler's dump of the abort may follow
         if held.dumped:
             return bool(_THREAD.match(text) or _FRAME.match(text) or _DUMP_DETAIL.match(text))
         fatal = _fatal(text)
@@ -281,7 +304,9 @@ def parse(lines: list[str]) -> ErrorInfo:
     if device := _DEVICE_ASSERT.match(first):
         return ErrorInfo(UNTYPED_CUDA, first.strip(), (Frame(device["path"], int(device["lineno"]), device["function"]),),
                          has_traceback=False)
-    if libcxx := _LIBCXX_TERMINATE.match(first):
+    if objc := _objc(first):
+        return ErrorInfo(objc["type"], objc["message"], has_traceback=False)
+    if libcxx := _libcxx(first):
         what, placed = _own_place(libcxx["type"], libcxx["message"])
         return ErrorInfo(libcxx["type"], what, _thread_frames(lines[1:]) or placed, has_traceback=len(lines) > 1)
     if check := _CUDA_CHECK.match(first):

@@ -106,7 +106,7 @@ _STARTS = (
     rb"^\[[A-Za-z_][\w.]*(?:Error|Exception)\]: ", rb"(?:Error|Exception)\] \S",  # a class in brackets (grammar.unbracketed)
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
-    rb"Fatal Python error: |Windows fatal exception: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|Unhandled exception: \w+\. what\(\)|libc\+\+abi: terminating|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `|Caught signal [0-9]+ \(",  # native.starts
+    rb"Fatal Python error: |Windows fatal exception: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|Unhandled exception: \w+\. what\(\)|libc\+\+abi: terminating|\*\*\* Terminating app due to uncaught exception|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `|Caught signal [0-9]+ \(",  # native.starts
     rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
     rb"(?:^|\s)E[ \t]+(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",  # ... an exception line
     # after its E and one blank (the pattern above with a letter and a blank before the type does not take it)
