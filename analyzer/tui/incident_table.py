@@ -95,6 +95,7 @@ class IncidentTable(DataTable):
                         self.update_cell(incident.id, column, cell, update_width=True)
             for incident in incidents[len(shown):]:
                 self.add_row(*row_cells(incident), key=incident.id)
+            self.check_idle()  # (the table widens its columns when idle: without a message after it, not until a key)
             return
         self.clear()
         for incident in incidents:
