@@ -99,7 +99,8 @@ _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exceptio
 _CLOSES = frozenset("])|>}")
 # A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
 _HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
-_LEVEL_WORD = regex.compile(r"(?i:info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace)")
+_SEVERITIES = r"info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace"
+_LEVEL_WORD = regex.compile(rf"(?i:{_SEVERITIES})")
 _PROGRAM = regex.compile(r"[a-z][a-z0-9_-]*")
 # Words in lower case that are no program's name in front of a line: an exception's (the socket module's, old modules'
 # `error`), or a label of the text after it (Ray's `System error: ...` over `traceback: Traceback (most recent ...`)
@@ -114,7 +115,7 @@ _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\
 # What a channel's key leaves out: times, bars, and a severity in lower case, which a log drain gives each line it carries
 # by its words (`info` over a traceback's frames, `error` on its exception line): it says nothing of who wrote the line.
 # (A logger's level in capitals is its record's: a new one ends the message of the one before.)
-_KEY_NOISE = regex.compile(r"<t>|\||(?<!\S)(?:info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace)(?!\S)")
+_KEY_NOISE = regex.compile(rf"<t>|\||(?<!\S)(?:{_SEVERITIES})(?!\S)")
 _PID = regex.compile(r"\bpid=(\d+)")
 _IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
                           r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)

@@ -127,6 +127,8 @@ def _objc(text: str) -> regex.Match | None:
 
 
 def _behind_output(text: str, words: str, pattern: regex.Pattern) -> regex.Match | None:
+    """`pattern`'s match of a runtime's report that begins with `words`, maybe behind what the stream held before it;
+    None where a level before the words makes the line a log record that relays it."""
     at = text.find(words)
     return pattern.match(text) if at >= 0 and not _LOGGED_LEVEL.search(text, 0, at) else None
 
@@ -136,8 +138,7 @@ def _terminate(text: str) -> regex.Match | None:
     it: `ERROR: terminate called ...`), which the line's page in notices.yaml reads. Or Ray's handler's record."""
     if "Unhandled exception: " in text:
         return _RAY_TERMINATE.match(text)
-    m = _TERMINATE.match(text) if "terminate called after" in text else None
-    return m if m is not None and not _LOGGED_LEVEL.search(text, 0, text.find("terminate called after")) else None
+    return _behind_output(text, "terminate called after", _TERMINATE)
 
 
 def _demangled(name: str) -> str:
