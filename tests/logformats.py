@@ -400,6 +400,20 @@ def docker_json_file(writes: list[tuple[str, str]], start: datetime = T0, max_re
     return out
 
 
+def relayed_events(writes: list[tuple[str, str]], command: tuple[str, ...] = ("python", "main.py")) -> list[str]:
+    """A benchmark runner relaying its child's output as events, one JSON object per line (Python's json.dumps,
+    default separators, ASCII escapes), as milabench writes them: `{"event": "line", "data": text + "\\n",
+    "pipe": "stdout"|"stderr"}` for each line the child wrote, between the run's own events (`start`, `data`
+    with a metric, `end` with the return code) whose `pipe` is null or `data`. `writes` are (stream, line)."""
+    out = [json.dumps({"event": "start", "data": {"command": list(command), "time": 1733480000.5}, "pipe": None})]
+    for i, (stream, line) in enumerate(writes):
+        out.append(json.dumps({"event": "line", "data": line + "\n", "pipe": stream}))
+        if i % 4 == 3:
+            out.append(json.dumps({"event": "data", "data": {"rate": 112.5 + i, "units": "items/s"}, "pipe": "data"}))
+    out.append(json.dumps({"event": "end", "data": {"command": list(command), "return_code": 1}, "pipe": None}))
+    return out
+
+
 def journal_json(writes: list[tuple[int, str]], host: str = "gpu-node-3", ident: str = "python3",
                  start: datetime = T0) -> list[str]:
     """`journalctl -o json` of services writing to stdout: journald stores each line as an entry, and

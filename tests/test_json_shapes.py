@@ -125,6 +125,17 @@ def test_docker_streams_each_holding_a_traceback_interleave_line_by_line():
         "stderr": expected_chain(first), "stdout": expected_chain(second)}
 
 
+def test_a_runners_relayed_lines_are_the_childs_per_stream():
+    """milabench's events: each line the child wrote under `data`, its stream under `pipe`; the runner's own
+    events (a metric, the return code) between them are no lines of either stream."""
+    (first, tb1), (second, tb2) = _lines(_chained), _lines(_caret)
+    relayed = fmt.relayed_events(_interleave([("stderr", line) for line in tb1], [("stdout", line) for line in tb2]))
+    events = _tracebacks(relayed)
+    assert {e.stream.split("#")[0]: actual_chain(e.chain) for e in events} == {
+        "stderr": expected_chain(first), "stdout": expected_chain(second)}
+    assert len(assert_same("\n".join([*relayed, ""]).encode())) == 2
+
+
 def test_journal_processes_interleave_line_by_line():
     (first, tb1), (second, tb2) = _lines(_chained), _lines(_noted)
     events = _tracebacks(fmt.journal_json(_interleave([(11, line) for line in tb1], [(12, line) for line in tb2])))

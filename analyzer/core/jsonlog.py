@@ -4,6 +4,8 @@
   (`{"log": "text\\n", "stream": "stderr", "time": "...Z"}`, a `log` without its newline being a
   piece of a longer line) and `journalctl -o json` (`MESSAGE`, `_PID`, `_HOSTNAME`,
   `__REALTIME_TIMESTAMP`; a `MESSAGE` that is not printable UTF-8 comes as an array of its bytes).
+  A runner that relays its children's output as events names the stream under another key
+  (milabench: `{"event": "line", "data": "text\\n", "pipe": "stderr"}`).
   Its text is a log line like any other, with prefixes of its own, and the envelope is a per-line
   prefix: it names the process.
 - An app record is a whole log record a JSON formatter wrote (python-json-logger, structlog, ECS,
@@ -30,6 +32,8 @@ __all__ = ["AppRecord", "Envelope", "read", "split_lines"]
 
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
+_LINE_KEYS = ("data", "line", "output", "log")  # where a relayed line is
+_RECORD_KEYS = ("message", "msg", "levelname", "level")  # a logger's record, which may name its stream too
 _TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
 _SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
@@ -73,7 +77,7 @@ def read(text: str) -> Envelope | AppRecord | None:
         value = _loaded(text.replace("\\'", "'"))
     if not isinstance(value, dict):
         return None
-    return _docker(value) or _journal(value) or _error_response(value) or _app_record(value)
+    return _docker(value) or _journal(value) or _piped(value) or _error_response(value) or _app_record(value)
 
 
 def _loaded(text: str) -> object:
@@ -97,6 +101,16 @@ def _docker(value: dict) -> Envelope | None:
         value["logtag"] == "P" if "logtag" in value else len(log.encode("utf-8", "replace")) >= _DOCKER_PIECE)
     return Envelope(_encodable(log.removesuffix("\n")), stream, None, None,
                     parse_timestamp(time) if isinstance(time, str) else None, partial)
+
+
+def _piped(value: dict) -> Envelope | None:
+    """A line relayed with the standard stream it came from named (`pipe` or `stream`) and no message of a
+    record: the line under a key of its own."""
+    stream = value.get("pipe", value.get("stream"))
+    if stream not in _DOCKER_STREAMS or any(key in value for key in _RECORD_KEYS):
+        return None
+    line = next((value[k] for k in _LINE_KEYS if isinstance(value.get(k), str)), None)
+    return None if line is None else Envelope(_encodable(line.removesuffix("\n")), stream, None, None, None)
 
 
 def _journal(value: dict) -> Envelope | None:
