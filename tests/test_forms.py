@@ -1010,12 +1010,31 @@ def test_a_notebook_traceback_copied_from_its_last_frame(frame):
     assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]  # (the fast path alike)
 
 
-@pytest.mark.parametrize("marker", ["...", "[...]", "(...)", "\u2026"])
+@pytest.mark.parametrize("marker", ["...", "[...]", "(...)", "\u2026", "----------"])
 def test_lines_a_user_left_out_marked_among_the_frames(marker):
     exc = capture(_wrapped_chain)
     lines = text_of(exc).rstrip("\n").split("\n")
     event = only([*lines[:3], marker, *lines[3:]])
     assert actual_chain(event.chain) == expected_chain(exc)
+
+
+def test_frames_a_user_cut_out_for_rules_of_dashes_between_a_frame_and_the_last_ones_source_line():
+    """A paste of a headless traceback whose inner frames were replaced by rules of dashes, the innermost
+    frame's source line kept: the error, raised at the last frame shown."""
+    def load_model():
+        return load_layer()
+
+    def load_layer():
+        return _load_weights()
+
+    exc = capture(load_model)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    frames = [k for k, line in enumerate(lines) if line.startswith('  File "')]
+    pasted = [*lines[1:frames[1] + 1], *["----------"] * 3, lines[frames[-1] + 1], lines[-1]]
+    event = only(pasted)
+    assert (event.root.exception_type, event.root.message) == ("KeyError", str(exc))
+    assert event.root.raise_site.lineno == int(lines[frames[1]].split(", line ")[1].split(",")[0])
+    assert [e.chain for e in assert_same("\n".join(pasted).encode())] == [event.chain]
 
 
 def test_each_line_of_a_traceback_in_a_code_span_of_its_own():

@@ -756,8 +756,9 @@ def padded_exception(text: str) -> tuple[str, str] | None:
     return (m["source"], m["said"]) if m is not None and BARE_EXCEPTION_LINE.match(m["said"]) else None
 
 
-# What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets.
-_ELISION = regex.compile(r"[\[(]?(?:\.{3,}|\u2026+)[\])]?")
+# What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets; or a
+# rule of dashes (no traceback prints one between its frames).
+_ELISION = regex.compile(r"[\[(]?(?:\.{3,}|\u2026+)[\])]?|-{3,}")
 
 
 def is_elision(text: str) -> bool:
