@@ -400,6 +400,37 @@ def docker_json_file(writes: list[tuple[str, str]], start: datetime = T0, max_re
     return out
 
 
+def c_printer_writes(exc: BaseException) -> list[str]:
+    """The writes CPython's exception printer in C (3.12 and before: `PyErr_Display`, `PyTraceBack_Print`) makes to
+    a stderr for an uncaught exception without a cause: the header, each frame's line whole, its source line as
+    the indent, the stripped line and the line break, then the exception line as the module's name, `.`, the
+    class's name, `: `, the message and the line break (builtins' module left out; no carets: 3.10's form)."""
+    writes = ["Traceback (most recent call last):\n"]
+    for frame in traceback.extract_tb(exc.__traceback__):
+        writes.append(f'  File "{frame.filename}", line {frame.lineno}, in {frame.name}\n')
+        if frame.line:
+            writes += ["    ", frame.line.strip(), "\n"]
+    kind = type(exc)
+    if kind.__module__ != "builtins":
+        writes += [kind.__module__, "."]
+    writes.append(kind.__qualname__)
+    if str(exc):
+        writes += [": ", str(exc)]
+    return [*writes, "\n"]
+
+
+def interleaved_writes(*processes: list[str], turns: tuple[int, ...] = (1,)) -> list[str]:
+    """Processes writing to one file at once, unbuffered: the writes of each in order, the processes taking turns
+    (process k writes `turns[k % len(turns)]` pieces a turn), as lines."""
+    pending = [list(writes) for writes in processes]
+    out: list[str] = []
+    while any(pending):
+        for k, writes in enumerate(pending):
+            out += writes[:turns[k % len(turns)]]
+            del writes[:turns[k % len(turns)]]
+    return "".join(out).rstrip("\n").split("\n")
+
+
 def relayed_events(writes: list[tuple[str, str]], command: tuple[str, ...] = ("python", "main.py")) -> list[str]:
     """A benchmark runner relaying its child's output as events, one JSON object per line (Python's json.dumps,
     default separators, ASCII escapes), as milabench writes them: `{"event": "line", "data": text + "\\n",

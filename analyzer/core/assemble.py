@@ -60,6 +60,7 @@ from analyzer.core.normalize import may_continue
 from analyzer.core.notices import exc_info_said, logged_error, retried, said_at_end
 from analyzer.core.open_block import SOURCE_LINES, Block, State, Step, cut, new_block
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, LogLine, SourceSpan
+from analyzer.core.shredded import Rejoiner, loose_type
 
 __all__ = ["TracebackAssembler"]
 
@@ -240,6 +241,7 @@ class TracebackAssembler:
         self._taken: set[int] = set()  # the ids of the queued events a traceback took, left out
         self._rust_errors: dict[str, LogLine] = {}  # by stream, a Rust program's `Error: ...` that opened nothing
         self._unraisable: LogLine | None = None  # CPython's line above a traceback it reports as ignored (g.UNRAISABLE)
+        self._rejoiner = Rejoiner()  # exception lines whose pieces other processes' writes came between
         self._notices = notices  # tells whether a line that opens nothing else reports a failure
         self._max_block_lines = max_block_lines
         self._max_message_lines = max_message_lines
@@ -253,13 +255,14 @@ class TracebackAssembler:
     def pending(self) -> int:
         """Records whose lines may go on, parked ones included. (Not a bare line that waits for a traceback:
         lines that can start none may go by unread, and the next line read lets it go if it is too far below.)"""
-        return len(self._open) + len(self._parked) + len(self._aside)
+        return len(self._open) + len(self._parked) + len(self._aside) + self._rejoiner.waiting
 
     def feed(self, line: LogLine) -> list[ErrorEvent]:
         lineno, prefix = line.lineno, line.prefix
         length = len(prefix) + len(line.text)
         last = self._last
-        if not prefix and last is not None:
+        rejoined, typed_at = self._rejoiner.rejoined(line)
+        if not prefix and last is not None and not typed_at:
             if (self._run > 1 and lineno == self._physical_lineno + 1 and line.text.strip()
                     and self._took(last.stream, self._physical_lineno)):
                 self._vote(self._physical_length)  # a record's prefixed lines, and the next one without: maybe a rest
@@ -267,8 +270,10 @@ class TracebackAssembler:
                 self._last, self._after_rest = replace(last, text=line.text, lineno=lineno), True
                 self._physical_lineno, self._physical_length = lineno, length
                 return self._in_order(self._within_budget([]))
-        line, rest = self._unwrapped(line)
-        if (first := self._first_line_unprefixed(line)) is not None:
+        line, rest = (rejoined, False) if typed_at else self._unwrapped(line)
+        if typed_at and (alone := self._rejoined_alone(line, typed_at)) is not None:
+            out = alone
+        elif (first := self._first_line_unprefixed(line)) is not None:
             out = first + self._feed(replace(line, starts_message=False))  # (the record the first line began goes on)
         else:
             out = self._feed(line)
@@ -291,6 +296,34 @@ class TracebackAssembler:
         if self._held + self._texts.size > self._max_held:
             out = self._within_budget(out)
         return self._in_order(out) if self._queue or self._waiting or self._taken else out
+
+    def _rejoined_alone(self, line: LogLine, typed_at: int) -> list[ErrorEvent] | None:
+        """A type and its message rejoined (see shredded.Rejoiner): an error of one line, not the message of the error
+        before it nor the end of a stack whose frames, among other processes' writes, may be any rank's (what follows
+        it is as likely another's); None where a stack took the type as the end of its last source line (`raise
+        ValueError(...)ValueError`): it ends with the line, as with any exception line."""
+        block = self._open.get(line.stream)
+        if block is not None and block.state is State.FRAMES and block.linenos[-1] == typed_at:
+            return None
+        typed = g.BARE_EXCEPTION_LINE.match(line.text)
+        if typed is None:  # (a type no exception line has: the line as it came)
+            return None
+        if block is not None and block.linenos[-1] == typed_at:
+            self._unglue(block)
+        closed = self._close(line.stream) if block is not None else []
+        error = ErrorInfo(typed["type"], typed["message"] or "", has_traceback=False)
+        return [*closed, self._event(new_block(State.MESSAGE, EventKind.BARE, line, line.text), error)]
+
+    def _unglue(self, block: Block) -> None:
+        """Its last line without the type another process glued to its end (`...in dataset_info.json.ValueError`)."""
+        text = block.texts[-1]
+        if (glued := loose_type(text)) is None or not glued[0].strip():
+            return
+        block.texts[-1] = self._texts.hold(glued[0].rstrip())
+        self._texts.release([text])
+        if block.reread and block.reread[-1].lineno == block.linenos[-1]:
+            self._held -= len(text) - len(glued[0].rstrip())
+            block.reread[-1] = replace(block.reread[-1], text=glued[0].rstrip())
 
     def _within_budget(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         while self._held + self._texts.size > self._max_held:
