@@ -1346,6 +1346,41 @@ def test_a_copy_of_frames_newest_first_above_the_exception_line():
     assert only(lines[1:]).root.frames == original.root.frames  # (in Python's order, it stays so)
 
 
+def _forwarding(func):
+    def inner(*args, **kwargs):
+        return func(*args, **kwargs)
+    return inner
+
+
+class _ShardingManager:
+    def __enter__(self):
+        raise NotImplementedError("load_format hf not implemented")
+
+    def __exit__(self, *exc):
+        return False
+
+
+@_forwarding
+def _generate_sequences():
+    with _ShardingManager():
+        return []
+
+
+def func():  # (a framework's name for the method it calls on a worker)
+    return _generate_sequences()
+
+
+def test_frames_in_pythons_order_whose_one_call_backwards_is_a_wrapper_forwarding_its_func():
+    """A copy begun at a frame named `func`, a decorator's `return func(*args, **kwargs)` below it: that call reads
+    as one to the frame above, but no other does; the frames stay in Python's order, the raise site innermost."""
+    lines = text_of(capture(func)).splitlines()
+    original = only(lines)
+    start = next(k for k, line in enumerate(lines) if line.endswith(", in func"))
+    event = only(lines[start:])
+    assert event.root.raise_site == original.root.raise_site and event.root.raise_site.function == "__enter__"
+    assert [e.chain for e in assert_same("\n".join(lines[start:]).encode())] == [event.chain]
+
+
 @pytest.mark.parametrize("blank", [False, True], ids=("next", "after-a-blank"))
 def test_a_pages_exception_line_above_its_frames_flush_left(blank):
     """Streamlit Cloud's page: the exception line first, maybe a blank line, then the frames in Python's

@@ -186,7 +186,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     text = lines[i]
     exc = g.EXCEPTION_LINE.match(text.strip() if at_source else text[frame_indent:] if g.exception_line_at_indent(
         text, frame_indent) else text)
-    if not header and len(frames) > 1 and g.call_order([(f.function or "", f.code or "") for f in frames]) == (False, True):
+    if not header and len(frames) > 1 and g.listed_newest_first([(f.function or "", f.code or "") for f in frames]):
         frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:

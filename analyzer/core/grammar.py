@@ -44,6 +44,7 @@ __all__ = [
     "EXCEPTION_REPR",
     "WRAPPED_DRIVER_ERROR",
     "call_order",
+    "listed_newest_first",
     "reraised_original",
     "holds_traceback",
     "frame_after_words",
@@ -637,6 +638,15 @@ def call_order(calls: list[tuple[str, str]]) -> tuple[bool, bool]:
     inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
     outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
     return inwards, outwards
+
+
+def listed_newest_first(calls: list[tuple[str, str]]) -> bool:
+    """Whether frames a copy lists without their header, as (function, source line), are newest first: no source
+    calls the function listed after it, and most call the one listed before it (one such call alone may be a
+    wrapper's of a function it was given, `return func(*args, **kwargs)`, which reads the same either way)."""
+    inwards, _ = call_order(calls)
+    outwards = sum(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
+    return not inwards and outwards * 2 > len(calls) - 1
 
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
