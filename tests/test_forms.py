@@ -826,6 +826,20 @@ def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame, strip):
     assert run_root(forms.ray_task_error(cut_frame)).info == remote
 
 
+@pytest.mark.parametrize("driver", [True, False], ids=("with-the-drivers-stack", "from-the-wrapper-line"))
+def test_a_ray_task_error_whose_remote_task_and_first_frames_a_user_left_out(driver):
+    """A paste that cut the remote task's name to `ray::...` and marked the frames left out with `...` lines,
+    one right under the wrapper line: the remote error, raised at its innermost frame, is still the root."""
+    lines = forms.ray_task_error()
+    at = next(k for k, line in enumerate(lines) if line.startswith("ray.exceptions.RayTaskError("))
+    wrapper = lines[at].split(": ray::")[0] + ": ray::..."
+    pasted = [*(lines[:at] if driver else []), wrapper, "...", *lines[at + 1:at + 3], "...", *lines[at + 3:]]
+    event = only(pasted)
+    assert (event.root.exception_type, event.root.raise_site.function) == ("ValueError", "_load_shard")
+    assert event.chain[-1].exception_type == "ray.exceptions.RayTaskError(ValueError)"
+    assert [e.chain for e in assert_same("\n".join(pasted).encode())] == [event.chain]
+
+
 def test_a_ray_task_error_over_a_replica_whose_error_is_a_traceback_has_that_tracebacks_error_as_root():
     """Ray Serve's replica raises `RuntimeError(traceback.format_exc())`; the driver gets it wrapped in a RayTaskError
     with the remote frames: the error inside the traceback text is the root, raised where that traceback ends."""

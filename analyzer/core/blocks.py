@@ -202,8 +202,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     remote = g.wraps_remote(exc)
     if not remote and carets < len(lines) and g.remote_task(lines[carets]):
         remote, carets = True, carets + 1  # (the remote task named on the line after the wrapper's)
-    while remote and carets < len(lines) and g.CARETS.match(lines[carets]):
-        carets += 1  # of the remote's first frame, which Ray cut
+    while remote and carets < len(lines) and (g.CARETS.match(lines[carets]) or g.is_elision(lines[carets])):
+        carets += 1  # of the remote's first frame, which Ray cut (or a user's mark of lines left out)
     if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
         inner, end, nested = _parse_link(lines, carets, link)
         if inner and inner[-1].exception_type:

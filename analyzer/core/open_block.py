@@ -338,10 +338,11 @@ def nests_traceback(text: str) -> bool:
 
 def wraps_remote_here(block: Block) -> bool:
     """The message read so far is a remote error's wrapper line (its remote task named on it or on the next
-    line), maybe with caret lines of a frame cut off under it."""
+    line), maybe with caret lines of a frame cut off under it, or a user's mark of lines left out."""
     texts = block.texts[len(block.texts) - 1 - block.message_lines:]
     told = 1 if wraps_remote(texts[0]) else 2 if len(texts) > 1 and g.remote_task(texts[1]) else 0
-    return bool(told) and len(texts) - told <= SOURCE_LINES and all(map(g.CARETS.match, texts[told:]))
+    return bool(told) and len(texts) - told <= SOURCE_LINES and all(
+        g.CARETS.match(text) or g.is_elision(text) for text in texts[told:])
 
 
 def wraps_remote(text: str) -> bool:
