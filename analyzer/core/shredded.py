@@ -21,6 +21,7 @@ __all__ = ["Rejoiner"]
 _BELOW = 3  # lines a type's message may begin below it
 _TAIL = 256  # characters at a line's end a glued type is looked for in (a long line is not searched whole)
 _SUFFIXES = ("Error", "Exception")
+_BLANKS = (" ", "\t")
 # A type's name ending the line: glued to what another process wrote (after no blank), or alone; its modules
 # with it where they are glued too, else the class alone (`in dataset_info.json.ValueError`, `etc).RuntimeError`).
 _LOOSE_TYPE = regex.compile(r"(?:^[ \t]*|(?<=[^\s\w.]))((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))[ \t]*$")
@@ -61,6 +62,8 @@ class Rejoiner:
 
     def rejoined(self, line: LogLine) -> tuple[LogLine, int]:
         loose, text = self._loose, line.text
+        if loose is None and not text.endswith(_SUFFIXES) and text[-1:] not in _BLANKS:  # (most lines: at once)
+            return line, 0
         if loose is not None and (line.lineno - loose.lineno > _BELOW or loose.stream != line.stream):
             loose = self._loose = None
         if loose is not None:
