@@ -271,6 +271,17 @@ def test_a_bold_span_a_paste_opened_at_an_exception_line_and_closed_lines_below(
     assert _places(actual_chain(first.chain))[0] == _places(expected_chain(exc))[0]
 
 
+def test_a_loggers_record_a_user_set_in_bold_as_a_whole():
+    """KServe's model server logs a model that failed to load on one line, naming the error's class and message; a
+    paste set that line in markdown bold, its prefix and all: the same error as from the plain line."""
+    exc = capture(lambda: __import__("sklearn_svm_classes_gone"))
+    (line,) = fmt.tornado(f"fail to load model sklearn-iris from dir /mnt/models. exception type {type(exc)}, "
+                          f"exception msg: {exc}")
+    plain = _bare_errors(f"{line}\n".encode())
+    assert [error[1:3] for error in plain] == [("ModuleNotFoundError", str(exc))]
+    assert _bare_errors(f"**{line}**\n".encode()) == plain
+
+
 def _submit_after_the_pool_broke() -> None:
     from concurrent.futures.process import BrokenProcessPool
 

@@ -578,7 +578,8 @@ def _unemphasised(text: str) -> str:
     """The line without the marks of markdown's emphasis a paste wrapped it in: an error's line one span,
     italic or bold italic (`_ValueError: ..._`, `**_ValueError: ..._**`, `***ValueError: ...***`), or its class
     and colon bold (`**ValueError:** ...`), or bold opened there and closed below. (A class's or module's name may begin with an underscore,
-    `_InactiveRpcError: ...`; bold alone is the grammar's: `**KeyError: 'x'**`; a span that opens at a frame
+    `_InactiveRpcError: ...`; bold alone around an error's line is the grammar's, `**KeyError: 'x'**`, around any
+    other line a user's mark, `**[E 220629 13:33:21 app:37] ...**`; a span that opens at a frame
     line, `_File "x.py", ...`, is _framed's.)"""
     span = _EMPHASIS.match(text)
     if span is not None and span["close"] == span["open"][::-1] and (
@@ -588,9 +589,12 @@ def _unemphasised(text: str) -> str:
         return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
     if text[:2] == "**" and "**" not in text[2:] and g.BARE_EXCEPTION_LINE.match(text[2:]):
         return text[2:]  # (bold opened at the line and closed lines below, after a chain's separator)
+    if (whole := _BOLD_WHOLE.match(text)) is not None:
+        return whole["inner"]  # (a line a user set in bold as a whole: a logger's record, its prefix and all)
     return text
 
 
+_BOLD_WHOLE = regex.compile(r"^\*\*(?P<inner>[^\s*](?:(?!\*\*).)*[^\s*])\*\*\s*$")
 _BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
 _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*|\*\*\*)\s*$")
 
