@@ -212,6 +212,18 @@ def test_snakemakes_own_errors_and_an_input_functions_error():
     assert [(e.root.exception_type, e.root.message) for e in events] == [("RuleException", "indented words")]
 
 
+@pytest.mark.parametrize("new", [False, True], ids=("snakemake 7", "snakemake 8"))
+def test_snakemakes_own_error_placed_in_the_workflow_is_raised_there(new):
+    """Snakemake's own error with its place and no frames (a rule's input missing): raised at that line of the
+    Snakefile, as far as the report tells."""
+    place = "in file /w/Snakefile, line 167" if new else "in line 167 of /w/Snakefile"
+    lines = ["Building DAG of jobs...", f"MissingInputException {place}:", "Missing input files for rule fix_query:",
+             "    output: intermediate/fixed_queries/q.fa", "    affected files:", "        queries/q.fa", ""]
+    (event,) = assert_same("\n".join(lines).encode())
+    assert (event.root.exception_type, event.root.message.split("\n")[0]) == ("MissingInputException", lines[2])
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/w/Snakefile", 167)
+
+
 def _insert_one(collection: dict):
     return _check_write_response({"writeErrors": [{"errmsg": "E11000 duplicate key error collection: history"}]}, collection)
 

@@ -8,7 +8,8 @@
       File "/usr/lib/python3.8/concurrent/futures/thread.py", line 57, in run
 
 The error's class, where in the workflow it happened (`in line N of FILE:`, since 8 `in file FILE, line N:`),
-its message on the lines below, then the frames oldest first without their source lines. A wrapper of
+its message on the lines below, then the frames oldest first without their source lines (none for an error
+of Snakemake's own: its place is where it was raised, as far as the report tells). A wrapper of
 Snakemake's own (`RuleException:`, `WorkflowError:`) names nothing but the error under it; an error of
 Snakemake's own without a place (`MissingRuleException:`) has its message below its class. An input function's
 error is the message of the one Snakemake wraps it in (`InputFunctionException in line 5 of x.smk:`, then
@@ -25,7 +26,7 @@ __all__ = ["goes_on", "opens", "to_standard"]
 
 _MAX_LINES = 200
 _PLACED = regex.compile(rf"^(?P<type>(?:[A-Za-z_]\w*\.)*(?:{g.EXCEPTION_NAME}|Exception))"
-                        r" (?:in line \d+ of \S.*?|in file \S.*?, line \d+)[:.]\s*$")
+                        r" (?:in line (?P<line>\d+) of (?P<path>\S.*?)|in file (?P<path>\S.*?), line (?P<line>\d+))[:.]\s*$")
 # Snakemake's own classes that report an error with its message under them (snakemake/exceptions.py)
 _OWN = regex.compile(r"^(?P<type>(?:Rule|Workflow|MissingRule|MissingInput|MissingOutput|AmbiguousRule|CyclicGraph|"
                      r"IncompleteFiles|ChildIO|ProtectedOutput|ImproperOutput|Lock|CreateRule|UnknownRule|NoRules|"
@@ -50,9 +51,12 @@ def goes_on(texts: list[str], text: str) -> bool:
 def to_standard(texts: list[str]) -> list[str]:
     """The lines in CPython's layout: the innermost error's header, frames and exception line."""
     at = max((k for k, text in enumerate(texts) if _PLACED.match(text)), default=0)
-    named = _PLACED.match(texts[at]) or _OWN.match(texts[at])
+    placed = _PLACED.match(texts[at])
+    named = placed or _OWN.match(texts[at])
     assert named is not None  # (opens)
     frames = [text for text in texts[at + 1:] if g.FRAME.match(text)]
+    if not frames and placed is not None:  # (no frames: the place in the workflow is where it was raised, as far as told)
+        frames = [f'  File "{placed["path"]}", line {placed["line"]}']
     message = [text for text in texts[at + 1:] if not g.FRAME.match(text)]
     if message and g.BARE_EXCEPTION_LINE.match(message[0]):
         return [g.HEADER_TEXT, *frames, *message]  # (an input function's error, which its wrapper's message is)
