@@ -169,10 +169,17 @@ def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
     return [f"{service.ljust(width)} | {line}" for line in lines]
 
 
-def container_ui_export(lines: list[str], start: datetime = T0, separator: str = " | ", stream: str = "stdout") -> list[str]:
+def container_ui_export(lines: list[str], start: datetime = T0, separator: str = " | ", stream: str = "stdout",
+                        nanoseconds: bool = False) -> list[str]:
     """A container UI's log table copied as text (Synology's, Portainer's): `date | stream | line` per row (tab
-    separated in another export), the newest row first."""
-    return [f"{start:%Y-%m-%d %H:%M:%S}{separator}{stream}{separator}{line}" for line in reversed(lines)]
+    separated in another export), the newest row first; or the engine's own time, RFC 3339 in nanoseconds, each row's
+    a little earlier than the row above it (`2024-10-08T08:50:34.331322727Z | stdout | line`)."""
+    rows = []
+    for k, line in enumerate(reversed(lines)):
+        when = start - timedelta(microseconds=75 * k)
+        stamp = f"{when:%Y-%m-%dT%H:%M:%S.%f}{k % 1000:03d}Z" if nanoseconds else f"{start:%Y-%m-%d %H:%M:%S}"
+        rows.append(f"{stamp}{separator}{stream}{separator}{line}")
+    return rows
 
 
 def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -> list[str]:

@@ -948,12 +948,14 @@ def test_a_paste_begun_at_a_frame_that_lost_its_indentation_behind_a_prefix(wrap
     assert event.root.raise_site.function == "_register_worker"
 
 
-@pytest.mark.parametrize("separator", [" | ", "\t"], ids=["table", "tab-separated"])
-def test_a_container_uis_export_newest_line_first(separator):
+@pytest.mark.parametrize("separator, nanoseconds", [(" | ", False), ("\t", False), (" | ", True)],
+                         ids=["table", "tab-separated", "engine-time"])
+def test_a_container_uis_export_newest_line_first(separator, nanoseconds):
     """Synology's or Portainer's log table copied as text, the newest row first: the exception line's prefix (a time and
-    the stream) is learned above the frames it follows, and the traceback is read in Python's order."""
+    the stream) is learned above the frames it follows, and the traceback is read in Python's order. (The engine's
+    RFC 3339 time is a collector's prefix of its own: the stream's bars behind it are learned from the exception line.)"""
     exc, lines = _tb(_caret)
-    rows = fmt.container_ui_export(["booting", *lines, "restarting"], separator=separator)
+    rows = fmt.container_ui_export(["booting", *lines, "restarting"], separator=separator, nanoseconds=nanoseconds)
     (event,) = [e for e in assert_same(("\n".join(rows) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
     assert event.root.raise_site.function == "_caret"

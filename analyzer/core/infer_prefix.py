@@ -66,7 +66,8 @@ _PREFIX_SHAPES = (
     # (a level in brackets not in capitals, which a logged error's reader does not take for one, and what it names
     # after it: an app's `[Error] (Process) ` relaying a server's lines, `[error] ` before a C++ terminate's report)
     + r"|\[(?:[Ee]rror|[Ww]arn(?:ing)?|[Ii]nfo|[Dd]ebug|[Tt]race|[Cc]ritical|[Ff]atal)\] +(?:\([\w.:-]+\) +)?"
-    + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:))")  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
+    + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:)"  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
+    rf"|\| +(?:{_LEVEL}|std(?:out|err)) *\| )")  # (a table export's stream behind a collector's time, peeled first)
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
@@ -140,7 +141,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#") or first.isdigit()) and (
+    if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#", "|") or first.isdigit()) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and (end := _shapes_end(body, prefix.end())):
         return body[:end], False
     if m is None and ("E  " in body or ": in " in body):
