@@ -20,6 +20,7 @@ __all__ = [
     "cloud_export",
     "compose",
     "container_ui_export",
+    "events_table_copy",
     "cri",
     "djl_serving_worker",
     "docker_json_file",
@@ -179,6 +180,17 @@ def container_ui_export(lines: list[str], start: datetime = T0, separator: str =
         when = start - timedelta(microseconds=75 * k)
         stamp = f"{when:%Y-%m-%dT%H:%M:%S.%f}{k % 1000:03d}Z" if nanoseconds else f"{start:%Y-%m-%d %H:%M:%S}"
         rows.append(f"{stamp}{separator}{stream}{separator}{line}")
+    return rows
+
+
+def events_table_copy(lines: list[str], start: datetime = T0) -> list[str]:
+    """A log viewer's table of events copied as text, the newest first: each row the time in epoch milliseconds and
+    in ISO 8601 (UTC, milliseconds), then the line, tab separated; rows a few milliseconds apart."""
+    rows = []
+    for k, line in enumerate(reversed(lines)):
+        when = start - timedelta(milliseconds=3 * k)
+        epoch_ms = int((when - datetime(1970, 1, 1, tzinfo=when.tzinfo)).total_seconds() * 1000)
+        rows.append(f"{epoch_ms}\t{when:%Y-%m-%dT%H:%M:%S}.{when.microsecond // 1000:03d}Z\t{line}")
     return rows
 
 

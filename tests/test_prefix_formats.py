@@ -961,6 +961,17 @@ def test_a_container_uis_export_newest_line_first(separator, nanoseconds):
     assert event.root.raise_site.function == "_caret"
 
 
+def test_a_viewers_table_of_events_copied_newest_first():
+    """A log viewer's events copied as a table, newest first, each row's time in epoch milliseconds and in ISO 8601
+    before the line: the prefix is learned from the exception line, which comes first, and the traceback read in
+    Python's order."""
+    exc, lines = _tb(_caret)
+    rows = fmt.events_table_copy(["[INFO] Booting worker with pid: 7", *lines, "[ERROR] Worker failed to boot."])
+    (event,) = [e for e in assert_same(("\n".join(rows) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert event.root.raise_site.function == "_caret"
+
+
 def test_an_error_behind_a_prefix_nobody_listed_that_names_exception_itself_or_is_a_repr():
     """`raise Exception(...)` printed behind compose's service (SGLang's CUDA graph capture), and an error's repr that
     vLLM's client logs behind compose: each teaches the prefix, so the error is read."""

@@ -43,7 +43,8 @@ _FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `); a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records
 # `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `; or a stream:
-# a container UI's table export, `2022-02-08 10:17:26 | stdout | `, `2018-10-14 10:08:47<TAB>stdout<TAB>`;
+# a container UI's table export, `2022-02-08 10:17:26 | stdout | `, `2018-10-14 10:08:47<TAB>stdout<TAB>`; a log viewer's
+# table of events copied, the time in epoch milliseconds and in ISO 8601 (`1759859767296<TAB>2025-10-07T17:56:07.296Z<TAB>`);
 # an app's `[16:10:33] stdout/INFO  `, or its time alone: `[02:20:30.958] `); glog's (C++ servers such as Triton: `E0614 14:43:50.807869 370
 # pb_stub.cc:598] `, its level letter sometimes lost in a paste); and a logger's place tag left of a cut
 # vLLM prefix (`[serving_chat.py:1001] `); Docker BuildKit's seconds into a step (`25.44 `, `#8 1.737 `: its
@@ -57,7 +58,7 @@ _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
 _PREFIX_SHAPES = (
     r"^(?:(?:\d+\|)?[A-Za-z0-9][\w.-]* +\| "
-    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t| +"
+    r"|(?:\d{10,13}\t)?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t|\t| +"
     rf"(?:\| +(?:{_LEVEL}|std(?:out|err)) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?)"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
