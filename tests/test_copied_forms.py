@@ -511,6 +511,21 @@ def test_a_frame_line_glued_to_words_by_a_colon(words, colon):
     assert assert_same(b"see File \"x.py\", line 3, in f\nthe log:File x.py line 3\n") == []  # (no colon; no frame)
 
 
+@pytest.mark.parametrize("quote", ["'", '"'])
+def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote):
+    """`i got an error:'File "x.py", ...`, the quote closed after the exception line: the frame is read, its place the
+    raise site."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    innermost = max(i for i, line in enumerate(lines) if line.startswith("  File "))
+    (event,) = _tracebacks([AROUND[0], f"when i run the worker, i got an error:{quote}{lines[innermost].lstrip()}",
+                            *lines[innermost + 1:-1], lines[-1] + quote, AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])
+    assert actual.message.startswith(expected.message) and event.context == "when i run the worker, i got an error"
+
+
 @pytest.mark.parametrize("header", [False, True], ids=("from its first frame", "with its header"))
 @pytest.mark.parametrize("source", [6, 2], ids=("source further in", "source at the frames' indentation"))
 def test_an_exception_line_indented_as_its_frames(source, header):
