@@ -21,6 +21,7 @@ __all__ = [
     "compose",
     "container_ui_export",
     "events_table_copy",
+    "logfmt",
     "cri",
     "djl_serving_worker",
     "docker_json_file",
@@ -181,6 +182,16 @@ def container_ui_export(lines: list[str], start: datetime = T0, separator: str =
         stamp = f"{when:%Y-%m-%dT%H:%M:%S.%f}{k % 1000:03d}Z" if nanoseconds else f"{start:%Y-%m-%d %H:%M:%S}"
         rows.append(f"{stamp}{separator}{stream}{separator}{line}")
     return rows
+
+
+def logfmt(pairs: list[tuple[str, str]]) -> str:
+    """One logfmt record (Go's logfmt, Heroku's, Python's key=value renderers): `key=value` pairs apart by a blank,
+    a value quoted where it holds a blank, `=` or `"`, or is empty, and a quote or backslash in it escaped."""
+    def value(text: str) -> str:
+        if text and not any(char in text for char in ' ="\\'):
+            return text
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return " ".join(f"{key}={value(text)}" for key, text in pairs)
 
 
 def events_table_copy(lines: list[str], start: datetime = T0) -> list[str]:

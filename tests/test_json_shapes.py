@@ -285,6 +285,22 @@ def test_an_exception_line_a_member_holds_is_read_to_its_closing_quote(form, key
     assert assert_same(b'{"detail": "Not Found"}\n') == []
 
 
+@pytest.mark.parametrize("key", ["error", "err", "exception"])
+def test_an_exception_line_a_logfmt_pair_holds(key):
+    """A logfmt record whose error pair holds an exception line (`error="ValueError: ..."`), or SageMaker's report of a
+    failed job, its error after `ErrorMessage "`: that error, the text before the pair its context."""
+    exc = raised(ValueError("tensor parallel size 3 does not divide 64 attention heads"))
+    said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    record = fmt.logfmt([("time", "2026-12-01T10:00:00Z"), ("level", "error"), ("msg", "worker failed"), (key, said)])
+    assert f'{key}="ValueError: ' in record
+    (event,) = assert_same(f"{record}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "ValueError", str(exc))
+    assert event.context == 'time=2026-12-01T10:00:00Z level=error msg="worker failed"'
+    (event,) = assert_same(f'ExitCode 1\nErrorMessage "{said}\n"\nCommand "/opt/conda/bin/python3 train.py"\n'.encode())
+    assert (event.root.exception_type, event.root.message) == ("ValueError", str(exc))
+    assert assert_same(b'level=info msg="retrying" error="connection refused"\n') == []
+
+
 def test_records_of_several_ranks_keep_their_ranks():
     """A JSON formatter's records interleave whole; each names its rank, behind a container's time."""
     records = []

@@ -518,8 +518,8 @@ def _in_words(text: str) -> tuple[str, str] | None:
 
 
 def exception_in_member(text: str) -> tuple[str, str, bool] | None:
-    """An exception line that a JSON member's string holds (or a dict's, printed): an HTTP error's body (a proxy's
-    after OpenAI's: `{"error": {"message": "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`),
+    """An exception line that a JSON member's string holds (or a dict's, printed; or a logfmt pair's quoted value): an
+    HTTP error's body (a proxy's after OpenAI's: `{"error": {"message": "litellm.BadRequestError: ..."}}`, FastAPI's `{"detail": "..."}`),
     compact or pretty-printed, its text to the string's closing quote (escapes as the body spells them); or the
     message of such a member after the class another member names. The text before the members, the exception line
     and whether the string closes on the line; else None."""
@@ -543,7 +543,10 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 
 # A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
 # its key and the value's opening quote (in a repr, a double one where the text holds an apostrophe).
-_MEMBER = regex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
+_MEMBER = regex.compile(r"""(?:(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
+                        # (or a pair of logfmt, as Go's services and Python's key=value renderers write it: `error="..."`;
+                        # or SageMaker's report of a failed job: `ErrorMessage "..."`)
+                        r"""|(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )"""
                         r"""(?P<quote>["'])(?=[A-Za-z_])""")
 _NAMED = ", message: "
 _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
