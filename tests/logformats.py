@@ -22,6 +22,7 @@ __all__ = [
     "container_ui_export",
     "events_table_copy",
     "logfmt",
+    "structlog_console",
     "cri",
     "djl_serving_worker",
     "docker_json_file",
@@ -182,6 +183,14 @@ def container_ui_export(lines: list[str], start: datetime = T0, separator: str =
         stamp = f"{when:%Y-%m-%dT%H:%M:%S.%f}{k % 1000:03d}Z" if nanoseconds else f"{start:%Y-%m-%d %H:%M:%S}"
         rows.append(f"{stamp}{separator}{stream}{separator}{line}")
     return rows
+
+
+def structlog_console(event: str, level: str = "info", when: datetime = T0, **pairs: str) -> str:
+    """structlog's ConsoleRenderer without colours: the ISO time, the level in brackets padded to the longest level's
+    name (`exception`), the event padded to 30 characters, then the other pairs as key=value, sorted."""
+    stamp = f"{when:%Y-%m-%dT%H:%M:%S.%f}Z"
+    tail = " ".join(f"{key}={value}" for key, value in sorted(pairs.items()))
+    return f"{stamp} [{level:<9}] {event:<30} {tail}".rstrip()
 
 
 def logfmt(pairs: list[tuple[str, str]]) -> str:

@@ -961,6 +961,18 @@ def test_a_container_uis_export_newest_line_first(separator, nanoseconds):
     assert event.root.raise_site.function == "_caret"
 
 
+@pytest.mark.parametrize("level", ["info", "error"])
+def test_a_childs_error_line_relayed_through_structlogs_console_renderer(level):
+    """A runner relaying its child's stderr line by line through structlog's console renderer (Meltano's), the level
+    padded inside its brackets (`[info     ] `), the runner's pairs after the line: the child's error is read."""
+    exc = raised(ValueError("duplicate key value violates unique constraint"))
+    said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    lines = [fmt.structlog_console("Extracting rows", level="info", name="tap-github"),
+             fmt.structlog_console(said, level=level, name="target-postgres", stdio="stderr")]
+    (event,) = assert_same(("\n".join(lines) + "\n").encode())
+    assert event.root.exception_type == "ValueError" and event.root.message.startswith(str(exc))
+
+
 def test_a_viewers_table_of_events_copied_newest_first():
     """A log viewer's events copied as a table, newest first, each row's time in epoch milliseconds and in ISO 8601
     before the line: the prefix is learned from the exception line, which comes first, and the traceback read in

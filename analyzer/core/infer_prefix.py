@@ -65,8 +65,9 @@ _PREFIX_SHAPES = (
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL
     # (a level in brackets not in capitals, which a logged error's reader does not take for one, and what it names
-    # after it: an app's `[Error] (Process) ` relaying a server's lines, `[error] ` before a C++ terminate's report)
-    + r"|\[(?:[Ee]rror|[Ww]arn(?:ing)?|[Ii]nfo|[Dd]ebug|[Tt]race|[Cc]ritical|[Ff]atal)\] +(?:\([\w.:-]+\) +)?"
+    # after it: an app's `[Error] (Process) ` relaying a server's lines, `[error] ` before a C++ terminate's report;
+    # padded inside its brackets, as structlog's console renderer writes it: `[info     ] `)
+    + r"|\[(?:[Ee]rror|[Ww]arn(?:ing)?|[Ii]nfo|[Dd]ebug|[Tt]race|[Cc]ritical|[Ff]atal) *\] +(?:\([\w.:-]+\) +)?"
     + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:)"  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
     rf"|\| +(?:{_LEVEL}|std(?:out|err)) *\| )")  # (a table export's stream behind a collector's time, peeled first)
 _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
