@@ -511,6 +511,20 @@ def test_a_frame_line_glued_to_words_by_a_colon(words, colon):
     assert assert_same(b"see File \"x.py\", line 3, in f\nthe log:File x.py line 3\n") == []  # (no colon; no frame)
 
 
+def test_a_traceback_indented_as_a_whole_copied_from_its_last_frame_line_without_its_blanks():
+    """pip's output of a failed build indents the child's traceback by four; a copy begun at its last frame line lost
+    that line's blanks: the exception line, less indented than the source line above it, is still the error's."""
+    exc = capture(_infer)
+    lines = ["    " + line for line in text_of(exc).rstrip("\n").split("\n")]
+    innermost = max(i for i, line in enumerate(lines) if line.lstrip().startswith("File "))
+    (event,) = _tracebacks([lines[innermost].lstrip(), *lines[innermost + 1:], "    ERROR: the build failed.",
+                            AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])
+    assert actual.message.startswith(expected.message)
+
+
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote):
     """`i got an error:'File "x.py", ...`, the quote closed after the exception line: the frame is read, its place the

@@ -83,6 +83,15 @@ _TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
 _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
 
 
+def _dedented_below_source(text: str, above: str, frame: Frame) -> bool:
+    """Whether `text`, under the source line `above` of a frame line that lost its indentation, is the exception line of
+    a traceback indented as a whole (pip's output of a build, say), copied from that frame line on: blanks in front of
+    it, fewer than in front of the source line, a class and a message."""
+    indent = len(text) - len(text.lstrip(" "))
+    return (frame.code is not None and above.strip() == frame.code and 0 < indent < len(above) - len(above.lstrip(" "))
+            and (said := g.BARE_EXCEPTION_LINE.match(text[indent:])) is not None and bool(said["message"]))
+
+
 def _mended_frames(lines: list[str]) -> list[str]:
     """Frame lines a terminal hard-wrapped inside their path or function put back together, frames a
     copy joined into one line (each with its source line) and an exception line joined to the line above it by a
@@ -140,6 +149,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     after_frame = False  # the line before was a frame line
     frame_indent = -1  # the last frame line's
     framed = False  # the line before was a frame line
+    dedented = False  # the exception line is less indented than the source line above it (see _dedented_below_source)
     while i < len(lines):
         text = lines[i]
         frame = g.frame_line(text)
@@ -162,6 +172,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             frame_indent = len(text) - len(text.lstrip(" "))
         elif g.exception_line_at_indent(text, frame_indent):
             break  # the exception line, indented as the frames are: a paste indented all but the header
+        elif stripped and _dedented_below_source(text, lines[i - 1], frames[-1]):
+            dedented = True  # the exception line of a traceback indented as a whole, its first line's blanks lost
+            break
         elif (g.is_frame_detail(text) or (frames and text.startswith("  ") and text.strip()) or source_lost
               or (stripped and text.strip() and not (g.exception_line_at_source(text) if right_after
                                                      else g.EXCEPTION_LINE.match(text)))):
@@ -184,7 +197,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             return [], i, []
         return [ErrorInfo(*_cut_at_statement(frames, lines), tuple(frames), link, has_traceback)], i, []
     text = lines[i]
-    exc = g.EXCEPTION_LINE.match(text.strip() if at_source else text[frame_indent:] if g.exception_line_at_indent(
+    exc = g.EXCEPTION_LINE.match(text.strip() if at_source or dedented else text[frame_indent:] if g.exception_line_at_indent(
         text, frame_indent) else text)
     if not header and len(frames) > 1 and g.listed_newest_first([(f.function or "", f.code or "") for f in frames]):
         frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
