@@ -669,9 +669,12 @@ def srun_label(lines: list[str], task: int = 0, tasks: int = 1, pack: int | None
     return [label + line for line in lines]
 
 
-def buildkit(lines: list[str], step: int = 16, start: float = 0.883) -> list[str]:
+def buildkit(lines: list[str], step: int | None = 16, start: float = 0.883) -> list[str]:
     """`docker build --progress=plain` (BuildKit): the step's number and the seconds since it began, on each line its
-    command wrote (`#16 3.943 `)."""
+    command wrote (`#16 3.943 `); without the step (None), its summary of a failed step's last lines, the seconds to
+    two places (`31.59 `)."""
+    if step is None:
+        return [f"{start + k * 0.01:.2f} {line}" for k, line in enumerate(lines)]
     return [f"#{step} {start + k * 0.01:.3f} {line}" for k, line in enumerate(lines)]
 
 

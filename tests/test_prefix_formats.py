@@ -973,6 +973,18 @@ def test_a_childs_error_line_relayed_through_structlogs_console_renderer(level):
     assert event.root.exception_type == "ValueError" and event.root.message.startswith(str(exc))
 
 
+@pytest.mark.parametrize("step", [16, None], ids=["progress", "failed-step-summary"])
+def test_buildkits_seconds_ticking_within_a_traceback_keep_it_one(step):
+    """BuildKit's seconds into a step tick over within one traceback: they are its time, not whose the line is."""
+    exc, lines = _tb(_caret)
+    logged = fmt.buildkit(["Collecting torch", *lines, "ERROR: failed to build"], step=step, start=31.5)
+    at = 1 if step else 0
+    assert logged[1].split(" ")[at] != logged[-2].split(" ")[at]  # (the seconds change within it)
+    (event,) = [e for e in assert_same(("\n".join(logged) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert (event.root.exception_type, event.root.message, event.truncated) == (type(exc).__name__, str(exc), False)
+    assert event.root.raise_site.function == "_caret"
+
+
 def test_a_viewers_table_of_events_copied_newest_first():
     """A log viewer's events copied as a table, newest first, each row's time in epoch milliseconds and in ISO 8601
     before the line: the prefix is learned from the exception line, which comes first, and the traceback read in

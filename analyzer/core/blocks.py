@@ -226,7 +226,13 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             and exc["type"].endswith(_SYNTAX_ERRORS)):
         frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)
     message = [exc["message"] or ""]
+    # (an exception line indented with its traceback as a whole: its message's lines are too; a line further out ends it)
+    indent = len(text) - len(text.lstrip(" ")) if at_source or dedented else 0
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+        if indent and lines[i].strip() and not lines[i].startswith(" " * indent):
+            if not any(line.strip() in _SEPARATORS or g.HEADER.match(line.strip()) for line in lines[i:]):
+                i = len(lines)  # (what follows is the output around the traceback: no link of its chain)
+            break
         if g.TORCHSCRIPT_HEADER.match(lines[i]) and (found := _torchscript_error(lines, i)):
             outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
             inner = found[0]

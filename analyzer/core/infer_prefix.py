@@ -111,8 +111,9 @@ _NO_PROGRAM = frozenset(("error", "timeout", "herror", "gaierror", "traceback", 
                          "message", "detail", "details", "reason", "cause", "trace", "stack", "stacktrace", "output"))
 _PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
-_TIMES = regex.compile(
-    r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
+_TIMES = regex.compile(  # (and BuildKit's seconds into a step, which begin its prefix: `31.59 `, `#8 1.737 `)
+    r"(?<=^(?:#\d+ )?)\d+\.\d{1,3}(?= |$)"
+    r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 # What a channel's key leaves out: times, bars, and a severity in lower case, which a log drain gives each line it carries
