@@ -23,6 +23,7 @@ __all__ = [
     "events_table_copy",
     "logfmt",
     "structlog_console",
+    "tui_log_box",
     "cri",
     "djl_serving_worker",
     "docker_json_file",
@@ -676,6 +677,15 @@ def buildkit(lines: list[str], step: int | None = 16, start: float = 0.883) -> l
     if step is None:
         return [f"{start + k * 0.01:.2f} {line}" for k, line in enumerate(lines)]
     return [f"#{step} {start + k * 0.01:.3f} {line}" for k, line in enumerate(lines)]
+
+
+def tui_log_box(lines: list[str], width: int = 200, title: str = " Logs(default/vllm-0)[tail] ") -> list[str]:
+    """A terminal UI's log pane copied as text (k9s): the pane's border around it, each line between the side
+    borders, padded to the pane's width (longer ones wrapped onto more rows)."""
+    shown = [line.rstrip("\r") for line in lines]  # (a line's carriage return moves the cursor; nothing is drawn)
+    rows = [line[k:k + width] for line in shown for k in range(0, max(len(line), 1), width)]
+    top = "\u250c" + title.center(width + 1, "\u2500") + "\u2510"
+    return [top, *(f"\u2502 {row:<{width}}\u2502" for row in rows), "\u2514" + "\u2500" * (width + 1) + "\u2518"]
 
 
 def numbered(lines: list[str], first: int = 1) -> list[str]:

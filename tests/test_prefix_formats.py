@@ -985,6 +985,22 @@ def test_buildkits_seconds_ticking_within_a_traceback_keep_it_one(step):
     assert event.root.raise_site.function == "_caret"
 
 
+def test_a_servers_log_copied_from_a_terminal_uis_log_pane():
+    """k9s's log pane copied with its borders, each line padded to the pane's width between them: the vLLM records
+    inside are read as from the plain log (a box around any other text is Rich's, read as its traceback)."""
+    exc = raised(RuntimeError("CUDA error: an illegal memory access was encountered"))
+    records = [*fmt.vllm_record("Added request chatcmpl-1.", None, level=logging.INFO),
+               *fmt.vllm_record("Engine background task failed", exc)]
+    (plain,) = assert_same(("\n".join(records) + "\n").encode())
+    boxed = fmt.tui_log_box(records)
+    assert boxed[2].startswith("\u2502 ") and boxed[2].endswith(" \u2502")
+    (event,) = assert_same(("\n".join(boxed) + "\n").encode())
+    assert event.chain == plain.chain and (event.root.exception_type, event.root.message) == ("RuntimeError", str(exc))
+    bare, lines = _tb(_caret)  # (a traceback printed without a prefix: its header, frames, sources and exception line)
+    (event,) = assert_same(("\n".join(fmt.tui_log_box(["Loading weights", *lines])) + "\n").encode())
+    assert actual_chain(event.chain) == expected_chain(bare)
+
+
 def test_a_viewers_table_of_events_copied_newest_first():
     """A log viewer's events copied as a table, newest first, each row's time in epoch milliseconds and in ISO 8601
     before the line: the prefix is learned from the exception line, which comes first, and the traceback read in

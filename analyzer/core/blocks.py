@@ -77,6 +77,7 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     return tuple(links)
 
 
+_BOX_RULE = regex.compile(r"[\u2500-\u257f]{3,}.*[\u2500-\u257f]")  # a box's edge: its corners and rules (a title between)
 _FUNCTION_AND_CODE = regex.compile(rf"((?:{g.FUNCTION_PART}|<)*)\s*(.*)")
 _TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
 # Where the next frame begins in a line that holds several: a copy that dropped the line breaks.
@@ -229,6 +230,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     # (an exception line indented with its traceback as a whole: its message's lines are too; a line further out ends it)
     indent = len(text) - len(text.lstrip(" ")) if at_source or dedented else 0
     while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+        if _BOX_RULE.fullmatch(lines[i].strip()):
+            break  # (the edge of a box a terminal UI drew around the log: no text of the message)
         if indent and lines[i].strip() and not lines[i].startswith(" " * indent):
             if not any(line.strip() in _SEPARATORS or g.HEADER.match(line.strip()) for line in lines[i:]):
                 i = len(lines)  # (what follows is the output around the traceback: no link of its chain)

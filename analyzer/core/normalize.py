@@ -137,12 +137,32 @@ class LineNormalizer:
         self._peeled_version = self.learner.version
         self._peel_spacing: tuple[str, bool | None] | None = None  # the torchrun spacing the last peel read
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
+        self._boxed_frame_at = -1  # the number of the last frame line read out of a terminal UI's box (see _unboxed)
         self.time_alone: datetime | None = None  # the time the last line read was, if it held nothing else
 
     @property
     def holding(self) -> bool:
         """A partial container record waits for its end: the next line must be read."""
         return bool(self._partial)
+
+    def _unboxed(self, text: str, lineno: int) -> str | None:
+        """A log line a terminal UI drew in a box (k9s's log view: `│ ERROR 09-27 06:46:46 engine.py:157] ... │`, padded
+        to the box's width; or its left edge alone), its text where that is a log line's: it begins with a prefix the
+        normaliser knows, or is a traceback's header, frame or exception line, or a source line under such a frame.
+        None for any other line in a box: Rich draws its tracebacks in one (its own frames, `/x/y.py:12 in f`, and its
+        source in a gutter, `│ ❱ 12 │ ...`, its lines wrapped under it), and `richtb` reads those."""
+        inner = text[2:].rstrip()
+        inner = inner[:-1].rstrip() if inner.endswith("\u2502") else inner
+        if not inner.strip() or "\u2502" in inner:
+            return None
+        if lineno == self._boxed_frame_at + 1 and inner.startswith("    ") and not _NUMBERED_SOURCE.match(inner):
+            return inner
+        if g.FRAME.match(inner):
+            self._boxed_frame_at = lineno
+            return inner
+        if g.HEADER.match(inner) or g.BARE_EXCEPTION_LINE.match(inner) or known_at(inner, KNOWN) is not None:
+            return inner
+        return None
 
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, none (a partial record, a time alone: `time_alone`), or several (a
@@ -163,6 +183,8 @@ class LineNormalizer:
             text = _unfenced(text)
         if text[:1] == "_" or text[:2] in ("**", "*_"):
             text = _unemphasised(text)
+        elif text[:2] == "\u2502 " and (inner := self._unboxed(text, lineno)) is not None:
+            text = inner
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if (", line " in text or ", **line " in text) and "File " in text:
@@ -572,6 +594,9 @@ def _unfenced(text: str) -> str:
         return body[1:-1]  # the whole line one code span (a frame's or its source line's indentation inside it; the
         # span itself maybe indented)
     return text
+
+
+_NUMBERED_SOURCE = regex.compile(r"\s*(?:\u2771\s*)?\d+ ")  # Rich's source line, its number in front (`❱` at the raise)
 
 
 def _unemphasised(text: str) -> str:
