@@ -526,6 +526,16 @@ def test_a_traceback_indented_as_a_whole_copied_from_its_last_frame_line_without
         expected.exception_type, expected.frames[-1:], expected.message)  # (pip's line, further out, is none of it)
 
 
+@pytest.mark.parametrize("mark", ["# ", "#"])
+def test_a_traceback_pasted_into_code_as_comments(mark):
+    """A traceback kept in a script as comments, every line behind `# ` (an editor's toggle) or `#` alone: read as the
+    traceback it is."""
+    exc = capture(_infer)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    (event,) = _tracebacks(["import torch", "", *(mark + line for line in lines), "model = torch.load(path)"])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote):
     """`i got an error:'File "x.py", ...`, the quote closed after the exception line: the frame is read, its place the

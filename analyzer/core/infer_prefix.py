@@ -208,9 +208,11 @@ def source_pretext(body: str) -> str | None:
 def plausible(piece: str) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message. A name and a colon is one
     only where the name reads as a host's or a level's, not an exception's type (pdsh's `gpu004: `, uvicorn's
-    `ERROR:    ` on each line of a traceback an app logged line by line)."""
+    `ERROR:    ` on each line of a traceback an app logged line by line; a comment's `#` alone, a traceback pasted
+    into code as comments)."""
     text = piece.lstrip(" \t")
-    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and _ENDS.search(piece) is not None
+    return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and (_ENDS.search(piece) is not None
+                                                                                 or piece == "#")  # (a comment's mark)
             and text[:1] != ":"  # (the rest of a message the line above began: Java's `: org.x.SparkException: ...`)
             and (_EXCEPTION_START.match(text) is None or _names_no_type(text))
             and _BOX_ONLY.match(piece) is None
