@@ -185,11 +185,12 @@ def test_megabyte_lines_of_what_may_be_glued_lines_are_read_in_one_pass():
     minute); a hundred thousand starts of a markdown link, and two hundred thousand of its text, behind a notebook's
     arrow (each read to the line's end: half an hour); a hundred thousand colons, each read as the end of a kernel's
     path in a device-side assertion's line (a minute); three hundred thousand bars, each tried as the side that ends a
-    row of Rich's box (a minute)."""
+    row of Rich's box (a minute); a megabyte set in bold as a whole, its last character before the bold's end a blank
+    (each place tried as that end: a minute)."""
     lines = ["raise (" + " ValueError: x" * 70_000, "File " * 200_000 + ", line 1",
              "<traceback object at 0x1 " + "(<class 'X'>, Y(" * 60_000, ")=<class 'X'>" + " a=B(" * 200_000,
              "--> " + "[1](f://x" * 100_000, "--> [" * 200_000 + "](", ":(" * 100_000, "| <" * 300_000,
-             "ValueError: bad value"]
+             "**" + "\u2502 : " * 250_000 + "**", "ValueError: bad value"]
     events = events_from_lines(lines, "glued.log", NO_NOTICES)
     assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
 

@@ -614,12 +614,12 @@ def _unemphasised(text: str) -> str:
         return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
     if text[:2] == "**" and "**" not in text[2:] and g.BARE_EXCEPTION_LINE.match(text[2:]):
         return text[2:]  # (bold opened at the line and closed lines below, after a chain's separator)
-    if (whole := _BOLD_WHOLE.match(text)) is not None:
-        return whole["inner"]  # (a line a user set in bold as a whole: a logger's record, its prefix and all)
+    inner = text.rstrip()[2:-2]  # (a line a user set in bold as a whole: a logger's record, its prefix and all)
+    if text.rstrip().endswith("**") and inner[:1].strip(" \t*") and inner[-1:].strip(" \t*") and "**" not in inner:
+        return inner
     return text
 
 
-_BOLD_WHOLE = regex.compile(r"^\*\*(?P<inner>[^\s*](?:(?!\*\*).)*[^\s*])\*\*\s*$")
 _BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
 _EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*|\*\*\*)\s*$")
 
