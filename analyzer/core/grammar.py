@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Iterator
 
 import regex
 
@@ -523,9 +524,9 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
     compact or pretty-printed, its text to the string's closing quote (escapes as the body spells them); or the
     message of such a member after the class another member names. The text before the members, the exception line
     and whether the string closes on the line; else None."""
-    for member in _MEMBER.finditer(text):
-        end = _STRING_BODY[member["quote"]].match(text, member.end()).end()
-        said, closed, before = text[member.end():end], end < len(text), text[:member.start()].rstrip(" {,")
+    for start, begins, quote in _members(text):
+        end = _STRING_BODY[quote].match(text, begins).end()
+        said, closed, before = text[begins:end], end < len(text), text[:start].rstrip(" {,")
         if _said(said) or (closed and said.endswith(": ") and BARE_EXCEPTION_LINE.match(said) is not None):
             return before, said, closed  # (or the whole string `Type: `: an error whose text is empty, as torchelastic's
             # error file formats it, `"message": "RendezvousTimeoutError: "`)
@@ -543,11 +544,23 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 
 # A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
 # its key and the value's opening quote (in a repr, a double one where the text holds an apostrophe).
-_MEMBER = regex.compile(r"""(?:(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
-                        # (or a pair of logfmt, as Go's services and Python's key=value renderers write it: `error="..."`;
-                        # or SageMaker's report of a failed job: `ErrorMessage "..."`)
-                        r"""|(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )"""
+_MEMBER = regex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
                         r"""(?P<quote>["'])(?=[A-Za-z_])""")
+# ... or a pair of logfmt, as Go's services and Python's key=value renderers write it (`error="..."`), or SageMaker's
+# report of a failed job (`ErrorMessage "..."`): the key read back from each quoted value's opening
+_PAIR_KEY = regex.compile(r"""(?:(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )\Z""")
+_PAIR_OPENINGS = regex.compile(r"""(?:=|ErrorMessage )(["'])(?=[A-Za-z_])""")
+
+
+def _members(text: str) -> Iterator[tuple[int, int, str]]:
+    """Where each string that may hold an error's text begins: (its member's start, its text's start, its quote)."""
+    for member in _MEMBER.finditer(text):
+        yield member.start(), member.end(), member["quote"]
+    if "=" in text or "ErrorMessage" in text:
+        for opening in _PAIR_OPENINGS.finditer(text):
+            key = _PAIR_KEY.search(text, max(0, opening.start() - 16), opening.end() - 1)
+            if key is not None:
+                yield key.start(), opening.end(), opening[1]
 _NAMED = ", message: "
 _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
                              r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")
