@@ -561,6 +561,8 @@ def _members(text: str) -> Iterator[tuple[int, int, str]]:
             key = _PAIR_KEY.search(text, max(0, opening.start() - 16), opening.end() - 1)
             if key is not None:
                 yield key.start(), opening.end(), opening[1]
+
+
 _NAMED = ", message: "
 _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
                              r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")

@@ -16,7 +16,7 @@ import regex
 
 from analyzer.core.records import LogLine
 
-__all__ = ["Rejoiner"]
+__all__ = ["Rejoiner", "loose_type"]
 
 _BELOW = 3  # lines a type's message may begin below it
 _TAIL = 256  # characters at a line's end a glued type is looked for in (a long line is not searched whole)
