@@ -1344,6 +1344,21 @@ def test_an_exception_line_moved_above_its_frames():
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
 
 
+def test_an_exception_line_moved_above_frames_begun_at_a_source_line():
+    """The same copy begun at the source line of a frame above the first it shows (that frame's line cut off): a
+    source line right under the exception line, as a newest-first export has; its frames' calls tell the copy's
+    order (each source calls the frame listed after it), and the raise site is the innermost frame."""
+    lines = text_of(capture(_stage_weights)).splitlines()
+    original = only(lines)
+    first = next(k for k, line in enumerate(lines) if line.startswith("  File "))
+    event = only([lines[-1], *lines[first + 1:-1]])  # (from the first frame's source line on)
+    assert (event.root.exception_type, event.root.message) == ("KeyError", original.root.message)
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function) for f in original.root.frames[1:]]
+    reversed_export = only(forms.newest_first(lines, strip=False))  # (an export newest first is still read so)
+    assert reversed_export.root.raise_site == original.root.raise_site
+
+
 def test_a_copy_of_frames_newest_first_above_the_exception_line():
     """A hand-made copy: the header gone, the frames listed newest first (each with its source line under
     it), the exception line last. Each frame's source calls the frame listed before it: read in Python's order."""

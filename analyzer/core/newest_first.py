@@ -73,6 +73,12 @@ def sources_below(texts: list[str]) -> bool:
     as Python prints (or flush left, where a paste lost the indentation: then the source lines call the frames
     listed after them, as in Python's order)."""
     at = _first_frame(texts)
+    orphan = (at + 1 < len(texts) and texts[at][:4] == "    " and g.REVERSED_FRAME.match(texts[at]) is None
+              and g.REVERSED_FRAME.match(texts[at + 1]) is not None)
+    if orphan:  # (a source line right under the exception line: a newest-first export's, above its frame, or a copy in
+        # Python's order begun at the source line of a frame above the first it shows; the calls tell them apart)
+        inwards, outwards = g.call_order(_calls(texts, indented=True))
+        return inwards and not outwards and len(texts) > at + 2 and texts[at + 2][:4] == "    "
     if len(texts) <= at + 1 or g.REVERSED_FRAME.match(texts[at]) is None:
         return False
     under = texts[at + 1]
