@@ -33,8 +33,6 @@ _CODE = regex.compile(r"^(?P<current>❱)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$"
 # (whole, or cut where the box wraps it: before its function, or after its path's colon)
 _PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:)$")
 _GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
-
-
 _SIDES = ("│", "|")
 
 
@@ -42,7 +40,6 @@ def _row(text: str) -> regex.Match | None:
     """A line inside a box: looked for only where the line ends in a side (a long line of bars and other text, tried
     from its end back to each bar, took seconds)."""
     return _ROW.match(text) if text[:1] in _SIDES and text.rstrip()[-1:] in _SIDES else None
-
 
 
 def is_rich(lines: list[str]) -> bool:
