@@ -693,6 +693,31 @@ def numbered(lines: list[str], first: int = 1) -> list[str]:
     return [f"{number:6d}\t{line}" for number, line in enumerate(lines, first)]
 
 
+def viewer_numbers(lines: list[str], first: int = 1, separator: str = " ", width: int = 0) -> list[str]:
+    """A log viewer's lines copied with its line numbers (an editor's, a CI job's page, a build log's): each number,
+    right-aligned to `width` columns, then `separator` (a blank, a tab, ` | `; none where the viewer drew a gap)."""
+    return [f"{number:{width}d}{separator}{line}" for number, line in enumerate(lines, first)]
+
+
+def grep_context(lines: list[str], pattern: str, file: str | None = None, first: int | None = 1) -> list[str]:
+    """`grep -n -C N PATTERN` over lines numbered from `first` (None: `grep -C`, no numbers; `-H`: each line's file name
+    in front): a line that holds `pattern` marked with `:` after its file and number, a line of context with `-`."""
+    marked = []
+    for index, line in enumerate(lines):
+        mark = ":" if pattern in line else "-"
+        number = "" if first is None else f"{first + index}{mark}"
+        marked.append(f"{'' if file is None else file + mark}{number}{line}")
+    return marked
+
+
+def ray_worker(lines: list[str], name: str = "ScanProvider", pid: int = 371, ip: str = "10.17.3.7",
+               escapes: bool = True) -> list[str]:
+    """Ray's driver relaying a worker's output: the worker's name, pid and node in parentheses, dimmed and coloured
+    (`ESC[2mESC[36m(Name pid=N, ip=A)ESC[0m `); an issue tracker's copy drops each code's escape character only."""
+    esc = "\x1b" if escapes else ""
+    return [f"{esc}[2m{esc}[36m({name} pid={pid}, ip={ip}){esc}[0m {line}" for line in lines]
+
+
 def notebook_viewer(lines: list[str], first: int = 1009, seconds: float = 129.7) -> list[str]:
     """A notebook service's log viewer (Kaggle) copied as text: seconds since the start, the line's number
     and the line, as table cells (`141.8s | 1015 | Traceback (most recent call last):`)."""

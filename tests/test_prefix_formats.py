@@ -112,6 +112,16 @@ FORMATS = {
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
     "notebook_viewer": lambda tb: fmt.notebook_viewer(tb[1]),
+    # a copy's margin: a viewer's line numbers, grep's marks and file names (and a Ray worker's prefix behind them)
+    "viewer_numbers": lambda tb: fmt.viewer_numbers(["INFO loading", *tb[1]], first=10168),
+    "viewer_numbers_tab": lambda tb: fmt.viewer_numbers(tb[1], first=88, separator="\t"),
+    "viewer_numbers_padded": lambda tb: fmt.viewer_numbers(tb[1], first=7, width=7),
+    "build_log_numbers": lambda tb: fmt.viewer_numbers(tb[1], first=2319, separator=" | "),
+    "grep_numbers": lambda tb: fmt.grep_context(tb[1], "Error", first=412),
+    "grep_files": lambda tb: fmt.grep_context(tb[1], "Traceback", file="logs/worker-3.log"),
+    "grep_files_unnumbered": lambda tb: fmt.grep_context(tb[1], "Traceback", file="airflow-scheduler.log", first=None),
+    "ray_numbers_escapes_lost": lambda tb: fmt.viewer_numbers(fmt.ray_worker(["Worker exits.", *tb[1]], escapes=False),
+                                                              first=10168, separator=""),
     "oslo": lambda tb: fmt.oslo("Error updating resources for node compute-1.", tb[1]),
     "oslo_trace": lambda tb: fmt.oslo("Failed to load notifier.", tb[1], trace="TRACE", name="nova.openstack.common.notifier.api"),
 }
@@ -133,6 +143,44 @@ def test_the_lines_come_back_exactly_as_python_printed_them(name):
     event = _only(FORMATS[name]((exc, lines)), exc)
     assert [t for t in event.lines[1:] if t.strip()] == [t for t in lines[1:] if t.strip()]
     assert event.lines[0].endswith(lines[0])
+
+
+MARGINS = {
+    "viewer": lambda lines: fmt.viewer_numbers(lines, first=10168),
+    "build_log": lambda lines: fmt.viewer_numbers(lines, first=2319, separator=" | "),
+    "grep": lambda lines: fmt.grep_context(lines, "Error", first=412),
+    "grep_files": lambda lines: fmt.grep_context(lines, "Traceback", file="logs/worker-3.log"),
+    "ray_escapes_lost": lambda lines: fmt.viewer_numbers(fmt.ray_worker(lines, escapes=False), separator=""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MARGINS))
+def test_a_copys_margin_on_every_line_is_read_on_the_fast_path_too(name):
+    """Line numbers or grep's marks in front of every line of a copy, a long stretch of other lines between two
+    tracebacks: both read whole, the fast path as the line path."""
+    exc, lines = _tb(_chained)
+    log = MARGINS[name]([NOISE_BEFORE, *lines, *[NOISE_AFTER] * 300, *lines, NOISE_AFTER])
+    events = [e for e in assert_same(("\n".join(log) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert [actual_chain(e.chain) for e in events] == [expected_chain(exc)] * 2
+    assert [e.span.line_start for e in events] == [2, len(lines) + 302]
+
+
+def test_a_build_logs_numbers_in_front_of_lines_that_lost_their_indentation():
+    """A build log's viewer copied (`2319 | File "..."`): numbered, every line trimmed, frames and source alike."""
+    exc, lines = _tb(_chained)
+    event = _only(fmt.viewer_numbers([line.strip() for line in [NOISE_BEFORE, *lines, NOISE_AFTER]], first=2318,
+                                     separator=" | "), exc)
+    assert event.span.line_start == 2
+
+
+def test_srun_labels_are_no_margin():
+    """srun's label (`3: `, the blank after its colon odd where grep's is even) is the task's, not a copy's margin:
+    the traceback's stream is task 3's (a margin names none)."""
+    exc, lines = _tb(_chained)
+    events = _events(["12 workers started", *fmt.srun_label(lines, 3, 16), "3 tasks failed"])
+    (event,) = [e for e in events if e.kind is EventKind.TRACEBACK]
+    assert event.stream.split("#")[0] == "3"
+    assert actual_chain(event.chain) == expected_chain(exc)
 
 
 def test_an_exception_line_logged_behind_the_place_of_the_call():

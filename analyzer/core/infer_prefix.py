@@ -25,10 +25,12 @@ from analyzer.core.prefixes import KNOWN, known_at, parse_timestamp
 __all__ = [
     "MAX_PREFIX",
     "PrefixLearner",
+    "barred_number",
     "channel_key",
     "dated",
     "header_prefix",
     "landmark_pretext",
+    "margin_end",
     "plausible",
     "rank_token",
     "source_pretext",
@@ -297,9 +299,55 @@ def dated(piece: str):
 class Family:
     pattern: regex.Pattern  # matches a member at the start of a text
     trigger: bytes  # a Hyperscan pattern that finds every line holding a member
+    margin: str | None = None  # a copy's margin: the channel it names ("" for line numbers), None for a prefix
 
 
-def family_of(piece: str) -> Family:
+# A copy's margin in front of a landmark: a viewer's line numbers (an editor's, a CI page's, a build log's `2319 | `,
+# glued to a worker's `(pid=...)`), or grep's (`-n`: `123:` on a matching line, `124-` on its context; several files:
+# each line's file first, `worker.log-`, `worker.log:12:`). Not a date or a time; not srun's label (`3: `): after
+# grep's mark comes the landmark's own indentation, none or two blanks, after srun's one more. (The normaliser takes
+# one only right in front of the landmark or of a known prefix: a number inside a prefix names a process.)
+_MARGIN_NUMBER = regex.compile(r"[ \t]*(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[]))")
+_MARGIN_FILE = regex.compile(
+    r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-](?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
+_BARRED = regex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")
+_MARGIN_FILE_PIECE = regex.compile(r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-](?:\d{1,7}[:-])?")
+_NUMBERS = r"[ \t]*\d{1,7}"
+
+
+def margin_end(text: str, end: int) -> tuple[int, bool]:
+    """Where a copy's margin at the start of `text` ends, if it ends at or before `end` (where the text in front of a
+    landmark ends), 0 if there is none; and whether only the landmark follows it (or an exception group's box)."""
+    m = _MARGIN_NUMBER.match(text) if text.lstrip(" \t")[:1].isdigit() else _MARGIN_FILE.match(text)
+    if m is None or m.end() > end:
+        return 0, False
+    return m.end(), m.end() == end or _BOX_ONLY.match(text[m.end():end]) is not None
+
+
+def barred_number(piece: str) -> int | None:
+    """The number of a margin that a bar ends (a build log's `2319 | `), which a process's id could be too."""
+    m = _BARRED.match(piece)
+    return int(m[1]) if m is not None else None
+
+
+def _margin_family(piece: str) -> Family:
+    """The family of a margin `margin_end` cut (a line's own text follows it)."""
+    if (file := _MARGIN_FILE_PIECE.fullmatch(piece)) is not None:
+        name = file["file"]
+        return Family(regex.compile(regex.escape(name) + r"[:-](?:\d{1,7}[:-])?"), _hs_literal(name) + rb"[:-]", name)
+    mark = piece.lstrip(" \t").lstrip("0123456789")
+    if not mark:  # (glued to a worker's prefix)
+        return Family(regex.compile(_NUMBERS + r"(?=[(\[])"), rb"^[ \t]*[0-9]{1,7}[(\[]", "")
+    if "|" in mark:
+        return Family(regex.compile(_NUMBERS + r"[ \t]*\|(?: |$)"), rb"^[ \t]*[0-9]{1,7}[ \t]*\|", "")
+    if mark in (":", "-"):
+        return Family(regex.compile(_NUMBERS + r"[:-]"), rb"^[ \t]*[0-9]{1,7}[:-]", "")
+    return Family(regex.compile(_NUMBERS + r"[ \t]"), rb"^[ \t]*[0-9]{1,7}[ \t]", "")
+
+
+def family_of(piece: str, margin: bool = False) -> Family:
+    if margin:
+        return _margin_family(piece)
     if _EXCEPTION_START.fullmatch(piece) and _PROGRAM.fullmatch(piece[:piece.find(":")]):  # (a program's name: kept,
         return Family(regex.compile(regex.escape(piece)), _hs_literal(piece))  # any other word would read as a type)
     text, hs = [], []
@@ -332,6 +380,9 @@ class PrefixLearner:
     def triggers(self) -> tuple[bytes, ...]:
         return tuple(family.trigger for family in self._families)
 
+    def family(self, index: int) -> Family:
+        return self._families[index]
+
     def match(self, text: str, used: set[int]) -> tuple[int, int] | None:
         """(family index, length) of a learned prefix at the start of `text`, skipping the `used` ones."""
         exception = _EXCEPTION_START.match(text)
@@ -341,13 +392,17 @@ class PrefixLearner:
                 return index, m.end()
         return None
 
-    def learn(self, piece: str) -> int:
-        """Remember the family of `piece` (if no known one holds it); returns its index."""
+    def learn(self, piece: str, margin: bool = False) -> int:
+        """Remember the family of `piece` (if no known one holds it), a copy's margin's if `margin`; returns its index."""
         for index, family in enumerate(self._families):
-            if family.pattern.fullmatch(piece):
+            if family.pattern.fullmatch(piece) and (family.margin is not None) == margin:
+                return index
+        new = family_of(piece, margin)
+        for index, family in enumerate(self._families):
+            if family.pattern.pattern == new.pattern.pattern:  # (a margin glued to what follows: its pattern looks there)
                 return index
         if len(self._families) >= _MAX_FAMILIES:
             del self._families[0]
-        self._families.append(family_of(piece))
+        self._families.append(new)
         self.version += 1
         return len(self._families) - 1

@@ -55,6 +55,7 @@ _SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
+_BARRED_GAP = 4  # lines a frame may be below the landmark before it (its source, carets)
 _MAX_PER_CHANNEL = 16  # the streams of learned prefixes remembered in one channel's own tables
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
 _MAX_PEELED = 2048  # distinct raw lines whose peeled form is remembered (traceback lines repeat),
@@ -138,6 +139,7 @@ class LineNormalizer:
         self._peel_spacing: tuple[str, bool | None] | None = None  # the torchrun spacing the last peel read
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
         self._boxed_frame_at = -1  # the number of the last frame line read out of a terminal UI's box (see _unboxed)
+        self._barred: tuple[int, int] | None = None  # the last landmark behind a number and a bar: its line, its number
         self.time_alone: datetime | None = None  # the time the last line read was, if it held nothing else
 
     @property
@@ -282,7 +284,7 @@ class LineNormalizer:
         self._peel_spacing = None
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
-        body, record = self._peel(text, meta, enveloped, source=lineno == 2 and self._frame_first)
+        body, record = self._peel(text, meta, lineno, enveloped, source=lineno == 2 and self._frame_first)
         if body[:1].isdigit() and (alone := _TIME_ALONE.match(body)) is not None and (
                 stamp := parse_timestamp(alone["ts"])) is not None:
             # a log console's copy that puts each record's time on a line of its own above it: the time of the
@@ -406,7 +408,7 @@ class LineNormalizer:
         return (_reads_as_traceback(peeled.body, peeled.header)
                 and _stream_key(last).startswith(_stream_key(meta.message_prefix)))
 
-    def _peel(self, text: str, meta: PrefixMeta, enveloped: bool = False,
+    def _peel(self, text: str, meta: PrefixMeta, lineno: int, enveloped: bool = False,
               source: bool = False) -> tuple[str, jsonlog.AppRecord | None]:
         """Strip prefixes layer by layer, each kind and family at most once, outermost first; then learn
         the prefix in front of a traceback landmark, if the line holds one (with `source`, the input's second
@@ -432,7 +434,7 @@ class LineNormalizer:
         if found is None and source and (pretext := infer.source_pretext(text)) is not None:
             found = (pretext, False)  # (a paste begun inside the log's traceback: its first line's prefix cut off)
         if found is not None:
-            text = self._learn(text, len(found[0]), found[1], kinds, used, meta)
+            text = self._learn(text, len(found[0]), found[1], kinds, used, meta, lineno)
         return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
@@ -452,7 +454,7 @@ class LineNormalizer:
             return None
         index, end = found
         used.add(index)
-        _read_learned(text[:end], meta)
+        _read_learned(text[:end], meta, self.learner.family(index).margin)
         return text[end:]
 
     def _torchrun_space(self, prefix: str, rest: str) -> bool:
@@ -467,9 +469,20 @@ class LineNormalizer:
         return spaced if spaced is not None else (len(rest) - len(rest.lstrip(" "))) % 2 == 1
 
     def _learn(self, text: str, end: int, is_header: bool, kinds: list[KnownPrefix], used: set[int],
-               meta: PrefixMeta) -> str:
+               meta: PrefixMeta, lineno: int) -> str:
         """`text[:end]` stands in front of a traceback landmark: peel what of it is prefixes, learning the
-        families of those nobody listed. A known prefix inside it marks where an unknown one ends."""
+        families of those nobody listed. A known prefix inside it marks where an unknown one ends; a copy's margin
+        (line numbers, grep's file) is outside them all."""
+        margin = self._margin(text, end, kinds, lineno)
+        if margin < 0:
+            return text  # (the next landmark tells a copy's numbers from a process's)
+        if margin > 0:
+            self._take_learned(text[:margin], meta, used, margin=True)
+            text, end = text[margin:], end - margin
+            while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:
+                end, text = end - (len(text) - len(rest)), rest
+            if end <= 0:
+                return text
         while True:
             at = _known_inside(text[:min(end, infer.MAX_PREFIX)], kinds)
             if not at:
@@ -489,9 +502,24 @@ class LineNormalizer:
                 text = rest  # (a known prefix behind it: a collector's time in front of torchrun's rank)
         return text
 
-    def _take_learned(self, piece: str, meta: PrefixMeta, used: set[int]) -> None:
-        used.add(self.learner.learn(piece))
-        _read_learned(piece, meta)
+    def _margin(self, text: str, end: int, kinds: list[KnownPrefix], lineno: int) -> int:
+        """Where a copy's margin in front of the landmark that `end` is at ends (0: none): right in front of it or of a
+        known prefix. A number and a bar only where the last landmark behind one had its number as many lines back (a
+        process's id in front of its lines stays); -1 where no such landmark is near: the next one tells."""
+        margin, alone = infer.margin_end(text, end)
+        if not margin or not (alone or known_at(text[margin:], kinds) is not None):
+            return 0
+        if (number := infer.barred_number(text[:margin])) is None:
+            return margin
+        last, self._barred = self._barred, (lineno, number)
+        if last is None or not 0 < lineno - last[0] <= _BARRED_GAP:
+            return -1
+        return margin if number - last[1] == lineno - last[0] else 0
+
+    def _take_learned(self, piece: str, meta: PrefixMeta, used: set[int], margin: bool = False) -> None:
+        index = self.learner.learn(piece, margin)
+        used.add(index)
+        _read_learned(piece, meta, self.learner.family(index).margin)
 
     def _record_lines(self, record: jsonlog.AppRecord, lineno: int, meta: PrefixMeta, prefix: str) -> list[LogLine]:
         """A JSON log record's lines: the first starts a message, the rest continue it. Records of one
@@ -709,9 +737,11 @@ def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     return 0
 
 
-def _read_learned(piece: str, meta: PrefixMeta) -> None:
+def _read_learned(piece: str, meta: PrefixMeta, margin: str | None) -> None:
+    if margin == "":
+        return  # (a copy's line numbers: no prefix of the log's)
     meta.learned = meta.learned or piece
-    meta.inferred += (infer.channel_key(piece),)
+    meta.inferred += (margin or infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
     meta.timestamp = infer.dated(piece) or meta.timestamp
 
