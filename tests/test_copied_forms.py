@@ -536,6 +536,28 @@ def test_a_traceback_pasted_into_code_as_comments(mark):
     assert actual_chain(event.chain) == expected_chain(exc)
 
 
+def _check_cuda_version() -> None:
+    raise RuntimeError("\nThe detected CUDA version (12.2) mismatches the version that was used to compile\n"
+                       "PyTorch (11.7). Please make sure to use the same CUDA versions.\n")
+
+
+def test_a_message_begun_on_the_next_line_in_a_traceback_indented_as_a_whole_copied_from_its_last_frame():
+    """pip 23's `╰─> [N lines of output]` indents the child's lines by six; the error's message begins with a line break
+    (`RuntimeError: ` ends its line, a copy dropped the blank), its lines indented as the exception line is:
+    the message is read whole, without pip's indentation."""
+    exc = capture(_check_cuda_version)
+    lines = ["      " + line for line in text_of(exc).split("\n")[:-1]]  # (the message's last line break: a blank line)
+    innermost = max(i for i, line in enumerate(lines) if line.lstrip().startswith("File "))
+    copied = [lines[innermost].lstrip(), *(line.removesuffix(": ") + ":" if line.endswith(": ") else line
+                                           for line in lines[innermost + 1:]),
+              "      [end of output]", "", "  note: This error originates from a subprocess, and is likely not a problem with pip."]
+    (event,) = _tracebacks(copied)
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])
+    assert actual.message.strip() == expected.message.strip()
+
+
 @pytest.mark.parametrize("quote", ["'", '"'])
 def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote):
     """`i got an error:'File "x.py", ...`, the quote closed after the exception line: the frame is read, its place the

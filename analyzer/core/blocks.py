@@ -87,10 +87,12 @@ _NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
 def _dedented_below_source(text: str, above: str, frame: Frame) -> bool:
     """Whether `text`, under the source line `above` of a frame line that lost its indentation, is the exception line of
     a traceback indented as a whole (pip's output of a build, say), copied from that frame line on: blanks in front of
-    it, fewer than in front of the source line, a class and a message."""
+    it, fewer than in front of the source line, a class and a message (or an exception's class and the colon alone: a
+    message that begins with a line break)."""
     indent = len(text) - len(text.lstrip(" "))
     return (frame.code is not None and above.strip() == frame.code and 0 < indent < len(above) - len(above.lstrip(" "))
-            and (said := g.BARE_EXCEPTION_LINE.match(text[indent:])) is not None and bool(said["message"]))
+            and (said := g.BARE_EXCEPTION_LINE.match(text[indent:])) is not None
+            and (bool(said["message"]) or (text.endswith(":") and said["type"].endswith(g.EXCEPTION_SUFFIXES))))
 
 
 def _mended_frames(lines: list[str]) -> list[str]:
@@ -270,7 +272,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             message.extend(lines[i:end])
             i = end
             continue
-        message.append(lines[i])
+        message.append(lines[i][indent:])  # (its indentation the whole traceback's)
         i += 1
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
     if (stack := pybind_stack(lines, i)) is not None:
