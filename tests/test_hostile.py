@@ -158,6 +158,14 @@ def test_a_megabyte_of_dotted_names_is_read_in_one_pass(where):
     assert event.root.frames[-1].lineno == 3
 
 
+def test_a_megabyte_of_modules_in_lower_case_is_read_in_one_pass():
+    """`a.ba.ba.b...`: read as the modules before a class of any name (`pyarrow.lib.ArrowInvalid`), they were read
+    back to the line's start at its end, where no capital begins a class (400 kB took 30 s, a megabyte hours)."""
+    lines = ["a.b" * 350_000, "**" + "a.b" * 350_000, "ValueError: bad value"]
+    events = events_from_lines(lines, "modules.log", NO_NOTICES)
+    assert [(event.root.exception_type, event.root.message) for event in events] == [("ValueError", "bad value")]
+
+
 def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass():
     """`| ERROR | - - - ...` and no exception line: where a prefix learned from the exception line behind
     it may end is looked for near the line's start only (trying every way to pair the dashes took 11 s

@@ -321,7 +321,8 @@ ERRORS_MODULE = r"(?:[a-z]\w*_)?(?:exc|exceptions|errors?)"
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
 # A class of any name under two modules or more in lower case, with a message (`pyarrow.lib.ArrowInvalid: ...`,
 # `triton.runtime.autotuner.OutOfResources: ...`); not a logger's name before a level.
-_DEEP_CLASS = rf"(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
+# (Its capital looked for first: the modules behind it, read back to the line's start, cost as much as they are long.)
+_DEEP_CLASS = rf"(?=[A-Z])(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
 # (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker|ResolutionImpossible)\b"
