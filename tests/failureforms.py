@@ -359,6 +359,18 @@ def ray_task_error(cut_frame: bool = False, replica: bool = False) -> list[str]:
             *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
 
 
+def job_error_over_ray_task_error() -> list[str]:
+    """A job runner's error whose message ends with a failed Ray task's (`str(RayTaskError)`: the remote task's name,
+    then on the lines below its frames without their header and its error), raised for real on the driver."""
+    remote = text_of(capture(lambda: _load_shard("model-00002"))).splitlines()[1:]
+    said = "\n".join(["ray::Loader.load() (pid=4242, ip=10.0.0.5)", *remote])
+
+    def run_job():
+        raise RuntimeError(f"Job 140208822563728 failed with status failed and error: {said}")
+
+    return text_of(capture(run_job)).splitlines()
+
+
 def ray_failed_dependency(system_error: BaseException) -> list[str]:
     """A task whose argument came from a failed task, as Ray prints it: a wrapper of Ray's own type (no
     inner type in parentheses) naming each remote task, each over its remote frames, down to the error

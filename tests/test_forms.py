@@ -840,6 +840,19 @@ def test_a_ray_task_error_whose_remote_task_and_first_frames_a_user_left_out(dri
     assert [e.chain for e in assert_same("\n".join(pasted).encode())] == [event.chain]
 
 
+@pytest.mark.parametrize("begun_at", ["header", "exception line"])
+def test_an_error_whose_message_ends_with_a_ray_task_errors_text_wraps_the_remote_error(begun_at):
+    """`RuntimeError: Job ... failed ...: ray::Loader.load() (pid=..., ip=...)`, the remote frames and error below it:
+    the remote error is the root, as under Ray's own wrapper; so in a paste begun at that exception line."""
+    lines = forms.job_error_over_ray_task_error()
+    if begun_at != "header":
+        lines = lines[next(k for k, line in enumerate(lines) if line.startswith("RuntimeError: Job")):]
+    event = only(lines)
+    assert [link.exception_type for link in event.chain] == ["ValueError", "RuntimeError"]
+    assert event.root.raise_site.function == "_load_shard"
+    assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]
+
+
 def test_a_ray_task_error_over_a_replica_whose_error_is_a_traceback_has_that_tracebacks_error_as_root():
     """Ray Serve's replica raises `RuntimeError(traceback.format_exc())`; the driver gets it wrapped in a RayTaskError
     with the remote frames: the error inside the traceback text is the root, raised where that traceback ends."""

@@ -295,8 +295,15 @@ EXCEPTION_LINE = regex.compile(  # (`Traceback:` heads a report's stack, as Djan
 def wraps_remote(exception_line: regex.Match) -> bool:
     """Whether an EXCEPTION_LINE match is a wrapper that Ray prints over the remote error's frames:
     `ray.exceptions.RayTaskError(ValueError): ...`, or, where the remote error is one of Ray's own,
-    its type alone with the remote task's name (`RayTaskError: ray::f() (pid=538, ip=10.0.0.3)`)."""
-    return exception_line["inner"] is not None or remote_task(exception_line["message"] or "")
+    its type alone with the remote task's name (`RayTaskError: ray::f() (pid=538, ip=10.0.0.3)`); or an error whose
+    message ends with such a wrapper's text (`RuntimeError: Job 12 failed: ray::f() (pid=538, ip=10.0.0.3)`)."""
+    said = exception_line["message"] or ""
+    return exception_line["inner"] is not None or remote_task(said) or (
+        said.endswith(")") and (at := said.rfind(" ray::")) > 0 and _REMOTE_TASK.fullmatch(said, at + 1) is not None)
+
+
+# (its actor's id and repr may follow the address: `..., ip=10.0.0.3, actor_id=4a2f..., repr=<Worker ...>)`)
+_REMOTE_TASK = regex.compile(r"ray::\S+ \(pid=\d+, ip=[^,\s)]+(?:, [^()]*(?:\([^()]*\)[^()]*)*)?\)")
 
 
 def remote_task(text: str) -> bool:
