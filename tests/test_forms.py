@@ -1037,12 +1037,26 @@ def test_a_notebook_traceback_copied_from_its_last_frame(frame):
     assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]  # (the fast path alike)
 
 
-@pytest.mark.parametrize("marker", ["...", "[...]", "(...)", "\u2026", "----------"])
+@pytest.mark.parametrize("marker", ["...", "[...]", "(...)", "\u2026", "----------", "... 12 frames left out ...",
+                                    "# ... (\uc911\uac04 \ud2b8\ub808\uc774\uc2a4\ubc31 \uc0dd\ub7b5) ...", "// \u2026 snip \u2026"])
 def test_lines_a_user_left_out_marked_among_the_frames(marker):
     exc = capture(_wrapped_chain)
     lines = text_of(exc).rstrip("\n").split("\n")
     event = only([*lines[:3], marker, *lines[3:]])
     assert actual_chain(event.chain) == expected_chain(exc)
+
+
+@pytest.mark.parametrize("marker", ["...", "# ... (frames left out) ..."])
+def test_lines_a_user_left_out_of_a_record_whose_every_line_a_logger_prefixed(marker):
+    """vLLM's prefix on each line of its record, the user's mark of lines left out without it: the record goes on
+    after the mark (a writer's line there would begin another), and a word the shell printed later is no exception
+    line of it (`Killed`)."""
+    exc = capture(_wrapped_chain)
+    lines = fmt.vllm_record(f"EngineCore hit an exception: {text_of(exc.__cause__).rstrip()}", None)  # (v1's, in its text)
+    pasted = [lines[0], marker, *lines[3:], "Killed"]
+    found = [e for e in events(pasted) if e.kind is EventKind.TRACEBACK]
+    assert [actual_chain(e.chain)[-1].exception_type for e in found] == [type(exc.__cause__).__name__]
+    assert [e.chain for e in assert_same("\n".join(pasted).encode()) if e.kind is EventKind.TRACEBACK] == [found[0].chain]
 
 
 def test_frames_a_user_cut_out_for_rules_of_dashes_between_a_frame_and_the_last_ones_source_line():

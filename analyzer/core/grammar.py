@@ -795,7 +795,8 @@ def padded_exception(text: str) -> tuple[str, str] | None:
 
 # What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets; or a
 # rule of dashes (no traceback prints one between its frames).
-_ELISION = regex.compile(r"[\[(]?(?:\.{3,}|\u2026+)[\])]?|-{3,}")
+# (a user's note between two of them, maybe as a comment: `# ... (20 frames left out) ...`)
+_ELISION = regex.compile(r"(?:(?:#+|//) ?)?(?:[\[(]?(?:\.{3,}|\u2026+)[\])]?(?: .*? (?:\.{3,}|\u2026+))?|-{3,})")
 
 
 def is_elision(text: str) -> bool:

@@ -55,6 +55,7 @@ _SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
+_ELISION_OPENS = frozenset("#/.[(\u2026-")  # how a mark of lines left out may begin (see grammar.is_elision)
 _BARRED_GAP = 4  # lines a frame may be below the landmark before it (its source, carets)
 _MAX_PER_CHANNEL = 16  # the streams of learned prefixes remembered in one channel's own tables
 _MAX_PARTIAL = 4 * 1024 * 1024  # a container's partial records joined into one line, at most
@@ -333,7 +334,9 @@ class LineNormalizer:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        if prefix or body.strip():  # (a blank line alone between a record's lines is a paste's doubled line break)
+        if prefix or (body.strip() and not (body.lstrip()[:1] in _ELISION_OPENS and g.is_elision(body))):
+            # (a blank line alone between a record's lines is a paste's doubled line break; a mark of lines left out
+            # is the paster's, and the record goes on after it)
             _remember(self._last_message, channel, meta.message_prefix)
         rank = meta.rank if (meta.tags is not None and not continued) or meta.rank else self._last_rank.get(channel)
         if meta.timestamp is not None:
