@@ -914,10 +914,14 @@ def load_weights():
 """
 
 
-def rich_traceback(width: int = 100, deep: bool = False) -> list[str]:
+class _LegacyConsoleFile(io.StringIO):
+    encoding = "cp1252"  # (a legacy Windows console's: no box characters)
+
+
+def rich_traceback(width: int = 100, deep: bool = False, ascii_box: bool = False) -> list[str]:
     """Rich's own rendering (rich.traceback.Traceback, as `rich.traceback.install()` prints it) of a
     KeyError that a RuntimeError wraps, raised in a module under a long path (`deep`: longer than the
-    box is wide, so that the frames' places wrap)."""
+    box is wide, so that the frames' places wrap); `ascii_box`: on a legacy Windows console, which draws it in ASCII."""
     from rich.console import Console
     from rich.traceback import Traceback
 
@@ -931,7 +935,8 @@ def rich_traceback(width: int = 100, deep: bool = False) -> list[str]:
         try:
             scope["load_weights"]()
         except RuntimeError:
-            console = Console(file=io.StringIO(), width=width, color_system=None)
+            console = Console(file=_LegacyConsoleFile() if ascii_box else io.StringIO(), width=width, color_system=None,
+                              legacy_windows=ascii_box)
             console.print(Traceback(width=width))
             return console.file.getvalue().splitlines()
     raise AssertionError("load_weights did not raise")

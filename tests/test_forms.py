@@ -1156,11 +1156,17 @@ def test_an_ipython_chain():
 # ----------------------------------------------------------------------------- Rich
 
 
+# Rich's box: its side, its bottom corner and the current line's marker (drawn in ASCII on a legacy Windows console)
+BOXES = {"box": ("\u2502", "\u2570", "\u2771"), "ascii": ("|", "+", ">")}
+
+
+@pytest.mark.parametrize("box", sorted(BOXES))
 @pytest.mark.parametrize("deep", [False, True], ids=("places-whole", "places-wrapped"))
-def test_a_rich_traceback_reads_as_the_chain_it_draws(deep):
-    lines = forms.rich_traceback(100, deep)
-    assert lines[0].startswith("╭") and "Traceback (most recent call last)" in lines[0]
-    assert deep == any(line.startswith("│ /") and "py:" not in line for line in lines)  # (a place cut in its path)
+def test_a_rich_traceback_reads_as_the_chain_it_draws(deep, box):
+    side = BOXES[box][0]
+    lines = forms.rich_traceback(100, deep, ascii_box=box == "ascii")
+    assert lines[0].startswith(BOXES[box][1].replace("\u2570", "\u256d")) and "Traceback (most recent call last)" in lines[0]
+    assert deep == any(line.startswith(f"{side} /") and "py:" not in line for line in lines)  # (a place cut in its path)
     event = only(["INFO loading", *lines, "INFO next"])
     key, wrapper = event.chain
     assert (key.exception_type, key.message, key.link) == ("KeyError", "'lm_head.weight'", Link.FIRST)
@@ -1171,28 +1177,33 @@ def test_a_rich_traceback_reads_as_the_chain_it_draws(deep):
     assert [frame.function for frame in wrapper.frames][-1] == "load_weights" and not event.truncated
 
 
-def test_a_paste_begun_inside_a_rich_box_keeps_the_frames_after_its_cut():
-    lines = forms.rich_traceback(100)
-    first_close = next(i for i, line in enumerate(lines) if line.startswith("╰"))
-    marker = next(i for i, line in enumerate(lines) if "❱" in line)
+@pytest.mark.parametrize("box", sorted(BOXES))
+def test_a_paste_begun_inside_a_rich_box_keeps_the_frames_after_its_cut(box):
+    side, corner, mark = BOXES[box]
+    lines = forms.rich_traceback(100, ascii_box=box == "ascii")
+    first_close = next(i for i, line in enumerate(lines) if line.startswith(corner) and i)
+    marker = next(i for i, line in enumerate(lines) if line.startswith(f"{side} {mark} "))
     event = only(["some text", *lines[marker:first_close + 2]])
     assert event.truncated and event.root.exception_type == "KeyError"
     assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
+    assert assert_same("\n".join(["some text", *lines[marker:first_close + 2], ""]).encode())
 
 
+@pytest.mark.parametrize("box", sorted(BOXES))
 @pytest.mark.parametrize("cut", ["before its function", "after its colon"])
-def test_a_paste_begun_inside_a_rich_box_at_a_frames_place(cut):
+def test_a_paste_begun_inside_a_rich_box_at_a_frames_place(cut, box):
     """A paste that begins at the place of the frame that raised (above its current line's marker), which the box
     wrapped before the function (Rich's own wrap) or after the path's colon (DeepSpeed's training logs): that frame is
     the raise site."""
-    lines = forms.rich_traceback(100)
-    first_close = next(i for i, line in enumerate(lines) if line.startswith("╰"))
-    place = next(i for i in range(first_close) if lines[i].rstrip("│ ").endswith(".py:2 in"))  # (the raising frame's)
+    side, corner, _ = BOXES[box]
+    lines = forms.rich_traceback(100, ascii_box=box == "ascii")
+    first_close = next(i for i, line in enumerate(lines) if line.startswith(corner) and i)
+    place = next(i for i in range(first_close) if lines[i].rstrip(f"{side} ").endswith(".py:2 in"))  # (the raising frame's)
     paste = lines[place:first_close + 2]
     if cut == "after its colon":
         row = len(paste[0]) - 2  # the text between the box's sides
         path = paste[0][2:paste[0].index(":2 in") + 1]
-        paste[:2] = [f"│ {path}".ljust(row) + " │", "│ 2 in load_shard".ljust(row) + " │"]
+        paste[:2] = [f"{side} {path}".ljust(row) + f" {side}", f"{side} 2 in load_shard".ljust(row) + f" {side}"]
     event = only(["some text", *paste])
     assert event.truncated and event.root.exception_type == "KeyError"
     assert (event.root.raise_site.lineno, event.root.raise_site.function) == (2, "load_shard")
