@@ -157,3 +157,27 @@ def test_a_python_error_omniverse_kits_scripting_plugin_logged_with_pybinds_stac
                                                                                    level="Info", channel="omni.ext")])
     assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
     assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)
+
+
+class _Response:
+    """Stands for a pybind11 class whose constructor could not take the arguments it was called with."""
+
+
+def _incompatible(**kwargs) -> None:
+    """pybind11's TypeError for a call none of a function's signatures takes: the signatures, a blank line, then the
+    call's own arguments (its text as pybind11 writes it)."""
+    raise TypeError("__init__(): incompatible constructor arguments. The following argument types are supported:\n"
+                    "    1. c_python_backend_utils.InferenceResponse(output_tensors: List[c_python_backend_utils.Tensor], "
+                    "error: c_python_backend_utils.TritonError = None)\n    2. c_python_backend_utils.InferenceResponse()\n\n"
+                    f"Invoked with: kwargs: {', '.join(f'{k}={v!r}' for k, v in kwargs.items())}")
+
+
+@pytest.mark.parametrize("form", ["traceback", "pybind's stack"])
+def test_pybinds_message_of_arguments_it_could_not_take_keeps_the_calls_own_paragraph(form):
+    """`incompatible constructor arguments. The following argument types are supported:`, the signatures, a blank
+    line, `Invoked with: ...`: one message, in a traceback and in pybind11's own text (Triton's report)."""
+    exc = capture(lambda: _incompatible(error=_Response()))
+    lines = "".join(traceback.format_exception(exc)).rstrip("\n").split("\n") if form == "traceback" else pybind_what(exc)
+    (event,) = _events(["I1130 starting", *lines, "", "I1130 next request"])
+    assert (event.root.exception_type, event.root.message) == ("TypeError", str(exc))
+    assert [(f.path, f.lineno, f.function) for f in event.root.frames] == _expected_frames(exc)

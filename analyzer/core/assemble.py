@@ -1091,6 +1091,10 @@ class TracebackAssembler:
             if stripped == g.PYBIND_AT and block.held == 1:
                 block.state, block.held = State.PYBIND, 0
                 return Step.TAKE  # pybind11's stack of the error (see grammar)
+            if (block.held == 1 and text.startswith(g.PYBIND_INVOKED)
+                    and g.PYBIND_SUPPORTED in block.texts[-2 - block.message_lines]):
+                block.state, block.held, block.message_lines = State.MESSAGE, 0, block.message_lines + 2
+                return Step.TAKE  # pybind11's message of arguments it could not take goes on: the call's own
             if stripped in g.SEPARATORS or (stripped == excepthook.ORIGINAL and excepthook.hooked(block.texts)):
                 block.state, block.held = State.SEPARATOR, 0
                 return Step.TAKE
@@ -1135,6 +1139,9 @@ class TracebackAssembler:
             if len(block.texts) <= newest_first.LINES_BEFORE_HIDDEN and newest_first.hidden(text):
                 block.state, block.kind = State.REVERSED, EventKind.TRACEBACK  # Sentry's raw stack: frames follow
                 return Step.TAKE
+            if len(block.texts) == 1 and text[:1] == " " and g.PYBIND_SUPPORTED in block.texts[0]:
+                block.state, block.message_lines = State.MESSAGE, 0  # pybind11's signatures under its message, and
+                return self._advance(block, line)  # the call's own after them (see AFTER_BLANK)
             if len(block.texts) == 2 and not stripped and block.texts[1].strip():
                 return Step.TAKE  # (Sentry's mark may come after a blank under the message's line; else it ends)
             if len(block.texts) == 3 and not block.texts[2].strip():

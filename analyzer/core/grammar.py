@@ -52,6 +52,8 @@ __all__ = [
     "REMOTE_QUOTE",
     "PYBIND_AT",
     "PYBIND_FRAME",
+    "PYBIND_INVOKED",
+    "PYBIND_SUPPORTED",
     "PIP_OUTPUT_END",
     "EXCEPTION_SUFFIX",
     "LAMBDA_RUNTIME",
@@ -729,6 +731,11 @@ REMOTE_QUOTE = '"""'
 # backend reports): the exception line, a blank line, `At:`, then the stack innermost first, from the
 # frame that raised out to the outermost caller, one `  path(line): function` line a frame.
 PYBIND_AT = "At:"
+# pybind11's message of arguments a function could not take: its signatures, then a paragraph of the call's own
+# (`f(): incompatible function arguments. The following argument types are supported:`, `    1. f(x: int)`, a blank,
+# `Invoked with: 'a'`).
+PYBIND_SUPPORTED = "argument types are supported:"
+PYBIND_INVOKED = "Invoked with:"
 PYBIND_FRAME = regex.compile(r"^\s+(?P<path>\S[^\n]*?)\((?P<lineno>\d+)\): (?P<function>[\w<>.]+)\s*$")
 
 # pip's line under a build backend's output, which it indents (its traceback's message ends there).
