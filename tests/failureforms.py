@@ -28,6 +28,7 @@ import tempfile
 import textwrap
 import traceback
 import unittest
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.realtb import capture, text_of
@@ -922,6 +923,19 @@ def rich_traceback(width: int = 100, deep: bool = False, ascii_box: bool = False
     """Rich's own rendering (rich.traceback.Traceback, as `rich.traceback.install()` prints it) of a
     KeyError that a RuntimeError wraps, raised in a module under a long path (`deep`: longer than the
     box is wide, so that the frames' places wrap); `ascii_box`: on a legacy Windows console, which draws it in ASCII."""
+    return _rich_rendering(lambda path: width, deep, ascii_box)
+
+
+def rich_traceback_wrapped_before_function() -> list[str]:
+    """`rich_traceback` as wide as the raising frame's place up to its line number (the box's sides and margins
+    added): that fills its row, and the box wraps the place at the blank before `in load_shard`."""
+    lines = _rich_rendering(lambda path: len(f"{path}:2") + 4)
+    assert any(line.endswith(".py:2 \u2502") and below.startswith("\u2502 in load_shard") for line, below in zip(lines, lines[1:]))
+    return lines
+
+
+def _rich_rendering(width: Callable[[Path], int], deep: bool = False, ascii_box: bool = False) -> list[str]:
+    """The error `rich_traceback` draws, `width(path of the module that raised it)` wide."""
     from rich.console import Console
     from rich.traceback import Traceback
 
@@ -934,12 +948,15 @@ def rich_traceback(width: int = 100, deep: bool = False, ascii_box: bool = False
         exec(compile(RICH_MODULE, str(path), "exec"), scope)
         try:
             scope["load_weights"]()
-        except RuntimeError:
-            console = Console(file=_LegacyConsoleFile() if ascii_box else io.StringIO(), width=width, color_system=None,
-                              legacy_windows=ascii_box)
-            console.print(Traceback(width=width))
-            return console.file.getvalue().splitlines()
-    raise AssertionError("load_weights did not raise")
+        except RuntimeError as err:
+            raised = err
+        else:
+            raise AssertionError("load_weights did not raise")
+        wide = width(path)
+        console = Console(file=_LegacyConsoleFile() if ascii_box else io.StringIO(), width=wide, color_system=None,
+                          legacy_windows=ascii_box)
+        console.print(Traceback.from_exception(type(raised), raised, raised.__traceback__, width=wide))
+        return console.file.getvalue().splitlines()
 
 
 def rich_logged_traceback(width: int = 120) -> list[str]:

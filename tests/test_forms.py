@@ -1177,6 +1177,18 @@ def test_a_rich_traceback_reads_as_the_chain_it_draws(deep, box):
     assert [frame.function for frame in wrapper.frames][-1] == "load_weights" and not event.truncated
 
 
+@pytest.mark.parametrize("begun", ["at its header", "at the place"])
+def test_a_rich_box_that_wrapped_a_frames_place_before_its_function(begun):
+    """`│ /x/.../sharded_checkpoint_loading.py:2 │` then `│ in load_shard │`: Rich wrapped the place at the blank before
+    its function, the path and line number filling the row; so in a paste begun at that row (DeepSpeed's logs)."""
+    lines = forms.rich_traceback_wrapped_before_function()
+    if begun != "at its header":
+        lines = lines[next(k for k, line in enumerate(lines) if ".py:2" in line and lines[k + 1].startswith("\u2502 in ")):]
+    events = [e for e in assert_same("\n".join(["INFO loading", *lines, ""]).encode()) if e.kind is EventKind.TRACEBACK]
+    assert events and (events[0].root.exception_type, events[0].root.message) == ("KeyError", "'lm_head.weight'")
+    assert (events[0].root.raise_site.lineno, events[0].root.raise_site.function) == (2, "load_shard")
+
+
 @pytest.mark.parametrize("box", sorted(BOXES))
 def test_a_paste_begun_inside_a_rich_box_keeps_the_frames_after_its_cut(box):
     side, corner, mark = BOXES[box]

@@ -32,8 +32,9 @@ _ROW = regex.compile(r"^[│|] (?P<text>.*)[│|]\s*$")  # a line inside the box
 # where a user put a line of their own in: `| [traceback snipped] |`)
 _PLACE = regex.compile(r"^(?:(?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)|in (?P<name>\S+?):(?P<at>\d+))$")
 _CODE = regex.compile(r"^(?P<current>❱|>)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$")
-# (whole, or cut where the box wraps it: before its function, or after its path's colon)
-_PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:)$")
+# (whole, or cut where the box wraps it: before its function, or after its path's colon or line number)
+_PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:\d*)$")
+_AT_LINE = regex.compile(r":\d+$")  # a place's line number: where the box wrapped it, before `in f`
 _GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
 _SIDES = ("│", "|")
 
@@ -90,6 +91,8 @@ def to_standard(lines: list[str]) -> list[str]:
             continue
         # A row the place filled was cut inside a word (a long path); one padded out ended at a blank (not one that
         # ends at the path's colon: its line number follows).
+        if place and body.startswith("in ") and _AT_LINE.search(place):
+            place += " "  # (wrapped at the blank before its function: the place up to its line number filled the row)
         place += body + " " if row["text"].endswith("  ") and body[-1:] != ":" else body
         if frame := _PLACE.match(place.rstrip()):
             path = frame["path"] or "<unknown>"

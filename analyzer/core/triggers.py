@@ -74,7 +74,7 @@ _STARTS = (
     rb"^(?:[ \t]+|-+> ?)\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut)
     rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb"\.py[cx]?:\d+\]\([^)\s]*\),? in ",  # ... IPython 8's frame, its place a link, as JupyterLab shows it
-    rb"^\| > +[0-9]", rb"(?:\.py:|:[0-9]+ in(?: [^ \n]+)?) +\|[ \t]*\r?$",  # Rich's box drawn in ASCII, a paste begun inside
+    rb"^\| > +[0-9]", rb"(?:\.py:[0-9]*|:[0-9]+ in(?: [^ \n]+)?) +\|[ \t]*\r?$",  # Rich's box drawn in ASCII, a paste begun inside
     # it (at a frame's current line or its place, maybe cut after its path's colon: richtb.starts_cut)
     rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start, behind any prefix or a redraw's `\r`)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
@@ -174,7 +174,7 @@ _HEADED = (
 # What the normaliser's Unicode classes take and the byte patterns above do not; scanned for only in a
 # buffer that holds a byte over 127 (`bytes.isascii` tells at memory speed), as they cost the others time.
 _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\xff]",
-              "│ ❱".encode(), ".py: +│".encode(), ":[0-9]+ in(?: [^ \n]+)? +│".encode(),  # (a paste begun inside Rich's box of a
+              "│ ❱".encode(), ".py:[0-9]* +│".encode(), ":[0-9]+ in(?: [^ \n]+)? +│".encode(),  # (a paste begun inside Rich's box of a
               # traceback, at a frame's current line or its place: richtb.starts_cut)
               "Error：".encode(), "Exception：".encode(),  # (a type and a fullwidth colon: grammar.exception_in_words)
               # (a class quoted whole in curly quotes: assemble._quoted_whole)
