@@ -30,10 +30,11 @@ def _run_op() -> None:
         raise RuntimeError('Error occurred while executing op "load":') from err
 
 
+@pytest.mark.parametrize("ui", [False, True], ids=("text", "its UI's page"))
 @pytest.mark.parametrize("comma", [False, True], ids=("frames", "frames joined by a comma"))
-def test_dagsters_error_with_its_cause_below_it(comma):
+def test_dagsters_error_with_its_cause_below_it(comma, ui):
     exc = capture(_run_op)
-    (event,) = _tracebacks([AROUND[0], *forms.dagster_error(exc, comma), AROUND[1]])
+    (event,) = _tracebacks([AROUND[0], *forms.dagster_error(exc, comma, ui), AROUND[1]])
     assert actual_chain(event.chain) == expected_chain(exc)
     assert (event.root.exception_type, event.chain[-1].link) == ("KeyError", Link.CAUSE)
     assert not event.truncated

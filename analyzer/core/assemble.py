@@ -1156,7 +1156,7 @@ class TracebackAssembler:
                 if stripped == streamlit.RETICULATE_HEADER:
                     block.state, block.kind = State.STREAMLIT, EventKind.TRACEBACK  # R's reticulate: the frames follow
                     return Step.TAKE
-                if stripped == dagster.STACK:
+                if stripped == dagster.STACK or dagster.link(text):  # (its frames; or its cause, as its UI spaces it)
                     block.state, block.kind = State.DAGSTER, EventKind.TRACEBACK
                     return Step.TAKE
                 if text.startswith('File "') and g.REVERSED_FRAME.match(text) or newest_first.at_frame(text):

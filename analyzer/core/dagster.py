@@ -45,8 +45,8 @@ def goes_on(texts: list[str], text: str) -> bool:
         return bool(last.strip())
     if link(text) or text.strip() == STACK:
         return True
-    if link(last):
-        return g.EXCEPTION_LINE.match(text) is not None  # the cause's exception line
+    if link(last) or (not last.strip() and len(texts) > 1 and link(texts[-2])):
+        return g.EXCEPTION_LINE.match(text) is not None  # the cause's exception line (its UI puts a blank line above it)
     in_stack = last.strip() == STACK or _frame(last) or last[:1] == " "
     return in_stack and (_frame(text) or text[:1] == " ")  # (a frame's source line, further in)
 
