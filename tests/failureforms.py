@@ -457,17 +457,18 @@ def py313_traceback(exc: BaseException, elide: bool = False) -> list[str]:
     return [*lines, traceback.format_exception_only(exc)[-1].rstrip("\n")]
 
 
-def dagster_error(exc: BaseException, comma: bool = False, ui: bool = False) -> list[str]:
+def dagster_error(exc: BaseException, comma: bool = False, ui: bool = False, label: bool = True) -> list[str]:
     """Dagster's text of a serialised error (`SerializableErrorInfo.to_string`): the exception line, a blank line,
     `Stack Trace:` and the frames as `traceback.format_list` gives them, then its cause after `The above exception
     was caused by the following exception:`, told the same way; with `comma`, the frames joined by a comma, as
     some releases printed them. The outermost error first. `ui`: as a copy of its UI's page gives it, the line that
-    introduces the cause a paragraph of its own (a blank line below it too)."""
+    introduces the cause a paragraph of its own (a blank line below it too). Without `label`, as releases of 2020
+    print it: the frames right after the blank line, no `Stack Trace:` above them."""
     stack = traceback.format_list(traceback.extract_tb(exc.__traceback__))
-    text = "".join(traceback.format_exception_only(exc)) + ("\nStack Trace:\n" + ("," if comma else "").join(stack)
-                                                           if stack else "")
+    above = "\nStack Trace:\n" if label else "\n"
+    text = "".join(traceback.format_exception_only(exc)) + (above + ("," if comma else "").join(stack) if stack else "")
     if exc.__cause__ is not None:
-        cause = "\n".join(dagster_error(exc.__cause__, comma, ui))
+        cause = "\n".join(dagster_error(exc.__cause__, comma, ui, label))
         spaced = "\n" if ui else ""
         text += f"\nThe above exception was caused by the following exception:\n{spaced}{cause}"
     return text.rstrip("\n").split("\n")

@@ -40,6 +40,12 @@ def test_dagsters_error_with_its_cause_below_it(comma, ui):
     assert not event.truncated
 
 
+def test_dagsters_error_of_2020_its_frames_without_their_label():
+    exc = capture(lambda: _fetch({}))
+    (event,) = _tracebacks([AROUND[0], "", *forms.dagster_error(exc, label=False), "", AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+
+
 def test_dagsters_error_alone_and_its_cause_alone():
     """The page shows one error, or the user copied only the cause's part."""
     cause = capture(lambda: _fetch({}))
