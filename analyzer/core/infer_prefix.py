@@ -308,10 +308,10 @@ class Family:
 # grep's mark comes the landmark's own indentation, none or two blanks, after srun's one more. (The normaliser takes
 # one only right in front of the landmark or of a known prefix: a number inside a prefix names a process.)
 _MARGIN_NUMBER = regex.compile(r"[ \t]*(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[]))")
-_MARGIN_FILE = regex.compile(
-    r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-](?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
+_GREP_FILE = r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-]"  # (a file's name has an extension)
+_MARGIN_FILE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
+_MARGIN_FILE_PIECE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-])?")
 _BARRED = regex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")
-_MARGIN_FILE_PIECE = regex.compile(r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-](?:\d{1,7}[:-])?")
 _NUMBERS = r"[ \t]*\d{1,7}"
 
 

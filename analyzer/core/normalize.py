@@ -506,8 +506,8 @@ class LineNormalizer:
         return text
 
     def _margin(self, text: str, end: int, kinds: list[KnownPrefix], lineno: int) -> int:
-        """Where a copy's margin in front of the landmark that `end` is at ends (0: none): right in front of it or of a
-        known prefix. A number and a bar only where the last landmark behind one had its number as many lines back (a
+        """Where a copy's margin in front of the landmark that `end` is at ends (0: none): right in front of it (or of an
+        exception group's box) or of a known prefix. A number and a bar only where the last landmark behind one had its number as many lines back (a
         process's id in front of its lines stays); -1 where no such landmark is near: the next one tells."""
         margin, alone = infer.margin_end(text, end)
         if not margin or not (alone or known_at(text[margin:], kinds) is not None):
