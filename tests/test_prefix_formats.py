@@ -173,6 +173,18 @@ def test_a_build_logs_numbers_in_front_of_lines_that_lost_their_indentation():
     assert event.span.line_start == 2
 
 
+def test_a_process_id_and_a_bar_in_front_of_its_lines_is_no_margin():
+    """`4321 | ` on every line a process prints (its id stays, where a copy's numbers move with the lines): two processes
+    interleaved line by line stay apart, each traceback whole. (The first header behind such a prefix is read before the
+    next landmark tells a copy's numbers from a process's id: that process's traceback keeps the header's unnamed stream.)"""
+    exc, lines = _tb(_chained)
+    first, second = [f"4321 | {line}" for line in lines], [f"5120 | {line}" for line in lines]
+    events = [e for e in _events([NOISE_BEFORE, *(line for pair in zip(first, second) for line in pair), NOISE_AFTER])
+              if e.kind is EventKind.TRACEBACK]
+    assert [actual_chain(e.chain) for e in events] == [expected_chain(exc)] * 2
+    assert len({e.stream for e in events}) == 2 and "5120#" in {e.stream for e in events}
+
+
 def test_srun_labels_are_no_margin():
     """srun's label (`3: `, the blank after its colon odd where grep's is even) is the task's, not a copy's margin:
     the traceback's stream is task 3's (a margin names none)."""
