@@ -74,8 +74,9 @@ _STARTS = (
     rb"^(?:[ \t]+|-+> ?)\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut)
     rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb"\.py[cx]?:\d+\]\([^)\s]*\),? in ",  # ... IPython 8's frame, its place a link, as JupyterLab shows it
-    rb"^\| > +[0-9]", rb"(?:\.py:[0-9]*|:[0-9]+ in(?: [^ \n]+)?) +\|[ \t]*\r?$",  # Rich's box drawn in ASCII, a paste begun inside
-    # it (at a frame's current line or its place, maybe cut after its path's colon: richtb.starts_cut)
+    # Rich's box drawn in ASCII, a paste begun inside it (at a frame's current line or its place: richtb.starts_cut;
+    # the place as any row's end, a bar after blanks: `.py:` is on every line of some logs, a costly factor)
+    rb"^\| > +[0-9]", rb"[^\s|] +\|[ \t]*\r?$",
     rb'File "', rb"File \xe2\x80\x9c", rb"File [^\"\n]*, line \d", rb'", line \d',  # FRAME (with curly quotes or unquoted: normalize; also cut at its start, its first quote the path's end, or only its word File: grammar.frame_cut_at_start, behind any prefix or a redraw's `\r`)
     # BARE_EXCEPTION_LINE: a type name opens the text, which ends after it (maybe padded) or goes on after a colon.
     # (Blanks between a wrapped type's `)` and the line's end cost this pattern six times its time: not looked for.)
