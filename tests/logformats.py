@@ -710,6 +710,13 @@ def grep_context(lines: list[str], pattern: str, file: str | None = None, first:
     return marked
 
 
+def search_finds(lines: list[str], numbers: list[int], indent: str = "\t") -> list[str]:
+    """An editor's list of a search's finds (Notepad++'s Find All): each line found, numbered as in its file, behind
+    `Line N: `, indented by a tab (a copy may turn it into blanks), a blank line between them where the copy doubled
+    the breaks."""
+    return [f"{indent}Line {number}: {line}" for number, line in zip(numbers, lines)]
+
+
 def ray_worker(lines: list[str], name: str = "ScanProvider", pid: int = 371, ip: str = "10.17.3.7",
                escapes: bool = True) -> list[str]:
     """Ray's driver relaying a worker's output: the worker's name, pid and node in parentheses, dimmed and coloured

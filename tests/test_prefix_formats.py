@@ -151,6 +151,8 @@ MARGINS = {
     "grep": lambda lines: fmt.grep_context(lines, "Error", first=412),
     "grep_files": lambda lines: fmt.grep_context(lines, "Traceback", file="logs/worker-3.log"),
     "ray_escapes_lost": lambda lines: fmt.viewer_numbers(fmt.ray_worker(lines, escapes=False), separator=""),
+    "search_finds": lambda lines: fmt.search_finds(fmt.vllm_worker(lines), list(range(116, 116 + 2 * len(lines), 2))),
+    "search_finds_blanks": lambda lines: fmt.search_finds(lines, list(range(7, 7 + len(lines))), indent="  "),
 }
 
 

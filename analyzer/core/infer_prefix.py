@@ -88,6 +88,7 @@ _PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
 # ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
 # fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
 _PYTEST_AT = regex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
+_FOUND_LINE = regex.compile(r"[ \t]+Line \d{1,7}: ")  # an editor's list of a search's finds: a margin (see _MARGIN_NUMBER)
 _PADDED_LABEL = regex.compile(r"(?= )" + _SRUN_LABEL)  # srun's label right-aligned (see _PREFIX_SHAPES), maybe before other prefixes: no indentation
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
@@ -154,7 +155,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None or not body[:m.start()].strip() or 'File "' in body[:m.start()]:  # (frames a paste put on one line)
         return None
     if body[0].isspace() and (_BOX_ONLY.match(body[:m.start()]) or not (nested or _indented_whole(body, m.start(), is_header))) \
-            and not _PADDED_LABEL.match(body, 0, m.start()):
+            and not _PADDED_LABEL.match(body, 0, m.start()) and not _FOUND_LINE.match(body, 0, m.start()):
         return None
     # (a bar is followed by its blank: compose's `svc |  File ...` is a frame a paste indented by one)
     end = m.start() + (body[m.start() - 1] == "|" and not is_header)
@@ -304,21 +305,23 @@ class Family:
 
 # A copy's margin in front of a landmark: a viewer's line numbers (an editor's, a CI page's, a build log's `2319 | `,
 # glued to a worker's `(pid=...)`), or grep's (`-n`: `123:` on a matching line, `124-` on its context; several files:
-# each line's file first, `worker.log-`, `worker.log:12:`). Not a date or a time; not srun's label (`3: `): after
-# grep's mark comes the landmark's own indentation, none or two blanks, after srun's one more. (The normaliser takes
-# one only right in front of the landmark or of a known prefix: a number inside a prefix names a process.)
-_MARGIN_NUMBER = regex.compile(r"[ \t]*(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[]))")
+# each line's file first, `worker.log-`, `worker.log:12:`; an editor's list of a search's finds, `  Line 116: `). Not a
+# date or a time; not srun's label (`3: `): after grep's mark comes the landmark's own indentation, none or two blanks,
+# after srun's one more. (The normaliser takes one only right in front of the landmark or of a known prefix: a number
+# inside a prefix names a process.)
+_MARGIN_NUMBER = regex.compile(r"[ \t]*(?:Line \d{1,7}: |(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[])))")
 _GREP_FILE = r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-]"  # (a file's name has an extension)
 _MARGIN_FILE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
 _MARGIN_FILE_PIECE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-])?")
 _BARRED = regex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")
+_FOUND_AT = "Line "  # (Notepad++'s list of a search's finds)
 _NUMBERS = r"[ \t]*\d{1,7}"
 
 
 def margin_end(text: str, end: int) -> tuple[int, bool]:
     """Where a copy's margin at the start of `text` ends, if it ends at or before `end` (where the text in front of a
     landmark ends), 0 if there is none; and whether only the landmark follows it (or an exception group's box)."""
-    m = _MARGIN_NUMBER.match(text) if text.lstrip(" \t")[:1].isdigit() else _MARGIN_FILE.match(text)
+    m = _MARGIN_NUMBER.match(text) if text.lstrip(" \t")[:1].isdigit() or _FOUND_AT in text[:16] else _MARGIN_FILE.match(text)
     if m is None or m.end() > end:
         return 0, False
     return m.end(), m.end() == end or _BOX_ONLY.match(text[m.end():end]) is not None
@@ -335,6 +338,8 @@ def _margin_family(piece: str) -> Family:
     if (file := _MARGIN_FILE_PIECE.fullmatch(piece)) is not None:
         name = file["file"]
         return Family(regex.compile(regex.escape(name) + r"[:-](?:\d{1,7}[:-])?"), _hs_literal(name) + rb"[:-]", name)
+    if piece.lstrip(" \t").startswith(_FOUND_AT):
+        return Family(regex.compile(r"[ \t]*Line \d{1,7}: "), rb"^[ \t]*Line [0-9]{1,7}: ", "")
     mark = piece.lstrip(" \t").lstrip("0123456789")
     if not mark:  # (glued to a worker's prefix)
         return Family(regex.compile(_NUMBERS + r"(?=[(\[])"), rb"^[ \t]*[0-9]{1,7}[(\[]", "")
