@@ -1091,8 +1091,7 @@ class TracebackAssembler:
             if stripped == g.PYBIND_AT and block.held == 1:
                 block.state, block.held = State.PYBIND, 0
                 return Step.TAKE  # pybind11's stack of the error (see grammar)
-            if (block.held == 1 and text.startswith(g.PYBIND_INVOKED)
-                    and g.PYBIND_SUPPORTED in block.texts[-2 - block.message_lines]):
+            if block.held == 1 and g.pybind_call_below(block.texts[-2 - block.message_lines], text):
                 block.state, block.held, block.message_lines = State.MESSAGE, 0, block.message_lines + 2
                 return Step.TAKE  # pybind11's message of arguments it could not take goes on: the call's own
             if stripped in g.SEPARATORS or (stripped == excepthook.ORIGINAL and excepthook.hooked(block.texts)):

@@ -263,7 +263,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
             break
         if not lines[i].strip():
             end = _paragraph_end(lines, i)
-            if end == i and lines[i + 1:i + 2] and lines[i + 1].startswith(g.PYBIND_INVOKED) and g.PYBIND_SUPPORTED in message[0]:
+            if end == i and i + 1 < len(lines) and g.pybind_call_below(message[0], lines[i + 1]):
                 end = i + 2  # (pybind11's message of arguments it could not take: the call's own after the signatures)
             if end == i and exc["message"] is not None and not message[0].strip():  # `Type: ` and a line break
                 end = _introduction_end(lines, i)

@@ -46,13 +46,13 @@ __all__ = [
     "WRAPPED_DRIVER_ERROR",
     "call_order",
     "listed_newest_first",
+    "pybind_call_below",
     "reraised_original",
     "holds_traceback",
     "frame_after_words",
     "REMOTE_QUOTE",
     "PYBIND_AT",
     "PYBIND_FRAME",
-    "PYBIND_INVOKED",
     "PYBIND_SUPPORTED",
     "PIP_OUTPUT_END",
     "EXCEPTION_SUFFIX",
@@ -735,7 +735,13 @@ PYBIND_AT = "At:"
 # (`f(): incompatible function arguments. The following argument types are supported:`, `    1. f(x: int)`, a blank,
 # `Invoked with: 'a'`).
 PYBIND_SUPPORTED = "argument types are supported:"
-PYBIND_INVOKED = "Invoked with:"
+_PYBIND_INVOKED = "Invoked with:"
+
+
+def pybind_call_below(said: str, below: str) -> bool:
+    """Whether `below`, after a blank line under the error `said` (its exception line), is the call's own paragraph
+    of pybind11's message of arguments it could not take."""
+    return below.startswith(_PYBIND_INVOKED) and PYBIND_SUPPORTED in said
 PYBIND_FRAME = regex.compile(r"^\s+(?P<path>\S[^\n]*?)\((?P<lineno>\d+)\): (?P<function>[\w<>.]+)\s*$")
 
 # pip's line under a build backend's output, which it indents (its traceback's message ends there).

@@ -334,7 +334,7 @@ class LineNormalizer:
             _remember(self._last_tags, channel, meta.tags)
             _remember(self._last_rank, channel, meta.rank)
         tags = self._last_tags.get(channel, "")
-        if prefix or (body.strip() and not (body.lstrip()[:1] in _ELISION_OPENS and g.is_elision(body))):
+        if prefix or ((stripped := body.strip()) and not (stripped[0] in _ELISION_OPENS and g.is_elision(stripped))):
             # (a blank line alone between a record's lines is a paste's doubled line break; a mark of lines left out
             # is the paster's, and the record goes on after it)
             _remember(self._last_message, channel, meta.message_prefix)
