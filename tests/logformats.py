@@ -247,6 +247,24 @@ def rich_handler_lines(records: list[tuple[str, str]], start: datetime = T0) -> 
     return [f"{start:%H:%M:%S-%f} {level:<8} {message}" for level, message in records]
 
 
+def rich_logging(records: list[tuple[int, str]], time_format: str = "[%x %X]", width: int = 120,
+                 start: datetime = T0, step: timedelta = timedelta(seconds=1)) -> list[str]:
+    """Rich's own logging handler (`rich.logging.RichHandler`, not a copy) on a console `width` wide: the time (blanks for
+    a record in the same second as the one before it), the level padded to eight, the message wrapped in its column,
+    the record's place at the right edge. `records` are (level, message); each `step` after the one before."""
+    from rich.console import Console
+    from rich.logging import RichHandler
+
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    handler = RichHandler(console=console, log_time_format=time_format)
+    for index, (level, message) in enumerate(records):
+        record = logging.LogRecord("torch.distributed.elastic.multiprocessing.api", level, "/srv/venv/api.py", 672,
+                                   message, None, None)
+        record.created = (start + step * index).timestamp()
+        handler.handle(record)
+    return console.file.getvalue().splitlines()
+
+
 def omni_kit(lines: list[str], level: str = "Error", channel: str = "carb.scripting-python.plugin", start: datetime = T0,
              since_start_ms: int = 6447) -> list[str]:
     """NVIDIA Omniverse Kit's log of a record (Isaac Sim, Isaac Lab): `%Y-%m-%d %H:%M:%S [N,NNNms] [Level] [channel] `

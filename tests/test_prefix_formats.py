@@ -539,6 +539,26 @@ def test_a_new_record_after_the_traceback_ends_its_message():
     assert "shut down" not in event.final.message
 
 
+@pytest.mark.parametrize("time_format", ["[%x %X]", "[%X]"])
+@pytest.mark.parametrize("same_second", [False, True])
+def test_rich_logging_handlers_records_after_a_traceback_end_its_message(time_format, same_second):
+    """A child's traceback printed as it is, then the launcher's records through Rich's logging handler (a time in
+    brackets or blanks for it, the padded level, the place at the right edge, a long message wrapped in its
+    column): the error's message is its own, and a logged error's text reads without the place."""
+    exc, lines = _tb(_chained)
+    records = fmt.rich_logging([(logging.ERROR, "failed (exitcode: 1) local_rank: 0 (pid: 13852) of binary: "
+                                 + "/srv/venv/bin/python3 " * 6),
+                                (logging.ERROR, "ValueError: the launcher gave up")],
+                               time_format, step=timedelta(0) if same_second else timedelta(seconds=1))
+    assert records[-1].startswith(" " * 10) == same_second and records[-1].rstrip().endswith("api.py:672")
+    log = [*lines, *records]
+    event = _only(log, exc)
+    assert event.final.message == "could not load\nsecond line | of the [message]"
+    said = [e for e in _events(log) if e.kind is not EventKind.TRACEBACK]
+    assert [(e.final.exception_type, e.final.message) for e in said] == [("ValueError", "the launcher gave up")]
+    assert assert_same("\n".join([*log, ""]).encode())
+
+
 def test_introductions_before_a_header_stay_the_context():
     exc, lines = _tb(_chained)
     for intro in ("Scheduler hit an exception: ", "Worker 3 failed: ", "Initialization failed. warmup error: "):

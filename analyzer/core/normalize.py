@@ -28,6 +28,7 @@ from analyzer.core.prefixes import (
     CONTAINER,
     KNOWN,
     PASTED,
+    RICH_HANDLER,
     TORCHRUN,
     WORKER,
     KnownPrefix,
@@ -51,6 +52,8 @@ _RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds r
 # by four (a markdown code block, a list item's), only a date, ISO or syslog's, or torchrun's rank: a traceback's
 # source line begins with none of them.
 _MAY_OPEN_A_PREFIX = regex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
+# Rich's logging handler puts the record's place at the line's right edge (`...  api.py:672`): no part of the message
+_RICH_PLACE = regex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
 _SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
@@ -451,7 +454,7 @@ class LineNormalizer:
                 spaced = self._torchrun_space(key, text[end - 1:] if m["space"] else text[end:])
                 end -= bool(m["space"]) and not spaced
                 self._peel_spacing = (key, self._torchrun_spaced.get(key))
-            return text[end:]
+            return _RICH_PLACE.sub("", text[end:], count=1) if kind is RICH_HANDLER else text[end:]
         found = self.learner.match(text, used)
         if found is None:
             return None

@@ -160,10 +160,18 @@ OMNI_KIT = KnownPrefix("omni_kit", regex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \[[\d,]+ms\] \[(?P<level>Verbose|Info|Warning|Error|Fatal)\] "
     r"\[(?P<name>[\w.-]+)\](?: |$)"), Scope.MESSAGE)
 
+# Rich's logging handler (`RichHandler`: SkyPilot, kohya_ss, Lightning's and many CLIs' loggers): the time in brackets
+# (`[%x %X]` by default, `[%X]` often), the level padded to eight, then the message, its place right-aligned at the
+# line's end (`[05:21:05] ERROR    failed (exitcode: 1) ...   api.py:672`). A record in the same second as the one
+# before it has blanks for its time. The padding is exact: no other text is laid out so.
+RICH_HANDLER = KnownPrefix("rich_handler", regex.compile(
+    r"^(?:\[(?:\d\d/\d\d/\d\d )?\d\d:\d\d:\d\d\]| {10}| {19}) "
+    r"(?:(?P<level>CRITICAL) |(?P<level>WARNING)  |(?P<level>ERROR|DEBUG)    |(?P<level>INFO)     )(?=\S)"), Scope.MESSAGE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE, OMNI_KIT)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE, OMNI_KIT, RICH_HANDLER)
 
 
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
@@ -178,7 +186,7 @@ _OPENS = {
     "logging_basic": lambda c: c in "CEWID", "vllm": lambda c: c in "CEWID", "torch_logging": "[".__eq__,
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
     "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__, "buildkit": "#".__eq__,
-    "torchserve": lambda c: c.isdecimal() or c == "[", "omni_kit": str.isdecimal,
+    "torchserve": lambda c: c.isdecimal() or c == "[", "omni_kit": str.isdecimal, "rich_handler": "[ ".__contains__,
 }
 
 
