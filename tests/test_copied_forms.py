@@ -344,6 +344,25 @@ def test_a_paste_that_doubled_its_line_breaks_under_caret_lines():
     assert actual_chain(event.chain) == expected_chain(exc)
 
 
+def _import_settings():
+    exec(compile("import json\nsettings = json.loads('{')\n", "/srv/webui/modules/settings_loader.py", "exec"), {})
+
+
+def test_a_console_copy_with_blank_lines_after_frames_and_sources_and_no_indentation():
+    """A Windows console's copy pasted on a web page: indentation gone, two blank lines after each frame line and
+    one after each source line, the module-level frame's `<module>` taken for an HTML tag (`..., line 2, in`):
+    one traceback, whole, its frames in place."""
+    exc = capture(_import_settings)
+    lines = forms.html_rendered(forms.stripped(text_of(exc).rstrip("\n").split("\n")))
+    assert any(line.endswith(", line 2, in") for line in lines)
+    spaced = [piece for line in lines for piece in (
+        [line, "", ""] if line.startswith("File ") else [line] if g.CARETS.match(line) else [line, ""])]
+    (event,) = _tracebacks([AROUND[0], *spaced, AROUND[1]])
+    expected = traceback.extract_tb(exc.__traceback__)
+    assert [(frame.path, frame.lineno) for frame in event.root.frames] == [(f.filename, f.lineno) for f in expected]
+    assert (event.root.exception_type, event.root.message) == ("json.decoder.JSONDecodeError", str(exc)) and not event.truncated
+
+
 def test_an_exception_line_glued_to_words_in_cjk():
     line = traceback.format_exception_only(RuntimeError("Expected to mark a variable ready only once."))[0].rstrip()
     events = assert_same(f"单卡不报错，双卡运行报如下错误：{line}\n".encode())

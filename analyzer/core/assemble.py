@@ -1030,6 +1030,7 @@ class TracebackAssembler:
                 return Step.TAKE
             if (stripped and (ob.after_stripped_frame(block, 0) or ob.in_open_statement(block.texts))
                     and not ob.reads_as_exception_line(text, block) and not self._starts_record(text)):
+                block.held = 0  # (the blank lines above it were a doubled paste's: inside the traceback now)
                 return Step.TAKE  # the source line of a frame whose indentation was stripped (3.13+: maybe several)
             if self._frame_rest(block, text):
                 return Step.TAKE  # the rest of a frame line the terminal wrapped

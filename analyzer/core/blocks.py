@@ -366,9 +366,9 @@ _RAISE = regex.compile(r"raise (?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*)"
 
 def _frame_or_exception_after(lines: list[str], i: int) -> bool:
     """Whether the next line with text goes on a traceback's frames: a frame, a frame's source or caret
-    line (a paste that doubled every line break), or the exception line."""
+    line (a paste that doubled every line break; one that lost its indentation too), or the exception line."""
     following = next((text for text in lines[i:] if text.strip()), "")
-    return bool(g.FRAME.match(following) or g.is_frame_detail(following)
+    return bool(g.frame_line(following) or g.is_frame_detail(following) or g.CARETS.match(following)
                 or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
 
 

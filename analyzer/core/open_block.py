@@ -219,14 +219,22 @@ def source_line(text: str) -> bool:
 
 
 def frame_detail(text: str) -> bool:
-    return bool(g.FRAME.match(text) or g.is_frame_detail(text) or text[:1] == " ")
+    return bool(g.frame_line(text) or g.is_frame_detail(text) or text[:1] == " ")
 
 
 def after_stripped_frame(block: Block, extra: int) -> bool:
     """A frame line that lost its indentation is among the last lines: up to its source and caret
-    lines (which lost theirs too), and `extra` lines more, came after it."""
+    lines (which lost theirs too), and `extra` lines more, came after it; blank lines between them
+    (a paste that doubled its line breaks) are not counted."""
     texts = block.texts
-    return any(ends_stripped_frame(texts, i) for i in range(max(0, len(texts) - SOURCE_LINES - extra), len(texts)))
+    start = len(texts)
+    for _ in range(SOURCE_LINES + extra):
+        start -= 1
+        while start > 0 and not texts[start].strip():
+            start -= 1
+        if start <= 0:
+            break
+    return any(ends_stripped_frame(texts, i) for i in range(max(0, start), len(texts)))
 
 
 _STATEMENT_LINES = 12  # how far back a statement that spans lines is looked for (3.13+ shows it whole)
