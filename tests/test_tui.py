@@ -44,18 +44,19 @@ def engine_incidents(engine, *paths):
     return ordered_for_people(list(Engine(engine.options).analyse(list(paths)).incidents))
 
 
-async def until(pilot, condition, what: str) -> None:
+async def until(pilot, condition, what: str, state=lambda: "") -> None:
+    """Wait until `condition()`; failing, say what was awaited and what `state()` was then."""
     deadline = time.monotonic() + 60  # a hang guard, not a measurement: a loaded machine is slow
     while time.monotonic() < deadline:
         if condition():
             return
         await pilot.pause(0.02)
-    raise AssertionError(f"never happened: {what}")
+    raise AssertionError(f"never happened: {what} {state()}")
 
 
 async def shows(pilot, app, ids: list[str], what: str) -> None:
     """The table comes to show these rows (after a key, on a loaded machine, it may be redrawn a frame later)."""
-    await until(pilot, lambda: rows(app) == ids, what)
+    await until(pilot, lambda: rows(app) == ids, what, lambda: f"(rows {rows(app)}, wanted {ids})")
 
 
 def triage(live: LiveScan, scenario, size=(100, 32)):
@@ -68,9 +69,11 @@ def triage(live: LiveScan, scenario, size=(100, 32)):
                 # the same incidents, not just as many: a record that grew after a poll (a chain
                 # link came) is revised in place, and the table must show its final diagnosis
                 await until(pilot, lambda: live.done and app.incidents == live.incidents()
-                            and len(app.query_one(IncidentTable).rows) == len(app.incidents), "scan shown")
+                            and len(app.query_one(IncidentTable).rows) == len(app.incidents), "scan shown",
+                            lambda: f"(done {live.done}, shown {[i.id for i in app.incidents]}, scanned "
+                                    f"{[i.id for i in live.incidents()]}, rows {rows(app)})")
                 await until(pilot, lambda: app.query_one(LogPane).settled or not app.incidents,
-                            "log window read")
+                            "log window read", lambda: f"(window {app.query_one(LogPane).window is not None})")
             outcome = await scenario(app, pilot)
         deadline = time.monotonic() + 60  # the scan's thread ends (the app stopped it) before the next test
         while not live.done and time.monotonic() < deadline:  # shares the engine: never two scans at once
