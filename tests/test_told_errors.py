@@ -5,6 +5,7 @@ prefixes real logs put in front of it, by the line path and the fast path alike.
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 import traceback
@@ -151,3 +152,56 @@ def test_an_errors_str_in_angle_brackets_logged_at_error_level_is_that_error():
     (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
     assert (root.info.exception_type, root.info.message) == ("MilvusException", f"(code=1100, message={error.message})")
     assert assert_same("\n".join([*lines, ""]).encode())
+
+
+class ExecuteUserScriptError(Exception):
+    """sagemaker-containers' error for a training script that exited with an error: its str is its class's name, then
+    the command on the next line, then what the command printed, if it was captured (the library's own format)."""
+
+    def __init__(self, cmd: str, output: bytes | None = None) -> None:
+        super().__init__()
+        self.cmd, self.output = cmd, output
+
+    def __str__(self) -> str:
+        printed = f"\n{self.output.decode('latin1')}" if self.output else ""
+        return f'{type(self).__name__}:\nCommand "{self.cmd}"{printed}'.strip()
+
+
+def _sagemaker_record(error: BaseException | str, level: int = logging.ERROR) -> list[str]:
+    """The error as sagemaker-containers logs it (`logger.error(str(e))`, `%(name)s %(levelname)-8s %(message)s`)."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)-8s %(message)s"))
+    logger = logging.getLogger("sagemaker-containers")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.log(level, str(error))
+    finally:
+        logger.removeHandler(handler)
+    return stream.getvalue().splitlines()
+
+
+@pytest.mark.parametrize("output", [None, b"Loading data from /opt/ml/input/data/train\nEpoch 1/2"])
+def test_sagemakers_error_logged_with_its_type_alone_on_the_records_first_line(output):
+    """SageMaker streams the job's log: `sagemaker-containers ERROR    ExecuteUserScriptError:`, the command (and what it
+    printed) below, then the SDK's dated status lines: the error is the command's, its message the lines below."""
+    command = "/usr/bin/python -m rnn --batch-size 256 --hidden 500, 500"
+    record = _sagemaker_record(ExecuteUserScriptError(command, output))
+    assert record[0] == "sagemaker-containers ERROR    ExecuteUserScriptError:"
+    lines = ["2019-02-25 14:09:01 Training - Training image download completed.", *record,
+             "2019-02-25 14:11:16 Uploading - Uploading generated training model",
+             "2019-02-25 14:11:16 Failed - Training job failed"]
+    (root,) = [i for i in analysed({"run.log": lines}) if i.is_run_root]
+    message = f'Command "{command}"' + (f"\n{output.decode()}" if output else "")
+    assert (root.info.exception_type, root.info.message) == ("ExecuteUserScriptError", message)
+    assert assert_same("\n".join([*lines, ""]).encode())
+
+
+@pytest.mark.parametrize("level, kept", [(logging.ERROR, True), (logging.CRITICAL, True), (logging.INFO, False)])
+def test_an_error_logged_behind_the_loggers_name_and_its_padded_level(level, kept):
+    """`%(name)s %(levelname)-8s %(message)s` (sagemaker-containers' format): an error's text after the padded level
+    is that error where the level is an error's."""
+    lines = _sagemaker_record(f"ValueError: {ValueError('--hidden takes one number')}", level)
+    found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
+    assert found == ([("ValueError", "--hidden takes one number")] if kept else [])

@@ -1302,6 +1302,12 @@ class TracebackAssembler:
             return Step.CLOSE
         if state is State.PYBIND:
             return Step.TAKE if g.PYBIND_FRAME.match(text) else Step.CLOSE
+        if state is State.LOGGED and block.message_lines < self._max_message_lines and ob.logged_message_below(block, line) \
+                and not self._starts_record(text):
+            assert block.logged is not None  # (logged_message_below: a logged error's)
+            block.logged = replace(block.logged, message="\n".join(filter(None, (block.logged.message, stripped))))
+            block.message_lines += 1
+            return Step.TAKE
         if state in (State.LOGGED, State.QUIET):  # one blank line, then pybind11's stack, or the error ends on its line
             if len(block.texts) == 1 and not stripped:
                 return Step.TAKE

@@ -102,16 +102,19 @@ _LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
 # Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time may come first, alone or
 # dated, a padded level after it: `19:37:45 [ERROR  ] `, `2025/07/06 20:34:01 ERROR `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +)?"
+# or the logger's name, its level padded to eight after it (`%(name)s %(levelname)-8s`: `sagemaker-containers ERROR    `)
+_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +"
+                               r"|[\w.-]+ (?=ERROR {4}\S|CRITICAL \S))?"
                                r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
                                r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon or a dash (`Exception occured - litellm.APIError: ...`); an OSError with its
 # errno may also end a sentence (pip's "Could not install packages due to an OSError: [Errno 28] ...").
-_EMBEDDED = regex.compile(
-    r"(?:^|(?<=: | - )|(?<=\s)(?=\S+: \[Errno -?\d))"
-    rf"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?: (?P<message>\S.*)$")
+_TYPE = rf"(?P<type>(?:[A-Za-z_]\w*(?:\.|::))*(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?"
+_EMBEDDED = regex.compile(rf"(?:^|(?<=: | - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_TYPE}): (?P<message>\S.*)$")
+# ... or it is all the record's line says, its message on the lines below (SageMaker's `ExecuteUserScriptError:`)
+_TYPE_ALONE = regex.compile(rf"^{_TYPE}:\s*$")
 
 # ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
 _PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
@@ -169,7 +172,8 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo(driver["type"], driver["message"].strip(), has_traceback=False)
     embedded = _EMBEDDED.search(body) or _PARENTHESISED.search(body) or (_ANGLED.search(body) if "<" in body else None)
     if embedded is None:
-        return None
+        alone = _TYPE_ALONE.match(body) if level is not None else None
+        return None if alone is None else ErrorInfo(alone["type"], "", has_traceback=False)
     return ErrorInfo(embedded["type"], embedded["message"].strip(), has_traceback=False)
 
 

@@ -271,6 +271,18 @@ def tells_indent(first: str) -> bool:
     return first[:3] == "   " and g.FRAME.match(first) is not None
 
 
+_DATED = regex.compile(r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d")
+
+
+def logged_message_below(block: Block, line: LogLine) -> bool:
+    """Whether `line` goes on with the message of a logged error whose record said only its type (SageMaker's
+    `sagemaker-containers ERROR    ExecuteUserScriptError:`, then `Command "..."`): the lines below it are its
+    message, to a blank line, a record of its own, or a line that begins with a date."""
+    logged = block.logged
+    return (logged is not None and (not logged.message or block.message_lines > 0) and bool(line.text.strip())
+            and not line.starts_message and _DATED.match(line.text) is None)
+
+
 def message_below(text: str) -> bool:
     """An exception line whose message began with a line break: `Type: ` and nothing else."""
     m = g.EXCEPTION_LINE.match(text)
