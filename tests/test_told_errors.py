@@ -205,3 +205,59 @@ def test_an_error_logged_behind_the_loggers_name_and_its_padded_level(level, kep
     lines = _sagemaker_record(f"ValueError: {ValueError('--hidden takes one number')}", level)
     found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
     assert found == ([("ValueError", "--hidden takes one number")] if kept else [])
+
+
+class HydraError(Exception):
+    """Stands for Hydra's `CompactHydraException`s: their str is all Hydra prints of them."""
+
+
+HYDRA_CLOSING = "Set the environment variable HYDRA_FULL_ERROR=1 for a complete stack trace."
+
+
+def hydra_report(error: BaseException, overrides: list[str] | None) -> list[str]:
+    """What Hydra writes to stderr when a job fails with an error of its own (`hydra._internal.utils.run_and_report`,
+    hydra-core 1.3): the job's overrides where the job ran (`JobReturn.return_value`), the error's str, a blank line,
+    then how to see the whole traceback; an error of any other class has its traceback there instead."""
+    lines = [f"Error executing job with overrides: {overrides}"] if overrides is not None else []
+    if isinstance(error, HydraError):
+        lines += str(error).split("\n")
+    else:
+        lines += text_of(error).rstrip("\n").split("\n")
+    return [*lines, "", HYDRA_CLOSING]
+
+
+def _missing_target():
+    raise HydraError("Error locating target 'src.models.mnist_module.MNISTLitModule', see chained exception above."
+                     "\nfull_key: model")
+
+
+def _missing_primary():
+    raise HydraError("Cannot find primary config 'train.yaml'. Check that it's in your config search path.\n\n"
+                     "Config search path:\n\tprovider=hydra, path=pkg://hydra.conf\n\tprovider=main, path=file:///app/configs")
+
+
+def _cannot_override():
+    raise HydraError("In 'train': Could not override 'trainer.gpus'.\nTo append to your config use +trainer.gpus=2")
+
+
+@pytest.mark.parametrize("raise_it, overrides, cls", [
+    (_missing_target, [], "hydra.errors.InstantiationException"),
+    (_missing_primary, None, "hydra.errors.MissingConfigException"),
+    (_cannot_override, ["trainer.gpus=2"], "hydra.errors.ConfigCompositionException")])
+def test_hydras_short_report_of_its_own_error_is_that_error(raise_it, overrides, cls):
+    """Hydra prints an error of its own without its class or traceback, between the job's overrides (where the job
+    ran) and its closing line: the error, its class told by the words Hydra opens it with."""
+    error = capture(raise_it)
+    lines = ["[2022-06-08 08:12:42,395][src.train][INFO] - Instantiating model", *hydra_report(error, overrides)]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    told = str(error).replace("\n\t", "\n")  # (a tab in front of a line reads as a CI viewer's copy: see PASTED)
+    assert (event.root.exception_type, event.root.message, event.inferred) == (cls, told, True)
+
+
+def test_hydras_report_of_another_error_is_its_traceback_and_words_like_hydras_alone_are_no_error():
+    """An error of another class comes with its traceback between Hydra's lines: that traceback is the error. Hydra's
+    words without its closing line (a program's own `Could not find '...'`) are no error."""
+    error = capture(_unreachable)
+    (event,) = assert_same("\n".join([*hydra_report(error, ["model=gpt"]), ""]).encode())
+    assert (event.kind, event.root.short_type) == (EventKind.TRACEBACK, "APIConnectionError")
+    assert assert_same(b"Could not find 'weights.bin'\nDownloading weights.bin\ndone\n") == []

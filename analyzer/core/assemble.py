@@ -32,6 +32,7 @@ from analyzer.core import (
     doctest_report,
     excepthook,
     fieldreport,
+    hydra,
     ipython,
     native,
     newest_first,
@@ -923,6 +924,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), reported)]
         elif classpage.opens(text):
             self._opened(line, State.CLASS_PAGE, EventKind.BARE)
+        elif hydra.opens(text):  # (an error only where Hydra's closing line ends it: see _close)
+            self._opened(line, State.HYDRA, EventKind.BARE, context=text.strip() if text.startswith(hydra.OPENING) else "")
         elif text.rstrip() == excepthook.HOOK:
             self._opened(line, State.SEPARATOR, EventKind.TRACEBACK)  # (its traceback follows, as after a chain's separator)
         elif text.rstrip() == doctest_report.EXPECTED:
@@ -1288,6 +1291,13 @@ class TracebackAssembler:
                 return Step.CLOSE
             block.depth = awslambda.depth_after(block.depth, text)
             return Step.TAKE
+        if state is State.HYDRA:
+            if stripped == hydra.CLOSING:
+                block.inferred = True  # (its class is told by its words)
+                return Step.TAKE_AND_CLOSE
+            if g.HEADER.match(text) or ob.opens_something(text) or len(block.texts) >= hydra.MAX_LINES:
+                return Step.CLOSE  # (its traceback follows: an error Hydra reports whole; or no report of Hydra's)
+            return Step.TAKE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
                 return Step.CLOSE
@@ -1379,6 +1389,7 @@ class TracebackAssembler:
             return out
         if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
                 block.state in (State.PYTEST_STACK, State.EXPECTED)) or (
+                block.state is State.HYDRA and not hydra.complete(block.texts)) or (
                 block.state is State.LAMBDA and not awslambda.complete(block.texts)) or quiet or (
                 block.state is State.SEPARATOR and excepthook.hooked(block.texts) and not any(map(g.HEADER.match, block.texts))):
             return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines, what a doctest
@@ -1470,6 +1481,8 @@ class TracebackAssembler:
             chain, context = raised_within(fieldreport.parse(texts)), ""
         elif block.state is State.CLEO_PLACE:
             chain, context = cleo.parse(texts), ""
+        elif block.state is State.HYDRA:
+            chain, context = (hydra.parse(texts),), block.context
         else:
             standard = _TO_STANDARD.get(block.state) or (excepthook.to_standard if excepthook.hooked(texts) else None)
             chain = parse_chain(standard(texts) if standard is not None else texts)

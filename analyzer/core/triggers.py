@@ -31,6 +31,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from analyzer.core import hydra
 from analyzer.core.cpython_messages import KEYWORDS as CPYTHON_KEYWORDS
 from analyzer.core.grammar import (
     ERRORS_MODULE,
@@ -125,6 +126,7 @@ _STARTS = (
     rb"Result: Failure Exception: ",  # Azure Functions' report on one line (azure.unflattened), whatever its error
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
+    re.escape(hydra.OPENING.encode()), hydra.trigger(),  # Hydra's short report of an error of its own (hydra.opens)
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
     rb"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);", rb"</(?:font|span|b|strong)>",  # ... as could HTML's escapes of quotes and
