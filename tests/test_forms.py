@@ -931,6 +931,29 @@ def test_an_ipython_traceback(lines, cell):
     assert not event.truncated
 
 
+SERVER_ERROR_CELLS = ("import traceback\ndef server():\n    raise KeyError('raysubmit_1')\ndef get_logs():\n    try:\n"
+                      "        server()\n    except KeyError:\n        text = traceback.format_exc()\n"
+                      "    raise RuntimeError(f'Request failed with status code 500: {text}.')\n", "get_logs()\n")
+
+
+@pytest.mark.skipif(forms.ipython_traceback() is forms.IPYTHON_FROM_DEFINITION, reason="IPython is not installed")
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_notebooks_error_whose_message_is_a_servers_traceback(cut):
+    """IPython's traceback of a client's error whose message holds the server's traceback (Ray's job client: `Request
+    failed with status code 500: Traceback (most recent call last): ...`): the server's error is its cause; a paste cut
+    right after the header in the message keeps the client's error with its frames, not a traceback of its own."""
+    lines = forms.ipython_traceback(SERVER_ERROR_CELLS)
+    said = next(i for i, line in enumerate(lines) if line.startswith("RuntimeError: Request failed"))
+    event = only(lines[:said + 1] if cut else lines)
+    client = event.chain[-1]
+    assert (client.exception_type, client.message) == ("RuntimeError", "Request failed with status code 500:")
+    assert (client.raise_site.path, client.raise_site.function) == ("Cell In[1]", "get_logs")
+    assert event.truncated == cut
+    if not cut:
+        assert (event.root.exception_type, event.root.message, event.root.raise_site.function) == (
+            "KeyError", "'raysubmit_1'\n.", "server")
+
+
 @pytest.mark.parametrize("lines", [forms.IPYTHON7_FROM_DEFINITION, forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION],
                          ids=("ipython7", "shell", "format"))
 def test_a_notebook_copy_with_linked_frames(lines):

@@ -1341,6 +1341,9 @@ class TracebackAssembler:
                 block.texts[0] = self._texts.hold(g.HEADER_TEXT)  # as a copy gives its heading), then its frames
                 block.state, block.frames_from = State.FRAMES, 0
                 return Step.TAKE
+            if text[:1] not in (" ", "-") and ob.nests_traceback(text):
+                block.state, block.frames_from = State.FRAMES, len(block.texts)
+                return Step.TAKE  # an exception line whose message is a traceback (a server's, in its response)
             if ipython.RULE.match(text) or ipython.HEADER.match(text) or ob.opens_something(text):
                 block.truncated = True
                 return Step.CLOSE
