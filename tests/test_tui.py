@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 import time
 from pathlib import Path
@@ -443,9 +444,11 @@ def test_fixes_copy_and_explain_page_use_the_logs_own_configuration(engine, tmp_
     triage(LiveScan(engine, [str(vllm)]), on_vllm)
 
 
-def test_a_row_that_grows_widens_its_columns(engine):
+@pytest.mark.parametrize("drawn_early", [False, True])
+def test_a_row_that_grows_widens_its_columns(engine, drawn_early):
     """A row shown early and updated in place (the incident became the run's root cause, or was
-    matched again once the log told its release) keeps nothing cut to the width it had."""
+    matched again once the log told its release) keeps nothing cut to the width it had; nor where a frame was
+    drawn before the table was next idle (a loaded machine: DataTable kept the cells it drew then, cut)."""
     from dataclasses import replace
 
     from textual.app import App
@@ -464,8 +467,12 @@ def test_a_row_that_grows_widens_its_columns(engine):
             table.show([early], None)
             await pilot.pause()
             table.show([root], None)
+            if drawn_early:
+                table.render_line(1)
             await pilot.pause()
+            shown = html.unescape(re.sub("<[^>]+>", "", app.export_screenshot())).replace("\xa0", " ")
             for key, text in (("role", "● ROOT CAUSE"), ("pattern", root.diagnosis.pattern.id)):
                 assert table.columns[ColumnKey(key)].content_width >= len(text), key
+                assert text in shown, key
 
     asyncio.run(scenario())

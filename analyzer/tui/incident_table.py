@@ -93,15 +93,29 @@ class IncidentTable(DataTable):
                 for (column, _), cell in zip(COLUMNS, row_cells(incident)):
                     if self.get_cell(incident.id, column) != cell:  # (a cell that grew widens its column)
                         self.update_cell(incident.id, column, cell, update_width=True)
+                        self._widen(column, cell)
             for incident in incidents[len(shown):]:
-                self.add_row(*row_cells(incident), key=incident.id)
+                self._add(incident)
             self.check_idle()  # (the table widens its columns when idle: without a message after it, not until a key)
             return
         self.clear()
         for incident in incidents:
-            self.add_row(*row_cells(incident), key=incident.id)
+            self._add(incident)
         if keep in ids:
             self.move_cursor(row=ids.index(keep))
+
+    def _add(self, incident: Incident) -> None:
+        cells = row_cells(incident)
+        self.add_row(*cells, key=incident.id)
+        for (column, _), cell in zip(COLUMNS, cells):
+            self._widen(column, cell)
+
+    def _widen(self, column: str, cell: Text) -> None:
+        """The column as wide as a cell just put in it, at once. DataTable widens it when it is next idle, but keeps
+        the cells it drew before then, cut to the old width, while nothing else changes (its cache of drawn cells
+        does not know widths): on a loaded machine a revised row stayed `● ROOT ` for `● ROOT CAUSE`."""
+        widths = self.columns[ColumnKey(column)]
+        widths.content_width = max(widths.content_width, cell.cell_len)
 
     def select(self, incident_id: str) -> None:
         """Put the cursor on `incident_id`, when it is listed."""
