@@ -166,6 +166,13 @@ def test_a_megabyte_of_modules_in_lower_case_is_read_in_one_pass():
     assert [(event.root.exception_type, event.root.message) for event in events] == [("ValueError", "bad value")]
 
 
+def test_a_megabyte_of_modules_logged_as_an_errors_type_alone_is_read_in_one_pass():
+    """`name ERROR    a.a.a. ... Error:`: a logged error whose record says only its type (SageMaker's) reads the dotted
+    name once; tried as modules before the class from each dot back, 200 kB took 1.6 s, a megabyte minutes."""
+    lines = ["sagemaker-containers ERROR    " + "a." * 500_000 + "Error:", "Command \"x\""]
+    assert list(events_from_lines(lines, "modules.log", NO_NOTICES)) == []
+
+
 def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass():
     """`| ERROR | - - - ...` and no exception line: where a prefix learned from the exception line behind
     it may end is looked for near the line's start only (trying every way to pair the dashes took 11 s
