@@ -110,6 +110,14 @@ def mmengine(message: str, exc: BaseException | None = None, when: datetime = T0
     return formatter.format(record).split("\n")
 
 
+def logging_padded(message: str, name: str = "sagemaker-containers", level: int = logging.ERROR,
+                   when: datetime = T0) -> list[str]:
+    """`logger.log(level, message)` formatted `%(name)s %(levelname)-8s %(message)s` (sagemaker-containers' logger): the
+    logger's name, the level padded to eight; a message's further lines as they are."""
+    return logging.Formatter("%(name)s %(levelname)-8s %(message)s").format(
+        _record(message, None, when, level, name=name)).split("\n")
+
+
 def logging_nameless(message: str, exc: BaseException | None = None, when: datetime = T0,
                      level: int = logging.ERROR, fields: bool = False) -> list[str]:
     """`logger.exception(message)` (or `logger.error`) formatted `%(asctime)s - %(levelname)s - %(message)s`, the

@@ -5,7 +5,6 @@ prefixes real logs put in front of it, by the line path and the fast path alike.
 
 from __future__ import annotations
 
-import io
 import logging
 import sys
 import traceback
@@ -13,6 +12,7 @@ import traceback
 import pytest
 
 from analyzer.core.records import EventKind
+from tests import logformats as fmt
 from tests.realtb import capture, text_of
 from tests.test_fastpath import assert_same
 from tests.test_incidents import analysed
@@ -167,27 +167,12 @@ class ExecuteUserScriptError(Exception):
         return f'{type(self).__name__}:\nCommand "{self.cmd}"{printed}'.strip()
 
 
-def _sagemaker_record(error: BaseException | str, level: int = logging.ERROR) -> list[str]:
-    """The error as sagemaker-containers logs it (`logger.error(str(e))`, `%(name)s %(levelname)-8s %(message)s`)."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logging.Formatter("%(name)s %(levelname)-8s %(message)s"))
-    logger = logging.getLogger("sagemaker-containers")
-    logger.addHandler(handler)
-    logger.propagate = False
-    try:
-        logger.log(level, str(error))
-    finally:
-        logger.removeHandler(handler)
-    return stream.getvalue().splitlines()
-
-
 @pytest.mark.parametrize("output", [None, b"Loading data from /opt/ml/input/data/train\nEpoch 1/2"])
 def test_sagemakers_error_logged_with_its_type_alone_on_the_records_first_line(output):
     """SageMaker streams the job's log: `sagemaker-containers ERROR    ExecuteUserScriptError:`, the command (and what it
     printed) below, then the SDK's dated status lines: the error is the command's, its message the lines below."""
     command = "/usr/bin/python -m rnn --batch-size 256 --hidden 500, 500"
-    record = _sagemaker_record(ExecuteUserScriptError(command, output))
+    record = fmt.logging_padded(str(ExecuteUserScriptError(command, output)))
     assert record[0] == "sagemaker-containers ERROR    ExecuteUserScriptError:"
     lines = ["2019-02-25 14:09:01 Training - Training image download completed.", *record,
              "2019-02-25 14:11:16 Uploading - Uploading generated training model",
@@ -202,7 +187,7 @@ def test_sagemakers_error_logged_with_its_type_alone_on_the_records_first_line(o
 def test_an_error_logged_behind_the_loggers_name_and_its_padded_level(level, kept):
     """`%(name)s %(levelname)-8s %(message)s` (sagemaker-containers' format): an error's text after the padded level
     is that error where the level is an error's."""
-    lines = _sagemaker_record(f"ValueError: {ValueError('--hidden takes one number')}", level)
+    lines = fmt.logging_padded(f"ValueError: {ValueError('--hidden takes one number')}", level=level)
     found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
     assert found == ([("ValueError", "--hidden takes one number")] if kept else [])
 
