@@ -246,3 +246,14 @@ def test_hydras_report_of_another_error_is_its_traceback_and_words_like_hydras_a
     (event,) = assert_same("\n".join([*hydra_report(error, ["model=gpt"]), ""]).encode())
     assert (event.kind, event.root.short_type) == (EventKind.TRACEBACK, "APIConnectionError")
     assert assert_same(b"Could not find 'weights.bin'\nDownloading weights.bin\ndone\n") == []
+
+
+def test_python_2s_class_of_an_error_logged_with_its_text():
+    """Python 2 printed a built-in class as `<type 'exceptions.KeyError'>` (Elasticsearch Curator's `Failed to complete
+    action: snapshot.  <type 'exceptions.KeyError'>: 'creation_date'`, behind its time and a level padded to nine)."""
+    error = KeyError("creation_date")
+    said = f"Failed to complete action: snapshot.  <type 'exceptions.{type(error).__name__}'>: {error}"
+    lines = [f"2016-06-28 11:42:55,960 {'INFO':<9} GET http://es-host:9200/_cluster/state/metadata",
+             f"2016-06-28 11:42:55,985 {'ERROR':<9} {said}"]
+    found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
+    assert found == [("exceptions.KeyError", "'creation_date'")]

@@ -128,13 +128,14 @@ _ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exceptio
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
 # place the logger names: `<class 'RuntimeError'> at trainer.py:101 - CUDA error: ...`, or the word exception:
 # `raised <class 'AssertionError'> exception: ...`, KServe's `exception type <class 'X'>, exception msg: ...`, TensorFlow 1's
-# coordinator: `Error reported to Coordinator: <class 'X'>, ...`; not a list of classes: `(<class 'A'>, <class 'B'>)`).
+# coordinator: `Error reported to Coordinator: <class 'X'>, ...`; not a list of classes: `(<class 'A'>, <class 'B'>)`;
+# Python 2's `type()` printed `<type 'exceptions.KeyError'>`: Elasticsearch Curator's `Failed to complete action: ...  <type ...>: ...`).
 # The level may be anywhere before it on the line (a format the normaliser has no prefix for).
 # ... or at no level, after words that say it failed (a Rust router relaying a model server's error: `Request failed
 # during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
 _SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
 _LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
-_CLASS_SAID = regex.compile(r"<class '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
+_CLASS_SAID = regex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
                             r"(?P<message>[^\s<].*)$")
 
 # `logger.error(f"{what}: {type(exc).__name__}")`, or `{exc!r}` of an error that has no message: the class ends the line
@@ -148,7 +149,7 @@ _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
     """The exception a log record at error level reports in its text, without a traceback; else None."""
-    if "<class '" in text and (said := _CLASS_SAID.search(text)) is not None and (
+    if ("<class '" in text or "<type '" in text) and (said := _CLASS_SAID.search(text)) is not None and (
             _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())
             or (_SAYS_FAILED.search(text, 0, said.start()) and not _LOWER_LEVEL.search(prefix + text, 0, len(prefix) + said.start()))):
         return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)

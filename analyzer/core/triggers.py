@@ -103,7 +103,7 @@ _STARTS = (
     # notices.logged_error: an OSError's text at an error level (the level first, in the prefix or the text; a superset:
     # an `[Errno N]` in a sentence at no level, a retry's words, is no error and need not be read); its other form: _LOGGED_ERROR
     rb"(?:ERROR|CRITICAL|FATAL|[EF][0-9]{4} |^\[[EC] [0-9])[^\n]*\[Errno -?[0-9]",
-    rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<class '[\w.]*(?:Error|Exception)'>",
+    rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<(?:class|type) '[\w.]*(?:Error|Exception)'>",
     rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
     rb"(?:Error|Exception)\(\w+=",  # ... a type with its fields, in a user's words (grammar._FIELDS_SAID)
     rb"(?:Error|Exception)[\"']",  # ... a member naming it (grammar._TYPE_MEMBER: a superset; from its key on, a tenth of the pass)
