@@ -578,14 +578,16 @@ def test_a_message_begun_on_the_next_line_in_a_traceback_indented_as_a_whole_cop
 
 
 @pytest.mark.parametrize("quote", ["'", '"'])
-def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote):
-    """`i got an error:'File "x.py", ...`, the quote closed after the exception line: the frame is read, its place the
+@pytest.mark.parametrize("glue", [":{quote}{frame}", " {quote}  {frame}"], ids=("colon", "blank"))
+def test_a_frame_line_glued_to_words_by_a_colon_and_the_quote_a_user_opened(quote, glue):
+    """`i got an error:'File "x.py", ...` (or `i got an error "  File "x.py", ...`, the quote alone after a blank,
+    the frame's indentation kept), the quote closed after the exception line: the frame is read, its place the
     raise site."""
     exc = capture(_infer)
     lines = text_of(exc).rstrip("\n").split("\n")
     innermost = max(i for i, line in enumerate(lines) if line.startswith("  File "))
-    (event,) = _tracebacks([AROUND[0], f"when i run the worker, i got an error:{quote}{lines[innermost].lstrip()}",
-                            *lines[innermost + 1:-1], lines[-1] + quote, AROUND[1]])
+    glued = "when i run the worker, i got an error" + glue.format(quote=quote, frame=lines[innermost].lstrip())
+    (event,) = _tracebacks([AROUND[0], glued, *lines[innermost + 1:-1], lines[-1] + quote, AROUND[1]])
     (expected,) = expected_chain(exc)
     (actual,) = actual_chain(event.chain)
     assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])

@@ -679,13 +679,15 @@ def listed_newest_first(calls: list[tuple[str, str]]) -> bool:
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
     """A frame line glued to a user's words by a colon (`the error log is:File "x.py", line 3, in f`; and a quote the
-    user opened around the paste, `i got an error:'File "x.py", ...`), by
+    user opened around the paste, `i got an error:'File "x.py", ...`, or that quote alone after a blank, `here I get
+    "  File "x.py", ...`), by
     a markdown code fence (`not related```File "x.py", ...`) or by nothing after CJK words (`一直出现File
     "x.py", ...`): the words (without the glue) and the frame line; else None."""
     at = text.find('File "')
     words = text[:at].rstrip()
-    glue = 3 if words.endswith("```") else 1 if words[-1:] in (":", "\uff1a") else 2 if words[-2:] in (":'", ':"') else (
-        0 if _CJK_END.search(words) else None)
+    glue = 3 if words.endswith("```") else 1 if words[-1:] in (":", "\uff1a") or (
+        words[-2:] in (" '", ' "') and words[-3:-2].isalpha()) else 2 if (  # (a word's, not a list's `, '`)
+        words[-2:] in (":'", ':"')) else 0 if _CJK_END.search(words) else None
     if at <= 0 or glue is None or not words[:len(words) - glue].strip() or FRAME.match(text[at:]) is None:
         return None
     return words[:len(words) - glue].rstrip(), text[at:]
