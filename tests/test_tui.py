@@ -196,7 +196,10 @@ def test_n_and_p_jump_between_incidents(engine):
         assert app.selected.id == expected[0].id
         for incident in expected[1:]:  # (each key waited for: on a loaded machine one may be handled a frame later)
             await pilot.press("n")
-            await until(pilot, lambda incident=incident: app.selected.id == incident.id, f"n selects {incident.id}")
+            await until(pilot, lambda incident=incident: app.selected.id == incident.id, f"n selects {incident.id}",
+                        lambda: f"(selected {app.selected.id}, rows {rows(app)}, wanted {[i.id for i in expected]}, "
+                                f"focus {app.focused}, problems {app.live.problems}, "
+                                f"disabled {app.live.engine.matcher.disabled})")
         await until(pilot, lambda: f" {expected[-1].id} " in text(app, "#summary").splitlines()[0], "the summary follows")
         await pilot.press("n")  # past the end stays on the last one
         await pilot.pause()
@@ -216,7 +219,7 @@ def test_filters_cycle_through_known_unknown_roots_and_consequences(engine):
     assert known and unknown
 
     async def scenario(app, pilot):
-        assert rows(app) == [i.id for i in expected]
+        assert rows(app) == [i.id for i in expected], app.live.engine.matcher.disabled
         await pilot.press("f")
         await shows(pilot, app, known, "the known ones")
         assert "filter known" in str(app.query_one("#status-text").content)
