@@ -246,6 +246,8 @@ def test_hydras_report_of_another_error_is_its_traceback_and_words_like_hydras_a
     (event,) = assert_same("\n".join([*hydra_report(error, ["model=gpt"]), ""]).encode())
     assert (event.kind, event.root.short_type) == (EventKind.TRACEBACK, "APIConnectionError")
     assert assert_same(b"Could not find 'weights.bin'\nDownloading weights.bin\ndone\n") == []
+    (bare,) = assert_same(b"Could not find 'weights.bin'\nValueError: no weights\n")  # (nor do they hide an error)
+    assert (bare.root.exception_type, bare.root.message) == ("ValueError", "no weights")
 
 
 def test_python_2s_class_of_an_error_logged_with_its_text():

@@ -1295,8 +1295,8 @@ class TracebackAssembler:
             if stripped == hydra.CLOSING:
                 block.inferred = True  # (its class is told by its words)
                 return Step.TAKE_AND_CLOSE
-            if g.HEADER.match(text) or ob.opens_something(text) or len(block.texts) >= hydra.MAX_LINES:
-                return Step.CLOSE  # (its traceback follows: an error Hydra reports whole; or no report of Hydra's)
+            if self._starts_record(text) or len(block.texts) >= hydra.MAX_LINES:
+                return Step.CLOSE  # (its traceback follows, an error Hydra reports whole; or no report of Hydra's)
             return Step.TAKE
         if state is State.DAGSTER:
             if not dagster.goes_on(block.texts, text):
