@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer.core.template import (
+    RETRY_FACTOR,
     CompiledTemplate,
     Field,
     TemplateError,
@@ -519,6 +520,32 @@ def test_hostile_message_times_out_instead_of_hanging() -> None:
     # it is the timeout that ended it, not a quick failure
     with pytest.raises(TimeoutError):
         ct.pattern.match(hostile, timeout=0.05)
+
+
+class _Stalled:
+    """A compiled pattern whose first tries time out, as a sound one may on a machine too busy to run it in time."""
+
+    def __init__(self, pattern: regex.Pattern, stalls: int) -> None:
+        self.pattern, self.stalls, self.timeouts = pattern, stalls, []
+
+    def match(self, message: str, timeout: float):
+        self.timeouts.append(timeout)
+        if len(self.timeouts) <= self.stalls:
+            raise TimeoutError("regex timed out")
+        return self.pattern.match(message)
+
+
+@pytest.mark.parametrize("stalls, found", [(1, {"code": -9}), (2, None)])
+def test_a_template_stalled_once_is_tried_again_with_a_longer_limit(stalls, found) -> None:
+    """The limit is wall-clock time: a template stalled once by a busy machine is tried again, ten times longer
+    (a notice line was missed so under a loaded test run), and given up after that."""
+    ct = compile_template("Child process unexpectedly failed with exitcode={code}.")
+    stalled = _Stalled(ct.pattern, stalls)
+    assert dataclasses.replace(ct, pattern=stalled).match("Child process unexpectedly failed with exitcode=-9.",
+                                                          timeout=0.05) == found
+    assert stalled.timeouts == [0.05, 0.05 * RETRY_FACTOR]
+    with pytest.raises(TimeoutError):  # (a caller that retries itself hears of the first)
+        dataclasses.replace(ct, pattern=_Stalled(ct.pattern, 1)).match("x", raise_timeout=True)
 
 
 # ---------------------------------------------------------------------------

@@ -77,10 +77,14 @@ from analyzer.core.template.values import convert, parse_value
 __all__ = [
     "CompiledTemplate",
     "Field",
+    "RETRY_FACTOR",
     "TemplateError",
     "compile_template",
     "parse_value",
 ]
+
+
+RETRY_FACTOR = 10  # a template that timed out is tried once more with this many times its limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,15 +102,21 @@ class CompiledTemplate:
         """Match a whole message; return ``{field name: typed value}``.
 
         ``None`` when the message does not match or the regex times out after
-        ``timeout`` seconds (``TimeoutError`` instead with ``raise_timeout``, for a
-        caller that stops using such a template).  A template without fields gives ``{}``.
+        ``timeout`` seconds, and again with ten times that (the limit is wall-clock
+        time: a busy machine may have stalled a sound template; a notice line was
+        missed so under load); ``TimeoutError`` at once with ``raise_timeout``, for a
+        caller that retries itself and stops using such a template.  A template
+        without fields gives ``{}``.
         """
         try:
             m = self.pattern.match(message, timeout=timeout)
         except TimeoutError:
             if raise_timeout:
                 raise
-            return None
+            try:
+                m = self.pattern.match(message, timeout=timeout * RETRY_FACTOR)
+            except TimeoutError:
+                return None
         if m is None:
             return None
         return {f.name: convert(f, m.group(f.name)) for f in self.fields if m.group(f.name) is not None}
