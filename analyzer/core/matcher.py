@@ -42,14 +42,13 @@ from analyzer.core.records import ErrorEvent, ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.sites import SiteIndex, StackKey
 from analyzer.core.store import MemoryStore, PatternStore, Site
-from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
+from analyzer.core.template import RETRY_FACTOR, TIMEOUT, CompiledTemplate, TemplateError, compile_template
 from analyzer.core.template.fields import has_fields, literal_parts, literal_text
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_keys", "site_key"]
 
 _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
-_RETRY_TIMEOUT = 0.5  # seconds for the second try of a template that timed out (see Matcher._fit)
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
 # Classes that carry another class's text: a page written for that class fits them. A library raises one now where
 # it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
@@ -369,7 +368,7 @@ class Matcher:
         except TimeoutError:
             pass
         try:  # the limit is wall-clock time: a busy machine may have stalled a sound template
-            return compiled.match(message, timeout=_RETRY_TIMEOUT, raise_timeout=True)
+            return compiled.match(message, timeout=TIMEOUT * RETRY_FACTOR, raise_timeout=True)
         except TimeoutError:
             entry.broken = True
             self.disabled.append((entry.pattern, f"its template took too long on a message of {len(message)} "

@@ -78,12 +78,14 @@ __all__ = [
     "CompiledTemplate",
     "Field",
     "RETRY_FACTOR",
+    "TIMEOUT",
     "TemplateError",
     "compile_template",
     "parse_value",
 ]
 
 
+TIMEOUT = 0.05  # seconds a template may take on a message (wall-clock time)
 RETRY_FACTOR = 10  # a template that timed out is tried once more with this many times its limit
 
 
@@ -98,7 +100,7 @@ class CompiledTemplate:
     literal_tokens: tuple[str, ...]
     prefix: str
 
-    def match(self, message: str, timeout: float = 0.05, raise_timeout: bool = False) -> dict[str, object] | None:
+    def match(self, message: str, timeout: float = TIMEOUT, raise_timeout: bool = False) -> dict[str, object] | None:
         """Match a whole message; return ``{field name: typed value}``.
 
         ``None`` when the message does not match or the regex times out after
