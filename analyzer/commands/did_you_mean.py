@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import ast
-
 import regex
 
 from analyzer.core.closest import closest
+from analyzer.core.literal import literal
 
 __all__ = ["suggestion"]
 
@@ -24,7 +23,7 @@ def suggestion(message: str) -> str | None:
 
 def _unquoted(text: str) -> str:
     try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+        value = literal(text)
+    except ValueError:
         return text
     return value if isinstance(value, str) else text

@@ -6,11 +6,12 @@ and the block parser only speak in these names.
 
 from __future__ import annotations
 
-import ast
 import builtins
 from collections.abc import Iterator
 
 import regex
+
+from analyzer.core.literal import literal
 
 __all__ = [
     "HEADER",
@@ -450,8 +451,8 @@ def repr_said(text: str) -> tuple[str, str] | None:
         return None
     try:
         # (Python before 3.7 wrote a trailing comma after a lone argument: `ValueError('x',)`)
-        args = ast.literal_eval(f"({m['args'].rstrip().removesuffix(',')},)") if m["args"].strip() else ()
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        args = literal(f"({m['args'].rstrip().removesuffix(',')},)") if m["args"].strip() else ()
+    except ValueError:
         return None
     if not isinstance(args, tuple):
         return None

@@ -12,13 +12,13 @@ line holds verbatim), decides whether a line is looked at more closely. Pure: no
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import regex
 
 from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, WRAPPED_DRIVER_ERROR, repr_said
+from analyzer.core.literal import literal
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
@@ -186,15 +186,15 @@ def said_at_end(text: str) -> ErrorInfo | None:
     return ErrorInfo(said["type"], said["message"].strip(), has_traceback=False)
 
 
-def _unquoted(literal: str | None) -> str:
+def _unquoted(quoted: str | None) -> str:
     """The text of a string's repr; as printed where it is no literal (a repr cut by the logger)."""
-    if literal is None:
+    if quoted is None:
         return ""
     try:
-        value = ast.literal_eval(literal)
-    except (ValueError, SyntaxError):
-        return literal[1:-1]
-    return value if isinstance(value, str) else literal[1:-1]
+        value = literal(quoted)
+    except ValueError:
+        return quoted[1:-1]
+    return value if isinstance(value, str) else quoted[1:-1]
 
 
 # A retrying library's report of a call's error: tenacity's `before_sleep_log` (`Retrying f in 4.0 seconds as it raised

@@ -15,12 +15,13 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import ast
 import enum
 import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
+
+from analyzer.core.literal import literal
 
 __all__ = [
     "LaunchCommand",
@@ -268,8 +269,8 @@ def _is_flag(word: str) -> bool:
 def typed(text: str) -> Any:
     """A word or a repr as the value it stands for: `0.8` -> 0.8, `'x'` -> 'x', `auto` -> 'auto'."""
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return literal(text)
+    except ValueError:
         return text
 
 

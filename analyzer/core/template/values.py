@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import ast
-
 import regex
 
+from analyzer.core.literal import literal
 from analyzer.core.template.build import BIN, GENERIC, HEX, INT, NUMBER, OCT, PERCENT, REPR, plan
 from analyzer.core.template.fields import Field
 
@@ -38,7 +37,7 @@ def parse_value(text: str) -> object:
 
     Text that looks like a Python literal (quoted string, number,
     ``None``/``True``/``False``, tuple/list/dict/set display) is passed to
-    :func:`ast.literal_eval`; on failure, or for any other text, ``text`` is
+    :func:`~analyzer.core.literal.literal`; on failure, or for any other text, ``text`` is
     returned unchanged.  Surrounding whitespace is ignored for the evaluation.
     """
     s = text.strip()
@@ -49,8 +48,8 @@ def parse_value(text: str) -> object:
     if s[0] in "fF" and s[1:2] in ("'", '"'):
         return text  # an f-string display is not a literal
     try:
-        return ast.literal_eval(s)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return literal(s)
+    except ValueError:
         return text
 
 
