@@ -797,6 +797,39 @@ def ipython_library_frame() -> list[str]:
             "ValueError: 6 shards, expected 8"]
 
 
+def ipython_error_output(cells: tuple[str, ...] = IPYTHON_CELLS) -> tuple[str, str, list[str]] | None:
+    """What a Jupyter kernel sends of a cell's error, from a real InteractiveShell in colour: its type's name, its
+    text and the traceback as a list of coloured strings (each maybe of several lines); None without IPython."""
+    try:
+        from IPython.core.interactiveshell import InteractiveShell
+    except ImportError:
+        return None
+    InteractiveShell.clear_instance()
+    shell = InteractiveShell.instance(colors="linux")
+    sent: list[tuple[str, str, list[str]]] = []
+    shell._showtraceback = lambda kind, value, stb: sent.append((kind.__name__, str(value), stb))
+    with contextlib.redirect_stdout(io.StringIO()):
+        for cell in cells:
+            shell.run_cell(cell, store_history=True)
+    InteractiveShell.clear_instance()
+    return sent[0]
+
+
+def jupyter_json(form: str, error: tuple[str, str, list[str]]) -> list[str]:
+    """A cell's error as Jupyter keeps it in JSON, pretty-printed as each writer does: a saved notebook's output
+    (`ipynb`, nbformat's indent of one), the kernel's error message (`message`), or a notebook view's error object
+    copied (`object`, VS Code's: name, message and the whole traceback as one string)."""
+    name, text, stb = error
+    if form == "ipynb":
+        output = {"ename": name, "evalue": text, "output_type": "error", "traceback": stb}
+        cell = {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [output], "source": ["load([1, 2, 3])"]}
+        return json.dumps({"cells": [cell], "nbformat": 4}, indent=1, sort_keys=True, ensure_ascii=False).splitlines()
+    if form == "message":
+        content = {"traceback": stb, "ename": name, "evalue": text}
+        return json.dumps({"msg_type": "error", "content": content, "metadata": {}}, indent=2).splitlines()
+    return json.dumps({"name": name, "message": text, "stack": "\n".join(stb)}, indent="\t").splitlines()
+
+
 def ipython_copies(lines: list[str]) -> tuple[list[str], list[str]]:
     """Two copies of an IPython traceback: one begun at its first frame in a file (`File /x.py:3, in f(a)`,
     the header and the cell above it left out), and Databricks' (the exception line first, cells as
@@ -1098,15 +1131,15 @@ PYTEST_SUITE = """
 """
 
 
-def pytest_report(style: str = "long", suite: str = PYTEST_SUITE) -> list[str]:
+def pytest_report(style: str = "long", suite: str = PYTEST_SUITE, columns: int = 80) -> list[str]:
     """pytest's own report of two failing tests (a failed assert, an error raised in a helper; or those
-    of `suite`), run for real in a child process with the given `--tb` style."""
+    of `suite`), run for real in a child process with the given `--tb` style, on a terminal `columns` wide."""
     with tempfile.TemporaryDirectory() as folder:
         test = Path(folder) / "test_engine.py"
         test.write_text(textwrap.dedent(suite))
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", f"--tb={style}", "-p", "no:cacheprovider",
                                test.name], cwd=folder, capture_output=True, text=True, timeout=120, check=False,
-                              env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+                              env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": str(columns)})
     return done.stdout.splitlines()
 
 

@@ -453,6 +453,59 @@ def test_pytests_short_summary_alone_names_each_failure():
     assert_same("\n".join(timed).encode())
 
 
+_WRAPPER_SUITE = """
+    class InductorError(Exception):
+        '''A compiler's wrapper whose text is its error's line, as torch._inductor.exc.InductorError's is.'''
+
+        def __init__(self, inner):
+            super().__init__(f"{type(inner).__qualname__}: {inner}")
+
+
+    def lower(node):
+        try:
+            if node == "max":
+                raise AssertionError
+            raise ValueError(f"unsupported reduction {node!r}")
+        except Exception as error:
+            raise InductorError(error) from error
+
+
+    def test_lower_max():
+        lower("max")
+
+
+    def test_lower_argmin():
+        lower("argmin")
+"""
+_WRAPPED = [[("AssertionError", "", Link.FIRST), ("test_engine.InductorError", "AssertionError:", Link.CAUSE)],
+            [("ValueError", "unsupported reduction 'argmin'", Link.FIRST),
+             ("test_engine.InductorError", "ValueError: unsupported reduction 'argmin'", Link.CAUSE)]]
+
+
+def _chains(found) -> list[list[tuple]]:
+    return [[(link.exception_type, link.message, link.link) for link in event.chain] for event in found]
+
+
+def test_pytests_summary_of_a_wrapper_whose_text_is_its_errors_line():
+    """torch's `InductorError: AssertionError: ` in pytest's summary (run for real, a CI's wide terminal): the error
+    the wrapper's text names is what failed, an `assert` with no message too; the wrapper is its cause's link."""
+    summary = [line for line in forms.pytest_report("long", _WRAPPER_SUITE, columns=160) if line.startswith("FAILED ")]
+    assert summary[0].endswith("test_engine.InductorError: AssertionError:")
+    found = events(summary)
+    assert [event.kind for event in found] == [EventKind.NOTICE] * 2 and _chains(found) == _WRAPPED
+
+
+def test_pytests_native_tracebacks_end_at_the_next_tests_headline():
+    """`--tb=native`: each test's traceback as Python prints it, its last line right above the next test's
+    headline (`____ test_x ____`) or the summary's: the message ends there, each test is its own event, and the
+    summary's lines repeat them (no event of their own)."""
+    lines = forms.pytest_report("native", _WRAPPER_SUITE, columns=160)
+    found = events(lines)
+    assert [event.kind for event in found] == [EventKind.TRACEBACK] * 2 and _chains(found) == _WRAPPED
+    assert [event.root.raise_site.function for event in found] == ["lower", "lower"]
+    assert_same("\n".join(lines).encode())
+
+
 def test_pytests_report_of_a_test_module_whose_import_raised():
     """`ERROR collecting test_x.py`, the stack in pytest's short style (run for real), its `E` lines: the
     frames are read, the innermost the raise site. A short-style stack with no `E` lines is no report."""
@@ -952,6 +1005,29 @@ def test_a_notebooks_error_whose_message_is_a_servers_traceback(cut):
     if not cut:
         assert (event.root.exception_type, event.root.message, event.root.raise_site.function) == (
             "KeyError", "'raysubmit_1'\n.", "server")
+
+
+@pytest.mark.skipif(forms.ipython_error_output() is None, reason="IPython is not installed")
+@pytest.mark.parametrize("form", ["ipynb", "message", "object"])
+def test_a_notebooks_error_kept_as_json(form):
+    """A cell's error as Jupyter keeps it in JSON (a saved notebook's output, the kernel's message, a notebook
+    view's error object) and a user pastes it: each string of the traceback, its colour codes escaped, holds the
+    lines IPython printed; the JSON around them is no part of the message. Cut inside the traceback's string (the
+    object's, one string: inside a colour code's escape), the header still names the type."""
+    lines = forms.jupyter_json(form, forms.ipython_error_output())
+    assert any("\\u001b[" in line for line in lines)
+    event = only(lines)
+    assert (event.root.exception_type, event.root.message) == ("ValueError", "6 shards, expected 8")
+    assert [(frame.path, frame.lineno, frame.function) for frame in event.root.frames] == [
+        ("Cell In[2]", 2, "<module>"), ("Cell In[1]", 3, "load")]
+    assert not event.truncated
+    assert_same("\n".join(lines).encode())
+    if form == "object":
+        stack = next(i for i, line in enumerate(lines) if line.lstrip().startswith('"stack"'))
+        cut = lines[stack][:lines[stack].index("\\u001b[", lines[stack].index("In[1]")) + 4]
+        event = only([*lines[:stack], cut])
+        assert (event.root.exception_type, event.root.message, event.truncated) == ("ValueError", "", True)
+        assert event.root.raise_site.path == "Cell In[2]"
 
 
 @pytest.mark.parametrize("lines", [forms.IPYTHON7_FROM_DEFINITION, forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION],

@@ -54,6 +54,7 @@ from analyzer.core.blocks import (
     parse_chain,
     pybind_stack,
     raised_within,
+    told_within,
     with_pybind_stack,
 )
 from analyzer.core.cpython_messages import classless
@@ -1084,6 +1085,9 @@ class TracebackAssembler:
             if g.FRAME.match(text) and ob.wraps_remote_here(block):
                 block.state, block.frames_from = State.FRAMES, len(block.texts) - 1 - block.message_lines
                 return Step.TAKE  # Ray: the remote error's frames follow the wrapper's line
+            if pytest_report.headline(text):  # (the next test's, under `--tb=native`: the summary will repeat this one)
+                self._pytest_reports = True
+                return Step.CLOSE
             if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and text[:1] in (" ", "\t"))
                     or ob.opens_something(text) or text.startswith(g.UNRAISABLE)):
                 return Step.CLOSE  # (CPython's report of an exception it ignored begins a record of its own)
@@ -1472,7 +1476,7 @@ class TracebackAssembler:
             chain = (ErrorInfo("ArgumentError", error["message"], has_traceback=False),)
             context = " ".join(t.strip() for t in texts[:-1])
         elif notice is not None:
-            chain, context = (notice,), block.context
+            chain, context = told_within(notice), block.context
         elif block.logged is not None:
             stack = pybind_stack(texts, 1)
             chain, context = tuple(with_pybind_stack(block.logged, stack[0]) if stack else (block.logged,)), block.context

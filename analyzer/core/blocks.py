@@ -14,7 +14,7 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "raised_within",
+__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "raised_within", "told_within",
            "with_pybind_stack"]
 
 _SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
@@ -415,6 +415,15 @@ def raised_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
     return raised, _replace(outer, link=Link.CAUSE)
 
 
+def told_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
+    """`outer`; or, where its whole message is another error's line (a line alone, as pytest's summary or a logger
+    gives torch's `InductorError: AssertionError: `), that error, then `outer` as its wrapper."""
+    if (inner := _named_whole(outer.message, outer.exception_type)) is None:
+        return (outer,)
+    return (ErrorInfo(inner["type"], inner["message"].strip(), outer.frames, outer.link, outer.has_traceback),
+            _replace(outer, link=Link.CAUSE))
+
+
 def named_error(text: str) -> tuple[str, str] | None:
     """The error a wrapper's message names on its second line (`backend='inductor' raised:` then
     `OutOfResources: out of resource: ...`): an exception line whose type reads as a class, or the
@@ -487,7 +496,8 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
 # RuntimeError: CUDA error: ...`): the error it wrapped, raised in the frames they share.
 _NAMED_INSIDE = regex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
 # ... or that is the whole of a wrapper's message.
-_NAMED_WHOLE = regex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
+# (its message may be empty: torch's `InductorError: AssertionError: ` for a bare `assert`)
+_NAMED_WHOLE = regex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): ?(?P<message>(?<=: )\S.*|)$")
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
 _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
 

@@ -158,8 +158,10 @@ def standard_frame(text: str) -> str | None:
 
 def to_standard(lines: list[str]) -> list[str]:
     """The lines in CPython's format: header, `  File "...", line N, in f` frames with their current
-    source line, the exception line and what follows it unchanged."""
+    source line, the exception line and what follows it unchanged; where a copy was cut before the exception
+    line, the type its header named (alone: its message was lost)."""
     out: list[str] = []
+    named = ""  # the type the last header named
     inside = False  # between a header and its exception line
     unnumbered: tuple[str, str] | None = None  # an IPython 7 frame waiting for its marker's number
     linked: str | None = None  # the file the numbered lines since the last frame line linked to (a copy cut its frame)
@@ -170,9 +172,9 @@ def to_standard(lines: list[str]) -> list[str]:
         inside = True
     for text in lines[len(first):]:
         if not inside:
-            if HEADER.match(text):
+            if header := HEADER.match(text):
                 out.append("Traceback (most recent call last):")
-                inside = True
+                inside, named = True, header["type"] or ""
             elif not RULE.match(text):
                 out.append(text)
             continue
@@ -197,4 +199,6 @@ def to_standard(lines: list[str]) -> list[str]:
         elif text.strip() and not _CONTEXT.match(text) and g.EXCEPTION_LINE.match(text):
             out.append(text)
             inside = False
-    return [*out, *first] if inside and first else out
+    if inside and first:
+        return [*out, *first]
+    return [*out, named] if inside and named else out

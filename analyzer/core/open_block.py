@@ -11,7 +11,7 @@ from datetime import datetime
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, richtb
+from analyzer.core import ipython, native, pytest_report, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
@@ -375,4 +375,4 @@ def wraps_remote(text: str) -> bool:
 def opens_something(text: str) -> bool:
     """A line that cannot continue an exception message: it starts a new record or traceback."""
     return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text))
+                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text) or pytest_report.headline(text))

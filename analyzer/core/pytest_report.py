@@ -23,7 +23,7 @@ from analyzer.core import grammar as g
 from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Frame
 
-__all__ = ["continues", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
+__all__ = ["continues", "headline", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
 _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
@@ -39,8 +39,32 @@ _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled 
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
+# A headline of pytest's report between its parts: a test's (`____ test_x[p] ____`), a section's (`=== FAILURES ===`,
+# `=== short test summary info ===`, `=== 2 failed in 0.10s ===`), the output it captured (`--- Captured log call ---`).
+# No message goes on past one: under `--tb=native` a test's traceback ends right above the next test's headline.
+_SECTIONS = regex.compile(r"FAILURES|ERRORS|PASSES|short test summary info|warnings summary|test session starts"
+                          r"|slowest (?:\d+ )?durations")
+_COUNTED = regex.compile(r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
+_CAPTURED = regex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardown)")
 _SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
                          r" - (?P<what>.+?)\s*$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
+
+
+def headline(text: str) -> bool:
+    """A headline of pytest's report (a test's, a section's, its captured output's): no part of a message."""
+    line = text.strip(" \t")
+    rule = line[:3]
+    if rule not in ("___", "---", "===") or not line.endswith(rule):
+        return False
+    padded = line.strip(rule[0])  # (one blank each side of the title)
+    title = padded[1:-1]
+    if padded[:1] != " " or padded[-1:] != " " or not title or title != title.strip():
+        return False
+    if rule == "___":
+        return True
+    if rule == "---":
+        return _CAPTURED.fullmatch(title) is not None
+    return _SECTIONS.fullmatch(title) is not None or _COUNTED.search(title) is not None
 
 
 def starts(text: str) -> bool:
