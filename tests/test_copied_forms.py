@@ -990,6 +990,26 @@ def test_streamlits_error_box_copied_from_the_page():
     assert [(e.kind, e.span.line_start, e.span.line_end) for e in events] == [(EventKind.BARE, 1, 1)]
 
 
+def _infer_kept() -> str:
+    responses: dict[str, dict[str, str]] = {"densenet_onnx": {}}
+    return responses["densenet_onnx"]["error"]
+
+
+def test_streamlit_clouds_error_box_every_line_flush_left():
+    """Streamlit Cloud's box (its message redacted, its type kept) as a copy gives it: frames, their source lines
+    and the carets under them all flush left."""
+    exc = capture(_infer_kept)
+    shown = [line.strip() for frame in traceback.format_tb(exc.__traceback__) for line in frame.rstrip("\n").split("\n")]
+    assert any(set(line) <= set("^~") for line in shown)  # (3.11's carets under a source line)
+    redacted = f"{type(exc).__name__}: This app has encountered an error. The original error message is redacted."
+    (event,) = _tracebacks([AROUND[0], redacted, "Traceback:", *shown, "", AROUND[1]])
+    (expected,) = expected_chain(exc)
+    (actual,) = actual_chain(event.chain)
+    assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames)
+    assert not event.truncated
+    assert_same("\n".join([redacted, "Traceback:", *shown]).encode())
+
+
 @pytest.mark.parametrize("quote", ["`{}`", "\u201d{}\u201c", "\u201c{}\u201d", " **{}**"],
                          ids=("code span", "curly quotes reversed", "curly quotes", "bold"))
 def test_an_exception_line_quoted_in_a_sentence(quote):

@@ -1313,6 +1313,9 @@ class TracebackAssembler:
             if g.FRAME.match(text) or (text[:1] == " " and stripped and len(block.texts) > 2) or (
                     len(block.texts) == 2 and not stripped):
                 return Step.TAKE
+            if stripped and not self._starts_record(text) and (g.FRAME.match(block.texts[-1]) or (
+                    g.CARETS.match(text) and g.FRAME.match(block.texts[-2]))):
+                return Step.TAKE  # its source line flush left too, carets under it (Streamlit Cloud's redacted error)
             return Step.CLOSE
         if state is State.PYBIND:
             return Step.TAKE if g.PYBIND_FRAME.match(text) else Step.CLOSE

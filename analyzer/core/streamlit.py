@@ -26,5 +26,6 @@ RETICULATE_HEADER = "Detailed traceback:"  # ... in reticulate's report, after a
 def to_standard(texts: list[str]) -> list[str]:
     """The lines in CPython's order and indentation: header, frames, exception line."""
     at = next(k for k, text in enumerate(texts) if text.strip() in (HEADER, RETICULATE_HEADER))  # (as the assembler tells it)
-    frames = [f"  {text}" if g.FRAME.match(text) and text[:1] != " " else text for text in texts[at + 1:]]
+    frames = [text if text[:1] == " " or not text else f"  {text}" if g.FRAME.match(text) else f"    {text}"
+              for text in texts[at + 1:]]  # (a copy may have lost the source lines' indentation too)
     return [g.HEADER_TEXT, *frames, *texts[:at]]
