@@ -1131,13 +1131,14 @@ PYTEST_SUITE = """
 """
 
 
-def pytest_report(style: str = "long", suite: str = PYTEST_SUITE, columns: int = 80) -> list[str]:
+def pytest_report(style: str = "long", suite: str = PYTEST_SUITE, columns: int = 80, *options: str) -> list[str]:
     """pytest's own report of two failing tests (a failed assert, an error raised in a helper; or those
-    of `suite`), run for real in a child process with the given `--tb` style, on a terminal `columns` wide."""
+    of `suite`), run for real in a child process with the given `--tb` style and `options`, on a terminal `columns`
+    wide."""
     with tempfile.TemporaryDirectory() as folder:
         test = Path(folder) / "test_engine.py"
         test.write_text(textwrap.dedent(suite))
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", f"--tb={style}", "-p", "no:cacheprovider",
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", f"--tb={style}", "-p", "no:cacheprovider", *options,
                                test.name], cwd=folder, capture_output=True, text=True, timeout=120, check=False,
                               env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "COLUMNS": str(columns)})
     return done.stdout.splitlines()

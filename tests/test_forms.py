@@ -415,6 +415,19 @@ def test_a_pytest_report_whose_long_e_line_a_terminal_wrapped():
     assert_same("\n".join(forms.hard_wrapped(report, 120)).encode())
 
 
+def test_a_pytest_report_with_the_tests_locals():
+    """`pytest -l`: under each report's `E` lines, a blank, the test's locals (`name       = 'lm_head'`) and a blank,
+    then the place it was raised: the report goes on to that place, as without them."""
+    plain = events(forms.pytest_report("long"))
+    lines = forms.pytest_report("long", forms.PYTEST_SUITE, 80, "-l")
+    assert "name       = 'lm_head'" in lines
+    with_locals = events(lines)
+    assert [(e.root.exception_type, e.root.message, e.root.raise_site) for e in with_locals] == \
+        [(e.root.exception_type, e.root.message, e.root.raise_site) for e in plain]
+    assert with_locals[-1].root.raise_site.lineno == 7
+    assert_same("\n".join(lines).encode())
+
+
 @pytest.mark.parametrize("style", ["long", "short"])
 def test_a_pytest_report_behind_a_build_tools_prefix(style):
     """A Nix build's log of a package's test run: `pkg> ` in front of every line of pytest's report. Its

@@ -32,6 +32,7 @@ _COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\
 _SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
 _STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
 _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
+_LOCAL = regex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
 _CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
 _NARROWEST = 80  # columns of the narrowest terminal a report is copied from
@@ -94,8 +95,8 @@ def stack_goes_on(lines: list[str], text: str) -> bool:
 
 
 def continues(lines: list[str], text: str) -> bool:
-    """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, then the
-    location line, which ends it)."""
+    """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, with `-l` the
+    test's locals and a blank, then the location line, which ends it)."""
     if _stacked(lines):  # the short stack, then its `E` lines
         if _E_LINE.match(lines[-1]):
             return bool(_E_LINE.match(text))
@@ -103,7 +104,8 @@ def continues(lines: list[str], text: str) -> bool:
             _E_LINE.match(text) or _SHORT_FRAME.match(text) or text.startswith((" ", "Hint: ", "Traceback:")))
     if _LOCATION.match(lines[-1]):
         return False
-    return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text) or _wrapped_rest(lines, text))
+    return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text) or _wrapped_rest(lines, text)
+                or (_LOCAL.match(text) is not None and (not lines[-1].strip() or _LOCAL.match(lines[-1]) is not None)))
 
 
 def _wrapped_rest(lines: list[str], text: str) -> bool:
