@@ -28,7 +28,7 @@ from analyzer.core import grammar as g
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
-__all__ = ["ESCAPED_ESC", "AppRecord", "Envelope", "coloured_string", "read", "split_lines"]
+__all__ = ["AppRecord", "Envelope", "coloured_string", "read", "split_lines"]
 
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
@@ -87,7 +87,7 @@ def _loaded(text: str) -> object:
         return None
 
 
-ESCAPED_ESC = "\\u001b["  # a colour code's ESC as JSON writes it
+_ESCAPED_ESC = "\\u001b["  # a colour code's ESC as JSON writes it
 # A line of a pretty-printed JSON document that is one string: alone (an item of a list) or a member's value, maybe
 # with the comma after it; or cut before its closing quote (maybe inside an escape).
 _STRING_LINE = regex.compile(r'\s*+(?:"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
@@ -99,7 +99,7 @@ def coloured_string(text: str) -> tuple[str, bool] | None:
     """The text of a JSON document's line that is one string holding colour codes (what Jupyter keeps of an error:
     an .ipynb's `traceback` list, a kernel's error message, a copied error object's `stack`), and whether it is the
     last of its list or object (no comma after it: what follows is the document's); else None."""
-    if ESCAPED_ESC not in text.lower() or (m := _STRING_LINE.fullmatch(text)) is None:
+    if _ESCAPED_ESC not in text.lower() or (m := _STRING_LINE.fullmatch(text)) is None:
         return None
     try:
         value = json.loads(f'"{m["body"] if m["closed"] else _CUT_ESCAPE.sub("", m["body"])}"')

@@ -19,8 +19,16 @@ def literal(text: str) -> object:
     """The value `text` writes as a Python literal; ValueError where it is none (or too deep to read)."""
     with _ONE_AT_A_TIME:
         try:
-            return ast.literal_eval(text)
-        except _NO_LITERAL as error:
-            raise ValueError(f"no literal: {text[:80]!r}") from error
+            return _read(text)
         except SystemError:  # the same mismatch caused by code outside this lock (a library's own `ast.parse`)
-            return ast.literal_eval(text)
+            try:
+                return _read(text)
+            except SystemError as error:
+                raise ValueError(f"no literal read: {text[:80]!r}") from error
+
+
+def _read(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except _NO_LITERAL as error:
+        raise ValueError(f"no literal: {text[:80]!r}") from error

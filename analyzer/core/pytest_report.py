@@ -37,9 +37,6 @@ _CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
 _NARROWEST = 80  # columns of the narrowest terminal a report is copied from
 _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
-# A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
-# for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
-# have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
 # A headline of pytest's report between its parts: a test's (`____ test_x[p] ____`), a section's (`=== FAILURES ===`,
 # `=== short test summary info ===`, `=== 2 failed in 0.10s ===`), the output it captured (`--- Captured log call ---`).
 # No message goes on past one: under `--tb=native` a test's traceback ends right above the next test's headline.
@@ -47,6 +44,9 @@ _SECTIONS = regex.compile(r"FAILURES|ERRORS|PASSES|short test summary info|warni
                           r"|slowest (?:\d+ )?durations")
 _COUNTED = regex.compile(r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
 _CAPTURED = regex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardown)")
+# A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
+# for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
+# have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
 _SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
                          r" - (?P<what>.+?)\s*$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
