@@ -415,6 +415,37 @@ def test_a_pytest_report_whose_long_e_line_a_terminal_wrapped():
     assert_same("\n".join(forms.hard_wrapped(report, 120)).encode())
 
 
+_FAIL_SUITE = """
+    import pytest
+
+
+    def check_output(lines):
+        if "10 passed" not in lines:
+            pytest.fail(f"nomatch: '*10 passed*' in {len(lines)} lines")
+
+
+    def test_central():
+        check_output(["collected 0 items / 1 errors"])
+
+
+    def test_raises():
+        with pytest.raises(ValueError):
+            int("12")
+"""
+
+
+@pytest.mark.parametrize("style", ["long", "short"])
+def test_pytests_own_failed_outcome(style):
+    """`pytest.fail(...)` and `pytest.raises` that saw nothing raised: pytest's `Failed` (no `Error` in its name) on
+    the `E` line opens a report as an exception's line does, read with its place."""
+    lines = forms.pytest_report(style, _FAIL_SUITE, 120)
+    found = events(lines)
+    assert [(e.kind, e.root.exception_type, e.root.message, e.root.raise_site.lineno) for e in found] == [
+        (EventKind.TRACEBACK, "Failed", "nomatch: '*10 passed*' in 1 lines", 7),
+        (EventKind.TRACEBACK, "Failed", "DID NOT RAISE <class 'ValueError'>", 15)]
+    assert_same("\n".join(lines).encode())
+
+
 def test_a_pytest_report_with_the_tests_locals():
     """`pytest -l`: under each report's `E` lines, a blank, the test's locals (`name       = 'lm_head'`) and a blank,
     then the place it was raised: the report goes on to that place, as without them."""

@@ -28,6 +28,7 @@ __all__ = ["continues", "headline", "parse", "stack_goes_on", "starts", "starts_
 _E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
+_FAILED = regex.compile(r"(?:_pytest\.outcomes\.)?Failed: \S")  # pytest.fail()'s, pytest.raises' `DID NOT RAISE`
 _COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
 _SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
 _STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
@@ -74,7 +75,8 @@ def starts(text: str) -> bool:
     m = _E_LINE.match(text)
     if m is None:
         return " while importing test module '" in text and _COLLECTING.match(text) is not None
-    return bool(m["text"]) and (g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION))
+    return bool(m["text"]) and (g.BARE_EXCEPTION_LINE.match(m["text"]) is not None or m["text"].startswith(_ASSERTION)
+                                or _FAILED.match(m["text"]) is not None)
 
 
 def starts_stack(text: str) -> bool:

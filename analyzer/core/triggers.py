@@ -111,7 +111,8 @@ _STARTS = (
     rb"(?:Error|Exception|\.(?:errors|exceptions|err|exc)\.[A-Z]\w*)\) \S",  # grammar.WRAPPED_DRIVER_ERROR (SQLAlchemy's words)
     _OPENS_TEXT + rb"usage: ",  # ARGPARSE_USAGE
     rb"Fatal Python error: |Windows fatal exception: |Timeout \(\d+:\d\d:\d\d|terminate called after throwing|Unhandled exception: \w+\. what\(\)|libc\+\+abi: terminating|\*\*\* Terminating app due to uncaught exception|CUDA error: |Failed: Cuda error |\] Assertion `|: Device-side assertion `|Caught signal [0-9]+ \(",  # native.starts
-    rb"(?:^|\s)E {2,}assert ",  # pytest_report.starts: a failed assert as pytest explains it
+    rb"(?:^|\s)E {2,}(?:assert |(?:_pytest\.outcomes\.)?Failed: )",  # pytest_report.starts: a failed assert as pytest
+    # explains it, pytest.fail()'s outcome
     rb"(?:^|\s)E[ \t]+(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode() + rb"[ \t]*[:\r\n]",  # ... an exception line
     # after its E and one blank (the pattern above with a letter and a blank before the type does not take it)
     rb"[^\s:]+\.py::\S+ - ", rb"ERROR [^\s:]+\.py - ",  # pytest_report.summary
