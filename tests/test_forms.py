@@ -446,6 +446,19 @@ def test_pytests_own_failed_outcome(style):
     assert_same("\n".join(lines).encode())
 
 
+@pytest.mark.parametrize("report", [lambda: forms.pytest_report("long"), lambda: forms.pytest_report("short"),
+                                    forms.pytest_collection_error, forms.pytest_collection_typeerror],
+                         ids=("long", "short", "collection", "collection-typeerror"))
+def test_a_pytest_report_indented_as_a_whole(report):
+    """pytest's report with every line indented the same (a tool that indents its child's output, a paste in a
+    list item): read as without the margin, the frames' source lines told from the margin."""
+    lines = report()
+    indented = [f"  {line}" if line else line for line in lines]
+    expected = [(e.root.exception_type, e.root.message, e.root.frames) for e in events(lines)]
+    assert expected and [(e.root.exception_type, e.root.message, e.root.frames) for e in events(indented)] == expected
+    assert_same("\n".join(indented).encode())
+
+
 def test_a_pytest_report_with_the_tests_locals():
     """`pytest -l`: under each report's `E` lines, a blank, the test's locals (`name       = 'lm_head'`) and a blank,
     then the place it was raised: the report goes on to that place, as without them."""

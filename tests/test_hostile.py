@@ -184,6 +184,17 @@ def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass
         ("ValueError", "bad value", 2)]
 
 
+def test_pytest_lines_with_a_long_run_of_blanks_inside_are_read_in_one_pass():
+    """pytest's `E` line, short frame and summary line with a run of blanks inside their text: what they say was read
+    up to blanks that end the line, each blank of the run tried to the line's end (30,000 tabs took 3 to 7 s a line,
+    a megabyte's run hours)."""
+    tabs = "\t" * 300_000
+    lines = [f"E   ValueError: bad{tabs}value", f"tests/x.py:12: in f{tabs}g", f"FAILED tests/x.py::t - ValueError: a{tabs}b",
+             "E   ValueError: bad value"]
+    events = events_from_lines(lines, "blanks.log", NO_NOTICES)
+    assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
+
+
 def test_a_megabyte_long_name_of_dots_is_no_exception_printed_in_step():
     """`a..a..a..` then `Error: : ...`: the copies that ranks printing at once make are looked for in a
     class's name only as long as one is (each split of this one tried took two minutes)."""

@@ -25,13 +25,15 @@ from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["continues", "headline", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
-_E_LINE = regex.compile(r"^E(?:\s+(?P<text>.*?))?\s*$")  # `E` alone on a blank line of the message
-_LOCATION = regex.compile(r"^(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
+# Text without the blanks around it, read in one pass (`.*?` before `\s*$` tries each blank of a long run to the end).
+_TEXT = r"\S(?:\s*+\S)*+"
+_E_LINE = regex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{_TEXT}))?\s*+$")  # `E` alone on a blank line of the message
+_LOCATION = regex.compile(r"^[ \t]*+(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
 _FAILED = regex.compile(r"(?:_pytest\.outcomes\.)?Failed: \S")  # pytest.fail()'s, pytest.raises' `DID NOT RAISE`
-_COLLECTING = regex.compile(r"^[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
-_SHORT_FRAME = regex.compile(r"^(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>\S.*?)\s*$")
-_STACK_START = regex.compile(r"^\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
+_COLLECTING = regex.compile(r"^[ \t]*+[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
+_SHORT_FRAME = regex.compile(rf"^[ \t]*+(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>{_TEXT})\s*+$")
+_STACK_START = regex.compile(r"^[ \t]*+\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
 _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
 _LOCAL = regex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
 _CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
@@ -49,7 +51,7 @@ _CAPTURED = regex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardo
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
 _SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
-                         r" - (?P<what>.+?)\s*$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
+                         rf" - \s*+(?P<what>{_TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
 def headline(text: str) -> bool:
@@ -131,11 +133,11 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     location = next((m for m in map(_LOCATION.match, lines) if m is not None), None)
     frames = (Frame(location["path"], int(location["lineno"]), None),) if location else _short_frames(lines)
     if not texts:  # a module's import report cut before its `E` lines: its first word is the type
-        return (ErrorInfo(lines[0].split(" ", 1)[0], "", frames, has_traceback=bool(frames)),)
+        return (ErrorInfo(lines[0].split(None, 1)[0], "", frames, has_traceback=bool(frames)),)
     first = texts[0]
     exc = g.EXCEPTION_LINE.match(first) if not first.startswith(_ASSERTION) else None
     if exc is not None and any(g.FRAME.match(text) for text in texts[1:]):
-        chain = parse_chain(g.dedented([line[1:] for line in lines if _E_LINE.match(line)]))
+        chain = parse_chain(g.dedented([line.lstrip(" \t")[1:] for line in lines if _E_LINE.match(line)]))
         if len(chain) > 1 and chain[0].exception_type:
             *inner, outer = chain
             return (*inner, ErrorInfo(outer.exception_type, outer.message, outer.frames + frames, outer.link, True))
@@ -159,10 +161,15 @@ def _short_frames(lines: list[str]) -> tuple[Frame, ...]:
     frames: list[Frame] = []
     for k, text in enumerate(lines):
         if (frame := _SHORT_FRAME.match(text)) is not None:
-            code = lines[k + 1].strip() if k + 1 < len(lines) and lines[k + 1].startswith(" ") else None
+            below = lines[k + 1] if k + 1 < len(lines) else ""
+            code = below.strip() if _indent(below) > _indent(text) and not _E_LINE.match(below) else None
             frames.append(Frame(frame["path"], int(frame["lineno"]), frame["function"],
                                 None if code == _NO_SOURCE else code or None))
     return tuple(frames)
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
 
 
 def summary(text: str) -> tuple[ErrorInfo, str] | None:
