@@ -660,6 +660,28 @@ def test_a_cleo_apps_report_of_an_error(utf8):
     assert [(e.root.exception_type, e.root.message) for e in events] == [("ChefBuildError", ""), ("ValueError", "other")]
 
 
+class SolveFailure(Exception):
+    """Poetry's resolver's error (its name ends in neither Error nor Exception)."""
+
+
+def _resolve_conflict() -> None:
+    raise SolveFailure("Because my-api depends on flask-restful-swagger-2 (^2-0.35) which doesn't match any versions, "
+                       "version solving failed.")
+
+
+def test_a_cleo_report_copied_without_its_blank_lines():
+    """Poetry's report with the blank lines between its name, message and place lost in a copy: the class's name
+    alone, then a line indented as the report's message, is read as such a report (its place confirms it)."""
+    exc = capture(_resolve_conflict)
+    lines = [line for line in forms.cleo_report(exc) if line.strip()]
+    (event,) = _tracebacks(["Resolving dependencies...", *lines, "The following error occurred when trying to handle this error:"])
+    (expected,) = expected_chain(exc)
+    assert (event.root.exception_type, event.root.message) == ("SolveFailure", str(exc))
+    assert actual_chain(event.chain)[0].frames == expected.frames[-1:]
+    # a class's name alone over an indented frame line is no such report
+    assert [e.root.exception_type for e in assert_same(b"  SolveFailure\n  File \"x.py\", line 3, in f\n")] == ["SolveFailure"]
+
+
 def test_a_cleo_report_in_a_docker_builds_plain_progress_among_another_steps_lines():
     """BuildKit's plain output puts the step and its seconds in front of each line (`#16 3.943 `), and steps run at
     once interleave: Poetry's report in step 16 is read whole, another step's lines between its lines."""

@@ -1153,6 +1153,10 @@ class TracebackAssembler:
                 return Step.TAKE  # (Sentry's mark may come after a blank under the message's line; else it ends)
             if len(block.texts) == 3 and not block.texts[2].strip():
                 return Step.CLOSE
+            if (len(block.texts) == 1 and text[:2] == "  " and text[2:3].strip() and not g.FRAME.match(text)
+                    and cleo.names_class(block.texts[0])):
+                block.state = State.CLEO  # (a copy that lost the blank lines of a Cleo app's report)
+                return Step.TAKE
             if len(block.texts) == 1 and ob.message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
                 block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it
                 return self._advance(block, line)
