@@ -533,6 +533,20 @@ def dataloader_worker_error() -> BaseException:
     return capture(reraise)
 
 
+def precommit_report(command: list[str]) -> list[str]:
+    """pre-commit's report of a command it ran that failed (its CalledProcessError as pre-commit words it, then where
+    its log is), the command run for real: each part of the output four blanks in, ` (none)` where it printed none."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+    def indented_or_none(part: str) -> str:
+        return "\n    " + part.replace("\n", "\n    ").rstrip() if part else " (none)"
+
+    said = (f"command: {tuple(command)!r}\nreturn code: {done.returncode}\nstdout:{indented_or_none(done.stdout)}\n"
+            f"stderr:{indented_or_none(done.stderr)}")
+    return [*f"An unexpected error has occurred: CalledProcessError: {said}".split("\n"),
+            "Check the log at /home/u/.cache/pre-commit/pre-commit.log"]
+
+
 def cleo_report(exc: BaseException, utf8: bool = True) -> list[str]:
     """A Cleo app's report of an uncaught exception (Poetry's), as Cleo 2 writes it: a blank line, the
     class name, a blank line, the message (each line two blanks in), a blank line, `at path:line in

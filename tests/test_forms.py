@@ -459,6 +459,29 @@ def test_a_pytest_report_indented_as_a_whole(report):
     assert_same("\n".join(indented).encode())
 
 
+_FAILING_INSTALL = ('def install(name):\n    raise TypeError(f"entry_points() missing {name!r}")\n'
+                    'print("creating virtual environment")\ninstall("name")')
+
+
+@pytest.mark.parametrize("margin", ["", "    "], ids=("as printed", "in a code block"))
+def test_pre_commits_report_of_a_command_whose_output_holds_the_error(margin):
+    """pre-commit's `An unexpected error has occurred: CalledProcessError: command: ...`, the command run for real: the
+    error its output holds (a traceback on its stderr) failed first, pre-commit's its consequence; the report is one
+    event to its `Check the log at` line; a command that printed no error of Python's (git's `error: ...`) leaves the
+    report's error alone."""
+    lines = [f"{margin}{line}" if line else line for line in forms.precommit_report([sys.executable, "-c", _FAILING_INSTALL])]
+    (event,) = assert_same("\n".join(["[INFO] Installing environment for https://github.com/x/y.", *lines]).encode())
+    assert [(link.exception_type, link.link) for link in event.chain] == [("TypeError", Link.FIRST),
+                                                                          ("CalledProcessError", Link.CAUSE)]
+    assert event.root.message == "entry_points() missing 'name'"
+    assert [(frame.lineno, frame.function) for frame in event.root.frames] == [(4, "<module>"), (2, "install")]
+    assert event.chain[-1].message.startswith("command: (")
+    assert event.span.line_end == len(lines) + 1
+    quiet = forms.precommit_report([sys.executable, "-c", "import sys; sys.exit(\"error: pathspec 'v1' did not match any file(s)\")"])
+    (event,) = events(quiet)
+    assert [link.exception_type for link in event.chain] == ["CalledProcessError"]
+
+
 def test_a_pytest_report_with_the_tests_locals():
     """`pytest -l`: under each report's `E` lines, a blank, the test's locals (`name       = 'lm_head'`) and a blank,
     then the place it was raised: the report goes on to that place, as without them."""

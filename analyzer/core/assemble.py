@@ -37,6 +37,7 @@ from analyzer.core import (
     native,
     newest_first,
     oneline,
+    precommit,
     pytest_report,
     richtb,
     scons,
@@ -925,6 +926,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), reported)]
         elif classpage.opens(text):
             self._opened(line, State.CLASS_PAGE, EventKind.BARE)
+        elif precommit.opens(text):
+            self._opened(line, State.PRECOMMIT, EventKind.BARE, context=precommit.SAYS)
         elif hydra.opens(text):  # (an error only where Hydra's closing line ends it: see _close)
             self._opened(line, State.HYDRA, EventKind.BARE, context=text.strip() if text.startswith(hydra.OPENING) else "")
         elif text.rstrip() == excepthook.HOOK:
@@ -1299,6 +1302,10 @@ class TracebackAssembler:
                 return Step.CLOSE
             block.depth = awslambda.depth_after(block.depth, text)
             return Step.TAKE
+        if state is State.PRECOMMIT:
+            if precommit.closes(text):
+                return Step.TAKE_AND_CLOSE
+            return Step.TAKE if precommit.goes_on(block.texts, text) else Step.CLOSE
         if state is State.HYDRA:
             if stripped == hydra.CLOSING:
                 block.inferred = True  # (its class is told by its words)
@@ -1497,6 +1504,8 @@ class TracebackAssembler:
             chain, context = cleo.parse(texts), ""
         elif block.state is State.HYDRA:
             chain, context = (hydra.parse(texts),), block.context
+        elif block.state is State.PRECOMMIT:
+            chain, context = precommit.parse(texts), block.context
         else:
             standard = _TO_STANDARD.get(block.state) or (excepthook.to_standard if excepthook.hooked(texts) else None)
             chain = parse_chain(standard(texts) if standard is not None else texts)

@@ -54,6 +54,7 @@ class State(enum.Enum):
     EXPECTED = "expected"  # what a failed doctest example was expected to print (core/doctest_report.py): no error
     AZURE = "azure"  # Azure Functions' report of a failure: the exception line, `Stack: ` and the frames (core/azure.py)
     LAMBDA = "lambda"  # the error object AWS Lambda's Python runtime returns, as JSON (core/awslambda.py)
+    PRECOMMIT = "precommit"  # pre-commit's report of an error of its own, its command's output under it (core/precommit.py)
     HYDRA = "hydra"  # Hydra's short report of an error of its own: its text, then its closing line (core/hydra.py)
     DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
 
