@@ -184,15 +184,20 @@ def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass
         ("ValueError", "bad value", 2)]
 
 
-def test_pytest_lines_with_a_long_run_of_blanks_inside_are_read_in_one_pass():
-    """pytest's `E` line, short frame and summary line with a run of blanks inside their text: what they say was read
-    up to blanks that end the line, each blank of the run tried to the line's end (30,000 tabs took 3 to 7 s a line,
-    a megabyte's run hours)."""
+def test_lines_with_a_long_run_of_blanks_inside_are_read_in_one_pass():
+    """pytest's `E` line, short frame and summary line, native crashes' lines (a Rust error and its causes, CUDA's,
+    faulthandler's and its frames, C++'s `what()`), a frame line's rest and a report's field with a run of blanks inside
+    their text: what they say was read up to blanks that end the line, each blank of the run tried to the line's end
+    (30,000 tabs took 3 to 7 s a line, a megabyte's run hours)."""
     tabs = "\t" * 300_000
     lines = [f"E   ValueError: bad{tabs}value", f"tests/x.py:12: in f{tabs}g", f"FAILED tests/x.py::t - ValueError: a{tabs}b",
-             "E   ValueError: bad value"]
-    events = events_from_lines(lines, "blanks.log", NO_NOTICES)
-    assert [(event.root.exception_type, event.root.message) for event in events][-1:] == [("ValueError", "bad value")]
+             f"Error: a{tabs}b", f"   0: a{tabs}b", f"CUDA error: a{tabs}b", f"Fatal Python error: a{tabs}b",
+             f'  File "x.py", line 3 in f{tabs}g', f"  what():  a{tabs}b", f'x.py", line 3, in f{tabs}g',
+             f"Exception Value: a{tabs}b"]
+    read = [list(events_from_lines([line], "blanks.log", NO_NOTICES)) for line in lines]  # (each alone: a record may
+    # take the lines after it)
+    assert [(event.root.exception_type, event.root.message) for event in read[0]] == [("ValueError", f"bad{tabs}value")]
+    assert [event.root.message for event in read[5]] == [f"CUDA error: a{tabs}b"]
 
 
 def test_a_megabyte_long_name_of_dots_is_no_exception_printed_in_step():

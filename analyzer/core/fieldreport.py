@@ -31,7 +31,7 @@ _MAX_LINES = 1000  # with a stack
 
 _LABEL = r"^[-*\s]*(?:\*\*)?{}:(?:\*\*)?[ \t]*"
 _TYPE = regex.compile(_LABEL.format("Exception Type") + r"(?P<type>[A-Za-z_][\w.]*)(?: at \S*)?[ \t]*$")
-_VALUE = regex.compile(_LABEL.format("Exception (?:Value|Message)") + r"(?P<value>.*?)[ \t]*$")
+_VALUE = regex.compile(_LABEL.format("Exception (?:Value|Message)") + rf"(?P<value>(?:{g.TEXT})?)\s*+$")
 _LOCATION = regex.compile(_LABEL.format("Exception Location")  # (Django 3.2 on: `path, line N, in function`)
                           + r"(?:(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)"
                           + r"|(?P<path>\S.*?), line (?P<lineno>\d+), in (?P<function>[\w<>.]+))[ \t]*$")

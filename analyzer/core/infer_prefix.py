@@ -40,7 +40,7 @@ __all__ = [
 _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 # (or flush left behind a prefix that ends in a bracket, a parenthesis or a bar: a relay that strips each line it logs,
 # as absl's `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
-_FRAME_AT = regex.compile(r'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{1,7}: ))File "[^"]*", line \d+(?:,? in .+?)?\s*$')  # (faulthandler's: no comma)
+_FRAME_AT = regex.compile(rf'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{{1,7}}: ))File "[^"]*", line \d+(?:,? in \s*+{g.TEXT})?\s*+$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `); a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `) or with a level (between bars: FastChat's stderr records

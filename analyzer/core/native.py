@@ -59,16 +59,16 @@ __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "Marks
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 RUST_CAUSES = "Caused by:"  # (under a Rust program's `Error: ...`: see rust_error)
-_RUST_ERROR = regex.compile(r"^Error: (?P<message>\S.*?)\s*$")
-_RUST_CAUSE = regex.compile(r"^\s+(?:\d+: )?(?P<message>\S.*?)\s*$")
+_RUST_ERROR = regex.compile(rf"^Error: (?P<message>{g.TEXT})\s*+$")
+_RUST_CAUSE = regex.compile(rf"^\s+(?:\d+: )?(?P<message>{g.TEXT})\s*+$")
 
 # faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
 # progress bar's line, which tqdm ends only when it is done).
-_FATAL_AT = regex.compile(r"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): (?P<message>.+?)\s*$")
+_FATAL_AT = regex.compile(rf"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): \s*+(?P<message>{g.TEXT})\s*+$")
 _TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
 _THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
                         r"|^Stack \(most recent call first\):\s*$")
-_FRAME = regex.compile(r'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in (?P<function>.+?)\s*$')
+_FRAME = regex.compile(rf'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in \s*+(?P<function>{g.TEXT})\s*+$')
 _DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
                              r"Garbage-collecting)|^\s*$")
 _STATE = "Python runtime state: "
@@ -78,24 +78,24 @@ _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an
                            r"(?:\s+what\(\):(?:\s+(?P<message>.*?))?)?\s*$")
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
-_RAY_TERMINATE = regex.compile(r"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s+(?P<message>.*?))?\s*$")
+_RAY_TERMINATE = regex.compile(rf"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s++(?P<message>{g.TEXT}))?\s*+$")
 _LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = regex.compile(r"^.*?libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
-                                  r"(?P<type>(?:\w+::)*\w+): (?P<message>.*?)\s*$")
+                                  rf"(?P<type>(?:\w+::)*\w+): \s*+(?P<message>(?:{g.TEXT})?)\s*+$")
 # Objective-C's runtime on an NSException nobody caught (a macOS GUI call off the main thread: matplotlib's, Tk's), maybe
 # behind what stderr held: `*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason:
 # '...'`, then `*** First throw call stack:` and the frames in brackets, then libc++'s word of the same abort.
 _OBJC_TERMINATE = regex.compile(r"^.*?\*\*\* Terminating app due to uncaught exception '(?P<type>[^']+)', reason: '(?P<message>.*)'\s*$")
 _OBJC_STACK = regex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\S+\s+0x[0-9a-fA-F]+ .*"
                             r"|libc\+\+abi: terminating (?:due to|with) uncaught exception of type NSException.*)\s*$")
-_WHAT = regex.compile(r"^(?:.*?\s)?what\(\):\s+(?P<message>.*?)\s*$")  # (behind what its terminate line had before it)
+_WHAT = regex.compile(rf"^(?:.*?\s)?what\(\):\s++(?P<message>(?:{g.TEXT})?)\s*+$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
 _PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
-_CUDA = regex.compile(r"^CUDA error: (?P<message>.+?)\s*$")
+_CUDA = regex.compile(rf"^CUDA error: \s*+(?P<message>{g.TEXT})\s*+$")
 _DEVICE_ASSERT = regex.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
                                r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
 _CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")

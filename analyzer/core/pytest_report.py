@@ -25,14 +25,12 @@ from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["continues", "headline", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
-# Text without the blanks around it, read in one pass (`.*?` before `\s*$` tries each blank of a long run to the end).
-_TEXT = r"\S(?:\s*+\S)*+"
-_E_LINE = regex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{_TEXT}))?\s*+$")  # `E` alone on a blank line of the message
+_E_LINE = regex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{g.TEXT}))?\s*+$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^[ \t]*+(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
 _FAILED = regex.compile(r"(?:_pytest\.outcomes\.)?Failed: \S")  # pytest.fail()'s, pytest.raises' `DID NOT RAISE`
 _COLLECTING = regex.compile(r"^[ \t]*+[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
-_SHORT_FRAME = regex.compile(rf"^[ \t]*+(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>{_TEXT})\s*+$")
+_SHORT_FRAME = regex.compile(rf"^[ \t]*+(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>{g.TEXT})\s*+$")
 _STACK_START = regex.compile(r"^[ \t]*+\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
 _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
 _LOCAL = regex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
@@ -51,7 +49,7 @@ _CAPTURED = regex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardo
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
 _SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
-                         rf" - \s*+(?P<what>{_TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
+                         rf" - \s*+(?P<what>{g.TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
 def headline(text: str) -> bool:
