@@ -89,7 +89,8 @@ __all__ = [
 
 # "Traceback (most recent call last):" -- StackSummary header; a log call such as
 # logger.exception("Scheduler hit an exception") puts its own text in front of it.
-HEADER = regex.compile(r"^(?P<context>.*?)\s*Traceback \(most recent call last\):\s*$")
+# (the context ends before a blank: where it may end inside a long run of blanks, each was tried to the run's end)
+HEADER = regex.compile(r"^(?P<context>.*?)(?<!\s)\s*+Traceback \(most recent call last\):\s*$")
 
 # TorchScript's interpreter raises a RuntimeError whose message is the error it failed with under its own stack:
 # "The following operation failed in the TorchScript interpreter.", "Traceback of TorchScript (most recent call
@@ -98,7 +99,7 @@ TORCHSCRIPT_HEADER = regex.compile(r"^Traceback of TorchScript(?:, (?:serialized
 
 # "  + Exception Group Traceback (most recent call last):" -- TracebackException for groups.
 GROUP_HEADER = regex.compile(
-    r"^(?P<context>.*?)(?P<indent>\s*)\+ Exception Group Traceback \(most recent call last\):\s*$"
+    r"^(?P<context>.*?)(?<!\s)(?P<indent>\s*+)\+ Exception Group Traceback \(most recent call last\):\s*$"
 )
 
 # traceback._cause_message and traceback._context_message.
@@ -803,7 +804,8 @@ def unclosed(code: str) -> bool:
 
 # A terminal's copy pads each line to its width; where the copy lost a line break, the exception line is joined to the
 # source line above it after the blanks (`    return table[key]` + blanks + `KeyError: ...`).
-_PADDED_JOIN = regex.compile(r"^(?P<source>[ \t]+\S.*?)[ \t]{8,}(?P<said>\S.*)$")
+# (the source read in one pass: up to the first run of eight blanks or more, as a lazy `.*?` found it trying each)
+_PADDED_JOIN = regex.compile(r"^(?P<source>[ \t]+\S(?:[^ \t]|[ \t]{1,7}+(?=\S))*+)[ \t]{8,}+(?P<said>\S.*)$")
 
 
 def padded_exception(text: str) -> tuple[str, str] | None:
