@@ -186,14 +186,23 @@ def test_a_megabyte_of_dashes_behind_a_dated_levelled_prefix_is_read_in_one_pass
 
 def test_lines_with_a_long_run_of_blanks_inside_are_read_in_one_pass():
     """pytest's `E` line, short frame and summary line, native crashes' lines (a Rust error and its causes, CUDA's,
-    faulthandler's and its frames, C++'s `what()`), a frame line's rest and a report's field with a run of blanks inside
-    their text: what they say was read up to blanks that end the line, each blank of the run tried to the line's end
-    (30,000 tabs took 3 to 7 s a line, a megabyte's run hours)."""
+    faulthandler's and its frames, C++'s `what()`), a frame line's rest, a report's field, a traceback's header and a
+    group's, a traceback on one line, IPython's frame, a frame cut in its path, a source line padded to an exception's,
+    a retry's report, with a run of blanks inside their text: what they say was read up to blanks that end it, each
+    blank of the run tried to its end (30,000 tabs took 2 to 13 s a line, a megabyte's run hours); a long dotted name
+    before a message CPython words, and a long run of brackets before a launch command's words, likewise. (Found by
+    putting such runs into each line of the real logs.)"""
     tabs = "\t" * 300_000
     lines = [f"E   ValueError: bad{tabs}value", f"tests/x.py:12: in f{tabs}g", f"FAILED tests/x.py::t - ValueError: a{tabs}b",
              f"Error: a{tabs}b", f"   0: a{tabs}b", f"CUDA error: a{tabs}b", f"Fatal Python error: a{tabs}b",
              f'  File "x.py", line 3 in f{tabs}g', f"  what():  a{tabs}b", f'x.py", line 3, in f{tabs}g',
-             f"Exception Value: a{tabs}b"]
+             f"Exception Value: a{tabs}b", f"Server error:{tabs} Traceback (most recent call last):",
+             f"  + Exception Group{tabs}  + Exception Group Traceback (most recent call last):",
+             f'Traceback (most recent call last): File "x.py", line 3, in f{tabs}x = 1 File "y.py", line 4, in g',
+             f"File /x/sdk.py:453, in Client.logs(self,{tabs}job_id)", f'  File "/x/{tabs}y.py", line 3 in f',
+             f"    return table[key]{tabs}x", f"Retrying f in 4.0 seconds as it raised KeyError: a{tabs}b.",
+             f"{'a.' * 150_000}    ModuleNotFoundError: No module named 'venv'",
+             f"{'(' * 300_000}from sglang.utils import launch_server_cmd"]
     read = [list(events_from_lines([line], "blanks.log", NO_NOTICES)) for line in lines]  # (each alone: a record may
     # take the lines after it)
     assert [(event.root.exception_type, event.root.message) for event in read[0]] == [("ValueError", f"bad{tabs}value")]

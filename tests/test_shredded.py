@@ -78,3 +78,11 @@ def test_a_colon_alone_and_the_message_on_the_next_line():
 ], ids=["too far below", "a word before it", "no type at the end"])
 def test_a_colon_line_is_no_message_of_a_type_not_glued_or_too_far_above(lines):
     assert not any(message == "not its message" for _, message in _errors(lines))
+
+
+def test_a_type_glued_right_after_a_name_character_of_another_line():
+    """A rank's type written into another process's line right after a digit or a letter of it (`[2` of a date, then
+    `AssertionError`; `: ` and the message below): the fast path reads that line too (the fuzzer found it did not)."""
+    exc = capture(_load_dataset)
+    lines = ["[2AssertionError", f": {exc}", "025-05-01 10:00:00 TP0] Load weight end."]
+    assert _errors(lines) == {("AssertionError", str(exc))}

@@ -24,10 +24,11 @@ _SPACED_FRAME = regex.compile(regex.escape(g.HEADER_TEXT) + r'\s+File "')
 _BLANKS = regex.compile(r"\s{2,}")
 FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
 _FIXED = regex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
-_FRAME_START = regex.compile(r'\s*(?=File "[^"]*", line \d+)')
+_FRAME_START = regex.compile(r'(?<!\s)\s*+(?=File "[^"]*", line \d+)')  # (from a run's start: each blank of a long
+# run tried to its end made a line of them cost the square of its length)
 # A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
 _FRAME = regex.compile(rf'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>{g.FUNCTION_PART}+))?\s*(?P<rest>.*)')
-_CARETS = regex.compile(r"(.*?)\s+([~^]*\^[~^]*)$")
+_CARETS = regex.compile(r"(.*?)(?<!\s)\s++([~^]*\^[~^]*)$")
 _FRAME_REST = regex.compile(rf"line \d+, in {g.FUNCTION_PART}+ ")  # what a frame line has after its path
 # Where the exception line begins after the last source line: a type that reads as an exception's (`Exception`
 # itself too, not in an `except` clause).

@@ -74,7 +74,8 @@ KEYWORDS = ("has no attribute '", " required positional argument", " required ke
 _ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
 _QUIET_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
-_CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$")  # (printed: other readers' line)
+# (printed: other readers' line; looked for from the end, where a forward search read a long dotted name from each dot)
+_CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$", regex.REVERSE)
 _FAILURE_WORDS = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
 
 

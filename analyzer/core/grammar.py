@@ -25,6 +25,7 @@ __all__ = [
     "FRAME_CUT",
     "PLACE_CUT",
     "NAMELESS_FRAME",
+    "TEXT",
     "frame_line",
     "frame_cut_at_start",
     "joined_frame",
@@ -137,7 +138,7 @@ def frame_line(text: str) -> regex.Match | None:
 TEXT = r"\S(?:\s*+\S)*+"
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f',
 # or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
-FRAME_CUT = regex.compile(r'^\s*File "[^"]*(?P<closed>",?)?\s*$')
+FRAME_CUT = regex.compile(r'^\s*File "[^"]*+(?P<closed>",?)?\s*$')
 _PATH_REST = regex.compile(rf'^[^"\s][^"]*", line \d+(?:, in \s*+{TEXT})?\s*+$')
 _LINE_REST = regex.compile(rf"^,?\s*line \d+(?:, in \s*+{TEXT})?\s*+$")
 # The first part of a frame line broken at a blank: its word File alone, or with its path begun; or the part after
@@ -614,7 +615,7 @@ def _said(text: str) -> bool:
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `; or a file and line: pytest's
 # `--tb=line` (`/x/test_a.py:2: ValueError: ...`), a C++ check's place (`/src/llm_chat.cc:163: InternalError: ...`))
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+\.[A-Za-z]\w{0,3}:\d+"
+                       r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+?\.[A-Za-z]\w{0,3}:\d+"  # (lazy: greedy, a long dotted name took minutes)
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
                        r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")

@@ -37,7 +37,7 @@ HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPyt
 _FRAME = regex.compile(
     r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|(?P<path>[^\s\"(\[][^\s\"]*\.py[cx]?):(?P<lineno>\d+)(?=, in )"
     r"|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
-    r"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in (?P<function>.+?))?\s*$")  # (Databricks' cell)
+    rf"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in \s*+(?P<function>{g.TEXT}))?\s*+$")  # (Databricks' cell)
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
 _OPENING_FRAME = regex.compile(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import regex
 
-from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, WRAPPED_DRIVER_ERROR, repr_said
+from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, TEXT, WRAPPED_DRIVER_ERROR, repr_said
 from analyzer.core.literal import literal
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
@@ -201,7 +201,7 @@ def _unquoted(quoted: str | None) -> str:
 # APIError: ...`, a period after it) and backoff's handlers (`Backing off f(...) for 0.5s (requests.exceptions.
 # ConnectionError: ...)`, `Giving up f(...) after 5 tries (...)`). The class may be any: the library says it was raised.
 _RETRIED = regex.compile(r"(?P<words>\bRetrying \S+ in \d+(?:\.\d+)? seconds as it raised) (?P<type>[A-Za-z_][\w.]*): "
-                         r"(?P<message>.*?)\.?\s*$"
+                         rf"\s*+(?P<message>(?:{TEXT})?)\s*+$"  # (tenacity's full stop after it: see retried)
                          r"|(?P<words>\b(?:Backing off|Giving up) \S+\(\.\.\.\) (?:for \d+(?:\.\d+)?s|after \d+ tries)) "
                          r"\((?P<type>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*$")
 RETRYING = ("Retrying ", "Backing off ")  # how the words of a report that the call is tried again begin
@@ -213,7 +213,8 @@ def retried(text: str) -> tuple[str, ErrorInfo] | None:
     again, it may have passed: such an error is a run's root cause only where no other is.)"""
     if not any(words in text for words in _RETRY_WORDS) or (m := _RETRIED.search(text)) is None:
         return None
-    return m["words"], ErrorInfo(m["type"], m["message"].strip(), has_traceback=False)
+    said = m["message"].removesuffix(".") if m["words"].startswith(RETRYING[0]) else m["message"]
+    return m["words"], ErrorInfo(m["type"], said.strip(), has_traceback=False)
 
 
 # `print(sys.exc_info())`, or a logger's `%s` of it: the class, the exception's repr and its traceback object; and the

@@ -60,10 +60,12 @@ _PATH_VERSION = re.compile(r"/(?P<server>sglang|vllm)-(?P<version>\d+\.\d+\.\d+(
 _PIN_VERSION = re.compile(r"(?<![\w-])(?P<server>sglang|vllm)(?:\[[\w,]+\]|-openai)?(?:==|:v)"
                           r"(?P<version>\d+\.\d+(?:\.\d+)*(?:\.?(?:post|rc)\d+)?)")
 # The program part of a launch command: what comes before its flags.
+# (a path or a variable's value holds none of the characters a program may follow: read from each of a long run of them,
+# a path of any characters went on to the run's end, the square of its length in all)
 _PROGRAM = re.compile(
-    r"(?:^|(?<=[\s;&|$#>(]))(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*"
-    r"(?:(?:\S*/)?python(?:3(?:\.\d+)?)?\s+(?:-\S+\s+)*-m\s+(?P<module>sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)"
-    r"|(?:\S*/)?(?P<cli>vllm|sglang)\s+serve)(?=\s|$)")
+    r"(?:^|(?<=[\s;&|$#>(]))(?:[A-Za-z_][A-Za-z0-9_]*=[^\s;&|$#>(]*\s+)*"
+    r"(?:(?:[^\s;&|$#>(]*/)?python(?:3(?:\.\d+)?)?\s+(?:-\S+\s+)*-m\s+(?P<module>sglang\.launch_server|vllm\.entrypoints\.openai\.api_server)"
+    r"|(?:[^\s;&|$#>(]*/)?(?P<cli>vllm|sglang)\s+serve)(?=\s|$)")
 _ELLIPSIS = ("...", "…")
 # Without a configuration line, the first frame or worker tag of a server tells which one ran.
 _SERVER_HINT = re.compile(r'File "[^"]*/(?P<frame>sglang|vllm)/|\((?P<worker>VllmWorker|EngineCore)\w* ')

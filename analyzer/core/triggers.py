@@ -90,6 +90,9 @@ _STARTS = (
     rb"(?:CRITICAL|ERROR|TRACE|WARNING|INFO|DEBUG|AUDIT) [a-z_][\w.-]* (?:(?:[A-Za-z_][^\s:]*)?" + EXCEPTION_SUFFIX.encode()
     + rb"[ \t]*[:\r\n]|[A-Za-z_][^\s:]*\([A-Za-z_][\w.]*\)[:\r\n]|usage: )",
     rb"raise [^\n]*(?:Error|Exception): ",  # an exception line glued to its raise statement (collapsed.raise_glued)
+    # a type's name glued to the end of another process's text right after a name's character (`...rank 12ValueError`,
+    # shredded.loose_type; after other characters the patterns above find it)
+    rb"[A-Za-z0-9_][A-Z][A-Za-z0-9_]*(?:Error|Exception)[ \t]*\r?$",
     rb"(?:ERROR|CRITICAL|FATAL) (?:[A-Za-z_][\w.:]*)?(?:Error|Exception|Runtime\.[A-Z]\w*)(?:\([\w.]+\))?: ",  # a level word
     # and one blank before an error (notices.logged_error), which the patterns above do not take after a letter
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
