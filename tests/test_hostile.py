@@ -202,7 +202,8 @@ def test_lines_with_a_long_run_of_blanks_inside_are_read_in_one_pass():
              f"File /x/sdk.py:453, in Client.logs(self,{tabs}job_id)", f'  File "/x/{tabs}y.py", line 3 in f',
              f"    return table[key]{tabs}x", f"Retrying f in 4.0 seconds as it raised KeyError: a{tabs}b.",
              f"{'a.' * 150_000}    ModuleNotFoundError: No module named 'venv'",
-             f"{'(' * 300_000}from sglang.utils import launch_server_cmd"]
+             f"{'(' * 300_000}from sglang.utils import launch_server_cmd",
+             f"terminate called after throwing an instance of 'c10::Error'  what():  a{tabs}b"]
     read = [list(events_from_lines([line], "blanks.log", NO_NOTICES)) for line in lines]  # (each alone: a record may
     # take the lines after it)
     assert [(event.root.exception_type, event.root.message) for event in read[0]] == [("ValueError", f"bad{tabs}value")]

@@ -75,7 +75,7 @@ _STATE = "Python runtime state: "
 # (written to stderr at once, as faulthandler's: after whatever was half written there; a copy that lost its line
 # breaks holds its what() on the same line, and what came after it)
 _TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
-                           r"(?:\s+what\(\):(?:\s+(?P<message>.*?))?)?\s*$")
+                           rf"(?:\s+what\(\):(?:\s++(?P<message>{g.TEXT}))?)?\s*+$")
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
 _RAY_TERMINATE = regex.compile(rf"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s++(?P<message>{g.TEXT}))?\s*+$")
