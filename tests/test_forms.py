@@ -575,6 +575,20 @@ def test_pytests_summary_of_a_wrapper_whose_text_is_its_errors_line():
     assert [event.kind for event in found] == [EventKind.NOTICE] * 2 and _chains(found) == _WRAPPED
 
 
+def test_pytests_long_report_of_a_chain_is_one_event():
+    """`--tb=long` of an error raised from another: the first link's report, its place, the chain's words, the test's
+    source down to the next link's `E` lines and place: one event, the chain's links in order; cut right after the
+    words, the first link alone, marked cut."""
+    lines = forms.pytest_report("long", _WRAPPER_SUITE, 160)
+    found = events(lines)
+    assert _chains(found) == _WRAPPED and not any(event.truncated for event in found)
+    assert [[frame.lineno for frame in link.frames] for link in found[0].chain] == [[12], [15]]
+    assert_same("\n".join(lines).encode())
+    words = lines.index("The above exception was the direct cause of the following exception:")
+    (cut,) = events(lines[:words + 3])
+    assert (_chains([cut]), cut.truncated) == ([[("AssertionError", "", Link.FIRST)]], True)
+
+
 def test_pytests_native_tracebacks_end_at_the_next_tests_headline():
     """`--tb=native`: each test's traceback as Python prints it, its last line right above the next test's
     headline (`____ test_x ____`) or the summary's: the message ends there, each test is its own event, and the

@@ -1269,7 +1269,16 @@ class TracebackAssembler:
                 return Step.TAKE
             return Step.CLOSE
         if state is State.PYTEST:
+            if pytest_report.links(block.texts, text):
+                block.state, block.held = State.PYTEST_LINKED, 0
+                return Step.TAKE
             return Step.TAKE if pytest_report.continues(block.texts, text) else Step.CLOSE
+        if state is State.PYTEST_LINKED:  # the next link's report: its source lines left out, then its `E` lines
+            if pytest_report.starts(text):
+                block.state = State.PYTEST
+                return Step.TAKE
+            block.held += 1
+            return Step.SKIP if pytest_report.links_to(block.held, text) else Step.CLOSE
         if state is State.PYTEST_STACK:
             if pytest_report.starts(text):
                 block.state = State.PYTEST
@@ -1464,6 +1473,9 @@ class TracebackAssembler:
             cut(block, len(block.texts) - len(held))  # the block ends before them
             block.state = State.MESSAGE
             return held
+        if block.state is State.PYTEST_LINKED:  # the next link's report never came: the chain was cut after its words
+            cut(block, len(block.texts) - 1)
+            block.state, block.truncated = State.PYTEST, True
         while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA, State.CLASS_PAGE) and not block.texts[-1].strip():
             cut(block, len(block.texts) - 1)
         if block.state is State.REVERSED and (newest_first.moved_up(block.texts) or newest_first.sentry_raw(block.texts)):

@@ -47,6 +47,7 @@ class State(enum.Enum):
     CLEO = "cleo"  # a class's name alone, a blank line, then what may be a Cleo app's report (core/cleo.py)
     CLEO_PLACE = "cleo_place"  # ... which its place confirmed: the source lines around it follow
     PYTEST_STACK = "pytest_stack"  # frames in pytest's short style: a report if its `E` lines follow
+    PYTEST_LINKED = "pytest_linked"  # after a report and a chain's separator: the next link's report, its `E` lines to come
     AIRFLOW = "airflow"  # an exception line, then frames as Airflow 3's task log renders them (core/airflow.py)
     SCONS = "scons"  # an exception line, then frames as SCons prints them (core/scons.py)
     SNAKEMAKE = "snakemake"  # an error as Snakemake reports it: its place in the workflow, message, frames (core/snakemake.py)

@@ -21,9 +21,9 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core.blocks import parse_chain
-from analyzer.core.records import ErrorInfo, Frame
+from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["continues", "headline", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
+__all__ = ["continues", "headline", "links", "links_to", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
 _E_LINE = regex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{g.TEXT}))?\s*+$")  # `E` alone on a blank line of the message
 _LOCATION = regex.compile(r"^[ \t]*+(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
@@ -36,6 +36,7 @@ _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
 _LOCAL = regex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
 _CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
+_LINKED_LINES = 2000  # skipped at most between a chain's separator and its next link's `E` lines (the test's source)
 _NARROWEST = 80  # columns of the narrowest terminal a report is copied from
 _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled module's)
 # A headline of pytest's report between its parts: a test's (`____ test_x[p] ____`), a section's (`=== FAILURES ===`,
@@ -96,15 +97,30 @@ def stack_goes_on(lines: list[str], text: str) -> bool:
         _CARETS.match(text) is not None and len(lines) > 1 and _SHORT_FRAME.match(lines[-2]) is not None))
 
 
+def links(lines: list[str], text: str) -> bool:
+    """Whether `text` is the separator of a chain after the report `lines` ended (its place, a blank): the next link's
+    report follows, its source lines first (`links_to`)."""
+    return text.strip() in g.SEPARATORS and len(lines) > 1 and not lines[-1].strip() and _LOCATION.match(lines[-2]) is not None
+
+
+def links_to(skipped: int, text: str) -> bool:
+    """Whether `text`, `skipped` lines after a chain's separator, may still come before the next link's `E` lines (its
+    source lines, `>` marks, places, rules, locals, blanks): not a headline of pytest's, and not too far."""
+    return skipped < _LINKED_LINES and not headline(text) and _SUMMARY.match(text) is None
+
+
 def continues(lines: list[str], text: str) -> bool:
     """Whether `text` is the next line of the report begun by `lines` (its `E` lines, a blank, with `-l` the
-    test's locals and a blank, then the location line, which ends it)."""
+    test's locals and a blank, then the location line, which ends it; a blank after it, where a chain's separator may
+    follow)."""
     if _stacked(lines):  # the short stack, then its `E` lines
         if _E_LINE.match(lines[-1]):
             return bool(_E_LINE.match(text))
         return len(lines) < _COLLECTION_LINES and bool(
             _E_LINE.match(text) or _SHORT_FRAME.match(text) or text.startswith((" ", "Hint: ", "Traceback:")))
     if _LOCATION.match(lines[-1]):
+        return not text.strip()
+    if not lines[-1].strip() and _LOCATION.match(lines[-2]):
         return False
     return bool(_E_LINE.match(text) or not text.strip() or _LOCATION.match(text) or _wrapped_rest(lines, text)
                 or (_LOCAL.match(text) is not None and (not lines[-1].strip() or _LOCAL.match(lines[-1]) is not None)))
@@ -121,7 +137,18 @@ def _wrapped_rest(lines: list[str], text: str) -> bool:
 
 def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     """The report's error; where its `E` lines hold another error's frames (Ray's wrapper over a remote
-    task's), the chain they make, that error first."""
+    task's), the chain they make, that error first; where reports of a chain's links follow it, each separated from
+    the one before it by the chain's words, the chain of them all."""
+    at = next((k for k, line in enumerate(lines) if line.strip() in g.SEPARATORS), None)
+    if at is None:
+        return _parse_report(lines)
+    link = Link.CAUSE if lines[at].strip() == g.CAUSE_SEPARATOR else Link.CONTEXT
+    first, rest = _parse_report(lines[:at]), parse(lines[at + 1:])
+    return (*first, ErrorInfo(rest[0].exception_type, rest[0].message, rest[0].frames, link, rest[0].has_traceback),
+            *rest[1:])
+
+
+def _parse_report(lines: list[str]) -> tuple[ErrorInfo, ...]:
     texts: list[str] = []
     for at, line in enumerate(lines):
         if (m := _E_LINE.match(line)) is not None:
