@@ -14,10 +14,10 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack", "raised_within", "told_within",
-           "with_pybind_stack"]
+__all__ = ["SEPARATOR_LINKS", "box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack",
+           "raised_within", "told_within", "with_pybind_stack"]
 
-_SEPARATORS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
+SEPARATOR_LINKS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
 # comes from crafted input, and reading it would overflow the stack: boxes deeper than this are skipped.
 MAX_BOX_DEPTH = 24
@@ -59,8 +59,8 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
         stripped = text.strip()
         if not stripped:
             i += 1
-        elif stripped in _SEPARATORS:
-            link = _SEPARATORS[stripped]
+        elif stripped in SEPARATOR_LINKS:
+            link = SEPARATOR_LINKS[stripped]
             i += 1
         elif g.GROUP_HEADER.match(text):
             column = box_column(lines[i + 1]) if i + 1 < len(lines) else 0
@@ -231,11 +231,11 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     message = [exc["message"] or ""]
     # (an exception line indented with its traceback as a whole: its message's lines are too; a line further out ends it)
     indent = len(text) - len(text.lstrip(" ")) if at_source or dedented else 0
-    while i < len(lines) and lines[i].strip() not in _SEPARATORS and lines[i].strip() != g.REMOTE_QUOTE:
+    while i < len(lines) and lines[i].strip() not in SEPARATOR_LINKS and lines[i].strip() != g.REMOTE_QUOTE:
         if _BOX_RULE.fullmatch(lines[i].strip()):
             break  # (the edge of a box a terminal UI drew around the log: no text of the message)
         if indent and lines[i].strip() and not lines[i].startswith(" " * indent):
-            if not any(line.strip() in _SEPARATORS or g.HEADER.match(line.strip()) for line in lines[i:]):
+            if not any(line.strip() in SEPARATOR_LINKS or g.HEADER.match(line.strip()) for line in lines[i:]):
                 i = len(lines)  # (what follows is the output around the traceback: no link of its chain)
             break
         if g.TORCHSCRIPT_HEADER.match(lines[i]) and (found := _torchscript_error(lines, i)):
@@ -300,7 +300,7 @@ def _torchscript_error(lines: list[str], i: int) -> tuple[list[ErrorInfo], int] 
     """The error under TorchScript's stack that begins at `lines[i]`, read from its last header (a serialized module's
     original code, after its serialized code) to the chain's next separator, and where that is; None if no exception
     line ends it."""
-    end = next((k for k in range(i, len(lines)) if lines[k].strip() in _SEPARATORS), len(lines))
+    end = next((k for k in range(i, len(lines)) if lines[k].strip() in SEPARATOR_LINKS), len(lines))
     last = max(k for k in range(i, end) if g.TORCHSCRIPT_HEADER.match(lines[k]))
     inner = list(parse_chain([_HEADER_TEXT, *(line for line in lines[last + 1:end] if line.strip())]))  # (its source
     # around each call as it is, blank lines too)
@@ -369,7 +369,7 @@ def _frame_or_exception_after(lines: list[str], i: int) -> bool:
     line (a paste that doubled every line break; one that lost its indentation too), or the exception line."""
     following = next((text for text in lines[i:] if text.strip()), "")
     return bool(g.frame_line(following) or g.is_frame_detail(following) or g.CARETS.match(following)
-                or (g.EXCEPTION_LINE.match(following) and following.strip() not in _SEPARATORS))
+                or (g.EXCEPTION_LINE.match(following) and following.strip() not in SEPARATOR_LINKS))
 
 
 def _final_line(info: ErrorInfo) -> str:
@@ -381,7 +381,7 @@ def _paragraph_end(lines: list[str], i: int) -> int:
     separator follows them (torch._dynamo's 'You can suppress this exception ...'); else `i`."""
     for j in range(i, len(lines)):
         text = lines[j]
-        if text.strip() in _SEPARATORS:
+        if text.strip() in SEPARATOR_LINKS:
             end = j
             while end > i and not lines[end - 1].strip():
                 end -= 1
@@ -445,7 +445,7 @@ def _message_below_end(lines: list[str], i: int) -> int:
     """At a blank line right after an exception line with no message of its own (`Type: `) and no traceback
     after it: where the message that began with line breaks ends (`raise ReadTimeout("\\n\\nPattern not
     detected...")`), its last non-blank line; `i` where a traceback or a separator comes first."""
-    if any(text.strip() in _SEPARATORS or g.HEADER.match(text) or g.GROUP_HEADER.match(text) for text in lines[i:]):
+    if any(text.strip() in SEPARATOR_LINKS or g.HEADER.match(text) or g.GROUP_HEADER.match(text) for text in lines[i:]):
         return i
     end = len(lines)
     while end > i and not lines[end - 1].strip():
@@ -457,7 +457,7 @@ def _introduction_end(lines: list[str], i: int) -> int:
     """At a blank line right after an exception line with no message of its own: where the traceback
     that its message's further lines introduce (see grammar.introduces_output) begins; else `i`."""
     for j in range(i, min(len(lines), i + 2 + g.OUTPUT_LEAD)):
-        if lines[j].strip() in _SEPARATORS:
+        if lines[j].strip() in SEPARATOR_LINKS:
             return i
         header = g.HEADER.match(lines[j])
         if header:

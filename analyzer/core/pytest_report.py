@@ -20,8 +20,8 @@ from __future__ import annotations
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core.blocks import parse_chain
-from analyzer.core.records import ErrorInfo, Frame, Link
+from analyzer.core.blocks import SEPARATOR_LINKS, parse_chain
+from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["continues", "headline", "links", "links_to", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
@@ -139,10 +139,10 @@ def parse(lines: list[str]) -> tuple[ErrorInfo, ...]:
     """The report's error; where its `E` lines hold another error's frames (Ray's wrapper over a remote
     task's), the chain they make, that error first; where reports of a chain's links follow it, each separated from
     the one before it by the chain's words, the chain of them all."""
-    at = next((k for k, line in enumerate(lines) if line.strip() in g.SEPARATORS), None)
+    at = next((k for k, line in enumerate(lines) if line.strip() in SEPARATOR_LINKS), None)
     if at is None:
         return _parse_report(lines)
-    link = Link.CAUSE if lines[at].strip() == g.CAUSE_SEPARATOR else Link.CONTEXT
+    link = SEPARATOR_LINKS[lines[at].strip()]
     first, rest = _parse_report(lines[:at]), parse(lines[at + 1:])
     return (*first, ErrorInfo(rest[0].exception_type, rest[0].message, rest[0].frames, link, rest[0].has_traceback),
             *rest[1:])

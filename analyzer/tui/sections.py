@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.syntax import Syntax
 from rich.text import Text
 
+from analyzer.core import grammar as g
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.runconfig import RunConfig
@@ -15,8 +16,7 @@ from analyzer.tui.derived_section import derived_text
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
 
 _MESSAGE_LINES = 20
-_SEPARATORS = {Link.CAUSE: "The above exception was the direct cause of the following exception:",
-               Link.CONTEXT: "During handling of the above exception, another exception occurred:"}
+_SEPARATORS = {Link.CAUSE: g.CAUSE_SEPARATOR, Link.CONTEXT: g.CONTEXT_SEPARATOR}
 _PYTHON = Syntax("", "python", theme="monokai", background_color="default")
 _MARKERS = {Mark.BLAME: ("▶ ", "bold yellow", "  ← blame"), Mark.RAISE: ("● ", "bold red", "  ← raised here"),
             Mark.NONE: ("  ", "", "")}
