@@ -110,6 +110,17 @@ def mmengine(message: str, exc: BaseException | None = None, when: datetime = T0
     return formatter.format(record).split("\n")
 
 
+def celery(message: str, exc: BaseException | None = None, when: datetime = T0, level: int = logging.ERROR,
+           process: str = "ForkPoolWorker-3", task: tuple[str, str] | None = None) -> list[str]:
+    """A Celery worker's record: `worker_log_format`, `[%(asctime)s: %(levelname)s/%(processName)s] %(message)s`, or a
+    task's, `worker_task_log_format`, the task's name and id after it (`tasks.add[4c3e...]: `); its traceback below."""
+    place = f" {task[0]}[{task[1]}]:" if task else ""
+    formatter = logging.Formatter(f"[%(asctime)s: %(levelname)s/%(processName)s]{place} %(message)s")
+    record = _record(message, exc, when, level, name="celery.app.trace")
+    record.processName = process
+    return formatter.format(record).split("\n")
+
+
 def logging_padded(message: str, name: str = "sagemaker-containers", level: int = logging.ERROR,
                    when: datetime = T0) -> list[str]:
     """`logger.log(level, message)` formatted `%(name)s %(levelname)-8s %(message)s` (sagemaker-containers' logger): the

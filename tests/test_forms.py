@@ -694,12 +694,13 @@ def _model_execution():
 
 def test_a_logged_repr_before_its_own_chain_is_that_error():
     """vLLM V0 logs `repr(e)` with the traceback below it: the chain's root link is the root cause, the
-    repr line the same error told first."""
+    repr line the same error told first, one record with the chain."""
     exc = capture(_model_execution)
     lines = fmt.vllm_record(repr(exc), exc, v0=True, file="engine.py", lineno=135)
-    found = {i.info.message: (i.role, i.is_run_root) for i in incidents(lines)}
-    assert found == {"tuple index out of range": ("root", True),
-                     "Error in model execution: tuple index out of range": ("consequence", False)}
+    (found,) = incidents(lines)
+    assert (found.info.message, found.is_run_root) == ("tuple index out of range", True)
+    assert found.event.chain[-1].message == "Error in model execution: tuple index out of range"
+    assert found.event.span.line_start == 1  # (from the repr's line)
 
 
 def _worker_loads_extension():
@@ -1696,7 +1697,8 @@ def test_a_paste_that_lost_its_indentation(form):
 @pytest.mark.parametrize("wrap", ["log", "code-span", "timestamped"])
 def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     """AWS Lambda's runtime logs the exception line first, then the stack alone: one traceback. Where the
-    stack ends in its own exception line, the line above it is an error of its own, as before."""
+    stack ends in its own exception line, the same error's, it is one traceback too, from the line above; where that
+    line says another error, the line is an error of its own."""
     exc = capture(_load_weights)
     original = only(text_of(exc).splitlines())
     lines = {"log": lambda: fmt.aws_lambda(exc),
@@ -1710,8 +1712,12 @@ def test_an_exception_line_above_a_stack_that_ends_without_one(wrap):
     assert [(f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.lineno, f.function, f.code) for f in original.root.frames]
     assert_same("\n".join(lines).encode())
-    said, whole = events([fmt.aws_lambda(exc)[0], *text_of(exc).splitlines()])
-    assert (said.kind, whole.kind, whole.span.line_start) == (EventKind.NOTICE, EventKind.TRACEBACK, 2)
+    (whole,) = events([fmt.aws_lambda(exc)[0], *text_of(exc).splitlines()])
+    assert (whole.kind, whole.root.exception_type, whole.span.line_start) == (EventKind.TRACEBACK, "KeyError", 1)
+    other = capture(lambda: int("x"))
+    said, whole = events([fmt.aws_lambda(other)[0], *text_of(exc).splitlines()])
+    assert (said.kind, said.root.short_type, whole.kind, whole.span.line_start) == (
+        EventKind.NOTICE, other.__class__.__name__, EventKind.TRACEBACK, 2)
 
 
 def test_aws_lambdas_report_of_a_handler_that_does_not_compile():
@@ -2471,12 +2477,13 @@ def _add_dll_directory():
 
 def test_an_error_named_above_its_chain_with_its_message_spaced_otherwise_is_its_echo():
     """QGIS's dialog names the chain's last error above the traceback; the chain prints that message after
-    one blank more (`SystemError:  returned ...`): the same error told first, the chain's root the root cause."""
+    one blank more (`SystemError:  returned ...`): the same error told first, one record with the chain, whose root
+    is the root cause."""
     exc = capture(_add_dll_directory)
     lines = ["An error has occurred while executing Python code: ", "", "SystemError: returned a result with an error set ",
              *text_of(exc).splitlines(), "", "Python version: 3.7.0"]
-    found = {i.info.exception_type: (i.role, i.is_run_root) for i in incidents(lines)}
-    assert found == {"SystemError": ("consequence", False), "OSError": ("root", True)}
+    (found,) = incidents(lines)
+    assert (found.info.exception_type, found.is_run_root, found.event.chain[-1].short_type) == ("OSError", True, "SystemError")
 
 
 def _check_infinite_loop():

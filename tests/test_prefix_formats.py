@@ -122,6 +122,7 @@ FORMATS = {
     "grep_files_unnumbered": lambda tb: fmt.grep_context(tb[1], "Traceback", file="airflow-scheduler.log", first=None),
     "ray_numbers_escapes_lost": lambda tb: fmt.viewer_numbers(fmt.ray_worker(["Worker exits.", *tb[1]], escapes=False),
                                                               first=10168, separator=""),
+    "celery_task": lambda tb: fmt.celery("Ingest failed", tb[0], task=("tasks.ingest", "4c3e1f7a-9b2d-4e1c-8a55-0d6b2c7e9f10")),
     "oslo": lambda tb: fmt.oslo("Error updating resources for node compute-1.", tb[1]),
     "oslo_trace": lambda tb: fmt.oslo("Failed to load notifier.", tb[1], trace="TRACE", name="nova.openstack.common.notifier.api"),
 }

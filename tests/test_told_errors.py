@@ -5,8 +5,11 @@ prefixes real logs put in front of it, by the line path and the fast path alike.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
 import sys
+import textwrap
 import traceback
 
 import pytest
@@ -259,3 +262,99 @@ def test_python_2s_class_of_an_error_logged_with_its_text():
              f"2016-06-28 11:42:55,985 {'ERROR':<9} {said}"]
     found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
     assert found == [("exceptions.KeyError", "'creation_date'")]
+
+
+async def _listen_stream():
+    raise LookupError("no task context")
+
+
+def never_retrieved() -> list[logging.LogRecord]:
+    """What asyncio's default exception handler logs for a task and a future whose errors nothing retrieved, each
+    garbage-collected unawaited in a real event loop."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("asyncio")
+    logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(_listen_stream())
+        await asyncio.sleep(0)
+        future = loop.create_future()
+        future.set_exception(ConnectionResetError(104, "Connection reset by peer"))
+        del task, future
+        gc.collect()
+
+    try:
+        asyncio.run(main())
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+    assert [record.getMessage().split("\n")[0] for record in records] == [
+        "Task exception was never retrieved", "Future exception was never retrieved"]
+    return records
+
+
+_NEVER_RETRIEVED = [("LookupError", "no task context"), ("ConnectionResetError", "[Errno 104] Connection reset by peer")]
+
+
+@pytest.mark.parametrize("form", ["message only", "wrapped copy"])
+def test_an_error_asyncio_says_nothing_retrieved_is_named_by_the_futures_repr(form):
+    """A formatter that leaves the traceback out (or a copy of the record's first lines) keeps asyncio's words and the
+    future's repr: `exception=` and the error's repr name it. A copy may wrap the repr over lines, dropping the blank
+    it broke each at (`defined at/usr/...`), and put a blank line under the words."""
+    lines: list[str] = ["INFO:     Started server process [7]"]
+    for record in never_retrieved():
+        said, future = record.getMessage().split("\n")
+        wrapped = textwrap.wrap(future, 60, break_on_hyphens=False, break_long_words=False) if form == "wrapped copy" else [future]
+        lines += [f"ERROR:asyncio:{said}", *([""] if form == "wrapped copy" else []), *wrapped]
+    events = assert_same("\n".join([*lines, ""]).encode())
+    assert [(e.root.exception_type, e.root.message) for e in events] == _NEVER_RETRIEVED
+    assert [e.context for e in events] == ["Task exception was never retrieved", "Future exception was never retrieved"]
+    assert all(e.kind is EventKind.NOTICE and not e.truncated for e in events)
+
+
+def test_an_error_asyncio_says_nothing_retrieved_is_its_traceback_where_the_record_has_one():
+    """logging's own format puts the traceback (or, for an error never raised, its exception line) under the repr:
+    that is the error, once."""
+    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+    text = "\n".join(formatter.format(record) for record in never_retrieved())
+    events = assert_same((text + "\n").encode())
+    assert [(e.root.exception_type, e.root.message) for e in events] == _NEVER_RETRIEVED
+    assert events[0].kind is EventKind.TRACEBACK and events[0].root.frames[-1].function == "_listen_stream"
+
+
+def test_a_futures_repr_that_names_no_error_or_is_cut_is_no_error():
+    lines = ["Task was destroyed but it is pending!",
+             "future: <Task pending name='Task-4' coro=<poll() running at /srv/app.py:12> wait_for=<Future pending cb=[Task.task_wakeup()]>>",
+             "Task exception was never retrieved",  # (a copy cut inside the repr: no telling its error)
+             "future: <Task finished name='Task-9' coro=<Worker.listen() done,",
+             "2024-05-01 10:00:02,000 INFO shutting down"]
+    assert assert_same("\n".join([*lines, ""]).encode()) == []
+
+
+def _connect_to_postgres():
+    raise ConnectionError('could not connect to server: Connection refused\n\tIs the server running on host "10.0.0.7" '
+                          'and accepting\n\tTCP/IP connections on port 5432?\n')
+
+
+def test_celerys_record_of_a_tasks_error_and_its_traceback_are_one_error():
+    """Celery's worker logs `Task name[id] raised unexpected: %r` with the traceback below (its own format): one error,
+    whose words are the record's, its record ended by the worker's next one; its repr's line breaks are its message's."""
+    error = capture(_connect_to_postgres)
+    said = "Task tasks.analyze[ace75c29-1760-430f-8d16-b628f5add701] raised unexpected"
+    lines = [*fmt.celery(f"{said}: {error!r}", error),
+             *fmt.celery("Task tasks.add[0b1e] succeeded in 0.01s: 3", level=logging.INFO, process="ForkPoolWorker-1")]
+    (incident,) = analysed({"worker.log": lines})
+    assert (incident.info.exception_type, incident.info.message.split()) == ("ConnectionError", str(error).split())
+    assert incident.event.context == said and incident.event.timestamp == fmt.T0.replace(microsecond=123000)
+    assert (incident.event.span.line_start, incident.event.span.line_end) == (1, len(lines) - 2)  # (less the blank line
+    # the message ended with)
+    assert [(e.root.exception_type, e.span.line_start) for e in assert_same("\n".join([*lines, ""]).encode())] == [
+        ("ConnectionError", 1)]
+    # (its traceback from another channel, cut before its exception line: the record tells the error, whole)
+    cut = [f"worker_1  | {line}" for line in text_of(error).split("\n")[:-5]]
+    (root,) = [i for i in analysed({"worker.log": [fmt.celery(f"{said}: {error!r}")[0], *cut]}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("ConnectionError", str(error))

@@ -24,6 +24,7 @@ from datetime import datetime
 
 from analyzer.core import (
     airflow,
+    asyncio_report,
     awslambda,
     azure,
     classpage,
@@ -926,6 +927,8 @@ class TracebackAssembler:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text), reported)]
         elif classpage.opens(text):
             self._opened(line, State.CLASS_PAGE, EventKind.BARE)
+        elif asyncio_report.opens(text):
+            self._opened(line, State.FUTURE, EventKind.NOTICE, context=asyncio_report.words(text))
         elif precommit.opens(text):
             self._opened(line, State.PRECOMMIT, EventKind.BARE, context=precommit.SAYS)
         elif hydra.opens(text):  # (an error only where Hydra's closing line ends it: see _close)
@@ -977,7 +980,10 @@ class TracebackAssembler:
         elif (printed := exc_info_said(text)) is not None:
             return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=printed[0]), printed[1])]
         elif (words := g.exception_in_words(text)) is not None:
-            self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
+            if "\n" in words[1]:  # (a repr whose message holds line breaks: no line to read on with, a logged error)
+                self._opened(line, State.LOGGED, EventKind.NOTICE, logged=_multiline_said(words[1]), context=words[0])
+            else:
+                self._opened(replace(line, text=words[1]), State.BARE, EventKind.BARE, context=words[0])
         elif "module specification" in text and (runpy := g.runpy_error(text)) is not None:
             self._opened(replace(line, text=runpy[1]), State.BARE, EventKind.BARE, context=runpy[0])
         elif 'File "' in text and (glued := g.frame_after_words(text)) is not None:  # (cut above: no header)
@@ -1339,6 +1345,8 @@ class TracebackAssembler:
             return Step.CLOSE
         if state is State.PYBIND:
             return Step.TAKE if g.PYBIND_FRAME.match(text) else Step.CLOSE
+        if state is State.FUTURE:
+            return self._future_goes_on(block, text)
         if state is State.LOGGED and block.message_lines < self._max_message_lines and ob.logged_message_below(block, line) \
                 and not self._starts_record(text):
             assert block.logged is not None  # (logged_message_below: a logged error's)
@@ -1393,6 +1401,20 @@ class TracebackAssembler:
             return Step.TAKE
         return Step.DROP
 
+    def _future_goes_on(self, block: Block, text: str) -> Step:
+        """The lines of a future's repr (a copy's wrap), then a blank line at most: where its traceback (or exception
+        line) follows, the repr is no event of its own."""
+        if not asyncio_report.complete(block.texts[:len(block.texts) - block.held]):
+            if text.strip() and len(block.texts) < asyncio_report.MAX_LINES and not self._starts_record(text):
+                return Step.TAKE
+            return Step.DROP  # (cut: no telling the error)
+        if g.HEADER.match(text) or g.BARE_EXCEPTION_LINE.match(text):
+            return Step.DROP  # (an error never raised has no stack: logging prints its exception line alone)
+        if not text.strip() and not block.held:
+            block.held = 1
+            return Step.TAKE
+        return Step.CLOSE
+
     @staticmethod
     def _is_note(texts: list[str], start: int, exception_line: str) -> bool:
         own = parse_chain(texts[:start])
@@ -1417,14 +1439,17 @@ class TracebackAssembler:
             for line in held:
                 out.extend(self._feed(line))
             return out
+        if block.state is State.FUTURE:
+            block.logged = asyncio_report.error(block.texts)
         if (block.kind is EventKind.ARGPARSE and not g.ARGPARSE_ERROR.match(block.texts[-1])) or (
                 block.state in (State.PYTEST_STACK, State.EXPECTED)) or (
                 block.state is State.HYDRA and not hydra.complete(block.texts)) or (
                 block.state is State.LAMBDA and not awslambda.complete(block.texts)) or quiet or (
-                block.state is State.SEPARATOR and excepthook.hooked(block.texts) and not any(map(g.HEADER.match, block.texts))):
+                block.state is State.SEPARATOR and excepthook.hooked(block.texts) and not any(map(g.HEADER.match, block.texts))) or (
+                block.state is State.FUTURE and block.logged is None):
             return []  # a usage text printed on its own (--help, a warning), a stack with no `E` lines, what a doctest
             # expected, an object with such a key that names no error, a quiet line's error no stack followed, the hook's
-            # words without its traceback: no error
+            # words without its traceback, a future's repr cut or naming no error: no error
         if block.state is State.LAMBDA and not awslambda.framed(block.texts):
             block.kind = EventKind.BARE  # (the runtime's own errors come without frames)
         return self._closed(key, block)
@@ -1448,6 +1473,9 @@ class TracebackAssembler:
         if last.exception_type and (block.lead.inferred or ob.labels_traceback(block.lead.texts[0], block.texts[0])
                                     or ob.reports_user_code(block.lead.texts[0])):
             return [event]  # (the label of a traceback that tells its error itself, or its message alone above it)
+        if last.exception_type and _same_error(said.final, last):  # a logger's record of the error, then its traceback
+            return [replace(event, context=event.context or said.context, span=replace(  # (`logger.exception(f"...: {e!r}")`)
+                event.span, line_start=said.span.line_start), lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
@@ -1476,7 +1504,7 @@ class TracebackAssembler:
         if block.state is State.PYTEST_LINKED:  # the next link's report never came: the chain was cut after its words
             cut(block, len(block.texts) - 1)
             block.state, block.truncated = State.PYTEST, True
-        while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA, State.CLASS_PAGE) and not block.texts[-1].strip():
+        while block.state in (State.NATIVE, State.PYTEST, State.LAMBDA, State.CLASS_PAGE, State.FUTURE) and not block.texts[-1].strip():
             cut(block, len(block.texts) - 1)
         if block.state is State.REVERSED and (newest_first.moved_up(block.texts) or newest_first.sentry_raw(block.texts)):
             block.truncated = True  # (its header is not there: the copy may have cut frames above them; Sentry hid some)
@@ -1538,6 +1566,19 @@ class TracebackAssembler:
             elided=block.elided,
             inferred=block.inferred,
         )
+
+
+def _same_error(said: ErrorInfo, raised: ErrorInfo) -> bool:
+    """Whether a line's error is the traceback's: its class (by its last name) and its message's words."""
+    return said.short_type == raised.short_type and said.message.split() == raised.message.split()
+
+
+def _multiline_said(said: str) -> ErrorInfo:
+    """The error an exception line whose message goes on over line breaks (`exception_in_words` of a repr) says."""
+    first, _, rest = said.partition("\n")
+    typed = g.BARE_EXCEPTION_LINE.match(first)
+    assert typed is not None  # (exception_in_words gives exception lines only)
+    return ErrorInfo(typed["type"], f"{typed['message'] or ''}\n{rest}", has_traceback=False)
 
 
 # States whose lines are another program's layout of a traceback -> that layout rewritten in CPython's

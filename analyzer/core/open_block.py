@@ -58,6 +58,7 @@ class State(enum.Enum):
     PRECOMMIT = "precommit"  # pre-commit's report of an error of its own, its command's output under it (core/precommit.py)
     HYDRA = "hydra"  # Hydra's short report of an error of its own: its text, then its closing line (core/hydra.py)
     DAGSTER = "dagster"  # an error's text as Dagster serialises it: `Stack Trace:`, its causes after it (core/dagster.py)
+    FUTURE = "future"  # asyncio's repr of a future whose error nothing retrieved: its traceback may follow (core/asyncio_report.py)
 
 
 class Step(enum.Enum):
@@ -116,9 +117,10 @@ def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields)
 def leads(block: Block, line: LogLine) -> bool:
     """Whether `block` is an exception line logged as an error right above `line`, a traceback's header:
     AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it. (A bare exception
-    line above a traceback cut short, by a rotation say, is no sign that the two are one.) Or a logger's label
-    of the traceback (see labels_traceback)."""
-    return ((block.state is State.LOGGED or (block.state is State.BARE and labels_traceback(block.texts[0], line.text)))
+    line above a traceback cut short, by a rotation say, is no sign that the two are one; one after words, a logger's
+    record of the error, is.) Or a logger's label of the traceback (see labels_traceback)."""
+    return ((block.state is State.LOGGED or (block.state is State.BARE and (
+        bool(block.context) or labels_traceback(block.texts[0], line.text))))
             and len(block.texts) == 1 and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
             and not m["context"].strip())
 

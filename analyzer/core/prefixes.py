@@ -168,10 +168,16 @@ RICH_HANDLER = KnownPrefix("rich_handler", regex.compile(
     r"^(?:\[(?:\d\d/\d\d/\d\d )?\d\d:\d\d:\d\d\]| {10}| {19}) "
     r"(?:(?P<level>CRITICAL) |(?P<level>WARNING)  |(?P<level>ERROR|DEBUG)    |(?P<level>INFO)     )(?=\S)"), Scope.MESSAGE)
 
+# Celery's worker log (`worker_log_format`: `[%(asctime)s: %(levelname)s/%(processName)s] `, `[2019-07-26 12:51:56,419:
+# ERROR/ForkPoolWorker-3] `); a task's records name it and its id after that (`worker_task_log_format`: `add[a3f-...]: `).
+CELERY = KnownPrefix("celery", regex.compile(
+    rf"^\[(?P<ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?): {_LEVEL_NAME}/(?P<name>[\w.-]+)\]"
+    r"(?: [\w.]+\[[\w-]+\]:)?(?: |$)"), Scope.MESSAGE)
+
 # Outermost first, as they stack (PASTED before all); the rarest last, each unlike every other: a line
 # tries them only when no other took it.
 KNOWN = (CONTAINER, CI_TIME, SYSLOG, WORKER, TORCHRUN, TORCH_LOGGING, SGLANG, LOGGING_ASCTIME, LOGGING_BASIC, VLLM, PDSH,
-         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE, OMNI_KIT, RICH_HANDLER)
+         HEROKU, MPI, CLOUD_LOGGING, OSLO, GITHUB_ANNOTATION, TORNADO, DMLC, BUILDKIT, TORCHSERVE, OMNI_KIT, RICH_HANDLER, CELERY)
 
 
 # The first characters each known prefix can start with (the fast path: most lines start with a letter
@@ -187,6 +193,7 @@ _OPENS = {
     "cloud_logging": lambda c: c in "DINWECA", "oslo": lambda c: c.isdecimal() or c in "CE",
     "github_annotation": "E".__eq__, "tornado": "[".__eq__, "dmlc": "[".__eq__, "buildkit": "#".__eq__,
     "torchserve": lambda c: c.isdecimal() or c == "[", "omni_kit": str.isdecimal, "rich_handler": "[ ".__contains__,
+    "celery": "[".__eq__,
 }
 
 

@@ -124,6 +124,7 @@ _STARTS = (
     rb"error: <class '", rb"\|\d+\]\)[ \t]*\r?$",  # supervisorctl's fault, asyncore's compact traceback (oneline)
     rb" seconds as it raised ", rb"\(\.\.\.\) (?:for [0-9.]+s|after [0-9]+ tries) \(",  # a retrying library's report (notices.retried)
     rb"<traceback object at 0x", rb"\)=<class '",  # an exc_info triple printed, or `{err=}, {type(err)=}` (notices.exc_info_said)
+    rb"future: <(?:Task|Future) ",  # asyncio's repr of a future whose error nothing retrieved (asyncio_report.opens)
     rb"Error in sys\.excepthook:",  # CPython's report of a failing hook (excepthook.HOOK)
     re.escape(UNRAISABLE.encode()),  # ... and its words that the exception below was ignored (assemble._unraisable)
     rb": An error occurred \(", rb": \[ONNXRuntimeError\] : ",  # botocore's and onnxruntime's, whatever the class (grammar.CODED_CLASS)

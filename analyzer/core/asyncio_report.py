@@ -1,0 +1,66 @@
+"""asyncio's report of a task's or a future's error that nothing awaited. The loop's default handler logs
+
+    Task exception was never retrieved
+    future: <Task finished name='Task-2' coro=<main() done, defined at /app/main.py:3> exception=ValueError('x')>
+    Traceback (most recent call last):
+      ...
+    ValueError: x
+
+Where the traceback follows, it tells the error. Where it does not (a formatter that leaves the traceback out, a copy
+of the first lines only), the future's repr names it: `exception=` and the exception's repr. A copy may wrap that repr
+over several lines.
+"""
+
+from __future__ import annotations
+
+import regex
+
+from analyzer.core import grammar as g
+from analyzer.core.records import ErrorInfo
+
+__all__ = ["MAX_LINES", "complete", "error", "opens", "words"]
+
+_OPENINGS = ("future: <Task ", "future: <Future ")
+MAX_LINES = 8  # lines a copy may have wrapped the repr over
+_RAISED = regex.compile(r"\bexception=(?P<repr>(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\))>\s*$", regex.DOTALL)
+
+
+def opens(text: str) -> bool:
+    """Whether `text` begins the repr of a future whose error nothing retrieved."""
+    return text.startswith(_OPENINGS)
+
+
+def words(text: str) -> str:
+    """The handler's words above the repr `text` begins."""
+    return f"{'Task' if text.startswith(_OPENINGS[0]) else 'Future'} exception was never retrieved"
+
+
+def complete(texts: list[str]) -> bool:
+    """Whether the repr begun on the first of `texts` ends on the last: its angle brackets, outside quotes, closed."""
+    depth, quote = 0, ""
+    for char in _joined(texts):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+            if depth == 0:
+                return True
+    return False
+
+
+def error(texts: list[str]) -> ErrorInfo | None:
+    """The error the whole repr in `texts` names; None where it names none (a task that ended well, one cancelled)."""
+    m = _RAISED.search(_joined(texts))
+    if m is None or g.BARE_EXCEPTION_LINE.match(m["type"]) is None:
+        return None
+    said = g.repr_said(m["repr"])  # (its message as str() gives it, where the arguments are literals)
+    return ErrorInfo(m["type"], said[1] if said is not None else m["args"].strip(), has_traceback=False)
+
+
+def _joined(texts: list[str]) -> str:
+    """The repr's lines as one: a copy that wrapped it dropped the blank it broke the line at."""
+    return " ".join(text.strip() for text in texts)
