@@ -121,6 +121,12 @@ def celery(message: str, exc: BaseException | None = None, when: datetime = T0, 
     return formatter.format(record).split("\n")
 
 
+def asctime_colon(lines: list[str], when: datetime = T0) -> list[str]:
+    """Each line logged by itself through `%(asctime)s: %(message)s` (PythonAnywhere's error log of a web app)."""
+    formatter = logging.Formatter("%(asctime)s: %(message)s")
+    return [formatter.format(_record(line, None, when)) for line in lines]
+
+
 def logging_padded(message: str, name: str = "sagemaker-containers", level: int = logging.ERROR,
                    when: datetime = T0) -> list[str]:
     """`logger.log(level, message)` formatted `%(name)s %(levelname)-8s %(message)s` (sagemaker-containers' logger): the

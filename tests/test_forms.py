@@ -4,6 +4,7 @@ message and innermost Python frame; in a run the right one is the root cause."""
 from __future__ import annotations
 
 import ast
+import json
 import linecache
 import logging
 import multiprocessing
@@ -1125,6 +1126,26 @@ def test_a_notebooks_error_kept_as_json(form):
         assert event.root.raise_site.path == "Cell In[2]"
 
 
+def test_a_traceback_kept_as_a_json_list_of_its_parts():
+    """A JSON formatter that keeps `exc_info` as the list `traceback.format_exception` gives, each part stripped (a
+    frame's source line after its frame line and a `\\n`), the record pretty-printed: the chain, read from the list's
+    strings; the record's other members no part of it. Cut inside the list, the link the copy reached."""
+    exc = capture(_wrapped_chain)
+    record = {"asctime": "2026-01-21 08:28:33,853", "levelname": "CRITICAL", "name": "vllm.logger",
+              "message": "Uncaught exception", "exc_info": [part.strip() for part in traceback.format_exception(exc)],
+              "process": 412}
+    lines = json.dumps(record, indent=2).split("\n")
+    event = only(lines)
+    assert [(link.exception_type, link.message, link.raise_site.function) for link in event.chain] == [
+        ("KeyError", "'model.layers.78.mlp.gate_up_proj.input_scale'", "_load_weights"),
+        ("RuntimeError", "Failed to load weights", "_wrapped_chain")]
+    assert [frame.code for frame in event.root.frames] == [frame.code for frame in only(text_of(exc).splitlines()).root.frames]
+    assert not event.truncated and assert_same("\n".join(lines).encode())
+    cut = next(k for k, line in enumerate(lines) if "RuntimeError" in line)
+    event = only(lines[:cut])
+    assert (event.root.exception_type, event.final.exception_type, event.truncated) == ("KeyError", "", True)
+
+
 @pytest.mark.parametrize("lines", [forms.IPYTHON7_FROM_DEFINITION, forms.ipython_traceback(), forms.IPYTHON_FROM_DEFINITION],
                          ids=("ipython7", "shell", "format"))
 def test_a_notebook_copy_with_linked_frames(lines):
@@ -1577,6 +1598,12 @@ def test_an_exception_line_moved_above_its_frames():
     assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
     assert_same("\n".join([lines[-1], *lines[1:-1]]).encode())
+    # ... as PythonAnywhere's error log writes it: each line behind logging's `%(asctime)s: ` (taught by the exception line)
+    logged = fmt.asctime_colon(["Error running WSGI application", lines[-1], *lines[1:-1]])
+    (event,) = [e for e in assert_same("\n".join([*logged, ""]).encode()) if e.root.frames]
+    assert (event.root.exception_type, event.root.message, event.span.line_start) == ("KeyError", original.root.message, 2)
+    assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
+        [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
     # ... and Sentry's order: the frames newest first, each with its source line still under it
     groups: list[list[str]] = []
     for line in lines[1:-1]:

@@ -264,11 +264,22 @@ def test_python_2s_class_of_an_error_logged_with_its_text():
     assert found == [("exceptions.KeyError", "'creation_date'")]
 
 
+class ActorDiedError(Exception):
+    """An error whose str() is not its arguments' (Ray's RayActorError): its repr says nothing of its message."""
+
+    def __str__(self) -> str:
+        return "The actor died unexpectedly before finishing this task."
+
+
 async def _listen_stream():
     raise LookupError("no task context")
 
 
-def never_retrieved() -> list[logging.LogRecord]:
+async def _call_actor():
+    raise ActorDiedError()
+
+
+def never_retrieved(task=_listen_stream) -> list[logging.LogRecord]:
     """What asyncio's default exception handler logs for a task and a future whose errors nothing retrieved, each
     garbage-collected unawaited in a real event loop."""
     records: list[logging.LogRecord] = []
@@ -280,11 +291,11 @@ def never_retrieved() -> list[logging.LogRecord]:
 
     async def main():
         loop = asyncio.get_running_loop()
-        task = loop.create_task(_listen_stream())
+        running = loop.create_task(task())
         await asyncio.sleep(0)
         future = loop.create_future()
         future.set_exception(ConnectionResetError(104, "Connection reset by peer"))
-        del task, future
+        del running, future
         gc.collect()
 
     try:
@@ -316,14 +327,28 @@ def test_an_error_asyncio_says_nothing_retrieved_is_named_by_the_futures_repr(fo
     assert all(e.kind is EventKind.NOTICE and not e.truncated for e in events)
 
 
-def test_an_error_asyncio_says_nothing_retrieved_is_its_traceback_where_the_record_has_one():
+@pytest.mark.parametrize("form", ["%(asctime)s %(levelname)s %(name)s %(message)s", "%(message)s"])
+def test_an_error_asyncio_says_nothing_retrieved_is_its_traceback_where_the_record_has_one(form):
     """logging's own format puts the traceback (or, for an error never raised, its exception line) under the repr:
-    that is the error, once."""
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
-    text = "\n".join(formatter.format(record) for record in never_retrieved())
-    events = assert_same((text + "\n").encode())
+    that is the error, once. (Without a prefix, asyncio's words of the next record end the message above them.)"""
+    formatter = logging.Formatter(form)
+    task, future = (formatter.format(record).split("\n") for record in never_retrieved())
+    events = assert_same("\n".join([*task, *future, ""]).encode())
     assert [(e.root.exception_type, e.root.message) for e in events] == _NEVER_RETRIEVED
     assert events[0].kind is EventKind.TRACEBACK and events[0].root.frames[-1].function == "_listen_stream"
+    assert events[0].span.line_start == 2  # (from the repr, the error's record)
+    # (the traceback cut before its exception line: the repr names the error)
+    (cut,) = assert_same("\n".join([*task[:-1], ""]).encode())
+    assert (cut.root.exception_type, cut.root.message, cut.root.frames[-1].function) == (*_NEVER_RETRIEVED[0], "_listen_stream")
+
+
+def test_a_futures_repr_that_names_an_errors_class_alone_above_its_traceback_is_that_error():
+    """`exception=ActorDiedError()`: the repr of an error whose message is its own str(), behind a Ray worker's prefix."""
+    formatter = logging.Formatter("%(message)s")
+    lines = [f"(ServeReplica pid=97598) {line}" for line in formatter.format(never_retrieved(_call_actor)[0]).split("\n")]
+    assert lines[1].endswith("exception=ActorDiedError()>")
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.short_type, event.root.message, event.span.line_start) == ("ActorDiedError", str(ActorDiedError()), 2)
 
 
 def test_a_futures_repr_that_names_no_error_or_is_cut_is_no_error():

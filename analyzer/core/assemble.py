@@ -1402,13 +1402,16 @@ class TracebackAssembler:
         return Step.DROP
 
     def _future_goes_on(self, block: Block, text: str) -> Step:
-        """The lines of a future's repr (a copy's wrap), then a blank line at most: where its traceback (or exception
-        line) follows, the repr is no event of its own."""
+        """The lines of a future's repr (a copy's wrap), then a blank line at most: where its traceback follows, the
+        repr leads it; where its exception line does, the repr is no event of its own."""
         if not asyncio_report.complete(block.texts[:len(block.texts) - block.held]):
             if text.strip() and len(block.texts) < asyncio_report.MAX_LINES and not self._starts_record(text):
                 return Step.TAKE
             return Step.DROP  # (cut: no telling the error)
-        if g.HEADER.match(text) or g.BARE_EXCEPTION_LINE.match(text):
+        if g.HEADER.match(text):  # its traceback: the repr leads it (ob.leads), and tells its error if it is cut
+            block.logged = asyncio_report.error(block.texts)
+            return Step.CLOSE if block.logged is not None else Step.DROP
+        if g.BARE_EXCEPTION_LINE.match(text):
             return Step.DROP  # (an error never raised has no stack: logging prints its exception line alone)
         if not text.strip() and not block.held:
             block.held = 1
@@ -1569,8 +1572,9 @@ class TracebackAssembler:
 
 
 def _same_error(said: ErrorInfo, raised: ErrorInfo) -> bool:
-    """Whether a line's error is the traceback's: its class (by its last name) and its message's words."""
-    return said.short_type == raised.short_type and said.message.split() == raised.message.split()
+    """Whether a line's error is the traceback's: its class (by its last name) and its message's words, or none (the
+    repr of an error whose str() is not its arguments': `RayActorError()`)."""
+    return said.short_type == raised.short_type and (not said.message or said.message.split() == raised.message.split())
 
 
 def _multiline_said(said: str) -> ErrorInfo:

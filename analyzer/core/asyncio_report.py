@@ -18,11 +18,12 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo
 
-__all__ = ["MAX_LINES", "complete", "error", "opens", "words"]
+__all__ = ["MAX_LINES", "complete", "error", "opens", "reports", "words"]
 
 _OPENINGS = ("future: <Task ", "future: <Future ")
+_WORDS = ("Task exception was never retrieved", "Future exception was never retrieved")
 MAX_LINES = 8  # lines a copy may have wrapped the repr over
-_RAISED = regex.compile(r"\bexception=(?P<repr>(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\))>\s*$", regex.DOTALL)
+_RAISED = regex.compile(r"\bexception=(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$", regex.DOTALL)
 
 
 def opens(text: str) -> bool:
@@ -30,9 +31,14 @@ def opens(text: str) -> bool:
     return text.startswith(_OPENINGS)
 
 
+def reports(text: str) -> bool:
+    """Whether `text` is asyncio's words or the repr under them (no part of a message above them)."""
+    return text.startswith(_OPENINGS) or text.rstrip().endswith(_WORDS)
+
+
 def words(text: str) -> str:
     """The handler's words above the repr `text` begins."""
-    return f"{'Task' if text.startswith(_OPENINGS[0]) else 'Future'} exception was never retrieved"
+    return _WORDS[0] if text.startswith(_OPENINGS[0]) else _WORDS[1]
 
 
 def complete(texts: list[str]) -> bool:
@@ -57,8 +63,8 @@ def error(texts: list[str]) -> ErrorInfo | None:
     m = _RAISED.search(_joined(texts))
     if m is None or g.BARE_EXCEPTION_LINE.match(m["type"]) is None:
         return None
-    said = g.repr_said(m["repr"])  # (its message as str() gives it, where the arguments are literals)
-    return ErrorInfo(m["type"], said[1] if said is not None else m["args"].strip(), has_traceback=False)
+    said = g.args_said(m["type"], m["args"])  # (its message as str() gives it, where the arguments are literals)
+    return ErrorInfo(m["type"], said if said is not None else m["args"].strip(), has_traceback=False)
 
 
 def _joined(texts: list[str]) -> str:

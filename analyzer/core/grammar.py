@@ -452,21 +452,27 @@ def titled(name_line: str, value: str) -> bool:
 def repr_said(text: str) -> tuple[str, str] | None:
     """The exception whose repr is the whole of `text` (dask's report of a failed task: `Exception:
     "KeyError('tmax')"`): its type and its message as `str()` gives it; else None."""
-    if (m := EXCEPTION_REPR.match(text)) is None:
+    if (m := EXCEPTION_REPR.match(text)) is None or (said := args_said(m["type"], m["args"])) is None:
         return None
+    return m["type"], said
+
+
+def args_said(type_name: str, args_text: str) -> str | None:
+    """The message `str()` gives an exception of the class `type_name` made with the arguments `args_text` (as its
+    repr spells them); None where they are no literals."""
     try:
         # (Python before 3.7 wrote a trailing comma after a lone argument: `ValueError('x',)`)
-        args = literal(f"({m['args'].rstrip().removesuffix(',')},)") if m["args"].strip() else ()
+        args = literal(f"({args_text.rstrip().removesuffix(',')},)") if args_text.strip() else ()
     except ValueError:
         return None
     if not isinstance(args, tuple):
         return None
-    said = "" if not args else repr(args[0]) if len(args) == 1 and m["type"].endswith("KeyError") else (
+    said = "" if not args else repr(args[0]) if len(args) == 1 and type_name.endswith("KeyError") else (
         str(args[0]) if len(args) == 1 else str(args))
-    if len(args) == 2 and isinstance(args[0], int) and isinstance(builtin := getattr(builtins, m["type"], None), type) \
+    if len(args) == 2 and isinstance(args[0], int) and isinstance(builtin := getattr(builtins, type_name, None), type) \
             and issubclass(builtin, OSError):
         said = f"[Errno {args[0]}] {args[1]}"  # (as an OSError's str() puts its errno and text)
-    return m["type"], said
+    return said
 
 
 def exception_in_words(text: str) -> tuple[str, str] | None:

@@ -28,7 +28,7 @@ from analyzer.core import grammar as g
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
-__all__ = ["AppRecord", "Envelope", "coloured_string", "read", "split_lines"]
+__all__ = ["AppRecord", "Envelope", "error_string", "read", "split_lines"]
 
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
@@ -90,21 +90,28 @@ def _loaded(text: str) -> object:
 _ESCAPED_ESC = "\\u001b["  # a colour code's ESC as JSON writes it
 # A line of a pretty-printed JSON document that is one string: alone (an item of a list) or a member's value, maybe
 # with the comma after it; or cut before its closing quote (maybe inside an escape).
-_STRING_LINE = regex.compile(r'\s*+(?:"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
+_STRING_LINE = regex.compile(r'\s*+(?P<key>"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
                              r'(?:(?P<closed>")\s*+(?P<comma>,?)\s*+)?')
 _CUT_ESCAPE = regex.compile(r'(?<!\\)(?:\\\\)*+\K\\(?:u[0-9A-Fa-f]{0,3})?$')  # (a backslash itself escaped is whole)
+_TRACEBACK_ITEMS = (g.HEADER_TEXT, 'File "', g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 
 
-def coloured_string(text: str) -> tuple[str, bool] | None:
-    """The text of a JSON document's line that is one string holding colour codes (what Jupyter keeps of an error:
-    an .ipynb's `traceback` list, a kernel's error message, a copied error object's `stack`), and whether it is the
-    last of its list or object (no comma after it: what follows is the document's); else None."""
-    if _ESCAPED_ESC not in text.lower() or (m := _STRING_LINE.fullmatch(text)) is None:
+def error_string(text: str) -> tuple[str, bool] | None:
+    """The text of a JSON document's line that is one string of an error's text, and whether it is the last of its
+    list or object (no comma after it: what follows is the document's); else None. Such a string holds colour codes
+    (what Jupyter keeps of an error: an .ipynb's `traceback` list, a kernel's error message, a copied error object's
+    `stack`), or is an item of a list of a traceback's lines (a JSON formatter's `exc_info`, its frames' lines
+    stripped, each source line after its frame's: `"File \\"x.py\\", line 3, in f\\n    g()",`)."""
+    lowered = text.lower()
+    if (_ESCAPED_ESC not in lowered and text.lstrip()[:1] != '"') or (m := _STRING_LINE.fullmatch(text)) is None:
         return None
     try:
         value = json.loads(f'"{m["body"] if m["closed"] else _CUT_ESCAPE.sub("", m["body"])}"')
     except ValueError:  # (an escape JSON has not: `\x1b`)
         return None
+    if _ESCAPED_ESC not in lowered and (m["key"] or not (value.startswith(_TRACEBACK_ITEMS) or (
+            (said := g.BARE_EXCEPTION_LINE.match(value)) is not None and said["message"]))):
+        return None  # (a class's name alone is a list's item of names: `__all__`'s)
     return value, bool(m["closed"]) and not m["comma"]
 
 

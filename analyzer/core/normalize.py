@@ -185,9 +185,10 @@ class LineNormalizer:
             text = _unhtml(text)
         if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
             return [line for piece in lines for line in self.normalize(piece, lineno)]
-        if "\\u001" in text and (coloured := jsonlog.coloured_string(text)) is not None:  # Jupyter's error kept as JSON:
-            pieces = jsonlog.split_lines(coloured[0])  # each of its lines, uncoloured; after the last, the document's
-            return [line for piece in ([*pieces, ""] if coloured[1] else pieces) for line in self.normalize(piece, lineno)]
+        if ("\\u001" in text or text.lstrip()[:1] == '"') and (said := jsonlog.error_string(text)) is not None:
+            pieces = jsonlog.split_lines(said[0])  # an error's text kept as JSON (Jupyter's, a formatter's list of a
+            # traceback's lines): each of its lines, uncoloured; after the last, the document's
+            return [line for piece in ([*pieces, ""] if said[1] else pieces) for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
         if text[:1] == "_" or text[:2] in ("**", "*_"):

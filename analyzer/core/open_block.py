@@ -10,8 +10,8 @@ from datetime import datetime
 
 import regex
 
+from analyzer.core import asyncio_report, ipython, native, pytest_report, richtb
 from analyzer.core import grammar as g
-from analyzer.core import ipython, native, pytest_report, richtb
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
@@ -118,7 +118,11 @@ def leads(block: Block, line: LogLine) -> bool:
     """Whether `block` is an exception line logged as an error right above `line`, a traceback's header:
     AWS Lambda's Python runtime logs `[ERROR] KeyError: 'x'`, then the stack without it. (A bare exception
     line above a traceback cut short, by a rotation say, is no sign that the two are one; one after words, a logger's
-    record of the error, is.) Or a logger's label of the traceback (see labels_traceback)."""
+    record of the error, is.) Or a logger's label of the traceback (see labels_traceback). Or asyncio's repr of a
+    future whose error nothing retrieved, maybe wrapped over lines (core/asyncio_report.py)."""
+    if block.state is State.FUTURE:
+        return block.logged is not None and block.linenos[-1] + 1 == line.lineno and (
+            (m := g.HEADER.match(line.text)) is not None and not m["context"].strip())
     return ((block.state is State.LOGGED or (block.state is State.BARE and (
         bool(block.context) or labels_traceback(block.texts[0], line.text))))
             and len(block.texts) == 1 and block.linenos[0] + 1 == line.lineno and (m := g.HEADER.match(line.text)) is not None
@@ -379,4 +383,5 @@ def wraps_remote(text: str) -> bool:
 def opens_something(text: str) -> bool:
     """A line that cannot continue an exception message: it starts a new record or traceback."""
     return bool(g.HEADER.match(text) or g.GROUP_HEADER.match(text) or g.LOG_RECORD_START.match(text)
-                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text) or pytest_report.headline(text))
+                or g.FRAME.match(text) or native.interrupts(text) or richtb.HEADER.match(text) or pytest_report.headline(text)
+                or asyncio_report.reports(text))
