@@ -142,6 +142,20 @@ def test_a_terminate_whose_what_begins_with_dmlcs_place_and_another_class_keeps_
     assert event.root.message == lines[1].split("what():  ")[1]
 
 
+def test_a_terminate_whose_what_names_its_source_place_is_raised_there():
+    """TensorRT-LLM's checks put the C++ file and line in what() (`TLLM_CHECK`'s `Assertion failed: %s (%s:%d)`; an
+    MPI check's text holds it too): with no stack that places the error, that place is its site."""
+    place = "/src/tensorrt_llm/cpp/tensorrt_llm/common/mpiUtils.cpp:211"
+    lines = ["terminate called after throwing an instance of 'tensorrt_llm::common::TllmException'",
+             f"  what():  [TensorRT-LLM][ERROR] Assertion failed: Failed: MPI error {place} '6' ({place})",
+             "1       0x7fb4aebbeb71 tensorrt_llm::common::throwRuntimeError(char const*, int, std::string const&) + 82"]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == (place.rsplit(":", 1)[0], 211)
+    assert not event.root.has_traceback
+    (placed,) = assert_same("\n".join(forms.cxx_terminate()).encode())  # (where torch says where it was raised, there)
+    assert (placed.root.raise_site.path, placed.root.raise_site.lineno) == ("/pytorch/c10/cuda/CUDAException.cpp", 43)
+
+
 @pytest.mark.parametrize("level", ["", "WARNING: "])
 def test_dmlcs_log_place_in_front_of_an_error_is_a_prefix(level):
     """dmlc's logging (TVM, MLC, XGBoost) begins a record with the clock and the place (`[10:38:03] C:\\x\\llm_chat.cc:526: `,
@@ -1702,7 +1716,7 @@ def test_a_pages_exception_line_above_its_frames_flush_left(blank):
 
 @pytest.mark.parametrize("form", ["plain", "blank-before-exception", "collapsed-to-one-space", "broken-after-path",
                                   "broken-after-path-headless", "frames-on-one-line-headless",
-                                  "begun-inside-a-frame-headless", "paths-unquoted", "paths-unquoted-indented"])
+                                  "begun-inside-a-frame-headless", "paths-unquoted", "paths-unquoted-indented", "quotes-escaped"])
 def test_a_paste_that_lost_its_indentation(form):
     lines = text_of(capture(_load_weights)).splitlines()
     original = only(lines)
@@ -1713,7 +1727,11 @@ def test_a_paste_that_lost_its_indentation(form):
               "frames-on-one-line-headless": lambda: forms.frames_on_one_line(lines),
               "begun-inside-a-frame-headless": lambda: [lines[1].split("/")[-1], *forms.stripped(lines[2:])],
               "paths-unquoted": lambda: forms.unquoted_paths(forms.stripped(lines)),
-              "paths-unquoted-indented": lambda: forms.unquoted_paths(lines)}[form]()
+              "paths-unquoted-indented": lambda: forms.unquoted_paths(lines),
+              # (copied out of a string whose quotes were escaped, two blanks out as a paste put them; a source line's
+              # quotes, escaped too, are the code as the copy shows it: not compared here)
+              "quotes-escaped": lambda: [line[2:].replace('"', '\\"') if line.startswith("  File") else line[2:]
+                                         if line.startswith("  ") else line for line in lines]}[form]()
     event = only(pasted)
     assert_same("\n".join(pasted).encode())  # (the fast path alike)
     assert event.truncated == form.endswith("headless") and event.root.message == original.root.message

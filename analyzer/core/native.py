@@ -92,6 +92,10 @@ _OBJC_STACK = regex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\
 _WHAT = regex.compile(rf"^(?:.*?\s)?what\(\):\s++(?P<message>(?:{g.TEXT})?)\s*+$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
 _PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
+# A C++ source file's name and a line (where it ends: a search for the path's start would go back over every run of
+# path characters), and what ends the path before it.
+_SOURCE_END = regex.compile(r"\.(?:cpp|cc|cxx|cu|cuh|hpp|h):(?P<lineno>\d+)\b")
+_PATH_STOPS = (" ", "\t", "\n", "'", '"', "(", "[")
 _RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
 _CXX_FRAME = regex.compile(r"^frame #\d+: ")
@@ -335,7 +339,17 @@ def parse(lines: list[str]) -> ErrorInfo:
     kind = _demangled(_type_once(thrown["type"]))
     what, placed = _own_place(kind, "\n".join(message).strip())
     frames = _thread_frames(lines[dump + 1:]) or frames or placed  # where Python was when it aborted, if it was
-    return ErrorInfo(kind, what, frames, has_traceback=bool(frames))
+    return ErrorInfo(kind, what, frames or _source_place(what), has_traceback=bool(frames))
+
+
+def _source_place(what: str) -> tuple[Frame, ...]:
+    """The first C++ source file and line a what() names, as its site (TensorRT-LLM's checks: `[TensorRT-LLM][ERROR]
+    Assertion failed: ... (/src/cpp/common/mpiUtils.cpp:211)`); none where it names none."""
+    if (m := _SOURCE_END.search(what)) is None:
+        return ()
+    start = max(what.rfind(stop, 0, m.start()) for stop in _PATH_STOPS) + 1
+    path = what[start:m.start("lineno") - 1]
+    return (Frame(path, int(m["lineno"]), ""),) if "/" in path or "\\" in path else ()
 
 
 def _own_place(kind: str, message: str) -> tuple[str, tuple[Frame, ...]]:

@@ -666,8 +666,8 @@ def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste or a tool changed it (TensorFlow's `  *` after a frame of the
     user's code): its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
-    line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`), or a dunder
-    name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`)."""
+    line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`), a dunder
+    name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`), or its quotes escaped (`File \\"x.py\\"`)."""
     if ", **line " in text:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
     if ",in " in text:
@@ -677,11 +677,14 @@ def _framed(text: str) -> str:
     if "**" in text:
         text = _BOLD_DUNDER.sub(r"__\1__", text)  # (markdown made a dunder name bold: `/IMP/core/**init**.py`)
         text = _BOLD_IN.sub(r", in \1", text, count=1)  # (or a user bolded the function: `line 377, **in f**`)
+    if 'File \\"' in text:
+        text = _ESCAPED_QUOTES_FRAME.sub(r'\1File "\2", line', text, count=1)  # (copied out of a string: `File \"x.py\"`)
     if 'File "' in text:
         return _EMPHASIZED_FRAME.sub("", text, count=1) if text.lstrip()[:1] in ("_", "*") else text
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
+_ESCAPED_QUOTES_FRAME = regex.compile(r'^(\s*)File \\"([^"\n]*?)\\", line')
 _KNACK_FRAME = regex.compile(r"(?P<path>[^\s,][^,]*\.pyw?), ln (?P<rest>\d+, in \S+)\s*")
 _EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
 _HEADING = regex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: a learned prefix)
