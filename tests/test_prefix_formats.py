@@ -1031,6 +1031,10 @@ def test_a_paste_begun_at_a_frame_that_lost_its_indentation_behind_a_prefix(wrap
     assert event.root.raise_site.function == "_register_worker"
 
 
+def _interrupted():
+    raise KeyboardInterrupt
+
+
 @pytest.mark.parametrize("separator, nanoseconds", [(" | ", False), ("\t", False), (" | ", True)],
                          ids=["table", "tab-separated", "engine-time"])
 def test_a_container_uis_export_newest_line_first(separator, nanoseconds):
@@ -1042,6 +1046,12 @@ def test_a_container_uis_export_newest_line_first(separator, nanoseconds):
     (event,) = [e for e in assert_same(("\n".join(rows) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
     assert event.root.raise_site.function == "_caret"
+    # (an error without a message, its class alone on the exception line, teaches the prefix too: Ctrl-C's)
+    interrupted, lines = _tb(_interrupted)
+    rows = fmt.container_ui_export(["booting", *lines], separator=separator, nanoseconds=nanoseconds)
+    (event,) = [e for e in assert_same(("\n".join(rows) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert (event.root.exception_type, event.root.message, event.root.raise_site.function) == (
+        "KeyboardInterrupt", "", "_interrupted")
 
 
 @pytest.mark.parametrize("level", ["info", "error"])

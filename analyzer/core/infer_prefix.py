@@ -76,8 +76,9 @@ _PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
 # error: ...`, a C++ terminate's, UCX's signal report; see native.starts; and an error's repr a logger printed, vLLM's
-# `RuntimeError('...')`)
+# `RuntimeError('...')`; and a class alone, an error without a message, as a newest-first export puts it above its frames)
 _AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
+                              r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r"[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
                               r"|Fatal Python error: |Windows fatal exception: "
                               r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
                               r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")
@@ -147,7 +148,8 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
     if m is None:
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
-    if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#", "|") or first.isdigit()) and (
+    if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body
+                      or body.rstrip().endswith(g.EXCEPTION_SUFFIXES)) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#", "|") or first.isdigit()) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and (end := _shapes_end(body, prefix.end())):
         return body[:end], False
     if m is None and ("E  " in body or ": in " in body):
