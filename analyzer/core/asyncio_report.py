@@ -23,7 +23,7 @@ __all__ = ["MAX_LINES", "complete", "error", "opens", "reports", "words"]
 _OPENINGS = ("future: <Task ", "future: <Future ")
 _WORDS = ("Task exception was never retrieved", "Future exception was never retrieved")
 MAX_LINES = 8  # lines a copy may have wrapped the repr over
-_RAISED = regex.compile(r"\bexception=(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$", regex.DOTALL)
+_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$", regex.DOTALL)
 
 
 def opens(text: str) -> bool:
@@ -60,7 +60,9 @@ def complete(texts: list[str]) -> bool:
 
 def error(texts: list[str]) -> ErrorInfo | None:
     """The error the whole repr in `texts` names; None where it names none (a task that ended well, one cancelled)."""
-    m = _RAISED.search(_joined(texts))
+    joined = _joined(texts)
+    at = joined.find(" exception=")  # (the first: a message may quote the words; each try would read to the end)
+    m = _RAISED.match(joined, at + 1) if at >= 0 else None
     if m is None or g.BARE_EXCEPTION_LINE.match(m["type"]) is None:
         return None
     said = g.args_said(m["type"], m["args"])  # (its message as str() gives it, where the arguments are literals)

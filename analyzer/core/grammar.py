@@ -337,7 +337,9 @@ _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)
 # A class of any name under two modules or more in lower case, with a message (`pyarrow.lib.ArrowInvalid: ...`,
 # `triton.runtime.autotuner.OutOfResources: ...`); not a logger's name before a level.
 # (Its capital looked for first: the modules behind it, read back to the line's start, cost as much as they are long.)
-_DEEP_CLASS = rf"(?=[A-Z])(?<=(?:^|[`*])(?:[a-z_]\w*\.){{2,}})[A-Z]\w*(?=: (?!{_LEVELS})\S)"
+# (Told where the name begins, its modules read once: looked for behind the class, they were read again at each.)
+_DEEP_MODULES = rf"(?:(?=(?:[a-z_]\w*+\.){{2,}}+[A-Z]\w*+: (?!{_LEVELS})\S)(?P<deep>))?"
+_DEEP_CLASS = r"(?(deep)[A-Z]\w*|(?!))"
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
 # (`StopIteration`, concurrent.futures' `BrokenProcessPool`), Triton's `OutOfResources`, dask's `KilledWorker`.
 SUFFIXLESS = r"(?:StopIteration|StopAsyncIteration|Broken(?:Process|Thread)Pool|OutOfResources|KilledWorker|ResolutionImpossible)\b"
@@ -353,7 +355,7 @@ LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 # one of each of its statuses (`InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : ...`, `Fail: ...`).
 CODED_CLASS = r"[A-Z]\w*(?=: (?:An error occurred \(|\[ONNXRuntimeError\] : ))"
 BARE_EXCEPTION_LINE = regex.compile(
-    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
+    rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>{_DEEP_MODULES}(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|{SUFFIXLESS}|{TIMEOUT_CLASS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
     rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{CODED_CLASS})"
     rf"{_INNER})"

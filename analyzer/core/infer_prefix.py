@@ -55,7 +55,8 @@ _FRAME_AT = regex.compile(rf'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{{1,7}}: ))File "
 # type reads as one by its name or its module's (or is `Exception` itself; a C++ class's scopes too:
 # `tensorrt_llm::common::TllmException`).
 _EXCEPTION_AHEAD = (r"(?=(?:[A-Za-z_](?:[\w.]|::)*" + g.EXCEPTION_SUFFIX + r"|Exception)(?:\([\w.]+\))?: "
-                    r"|(?:[A-Za-z_]\w*+\.)+" + g.ERRORS_MODULE + r"\.[A-Z]\w*: )")
+                    r"|[A-Za-z_][\w.]*+(?<=\w\." + g.ERRORS_MODULE + r"\.[A-Z]\w*): )")  # (its module's name looked at from
+# the end: a repeated group over a long dotted name backtracks a step at a time)
 _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
 _PREFIX_SHAPES = (
