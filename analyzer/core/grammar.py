@@ -336,8 +336,8 @@ ERRORS_MODULE = r"(?:[a-z]\w*_)?(?:exc|exceptions|errors?)"
 _LEVELS = r"(?:CRITICAL|ERROR|WARNING|WARN|INFO|DEBUG|TRACE|NOTE|Note|Hint|HINT)\b"
 # A class of any name under two modules or more in lower case, with a message (`pyarrow.lib.ArrowInvalid: ...`,
 # `triton.runtime.autotuner.OutOfResources: ...`); not a logger's name before a level.
-# (Its capital looked for first: the modules behind it, read back to the line's start, cost as much as they are long.)
-# (Told where the name begins, its modules read once: looked for behind the class, they were read again at each.)
+# (Told where the name begins, the modules read once: looked for behind the class, a line of `a.a.a. ... Error: x`
+# had them read back to its start from each dot.)
 _DEEP_MODULES = rf"(?:(?=(?:[a-z_]\w*+\.){{2,}}+[A-Z]\w*+: (?!{_LEVELS})\S)(?P<deep>))?"
 _DEEP_CLASS = r"(?(deep)[A-Z]\w*|(?!))"
 # Well-known classes whose names lack the usual suffix, printed without their module: the standard library's
