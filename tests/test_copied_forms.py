@@ -1309,11 +1309,12 @@ def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     ("1.Service start failed. ", "1.Service start failed."), ("It stopped! ", "It stopped!"),
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
-    ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("- bug: ", "bug"),
+    ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("I got a ", "I got a"),
+    ("Caught an ", "Caught an"), ("- bug: ", "bug"),
     (" - ", ""), ("  -> ", ""), ("2. ", ""), ("### ", ""),
     ("Prefill transfer failed for request rank=0 with exception ", "Prefill transfer failed for request rank=0 with exception"),
     ("Request 12 failed with error ", "Request 12 failed with error")],
-    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "bullet label", "list item", "arrow",
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "got a", "caught an", "bullet label", "list item", "arrow",
          "numbered", "heading", "with exception", "with error"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
@@ -1323,6 +1324,25 @@ def test_an_exception_line_after_the_users_sentence(before, context):
         (EventKind.BARE, "ConnectionError", str(exc), context)]
     assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
                        f"It failed. Error: bad\nINFO: it got {said}\nWARNING: the error: {said}\n".encode()) == []
+
+
+class RateLimitError(Exception):
+    """litellm's error: its str() names its class again, under its module (`litellm.RateLimitError: ...`)."""
+
+    def __str__(self) -> str:
+        return f"litellm.RateLimitError: {self.args[0]}"
+
+
+def test_an_error_whose_text_names_its_class_after_words_that_name_it():
+    """`print(f"Caught a {type(e).__name__}: {e}")` of an error whose str() begins with its class: the words name the
+    class, then the error's own line follows."""
+    try:
+        raise RateLimitError("RateLimitError: OpenAIException - You exceeded your current quota")
+    except RateLimitError as e:
+        printed = f"Caught a {type(e).__name__}: {e}"
+    assert _bare_errors(f"{printed}\n\nThis means you have run out of credits.\n".encode()) == [
+        (EventKind.BARE, "litellm.RateLimitError", "RateLimitError: OpenAIException - You exceeded your current quota",
+         "Caught a RateLimitError")]
 
 
 @pytest.mark.parametrize("word", ["Uncaught", "Unhandled"])

@@ -71,13 +71,16 @@ def _sample():
     return _multiply(2048, 768)
 
 
-def test_comfyuis_error_report_with_its_stack():
-    """ComfyUI's report: the type and message as markdown fields, the stack as `traceback.format_tb`
-    prints it (frames only) in a fenced block; the system information after it is no part of it."""
+@pytest.mark.parametrize("said", ["str", "format_exception_only"])
+def test_comfyuis_error_report_with_its_stack(said):
+    """ComfyUI's report: the type and message as markdown fields (the message as str() gives it, or naming the type
+    again as `format_exception_only` ends, in other releases), the stack as `traceback.format_tb` prints it (frames
+    only) in a fenced block; the system information after it is no part of it."""
     exc = capture(_sample)
     stack = "".join(traceback.format_tb(exc.__traceback__)).rstrip("\n").split("\n")
+    message = str(exc) if said == "str" else traceback.format_exception_only(exc)[-1].strip()
     report = ["# ComfyUI Error Report", "## Error Details", "- **Node ID:** 7", "- **Node Type:** KSampler",
-              f"- **Exception Type:** {type(exc).__name__}", f"- **Exception Message:** {exc}", "## Stack Trace",
+              f"- **Exception Type:** {type(exc).__name__}", f"- **Exception Message:** {message}", "## Stack Trace",
               "```", *stack, "```", "## System Information", "- **ComfyUI Version:** 0.3.7", "## Logs", "```",
               "2024-12-04T14:12:42.123 Loading model", "```"]
     (event,) = _events(report)

@@ -22,7 +22,7 @@ import regex
 
 from analyzer.core import grammar as g
 from analyzer.core.blocks import parse_chain
-from analyzer.core.records import ErrorInfo, Frame
+from analyzer.core.records import ErrorInfo, Frame, short_type
 
 __all__ = ["goes_on", "opens", "parse"]
 
@@ -89,7 +89,10 @@ def parse(texts: list[str]) -> ErrorInfo:
             stack = [t for t in texts[k + 1:] if not _fence(t)]
             frames = next((info.frames for info in parse_chain([g.HEADER_TEXT, *stack])), frames)
             break
-    return ErrorInfo(found["type"], "\n".join(value).strip(), frames, has_traceback=False)
+    message = "\n".join(value).strip()
+    named = next((f"{name}: " for name in (found["type"], short_type(found["type"])) if message.startswith(f"{name}: ")), "")
+    return ErrorInfo(found["type"], message.removeprefix(named), frames, has_traceback=False)  # (a value that names the
+    # type again, as `format_exception_only` ends: ComfyUI's report in some releases)
 
 
 def _fence(text: str) -> bool:

@@ -619,12 +619,13 @@ def _said(text: str) -> bool:
     return m is not None and bool(m["message"])
 
 
-# (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `;
+# (a word, or a bracketed one; or a few words that end in the word error: `actual error: `, `Full traceback: `, or in
+# the class of an error whose text names its class again: `Caught a RateLimitError: litellm.RateLimitError: ...`;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `; or a file and line: pytest's
 # `--tb=line` (`/x/test_a.py:2: ValueError: ...`), a C++ check's place (`/src/llm_chat.cc:163: InternalError: ...`))
 _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
                        r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+?\.[A-Za-z]\w{0,3}:\d+"  # (lazy: greedy, a long dotted name took minutes)
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback)"
+                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback|[A-Z]\w*(?:Error|Exception))"
                        r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
                        r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
@@ -633,16 +634,16 @@ _SEE_ABOVE = " (see above for traceback):"
 _BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
-INTRODUCING_VERBS = r"(?:g[eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw|[Uu]ncaught|[Uu]nhandled)"
+INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw|(?:[Uu]n)?caught|Caught|[Uu]nhandled)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`I am getting this error: `, `with the error message: `, `The error was: ` as Ansible
 # reports a task's, `the following error "`; at a line's start, a few words ending in `error: ` are _LABEL's, and
-# more words before `error: ` alone say nothing), a verb that says it (`got `; an excepthook's `Uncaught `), or the word Exception alone before
+# more words before `error: ` alone say nothing), a verb that says it (`got `, `got a `, `caught an `; an excepthook's `Uncaught `), or the word Exception alone before
 # it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
 _INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
-                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}|^Exception"
+                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}(?: an?)?|^Exception"
                             r"|\bwith (?:an? )?(?i:error|exception)) "
                             r"|\b(?i:error|exception):? [\"'])\Z", regex.REVERSE)  # (it ends where the words end: searched
 # from there backwards, one place is tried where a forward search tries forty)

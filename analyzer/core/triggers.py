@@ -96,7 +96,7 @@ _STARTS = (
     rb"(?:ERROR|CRITICAL|FATAL) (?:[A-Za-z_][\w.:]*)?(?:Error|Exception|Runtime\.[A-Z]\w*)(?:\([\w.]+\))?: ",  # a level word
     # and one blank before an error (notices.logged_error), which the patterns above do not take after a letter
     rb"(?:Error|Exception) in (?:line \d+ of |file )",  # Snakemake's error and its place (snakemake.opens)
-    rb"(?:" + INTRODUCING_VERBS.encode() + rb"|[Ee]xception|[Ee]rror) [A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
+    rb"(?:" + INTRODUCING_VERBS.encode() + rb"|[Ee]xception|[Ee]rror) (?:an? )?[A-Za-z_][\w.]*(?:Error|Exception): ",  # ... to a user's words (grammar.exception_in_words)
     rb"\.(?:(?:com_)?error|timeout)[ \t]*[:\r\n]",  # a module's `error` class (grammar._ERROR_MODULES: a superset), socket.timeout
     rb"\." + ERRORS_MODULE.encode() + rb"\.[A-Z]\w*[ \t]*[:\r\n]",  # a class of a module of exceptions: torch._dynamo.exc.Unsupported
     SUFFIXLESS.encode() + rb"[ \t]*[:\r\n]",  # a well-known class without the usual suffix
