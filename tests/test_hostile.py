@@ -169,6 +169,10 @@ def test_a_megabyte_of_modules_in_lower_case_is_read_in_one_pass():
     for prefix in ("", "svc  | ", "2024-01-01 10:00:00 "):
         (event,) = events_from_lines([prefix + "a." * 150_000 + "Error: x"], "modules.log", NO_NOTICES)
         assert (event.root.short_type, event.root.message) == ("Error", "x")
+    # (and in front of a frame line, which no prefix then opens: read as a grep margin's file name, or Snakemake's
+    # modules before a class, from each dot back, 100 kB took 1.1 s)
+    frame = '  File "/srv/app/worker.py", line 162, in load'
+    assert list(events_from_lines(["a." * 150_000 + frame], "modules.log", NO_NOTICES)) == []
 
 
 def test_a_megabyte_of_modules_logged_as_an_errors_type_alone_is_read_in_one_pass():

@@ -23,7 +23,7 @@ __all__ = ["MAX_LINES", "complete", "error", "opens", "reports", "words"]
 _OPENINGS = ("future: <Task ", "future: <Future ")
 _WORDS = ("Task exception was never retrieved", "Future exception was never retrieved")
 MAX_LINES = 8  # lines a copy may have wrapped the repr over
-_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$")
+_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$")
 
 
 def opens(text: str) -> bool:

@@ -432,7 +432,7 @@ WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)+(?:[A-Z]\
                                      r"|(?<=\.(?:errors|exceptions|err|exc)\.)[A-Z]\w*+))\) (?P<message>\S.*)$")
 
 # An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.
-EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
+EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
 
 # The value under an error tracker's title (Sentry's issue page: the class alone, its message on the next line):
@@ -589,13 +589,13 @@ def _members(text: str) -> Iterator[tuple[int, int, str]]:
 
 _NAMED = ", message: "
 _TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
-                             r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))(?P=quote)")
+                             r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))(?P=quote)")
 _STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
 # A class in brackets and its message, after a colon that ends a user's words (SkyPilot's `[AssertionError] ...`)
-_BRACKETED_SAID = regex.compile(r"(?<=: )\[(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\] (?P<message>\S.*)$")
+_BRACKETED_SAID = regex.compile(r"(?<=: )\[(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\] (?P<message>\S.*)$")
 # An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters
-_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\((?:'|\"|-?\d).*\))\s*$")
+_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)\((?:'|\"|-?\d).*\))\s*$")
 _REPR_TAIL = 4096
 
 
@@ -649,9 +649,9 @@ _INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:messag
 # from there backwards, one place is tried where a forward search tries forty)
 # An exception whose text names its class and fields before its reason (SGLang's `KVTransferError(bootstrap_room=12):
 # Failed to send kv chunk ...`): the class and the reason are read.
-_FIELDS_SAID = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
+_FIELDS_SAID = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
 # An exception's type with a fullwidth colon after it, then its message.
-_FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*\.)*{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
+_FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
 _LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
 _CJK_COLON = regex.compile(_CJK + ": ")
 _CJK_END = regex.compile(_CJK + r"\Z")

@@ -313,7 +313,8 @@ class Family:
 # after srun's one more. (The normaliser takes one only right in front of the landmark or of a known prefix: a number
 # inside a prefix names a process.)
 _MARGIN_NUMBER = regex.compile(r"[ \t]*(?:Line \d{1,7}: |(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[])))")
-_GREP_FILE = r"(?P<file>[\w./-]*\w\.[A-Za-z]\w{0,7})[:-]"  # (a file's name has an extension)
+# (a file's name has an extension; a path in a margin is short: unbounded, a line of `a.a.a. ...` was tried at each dot)
+_GREP_FILE = r"(?P<file>[\w./-]{0,256}\w\.[A-Za-z]\w{0,7})[:-]"
 _MARGIN_FILE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
 _MARGIN_FILE_PIECE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-])?")
 _BARRED = regex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")

@@ -117,12 +117,12 @@ _EMBEDDED = regex.compile(rf"(?:^|(?<=: | - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_
 _TYPE_ALONE = regex.compile(rf"^{_TYPE}:\s*$")
 
 # ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
-_PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
+_PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
 
 
 # ... or its str in angle brackets, as pymilvus's errors write theirs (`RPC error: [batch_insert], <MilvusException: (code=1100,
 # message=...)>, <Time:{...}>`)
-_ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): (?P<message>[^<>\n]+)>")
+_ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)): (?P<message>[^<>\n]+)>")
 
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
@@ -135,16 +135,16 @@ _ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exceptio
 # during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
 _SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
 _LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
-_CLASS_SAID = regex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
+_CLASS_SAID = regex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
                             r"(?P<message>[^\s<].*)$")
 
 # `logger.error(f"{what}: {type(exc).__name__}")`, or `{exc!r}` of an error that has no message: the class ends the line
 # after a colon (SD.Next's `... | ERROR | errors | executing callback: x.py f: AttributeError`)
-_CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\s*$")
+_CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\s*$")
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
-_REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
+_REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
 
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
