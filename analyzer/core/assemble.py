@@ -1477,16 +1477,14 @@ class TracebackAssembler:
                                     or ob.reports_user_code(block.lead.texts[0])):
             return [event]  # (the label of a traceback that tells its error itself, or its message alone above it)
         if last.exception_type and _same_error(said.final, last):  # a logger's record of the error, then its traceback
-            return [replace(event, context=event.context or said.context, span=replace(  # (`logger.exception(f"...: {e!r}")`)
-                event.span, line_start=said.span.line_start), lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
+            return [_from_lead(said, event, context=event.context or said.context)]  # (`logger.exception(f"...: {e!r}")`)
         if last.exception_type or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
         # (a logged error's stack is whole without it; a bare line's may have been cut anywhere)
         truncated = event.truncated and said.kind is EventKind.BARE
         chain = (*event.chain[:-1], *said.chain[:-1], own)  # (with the errors the line names inside its own)
-        return [replace(event, chain=chain, span=replace(event.span, line_start=said.span.line_start),
-                        truncated=truncated, inferred=said.inferred, lines=(*said.lines, *event.lines), timestamp=said.timestamp or event.timestamp)]
+        return [_from_lead(said, event, chain=chain, truncated=truncated, inferred=said.inferred)]
 
     @staticmethod
     def _trim(block: Block) -> list[LogLine]:
@@ -1569,6 +1567,12 @@ class TracebackAssembler:
             elided=block.elided,
             inferred=block.inferred,
         )
+
+
+def _from_lead(said: ErrorEvent, event: ErrorEvent, **fields) -> ErrorEvent:
+    """The traceback's event as one with the line that led it: from that line on, its time first."""
+    return replace(event, span=replace(event.span, line_start=said.span.line_start), lines=(*said.lines, *event.lines),
+                   timestamp=said.timestamp or event.timestamp, **fields)
 
 
 def _same_error(said: ErrorInfo, raised: ErrorInfo) -> bool:

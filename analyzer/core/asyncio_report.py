@@ -33,7 +33,7 @@ def opens(text: str) -> bool:
 
 def reports(text: str) -> bool:
     """Whether `text` is asyncio's words or the repr under them (no part of a message above them)."""
-    return text.startswith(_OPENINGS) or text.rstrip().endswith(_WORDS)
+    return opens(text) or text.rstrip().endswith(_WORDS)
 
 
 def words(text: str) -> str:
