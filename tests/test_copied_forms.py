@@ -271,6 +271,21 @@ def test_a_bold_span_a_paste_opened_at_an_exception_line_and_closed_lines_below(
     assert _places(actual_chain(first.chain))[0] == _places(expected_chain(exc))[0]
 
 
+def _import_the_extension() -> None:
+    import nixl_ep_cpp_gone  # noqa: F401
+
+
+def test_bold_a_paste_opened_before_a_workers_prefix_on_the_exception_line():
+    """A copy of vLLM's engine core record, begun at a frame, the user's bold opened before the last line's prefix and
+    never closed (`**(EngineCore pid=169) ERROR ... ImportError: ...`): the traceback's own error, where it was raised."""
+    exc = capture(_import_the_extension)
+    lines = fmt.vllm_worker(fmt.vllm_record("EngineCore failed to start.", exc), name="EngineCore")
+    cut = lines[lines.index(next(line for line in lines if '  File "' in line)):]  # (begun at the first frame)
+    cut[-1] = f"**{cut[-1]}"
+    (event,) = _tracebacks(cut)
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
 def test_a_loggers_record_a_user_set_in_bold_as_a_whole():
     """KServe's model server logs a model that failed to load on one line, naming the error's class and message; a
     paste set that line in markdown bold, its prefix and all: the same error as from the plain line."""

@@ -650,8 +650,8 @@ def _unemphasised(text: str) -> str:
         return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
     if (bold := _BOLD_TYPE.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(line := f"{bold['type']}: {bold['message']}"):
         return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
-    if text[:2] == "**" and "**" not in text[2:] and g.BARE_EXCEPTION_LINE.match(text[2:]):
-        return text[2:]  # (bold opened at the line and closed lines below, after a chain's separator)
+    if text[:2] == "**" and "**" not in text[2:] and (g.BARE_EXCEPTION_LINE.match(text[2:]) or known_at(text[2:], KNOWN)):
+        return text[2:]  # (bold opened at the line and closed lines below: after a chain's separator, before a prefix)
     inner = text.rstrip()[2:-2]  # (a line a user set in bold as a whole: a logger's record, its prefix and all)
     if text.rstrip().endswith("**") and inner[:1].strip(" \t*") and inner[-1:].strip(" \t*") and "**" not in inner:
         return inner
