@@ -198,6 +198,14 @@ def compose(lines: list[str], service: str, width: int = 0) -> list[str]:
     return [f"{service.ljust(width)} | {line}" for line in lines]
 
 
+def podman_compose(lines: list[str], service: str, width: int = 0, colour: int | None = 2) -> list[str]:
+    """podman-compose: the service in brackets, blanks to the widest one's width and one more, a bar; in the service's
+    colour (`colour`, an ANSI code's last digit), reset after the bar; then a blank and the line."""
+    pad = " " * (max(width, len(service)) - len(service) + 1)
+    on, off = (f"\x1b[1;3{colour}m", "\x1b[0m") if colour is not None else ("", "")
+    return [f"{on}[{service}]{pad}|{off} {line}" for line in lines]
+
+
 def container_ui_export(lines: list[str], start: datetime = T0, separator: str = " | ", stream: str = "stdout",
                         nanoseconds: bool = False) -> list[str]:
     """A container UI's log table copied as text (Synology's, Portainer's): `date | stream | line` per row (tab

@@ -180,6 +180,30 @@ def test_a_segfaulting_child_is_faulthandlers_fatal_error_with_its_python_frames
     assert [f.function for f in event.root.frames][-2:] == ["read_weights", "string_at"]
 
 
+def _check_context(tokens: int) -> None:
+    raise ValueError(f"Requested tokens ({tokens}) exceed context window of 2048")
+
+
+def _create_completion() -> None:
+    _check_context(2285)
+
+
+@pytest.mark.parametrize("colour", [2, None], ids=("coloured", "colours lost"))
+def test_a_servers_exception_label_above_its_traceback_behind_podman_compose(colour):
+    """llama-cpp-python's server prints `Exception: <the error's text>` and then the traceback (the word Exception a
+    label of any error), podman-compose `[service] | ` in front of each line: one error, the traceback's, from the
+    label's line on; where the paste ends inside the stack, the label's, the stack cut."""
+    exc = capture(_create_completion)
+    lines = [f"Exception: {exc}", *text_of(exc).rstrip("\n").split("\n")]
+    whole = fmt.podman_compose(["INFO:     127.0.0.1:51234 - POST /v1/completions", *lines], "llama-cpp", colour=colour)
+    (event,) = assert_same("\n".join([*whole, ""]).encode())
+    assert [(link.exception_type, link.message) for link in event.chain] == [("ValueError", str(exc))]
+    assert (event.span.line_start, event.root.raise_site.function, event.truncated) == (2, "_check_context", False)
+    (event,) = assert_same("\n".join([*whole[:-4], ""]).encode())  # (cut at _create_completion's frame)
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("Exception", str(exc), True)
+    assert [frame.function for frame in event.root.frames][-1] == "_create_completion"
+
+
 @pytest.mark.parametrize("wrap", [lambda lines: fmt.compose(lines, "vllm-server-1", 14),
                                   lambda lines: fmt.logging_each_line(lines, name="stderr", level="ERROR"),
                                   lambda lines: fmt.srun_label(lines), lambda lines: fmt.srun_label(lines, 3, 16),

@@ -1577,7 +1577,10 @@ def _from_lead(said: ErrorEvent, event: ErrorEvent, **fields) -> ErrorEvent:
 
 def _same_error(said: ErrorInfo, raised: ErrorInfo) -> bool:
     """Whether a line's error is the traceback's: its class (by its last name) and its message's words, or none (the
-    repr of an error whose str() is not its arguments': `RayActorError()`)."""
+    repr of an error whose str() is not its arguments': `RayActorError()`); or the word Exception as a label of any
+    error, its message the traceback's (`print(f"Exception: {exc}")`, llama-cpp-python's server)."""
+    if said.short_type == "Exception" and said.message:
+        return said.message.split() == raised.message.split()
     return said.short_type == raised.short_type and (not said.message or said.message.split() == raised.message.split())
 
 
