@@ -1146,8 +1146,9 @@ def test_a_notebooks_error_whose_message_is_a_servers_traceback(cut):
 def test_a_notebooks_error_kept_as_json(form):
     """A cell's error as Jupyter keeps it in JSON (a saved notebook's output, the kernel's message, a notebook
     view's error object) and a user pastes it: each string of the traceback, its colour codes escaped, holds the
-    lines IPython printed; the JSON around them is no part of the message. Cut inside the traceback's string (the
-    object's, one string: inside a colour code's escape), the header still names the type."""
+    lines IPython printed; the JSON around them is no part of the message. Cut inside the traceback (the object's, one
+    string: inside a colour code's escape), the header names the type and the members above it, on lines of their
+    own, its text."""
     lines = forms.jupyter_json(form, forms.ipython_error_output())
     assert any("\\u001b[" in line for line in lines)
     event = only(lines)
@@ -1156,12 +1157,31 @@ def test_a_notebooks_error_kept_as_json(form):
         ("Cell In[2]", 2, "<module>"), ("Cell In[1]", 3, "load")]
     assert not event.truncated
     assert_same("\n".join(lines).encode())
-    if form == "object":
-        stack = next(i for i, line in enumerate(lines) if line.lstrip().startswith('"stack"'))
-        cut = lines[stack][:lines[stack].index("\\u001b[", lines[stack].index("In[1]")) + 4]
-        event = only([*lines[:stack], cut])
-        assert (event.root.exception_type, event.root.message, event.truncated) == ("ValueError", "", True)
+    if form != "message":  # (the kernel's message names the error after the traceback)
+        at = next(i for i, line in enumerate(lines) if "In[1]" in line)
+        cut = lines[at][:lines[at].index("\\u001b[", lines[at].index("In[1]")) + 4]
+        event = only([*lines[:at], cut])  # (its text told by the members above the traceback: name and message)
+        assert (event.root.exception_type, event.root.message, event.truncated) == ("ValueError", "6 shards, expected 8", True)
         assert event.root.raise_site.path == "Cell In[2]"
+        assert_same("\n".join([*lines[:at], cut]).encode())
+
+
+def _add_worker(address: str) -> None:
+    raise ValueError(f"Worker already exists {address}")
+
+
+def _handle_comm() -> None:
+    _add_worker("tcp://10.0.0.3:40951")
+
+
+def test_an_error_told_above_its_stack_cut_at_the_raise_statement_is_one_error():
+    """The error's line, a logger's words, then its traceback cut at the raise statement (dask's scheduler, a copy that
+    ended there): the class the statement raises is the line's, so the line tells its text: one error, raised there."""
+    exc = capture(_handle_comm)
+    stack = text_of(exc).rstrip("\n").split("\n")[:-1]
+    event = only([f"ValueError: {exc}", f"distributed.core - ERROR - {exc}", *stack])
+    assert (event.root.exception_type, event.root.message, event.truncated) == ("ValueError", str(exc), True)
+    assert (event.span.line_start, event.root.raise_site.function) == (1, "_add_worker")
 
 
 def test_a_traceback_kept_as_a_json_list_of_its_parts():

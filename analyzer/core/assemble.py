@@ -826,17 +826,18 @@ class TracebackAssembler:
 
     def _follow(self, key: str, waits: str) -> None:
         """The block just opened on stream `key` where a bare exception line waits on stream `waits`: a traceback's
-        header (not one a chain or a message's words introduce), or its first frame where the copy began at one,
-        takes it as its lead."""
-        block = self._open[key]
-        if block.state is State.FRAMES and block.lead is None and (
-                (not block.truncated and (m := g.HEADER.match(block.texts[0])) is not None and not m["context"].strip())
-                or (block.truncated and g.FRAME.match(block.texts[0]) is not None)):
-            waiting = self._waiting[waits]
-            if block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW:
-                del self._waiting[waits]
-                self._taken.add(id(waiting.event))
-                block.lead = waiting.block
+        header (not one a chain or a message's words introduce; IPython's, which names the line's class), or its first
+        frame where the copy began at one, takes it as its lead."""
+        block, waiting = self._open[key], self._waiting[waits]
+        header = g.HEADER.match(block.texts[0]) if not block.truncated else None
+        if block.lead is None and block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW and (
+                (block.state is State.FRAMES and ((header is not None and not header["context"].strip())
+                                                  or (block.truncated and g.FRAME.match(block.texts[0]) is not None)))
+                or (block.state is State.IPYTHON and (named := ipython.HEADER.match(block.texts[0])) is not None
+                    and named["type"] == _said_type(waiting.block))):
+            del self._waiting[waits]
+            self._taken.add(id(waiting.event))
+            block.lead = waiting.block
 
     def _wait(self, key: str, block: Block) -> list[ErrorEvent]:
         """A bare exception line closed: its event, which waits (see _Waiting) for a traceback below."""
@@ -1478,7 +1479,9 @@ class TracebackAssembler:
             return [event]  # (the label of a traceback that tells its error itself, or its message alone above it)
         if last.exception_type and _same_error(said.final, last):  # a logger's record of the error, then its traceback
             return [_from_lead(said, event, context=event.context or said.context)]  # (`logger.exception(f"...: {e!r}")`)
-        if last.exception_type or event.kind is not EventKind.TRACEBACK:
+        # (a traceback cut above its exception line whose header named its class, IPython's: the line tells its text)
+        named_only = event.truncated and not last.message and last.short_type == said.final.short_type
+        if (last.exception_type and not named_only) or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
         # (a logged error's stack is whole without it; a bare line's may have been cut anywhere)
@@ -1573,6 +1576,12 @@ def _from_lead(said: ErrorEvent, event: ErrorEvent, **fields) -> ErrorEvent:
     """The traceback's event as one with the line that led it: from that line on, its time first."""
     return replace(event, span=replace(event.span, line_start=said.span.line_start), lines=(*said.lines, *event.lines),
                    timestamp=said.timestamp or event.timestamp, **fields)
+
+
+def _said_type(block: Block) -> str:
+    """The class a bare exception line's block names."""
+    said = g.BARE_EXCEPTION_LINE.match(block.texts[0])
+    return said["type"] if said is not None else ""
 
 
 def _same_error(said: ErrorInfo, raised: ErrorInfo) -> bool:

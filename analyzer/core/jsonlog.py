@@ -28,7 +28,7 @@ from analyzer.core import grammar as g
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
-__all__ = ["AppRecord", "Envelope", "error_string", "read", "split_lines"]
+__all__ = ["AppRecord", "Envelope", "error_string", "member_error", "read", "split_lines"]
 
 _MESSAGE_KEYS = ("message", "msg", "log", "text", "event")
 _TRACE_KEYS = ("exc_info", "exc_text", "exception", "stack_trace", "traceback", "stack", "stack_info")
@@ -113,6 +113,24 @@ def error_string(text: str) -> tuple[str, bool] | None:
             (said := g.BARE_EXCEPTION_LINE.match(value)) is not None and said["message"]))):
         return None  # (a class's name alone is a list's item of names: `__all__`'s)
     return value, bool(m["closed"]) and not m["comma"]
+
+
+# A pretty-printed error object's class and text, each on a line of its own (VS Code's copy of a notebook's error:
+# `"name": ...,` then `"message": ...,` above its `"stack"`; an .ipynb output's `"ename"` and `"evalue"`).
+_TYPE_ALONE = regex.compile(r'[ \t]*"e?name": ?"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))",[ \t]*')
+_TEXT_ALONE = regex.compile(r'[ \t]*"(?:message|evalue)": ?"(?P<body>(?:[^"\\]|\\.)*+)",?[ \t]*')
+
+
+def member_error(previous: str, text: str) -> str | None:
+    """The error an error object's members tell, where `text` is its text's line and `previous`, the line above it,
+    its class's (what a copy cut inside the object's traceback keeps of its message); else None."""
+    if (told := _TEXT_ALONE.fullmatch(text)) is None or (typed := _TYPE_ALONE.fullmatch(previous)) is None:
+        return None
+    try:
+        message = json.loads(f'"{told["body"]}"')
+    except ValueError:
+        return None
+    return f"{typed['type']}: {message}" if message.strip() else None  # (without a message, the header names it)
 
 
 def split_lines(text: str) -> list[str]:

@@ -57,6 +57,7 @@ _RICH_PLACE = regex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
 _SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
+_MEMBERS_BELOW = 3  # lines from the last string of an error's text (its list's end, a member) to its object's members
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _ELISION_OPENS = frozenset("#/.[(\u2026-")  # how a mark of lines left out may begin (see grammar.is_elision)
 _BARRED_GAP = 4  # lines a frame may be below the landmark before it (its source, carets)
@@ -145,6 +146,8 @@ class LineNormalizer:
         self._boxed_frame_at = -1  # the number of the last frame line read out of a terminal UI's box (see _unboxed)
         self._barred: tuple[int, int] | None = None  # the last landmark behind a number and a bar: its line, its number
         self.time_alone: datetime | None = None  # the time the last line read was, if it held nothing else
+        self._previous = (-1, "")  # the last line read, and its number
+        self._error_string_at = -_MEMBERS_BELOW - 1  # the number of the last line that was a string of an error's text
 
     @property
     def holding(self) -> bool:
@@ -173,6 +176,7 @@ class LineNormalizer:
     def normalize(self, raw: str, lineno: int) -> list[LogLine]:
         """One raw line -> one LogLine, none (a partial record, a time alone: `time_alone`), or several (a
         multi-line JSON record)."""
+        previous, self._previous = self._previous, (lineno, raw)
         self.time_alone = None
         if self._peeled_version != self.learner.version:
             self._peeled.clear()
@@ -188,7 +192,11 @@ class LineNormalizer:
         if ("\\u001" in text or text.lstrip()[:1] == '"') and (said := jsonlog.error_string(text)) is not None:
             pieces = jsonlog.split_lines(said[0])  # an error's text kept as JSON (Jupyter's, a formatter's list of a
             # traceback's lines): each of its lines, uncoloured; after the last, the document's
+            self._error_string_at = lineno
             return [line for piece in ([*pieces, ""] if said[1] else pieces) for line in self.normalize(piece, lineno)]
+        if text.lstrip()[:1] == '"' and previous[0] == lineno - 1 and lineno - self._error_string_at > _MEMBERS_BELOW and (
+                told := jsonlog.member_error(previous[1], text)):  # (an object's members below its traceback told it)
+            return [line for piece in [*jsonlog.split_lines(told), ""] for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
         if text[:1] == "_" or text[:2] in ("**", "*_"):

@@ -130,6 +130,7 @@ _STARTS = (
     rb": An error occurred \(", rb": \[ONNXRuntimeError\] : ",  # botocore's and onnxruntime's, whatever the class (grammar.CODED_CLASS)
     rb"Result: Failure Exception: ",  # Azure Functions' report on one line (azure.unflattened), whatever its error
     rb"Expected:[ \t]*\r?$",  # doctest's expected output, which is no error (doctest_report)
+    rb'^[ \t]*"(?:message|evalue)": ?"',  # an error object's text below its class (jsonlog.member_error)
     rb" while importing test module '",  # pytest_report.starts: a test module that failed to import
     re.escape(hydra.OPENING.encode()), hydra.trigger(),  # Hydra's short report of an error of its own (hydra.opens)
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
