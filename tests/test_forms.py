@@ -372,6 +372,29 @@ def test_a_watchdog_abort_with_a_cuda_error_of_its_own_is_the_root_cause():
     assert bare.diagnosis.pattern.id == "torch.cuda-uncorrectable-ecc"
 
 
+def test_the_watchdogs_logged_line_is_the_root_cause_for_a_cuda_error_of_its_own_rank_and_an_echo_of_a_timeout():
+    """The watchdog logs why it stops before it rethrows (`[rank0]:[E219 12:14:43.351647859 ProcessGroupNCCL.cpp:1595]
+    [PG ID 2 PG GUID 3 Rank 0] Process group watchdog thread terminated with exception: ...`; a copy may hold that line
+    alone): a CUDA error of the rank's own GPU is where the failure is, unless the rank's Python code hit it first; a
+    collective that timed out echoes another rank's failure."""
+    def step():
+        raise RuntimeError("CUDA error: an illegal memory access was encountered")
+
+    said = "[PG ID 2 PG GUID 3 Rank 0] Process group watchdog thread terminated with exception: "
+    logged = fmt.torch_glog([said + "CUDA error: an illegal memory access was encountered"], rank=0,
+                            where="ProcessGroupNCCL.cpp:1595", trace="")
+    root = run_root(["[2025-02-19 12:14:40 TP0] Decode batch. #running-req: 12", *logged])
+    assert (root.diagnosis.pattern.id, root.role) == ("torch.nccl-watchdog-cuda-error-logged", "root")
+    first, echo = incidents([*text_of(capture(step)).splitlines(), *logged])
+    assert first.is_run_root and first.info.exception_type == "RuntimeError"
+    assert (echo.diagnosis.pattern.id, echo.role, echo.caused_by) == ("torch.nccl-watchdog-cuda-error-logged",
+                                                                      "consequence", first.id)
+    timeout = said + ("[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, "
+                      "NumelIn=1, NumelOut=4, Timeout(ms)=600000) ran for 600004 milliseconds before timing out.")
+    (incident,) = incidents(fmt.torch_glog([timeout], rank=0, where="ProcessGroupNCCL.cpp:1595", trace=""))
+    assert (incident.diagnosis.pattern.id, incident.role) == ("torch.nccl-watchdog-terminated", "consequence")
+
+
 def test_a_cuda_error_printed_without_a_type_gets_the_page_of_its_text():
     """torch's check printed on its own, or a kernel library's own check before it exits: no Python type,
     the CUDA error as torch words it, the check's file and line as its site."""
