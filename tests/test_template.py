@@ -78,6 +78,19 @@ def test_deepep_runner_message_with_trailing_space_in_template() -> None:
     assert ct.match(DEEPEP_MESSAGE.replace("deep_gemm", "cutlass")) is None
 
 
+def test_a_message_that_quotes_the_statement_after_words_beginning_as_it_does_gives_the_quoted_values() -> None:
+    """torch's watchdog wraps the timeout it caught: `[Rank 6] NCCL watchdog thread terminated with exception: [Rank 6]
+    Watchdog caught ...`. The timeout's template, which begins `[Rank {rank}] `, reads the statement it quotes, not a
+    rank of all the words up to it; a message that is the statement alone, or whose field holds no such opening, as before."""
+    ct = compile_template("[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq_num}, "
+                          "OpType={op_type}) ran for {ran_ms} milliseconds before timing out.", "format")
+    said = "[Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, OpType=BROADCAST) ran for 1800902 milliseconds before timing out."
+    values = {"rank": 6, "seq_num": 880, "op_type": "BROADCAST", "ran_ms": 1800902}
+    assert ct.match(said) == values
+    assert ct.match(f"[Rank 6] NCCL watchdog thread terminated with exception: {said}") == values
+    assert compile_template("[{group}] failed: {reason}").match("[a [b] c] failed: x") == {"group": "a [b] c", "reason": "x"}
+
+
 # ---------------------------------------------------------------------------
 # syntaxes: (template, style, message, expected values)
 

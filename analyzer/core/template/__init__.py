@@ -109,19 +109,34 @@ class CompiledTemplate:
         missed so under load); ``TimeoutError`` at once with ``raise_timeout``, for a
         caller that retries itself and stops using such a template.  A template
         without fields gives ``{}``.
+
+        A message that quotes the template's own statement after words of its own, which begin as the template
+        does (`[Rank 6] NCCL watchdog thread terminated with exception: [Rank 6] Watchdog caught ...`), would
+        give the first field all the text up to the quote: the statement quoted last is read instead. (An opening
+        of punctuation alone, `[`, is any bracketed text's.)
         """
+        m = self._match(message, timeout, raise_timeout)
+        if m is None:
+            return None
+        if self.fields and any(c.isalnum() for c in self.prefix) and self.prefix in (m.group(self.fields[0].name) or ""):
+            at = message.rfind(self.prefix)
+            while at > 0:
+                if (inner := self._match(message[at:], timeout, raise_timeout)) is not None:
+                    m = inner
+                    break
+                at = message.rfind(self.prefix, 0, at)
+        return {f.name: convert(f, m.group(f.name)) for f in self.fields if m.group(f.name) is not None}
+
+    def _match(self, message: str, timeout: float, raise_timeout: bool) -> regex.Match[str] | None:
         try:
-            m = self.pattern.match(message, timeout=timeout)
+            return self.pattern.match(message, timeout=timeout)
         except TimeoutError:
             if raise_timeout:
                 raise
             try:
-                m = self.pattern.match(message, timeout=timeout * RETRY_FACTOR)
+                return self.pattern.match(message, timeout=timeout * RETRY_FACTOR)
             except TimeoutError:
                 return None
-        if m is None:
-            return None
-        return {f.name: convert(f, m.group(f.name)) for f in self.fields if m.group(f.name) is not None}
 
 
 @lru_cache(maxsize=32768)
