@@ -395,6 +395,25 @@ def test_the_watchdogs_logged_line_is_the_root_cause_for_a_cuda_error_of_its_own
     assert (incident.diagnosis.pattern.id, incident.role) == ("torch.nccl-watchdog-terminated", "consequence")
 
 
+@pytest.mark.parametrize("error, pattern, role", [
+    ("NCCL error: remote process exited or there was a network error, NCCL version 2.22.3",
+     "torch.nccl-async-error-logged", "consequence"),
+    ("CUDA error: an illegal memory access was encountered", "torch.nccl-async-cuda-error-logged", "root")],
+    ids=("a peer gone", "its own GPU"))
+def test_the_async_nccl_error_the_watchdog_logs_is_read_and_placed(error, pattern, role):
+    """`[rank4]:[E1229 16:47:25.333820755 ProcessGroupNCCL.cpp:541] [Rank 4] found async exception when checking for
+    NCCL errors: ...` under NCCL's WARN lines, the result code and the C++ stack after it: an error of the rank (was none);
+    a peer that went away is an echo, a CUDA error of its own GPU the failure."""
+    warn = ("50428e4af543:34610:36821 [4] ib_plugin.c:1673 NCCL WARN NET/IB: Got completion from peer 10.0.1.23<34696> "
+            "with status=5 opcode=0 len=0 vendor err 249 (Recv) hca ibp152s0")
+    logged = fmt.torch_glog([f"[Rank 4] found async exception when checking for NCCL errors: {error}"], rank=4,
+                            where="ProcessGroupNCCL.cpp:541", trace="")
+    (incident,) = incidents([warn, *logged, "ncclRemoteError: A call failed possibly due to a network error or a remote "
+                             "process exiting prematurely.", "Last error:"])
+    assert (incident.diagnosis.pattern.id, incident.role, incident.info.message) == (
+        pattern, role, f"found async exception when checking for NCCL errors: {error}")
+
+
 def test_a_cuda_error_printed_without_a_type_gets_the_page_of_its_text():
     """torch's check printed on its own, or a kernel library's own check before it exits: no Python type,
     the CUDA error as torch words it, the check's file and line as its site."""
