@@ -279,6 +279,16 @@ async def _call_actor():
     raise ActorDiedError()
 
 
+class RayTaskError(Exception):
+    """Ray's error of a remote task; `as_instanceof_cause` makes a class of it and the cause's, named for both, whose
+    instance holds the cause."""
+
+
+async def _engine_step():
+    cause = RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    raise type(f"RayTaskError({type(cause).__name__})", (RayTaskError, type(cause)), {})(cause)
+
+
 def never_retrieved(task=_listen_stream) -> list[logging.LogRecord]:
     """What asyncio's default exception handler logs for a task and a future whose errors nothing retrieved, each
     garbage-collected unawaited in a real event loop."""
@@ -340,6 +350,18 @@ def test_an_error_asyncio_says_nothing_retrieved_is_its_traceback_where_the_reco
     # (the traceback cut before its exception line: the repr names the error)
     (cut,) = assert_same("\n".join([*task[:-1], ""]).encode())
     assert (cut.root.exception_type, cut.root.message, cut.root.frames[-1].function) == (*_NEVER_RETRIEVED[0], "_listen_stream")
+    assert cut.truncated  # (asyncio prints the whole traceback under the repr)
+
+
+def test_a_futures_repr_of_a_wrapper_made_of_its_cause_names_the_causes_words():
+    """Ray's `RayTaskError(RuntimeError)` holds the cause it was made of: asyncio's repr of it, `exception=RayTaskError(
+    RuntimeError)(RuntimeError('...'))`, above a traceback a copy cut, is that class with the cause's words."""
+    formatter = logging.Formatter("%(asctime)s | %(levelname)s | %(name)s | %(message)s")
+    lines = formatter.format(never_retrieved(_engine_step)[0]).split("\n")
+    assert "exception=RayTaskError(RuntimeError)(RuntimeError('probability tensor" in lines[1]
+    (event,) = assert_same("\n".join([*lines[:-1], ""]).encode())
+    assert (event.root.exception_type, event.root.message, event.truncated) == (
+        "RayTaskError(RuntimeError)", "probability tensor contains either `inf`, `nan` or element < 0", True)
 
 
 def test_a_futures_repr_that_names_an_errors_class_alone_above_its_traceback_is_that_error():

@@ -1484,8 +1484,9 @@ class TracebackAssembler:
         if (last.exception_type and not named_only) or event.kind is not EventKind.TRACEBACK:
             return [said, event]
         own = replace(last, exception_type=said.final.exception_type, message=said.final.message)
-        # (a logged error's stack is whole without it; a bare line's may have been cut anywhere)
-        truncated = event.truncated and said.kind is EventKind.BARE
+        # (a logged error's stack is whole without it; a bare line's may have been cut anywhere, and asyncio's report
+        # prints the whole traceback after the repr)
+        truncated = event.truncated and (said.kind is EventKind.BARE or block.lead.state is State.FUTURE)
         chain = (*event.chain[:-1], *said.chain[:-1], own)  # (with the errors the line names inside its own)
         return [_from_lead(said, event, chain=chain, truncated=truncated, inferred=said.inferred)]
 

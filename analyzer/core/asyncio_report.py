@@ -23,7 +23,9 @@ __all__ = ["MAX_LINES", "complete", "error", "opens", "reports", "words"]
 _OPENINGS = ("future: <Task ", "future: <Future ")
 _WORDS = ("Task exception was never retrieved", "Future exception was never retrieved")
 MAX_LINES = 8  # lines a copy may have wrapped the repr over
-_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)>\s*$")
+# (a class that wraps its cause's, Ray's `RayTaskError(RuntimeError)`, made from the cause: `...(RuntimeError('x'))`)
+_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*(?:\((?P<inner>[\w.]+)\))?)\((?P<args>.*)\)>\s*$")
+_CAUSE = regex.compile(r"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)\s*")
 
 
 def opens(text: str) -> bool:
@@ -65,8 +67,11 @@ def error(texts: list[str]) -> ErrorInfo | None:
     m = _RAISED.match(joined, at + 1) if at >= 0 else None
     if m is None or g.BARE_EXCEPTION_LINE.match(m["type"]) is None:
         return None
-    said = g.args_said(m["type"], m["args"])  # (its message as str() gives it, where the arguments are literals)
-    return ErrorInfo(m["type"], said if said is not None else m["args"].strip(), has_traceback=False)
+    made_of, args = m["type"], m["args"]
+    if m["inner"] and (cause := _CAUSE.fullmatch(args)) is not None and cause["type"] == m["inner"]:
+        made_of, args = cause["type"], cause["args"]  # (a wrapper tells no more than its cause: the cause's words)
+    said = g.args_said(made_of, args)  # (its message as str() gives it, where the arguments are literals)
+    return ErrorInfo(m["type"], said if said is not None else args.strip(), has_traceback=False)
 
 
 def _joined(texts: list[str]) -> str:
