@@ -1575,7 +1575,7 @@ def test_a_traceback_in_a_string_escaped_twice():
 def test_markdown_around_a_traceback_and_its_lines():
     """An inline code span opened before a frame's line (its indentation inside the span or before it); three levels of quote
     before an exception line (`>>> ValueError: ...`); a dunder name as markdown's source escapes it (`\\_\\_init\\_\\_`)
-    or as it renders it (`**init**`); a heading's marks; a docstring's quotes; each line a code span, maybe indented;
+    or as it renders it (`**init**`); a heading's marks, maybe in bold; a docstring's quotes; each line a code span, maybe indented;
     bold italic."""
     exc = capture(_load_weights)
     lines = text_of(exc).rstrip("\n").split("\n")
@@ -1595,6 +1595,14 @@ def test_markdown_around_a_traceback_and_its_lines():
     (event,) = _tracebacks(rendered)
     assert {(frame.path.rsplit("/", 1)[-1], frame.function) for frame in event.final.frames} == {("__init__.py", "__init__")}
     assert event.final.exception_type == expected_chain(exc)[-1].exception_type
+    # ... inside bold opened there and closed on the line below (`**### ImportError: ...`, `words.**`), the copy begun
+    # at the last link's first frame, the innermost frame's code not shown (a frozen module's)
+    last = len(lines) - 1 - lines[::-1].index(g.HEADER_TEXT)
+    innermost = max(k for k, line in enumerate(lines) if line.startswith("  File "))
+    (event,) = _tracebacks([*lines[last + 1:innermost + 1], f"**### {lines[-1]}", "Requirements installed successfully.**"])
+    final = expected_chain(exc)[-1]
+    assert (event.final.exception_type, event.final.message.split("\n")[0]) == (final.exception_type, final.message)
+    assert [(frame.path, frame.lineno, frame.function) for frame in event.final.frames] == [frame[:3] for frame in final.frames]
     # each line its own code span, the span indented (its frame lines' indentation inside it); bold italic
     (event,) = _tracebacks([f"{'  ' * (k % 2)}`{line}`" for k, line in enumerate(lines)])
     assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))

@@ -215,9 +215,8 @@ class LineNormalizer:
             text = text[1:]  # a markdown quote's `>` glued to an exception line
         elif text.startswith(">>> ") and g.BARE_EXCEPTION_LINE.match(text[4:]):
             text = text[4:]  # ... or three levels of it (which a REPL's prompt reads as: no output follows one)
-        elif text[:1] == "#" and (heading := _HEADING.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(
-                text[heading.end():]):
-            text = text[heading.end():]  # ... or a markdown heading's marks (a paste unfenced: `## ImportError: ...`)
+        elif text[:1] == "#" and g.BARE_EXCEPTION_LINE.match(unheaded := _unheaded(text)):
+            text = unheaded  # ... or a markdown heading's marks (a paste unfenced: `## ImportError: ...`)
         if "\\_\\_" in text:
             text = _ESCAPED_DUNDER.sub(r"__\1__", text)  # a dunder name as markdown's source escapes it: `\_\_init\_\_`
         joined = self._join_partial(text, lineno)
@@ -658,12 +657,19 @@ def _unemphasised(text: str) -> str:
         return inner  # (only an error's line: the rest of a line a terminal wrapped may begin and end in `_`)
     if (bold := _BOLD_TYPE.match(text)) is not None and g.BARE_EXCEPTION_LINE.match(line := f"{bold['type']}: {bold['message']}"):
         return line  # (the class and its colon in bold, as a markdown copy of Streamlit's error box has it)
-    if text[:2] == "**" and "**" not in text[2:] and (g.BARE_EXCEPTION_LINE.match(text[2:]) or known_at(text[2:], KNOWN)):
-        return text[2:]  # (bold opened at the line and closed lines below: after a chain's separator, before a prefix)
+    if text[:2] == "**" and "**" not in text[2:] and (g.BARE_EXCEPTION_LINE.match(rest := _unheaded(text[2:]))
+                                                      or known_at(rest, KNOWN)):
+        return rest  # (bold opened at the line and closed lines below: after a chain's separator, before a prefix; a
+        # heading's marks inside it, `**### ImportError: ...`)
     inner = text.rstrip()[2:-2]  # (a line a user set in bold as a whole: a logger's record, its prefix and all)
     if text.rstrip().endswith("**") and inner[:1].strip(" \t*") and inner[-1:].strip(" \t*") and "**" not in inner:
         return inner
     return text
+
+
+def _unheaded(text: str) -> str:
+    """The text without the marks of a markdown heading it begins with, if any."""
+    return text[heading.end():] if text[:1] == "#" and (heading := _HEADING.match(text)) is not None else text
 
 
 _BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
