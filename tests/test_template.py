@@ -91,6 +91,20 @@ def test_a_message_that_quotes_the_statement_after_words_beginning_as_it_does_gi
     assert compile_template("[{group}] failed: {reason}").match("[a [b] c] failed: x") == {"group": "a [b] c", "reason": "x"}
 
 
+def test_a_message_with_thousands_of_the_templates_opening_is_read_again_a_few_times(monkeypatch) -> None:
+    """Openings of the statement that cannot begin it (inside a later field) are tried from the last a few times,
+    not each (every try reads the rest of the message: thousands would take quadratic time)."""
+    ct = compile_template("[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(OpType={op_type}) "
+                          "ran for {ran_ms} milliseconds before timing out.", "format")
+    tries: list[int] = []
+    real = CompiledTemplate._match
+    monkeypatch.setattr(CompiledTemplate, "_match", lambda self, *args: tries.append(1) or real(self, *args))
+    message = ("[Rank [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=" + "[Rank " * 10_000
+               + ") ran for 5 milliseconds before timing out.")
+    assert ct.match(message)["rank"] == "[Rank 1"  # (no later opening begins the statement)
+    assert len(tries) <= 10
+
+
 # ---------------------------------------------------------------------------
 # syntaxes: (template, style, message, expected values)
 

@@ -87,6 +87,7 @@ __all__ = [
 
 TIMEOUT = 0.05  # seconds a template may take on a message (wall-clock time)
 RETRY_FACTOR = 10  # a template that timed out is tried once more with this many times its limit
+_REQUOTED_TRIES = 8  # openings of a template's statement looked for in a message that quotes it (see match)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +121,9 @@ class CompiledTemplate:
             return None
         if self.fields and any(c.isalnum() for c in self.prefix) and self.prefix in (m.group(self.fields[0].name) or ""):
             at = message.rfind(self.prefix)
-            while at > 0:
+            for _ in range(_REQUOTED_TRIES):  # (the last few openings: a crafted message may hold thousands)
+                if at <= 0:
+                    break
                 if (inner := self._match(message[at:], timeout, raise_timeout)) is not None:
                     m = inner
                     break
