@@ -259,6 +259,33 @@ def test_a_paste_wrapped_in_markdown_emphasis():
     assert _bare_errors(f"{private}\n".encode()) == [(EventKind.BARE, "_DispatchError", "sendmsg: Broken pipe (32)", "")]
 
 
+class GatedRepoError(Exception):
+    pass
+
+
+def _raise_for_status() -> None:
+    raise GatedRepoError("401 Client Error. Access to model meta-llama/Llama-3.1-8B is restricted.")
+
+
+def _download() -> None:
+    _raise_for_status()
+
+
+def test_a_copys_word_under_a_stack_cut_at_its_raise_statement_is_no_exception_line():
+    """A web console's copy of a stack cut after its last frame, its `Copy` button's label below and the error again on
+    one flattened line: the statement names the error (GatedRepoError, cut); the word is no class that Python printed.
+    A word alone that the statement names (a class of `__main__`, or a builtin one) is the exception line."""
+    exc = capture(_download)
+    stack = text_of(exc).rstrip("\n").split("\n")[:-1]
+    flattened = "Error: DownloadError " + " ".join(line.strip() for line in stack[1:])
+    (event,) = _tracebacks([*stack, "", "Copy", flattened])
+    assert (event.root.short_type, event.root.message, event.truncated) == ("GatedRepoError", str(exc), True)
+    assert event.root.raise_site.function == "_raise_for_status"  # (its message the statement's string)
+    named = [*stack[:-1], stack[-1].replace("GatedRepoError(", "Abort(")]
+    (event,) = _tracebacks([*named, "Abort"])
+    assert (event.root.exception_type, event.truncated) == ("Abort", False)
+
+
 def test_a_bold_span_a_paste_opened_at_an_exception_line_and_closed_lines_below():
     """Markdown bold opened at the cause's exception line and closed after the chain's separator (`**KeyError: ...`,
     `... following exception:**`): the cause is its error, raised where its frames say."""

@@ -50,6 +50,7 @@ from analyzer.core import grammar as g
 from analyzer.core import open_block as ob
 from analyzer.core.blocks import (
     box_column,
+    contradicts_statement,
     in_box,
     named_error,
     note_end,
@@ -1061,7 +1062,8 @@ class TracebackAssembler:
             if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
                 block.state, block.held = State.MESSAGE, 0
                 return Step.TAKE
-            if not stripped or g.HEADER.match(text) or not g.EXCEPTION_LINE.match(text):
+            if not stripped or g.HEADER.match(text) or not (exc := g.EXCEPTION_LINE.match(text)) or contradicts_statement(
+                    exc, ob.innermost_code(block)):  # (a copy's word under a stack cut at its raise statement)
                 block.truncated = True
                 return Step.CLOSE
             block.state, block.held = State.MESSAGE, 0

@@ -14,8 +14,8 @@ from analyzer.core import grammar as g
 from analyzer.core import ipython, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
-__all__ = ["SEPARATOR_LINKS", "box_column", "in_box", "named_error", "note_end", "parse_chain", "pybind_stack",
-           "raised_within", "told_within", "with_pybind_stack"]
+__all__ = ["SEPARATOR_LINKS", "box_column", "contradicts_statement", "in_box", "named_error", "note_end", "parse_chain",
+           "pybind_stack", "raised_within", "told_within", "with_pybind_stack"]
 
 SEPARATOR_LINKS = {g.CAUSE_SEPARATOR: Link.CAUSE, g.CONTEXT_SEPARATOR: Link.CONTEXT}
 # CPython prints groups 10 levels deep (max_group_depth), each level a box in a box; deeper nesting
@@ -204,6 +204,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         text, frame_indent) else text)
     if not header and len(frames) > 1 and g.listed_newest_first([(f.function or "", f.code or "") for f in frames]):
         frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
+    if exc is not None and frames and contradicts_statement(exc, frames[-1].code):  # (a copy's word under a stack cut
+        # at its raise)
+        return [ErrorInfo(*_cut_at_statement(frames, lines[:i]), tuple(frames), link, has_traceback)], i, []
     if exc is None:  # not an exception line: keep what we have, let the caller move on
         if has_traceback:
             return [ErrorInfo("", "", tuple(frames), link, has_traceback)], i, []
@@ -347,6 +350,16 @@ def _cut_at_statement(frames: list[Frame], lines: list[str]) -> tuple[str, str]:
     if len(shown) >= 2 and g.CARETS.match(shown[-1]) and not _underlines_statement(shown[-2], shown[-1], raised is None):
         return "", ""
     return (raised["type"], raised["message"] or "") if raised else ("AssertionError", "")
+
+
+def contradicts_statement(exc: regex.Match, code: str | None) -> bool:
+    """Whether an exception line (an EXCEPTION_LINE match) is a word alone (no message, no module, no exception's
+    name) under a frame whose source line `code` raises another class: a word a copy put there (a web console's `Copy`
+    button), not the error (Python prints a class of `__main__` as a word alone: `Abort`, where `raise Abort` said so)."""
+    if exc["message"] is not None or "." in exc["type"] or g.BARE_EXCEPTION_LINE.match(exc["type"]):
+        return False
+    raised = _RAISE.match(code.strip()) if code else None
+    return raised is not None and raised["type"].rsplit(".", 1)[-1] != exc["type"]
 
 
 def _underlines_statement(source: str, carets: str, assertion: bool) -> bool:

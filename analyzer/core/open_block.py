@@ -231,6 +231,16 @@ def frame_detail(text: str) -> bool:
     return bool(g.frame_line(text) or g.is_frame_detail(text) or text[:1] == " ")
 
 
+def innermost_code(block: Block) -> str | None:
+    """The source line under the last frame line among the block's last lines (blank lines between them a paste's);
+    None where that frame shows none."""
+    texts = block.texts
+    for k in range(len(texts) - 1, max(-1, len(texts) - 2 - SOURCE_LINES - block.held), -1):
+        if g.frame_line(texts[k]):
+            return next((text.strip() for text in texts[k + 1:] if text.strip()), None)
+    return None
+
+
 def after_stripped_frame(block: Block, extra: int) -> bool:
     """A frame line that lost its indentation is among the last lines: up to its source and caret
     lines (which lost theirs too), and `extra` lines more, came after it; blank lines between them
