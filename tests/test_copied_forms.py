@@ -286,6 +286,18 @@ def test_a_copys_word_under_a_stack_cut_at_its_raise_statement_is_no_exception_l
     assert (event.root.exception_type, event.truncated) == ("Abort", False)
 
 
+def test_a_ci_viewers_line_links_on_lines_of_their_own_are_no_lines_of_the_log():
+    """A copy from GitHub Actions' log viewer puts each line's number, a link to it, on a line of its own above it
+    (`[2622](https://github.com/o/r/actions/runs/8710434864/job/23974354114?pr=208#step:19:2623)`): the traceback
+    between them is whole."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    run = "https://github.com/pytorch/pytorch-canary/actions/runs/8710434864/job/23974354114?pr=208"
+    linked = [piece for k, line in enumerate(lines, 2622) for piece in (f"[{k}]({run}#step:19:{k + 1})", line)]
+    (event,) = _tracebacks(linked)
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
 def test_a_bold_span_a_paste_opened_at_an_exception_line_and_closed_lines_below():
     """Markdown bold opened at the cause's exception line and closed after the chain's separator (`**KeyError: ...`,
     `... following exception:**`): the cause is its error, raised where its frames say."""

@@ -57,6 +57,9 @@ _RICH_PLACE = regex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
 _SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
+# GitHub Actions' log viewer numbers each line with a link to it (`[2622](https://github.com/o/r/actions/runs/1/job/2#step:19:2623)`),
+# which a copy puts on a line of its own above the line
+_STEP_LINE_LINK = regex.compile(r"\[\d+\]\(https?://[^\s()]+#step:\d+:\d+\)\s*$")
 _MEMBERS_BELOW = 3  # lines from the last string of an error's text (its list's end, a member) to its object's members
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _ELISION_OPENS = frozenset("#/.[(\u2026-")  # how a mark of lines left out may begin (see grammar.is_elision)
@@ -185,6 +188,8 @@ class LineNormalizer:
         if known is not None and (known.spacing is None or self._torchrun_spaced.get(known.spacing[0]) == known.spacing[1]):
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
+        if text[:1] == "[" and _STEP_LINE_LINK.match(text):
+            return []  # a CI viewer's link to the next line, on a line of its own in a copy: no line of the log
         if "&" in text or "</" in text:
             text = _unhtml(text)
         if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
