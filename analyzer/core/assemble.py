@@ -1062,8 +1062,9 @@ class TracebackAssembler:
             if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
                 block.state, block.held = State.MESSAGE, 0
                 return Step.TAKE
-            if not stripped or g.HEADER.match(text) or not (exc := g.EXCEPTION_LINE.match(text)) or contradicts_statement(
-                    exc, ob.innermost_code(block)):  # (a copy's word under a stack cut at its raise statement)
+            if not stripped or g.HEADER.match(text) or not (exc := g.EXCEPTION_LINE.match(text)) or (
+                    exc["message"] is None and contradicts_statement(exc, ob.innermost_code(block))):  # (a copy's word
+                # under a stack cut at its raise statement)
                 block.truncated = True
                 return Step.CLOSE
             block.state, block.held = State.MESSAGE, 0

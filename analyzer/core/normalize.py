@@ -188,7 +188,7 @@ class LineNormalizer:
         if known is not None and (known.spacing is None or self._torchrun_spaced.get(known.spacing[0]) == known.spacing[1]):
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
-        if text[:1] == "[" and _STEP_LINE_LINK.match(text):
+        if text[:1] == "[" and "#step:" in text and _STEP_LINE_LINK.match(text):
             return []  # a CI viewer's link to the next line, on a line of its own in a copy: no line of the log
         if "&" in text or "</" in text:
             text = _unhtml(text)
