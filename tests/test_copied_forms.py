@@ -1198,7 +1198,8 @@ def test_an_errors_repr_with_arguments_that_are_no_strings_after_words():
 @pytest.mark.parametrize("coloured", [False, True], ids=("escaped", "colour tags"))
 def test_a_traceback_copied_from_a_pages_html_source(coloured):
     """A report or a log viewer's page copied from its HTML: quotes and brackets as entities (`&quot;`,
-    `&lt;module&gt;`), and a terminal's colours as tags around the prefix (`<font color=...>...</font>`)."""
+    `&lt;module&gt;`), a terminal's colours as tags around the prefix (`<font color=...>...</font>`), the tags of
+    preformatted text around it (`<pre>`)."""
     import html as html_module
 
     exc = capture(_load_weights)
@@ -1209,6 +1210,11 @@ def test_a_traceback_copied_from_a_pages_html_source(coloured):
     assert actual_chain(event.chain) == expected_chain(exc)
     assert assert_same(b"see &lt;b&gt; and x &amp;&amp; y\n") == []
     assert _bare_errors(b"test_parallel failed\n\t&lt;class &apos;AssertionError&apos;&gt;\n")[0][1] == "AssertionError"
+    # in preformatted text's tags (a bot's report: `<pre>AssertionError: ...`, the last line closing it)
+    (event,) = _tracebacks([AROUND[0], f"<pre>{lines[0]}", *lines[1:-1], f"{lines[-1]}</pre>", AROUND[1]])
+    assert actual_chain(event.chain) == expected_chain(exc)
+    said = html_module.escape(lines[-1] if not coloured else text_of(exc).rstrip("\n").split("\n")[-1])
+    assert _bare_errors(f"<pre>{said}\nassert False</pre>\n".encode())[0][1:3] == tuple(said.split(": ", 1))
 
 
 def test_an_error_logged_by_its_class_alone_after_words():

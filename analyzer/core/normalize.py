@@ -43,7 +43,8 @@ __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _DOCKER_TAIL = regex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
-_HTML_TAG = regex.compile(r"</?(?:font|span|b|strong)(?:\s[^<>]*)?>")  # the tags a terminal's colours become in HTML
+_HTML_TAG = regex.compile(r"</?(?:font|span|b|strong|pre|code)(?:\s[^<>]*)?>")  # the tags a terminal's colours become
+# in HTML, and those of preformatted text
 # (quotes and brackets: what a traceback's text holds; a line with another alone, `&amp;` in a URL, is kept as it is)
 _HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
 _TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
@@ -190,7 +191,7 @@ class LineNormalizer:
         text = _shown(raw.rstrip("\n"))
         if text[:1] == "[" and "#step:" in text and _STEP_LINE_LINK.match(text):
             return []  # a CI viewer's link to the next line, on a line of its own in a copy: no line of the log
-        if "&" in text or "</" in text:
+        if "&" in text or "</" in text or text.startswith(("<pre>", "<code>")):
             text = _unhtml(text)
         if text[:1] in ("[", "(") and (lines := _joined(text)) is not None:  # lines of one channel a paste joined
             return [line for piece in lines for line in self.normalize(piece, lineno)]
@@ -589,9 +590,10 @@ def _shown(text: str) -> str:
 
 
 def _unhtml(text: str) -> str:
-    """A line copied from a page's HTML source (a log viewer's, a test report's): its colour tags dropped and
-    its characters as the page shows them (`&quot;`, `&lt;module&gt;`)."""
-    if "</" in text:
+    """A line copied from a page's HTML source (a log viewer's, a test report's): its colour tags and the tags
+    of preformatted text around it dropped (`<pre>AssertionError: ...`), and its characters as the page shows them
+    (`&quot;`, `&lt;module&gt;`)."""
+    if "</" in text or text[:1] == "<":
         text = _HTML_TAG.sub("", text)
     return html.unescape(text) if "&" in text and _HTML_ENTITY.search(text) else text
 

@@ -135,8 +135,9 @@ _STARTS = (
     re.escape(hydra.OPENING.encode()), hydra.trigger(),  # Hydra's short report of an error of its own (hydra.opens)
     rb" \[repeated \d+x across cluster\]",  # Ray's mark of a line it folded, which the normaliser strips: any of the above may end before it
     rb"\x1b", rb"\^\[\[",  # an ANSI escape (or one in caret notation), which the normaliser strips, could split any of the above
-    rb"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);", rb"</(?:font|span|b|strong)>",  # ... as could HTML's escapes of quotes and
-    # brackets and its colour tags, which it turns back (normalize._unhtml, normalize._HTML_ENTITY)
+    rb"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);", rb"</(?:font|span|b|strong|pre|code)>", rb"^<(?:pre|code)>",  # ... as
+    # could HTML's escapes of quotes and brackets, its colour tags and preformatted text's, which it drops or turns back
+    # (normalize._unhtml, normalize._HTML_ENTITY)
     rb"\[(?:0|39|0;0)m",  # ... or a line of colour codes whose ESC was lost, which it strips where one resets (normalize)
     rb"above exception", rb"following exception",  # a chain's separator: a bare line above it waits for no traceback (assemble)
     _OPENS_TEXT + rb"Error: ", rb"Caused by:[ \t]*\r?$",  # a Rust program's error and its causes (native.rust_error)
