@@ -414,9 +414,35 @@ def _rendezvous():
 
 def test_torchelastics_error_file_names_the_error_even_without_text():
     """torchelastic's error handler logs the error file it writes, pretty-printed: its `"message": "Type: text"` member
-    is the error, an empty text too (`"RendezvousTimeoutError: "`); a prose mention of a type is none."""
+    is the error, an empty text too (`"RendezvousTimeoutError: "`), and its `py_callstack` the same error's traceback:
+    one error, raised where that says; a prose mention of a type is none."""
     lines = fmt.torchelastic_error_file(capture(_rendezvous))
     assert '    "message": "RendezvousTimeoutError: ",' in lines
-    (event, *_) = assert_same("\n".join([*lines, ""]).encode())
-    assert (event.root.exception_type, event.root.message) == ("RendezvousTimeoutError", "")
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.root.short_type, event.root.message, event.root.raise_site.function) == ("RendezvousTimeoutError", "",
+                                                                                           "_rendezvous")
     assert assert_same(b'the docs say "error": "KeyError" is logged\n') == []
+
+
+def _call_store():
+    raise RuntimeError("Connection reset by peer")
+
+
+def _rendezvous_store():
+    try:
+        _call_store()
+    except RuntimeError as err:
+        raise _RendezvousTimeoutError("The connection to the C10d store has failed. See inner exception for details.") from err
+
+
+def test_torchelastics_error_file_whose_callstack_a_copy_cut_is_the_chain_its_message_ends():
+    """The error file of an error raised from another (its callstack the chain), the copy cut inside the callstack's
+    string before the wrapper's exception line: one error, the cause first, the wrapper named by the file's message."""
+    exc = capture(_rendezvous_store)
+    lines = fmt.torchelastic_error_file(exc)
+    at = next(k for k, line in enumerate(lines) if '"py_callstack"' in line)
+    cut = lines[at][:lines[at].rindex("\\n  File ")]  # (inside its last frames)
+    (event,) = assert_same("\n".join([*lines[:at], cut, ""]).encode())
+    assert [(link.short_type, link.message) for link in event.chain] == [
+        ("RuntimeError", "Connection reset by peer"), ("RendezvousTimeoutError", str(exc))]
+    assert event.chain[0].raise_site.function == "_call_store" and event.truncated

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+import regex
+
 from analyzer.core import (
     airflow,
     asyncio_report,
@@ -832,7 +834,8 @@ class TracebackAssembler:
         block, waiting = self._open[key], self._waiting[waits]
         header = g.HEADER.match(block.texts[0]) if not block.truncated else None
         if block.lead is None and block.linenos[0] - waiting.block.linenos[-1] <= _LEAD_WINDOW and (
-                (block.state is State.FRAMES and ((header is not None and not header["context"].strip())
+                (block.state is State.FRAMES and ((header is not None and (not header["context"].strip()
+                                                                           or _JSON_KEY.fullmatch(header["context"])))
                                                   or (block.truncated and g.FRAME.match(block.texts[0]) is not None)))
                 or (block.state is State.IPYTHON and (named := ipython.HEADER.match(block.texts[0])) is not None
                     and named["type"] == _said_type(waiting.block))):
@@ -974,9 +977,10 @@ class TracebackAssembler:
             if not closed:  # (a string whose escapes held line breaks: its lines go on, see collapsed.unescaped)
                 self._opened(replace(line, text=said), State.BARE, EventKind.BARE, context=before)
                 return []
-            typed = g.BARE_EXCEPTION_LINE.match(said)  # (closed by its quote: nothing below goes on with it)
-            error = ErrorInfo(typed["type"], typed["message"], has_traceback=False)
-            return [self._event(new_block(State.MESSAGE, EventKind.BARE, line, text, context=before), error)]
+            # (closed by its quote: nothing below goes on with it; a traceback in a member below, the record's, may
+            # take it, as torchelastic's error file holds the error and its `py_callstack`: see _follow)
+            return self._wait(line.stream, new_block(State.MESSAGE, EventKind.BARE, replace(line, text=said), said,
+                                                     context=before))
         elif (retry := retried(text)) is not None:  # (before a user's words: `as it raised X: ...` would read as such)
             return [self._event(new_block(State.MESSAGE, EventKind.NOTICE, line, text, context=retry[0]), retry[1])]
         elif (printed := exc_info_said(text)) is not None:
@@ -1580,6 +1584,9 @@ def _from_lead(said: ErrorEvent, event: ErrorEvent, **fields) -> ErrorEvent:
     """The traceback's event as one with the line that led it: from that line on, its time first."""
     return replace(event, span=replace(event.span, line_start=said.span.line_start), lines=(*said.lines, *event.lines),
                    timestamp=said.timestamp or event.timestamp, **fields)
+
+
+_JSON_KEY = regex.compile(r'\s*"\w+": ?"')  # a JSON member's key and its string's opening quote, before its text
 
 
 def _said_type(block: Block) -> str:
