@@ -414,6 +414,30 @@ def test_the_async_nccl_error_the_watchdog_logs_is_read_and_placed(error, patter
         pattern, role, f"found async exception when checking for NCCL errors: {error}")
 
 
+def _load_kernels() -> None:
+    raise ImportError("libcuda.so.1: cannot open shared object file: No such file or directory")
+
+
+def _crash_on_a_custom_op() -> None:
+    raise AttributeError("'_OpNamespace' '_C' object has no attribute 'rms_norm'")
+
+
+def test_vllms_warning_that_its_kernels_did_not_load_is_the_root_cause_of_what_fails_after_it():
+    """vLLM logs a failed import of its compiled ops as a warning (`Failed to import from vllm._C with ImportError(...)`)
+    and goes on; what fails later fails for it. Where the module is absent, as on a platform whose plugin brings its own
+    kernels (Ascend's logs say `ModuleNotFoundError(...)` at each start), it is no error."""
+    said = capture(_load_kernels)
+    warned = fmt.vllm_record(f"Failed to import from vllm._C with {said!r}", level=logging.WARNING,
+                             file="_custom_ops.py", lineno=21)
+    crash = fmt.vllm_record("Worker failed", capture(_crash_on_a_custom_op), file="worker_base.py", lineno=620)
+    root = run_root([*warned, "INFO 11-28 03:12:41 [api_server.py:1024] vLLM API server version 0.8.1", *crash])
+    assert (root.diagnosis.pattern.id, root.info.exception_type) == ("vllm.compiled-ops-import-failed", "ImportError")
+    absent = capture(lambda: __import__("vllm_platform_without._C"))
+    assert isinstance(absent, ModuleNotFoundError)
+    assert incidents(fmt.vllm_record(f"Failed to import from vllm._C with {absent!r}", level=logging.WARNING,
+                                     file="_custom_ops.py", lineno=21)) == []
+
+
 def test_a_cuda_error_printed_without_a_type_gets_the_page_of_its_text():
     """torch's check printed on its own, or a kernel library's own check before it exits: no Python type,
     the CUDA error as torch words it, the check's file and line as its site."""

@@ -59,6 +59,7 @@ def test_shipped_notices_are_consequences_except_failures_of_their_own():
     assert roles.pop("uvicorn.bind-address-in-use") == "root"  # the HTTP server never listened: nothing else ran
     assert roles.pop("torch.nccl-watchdog-cuda-error-logged") == "root"  # the rank's own GPU failed
     assert roles.pop("torch.nccl-async-cuda-error-logged") == "root"
+    assert roles.pop("vllm.compiled-ops-import-failed") == "root"  # its kernels never loaded: what fails later, fails for it
     assert set(roles.values()) == {"consequence"}
     assert {"sglang.sigquit-from-child", "sglang.child-process-failed", "torch.nccl-watchdog-timeout-line",
             "torch.nccl-watchdog-terminated", "torch.elastic-worker-failed"} <= set(roles)
