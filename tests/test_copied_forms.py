@@ -1575,6 +1575,19 @@ def test_a_paste_in_a_span_of_two_backticks():
     assert (actual.exception_type, actual.frames) == (expected.exception_type, expected.frames[-1:])
 
 
+def test_a_frame_line_with_a_terminals_padding_joined_into_it():
+    """A terminal that pads each line to its width wrapped a long frame line, and the copy joined it again with the
+    padding inside: before the path's closing quote (`serving_chat.py          ", line 681, in f`) or between the line's
+    comma and `in` (`line 627,          in process`). The frames are Python's."""
+    exc = capture(_load_weights)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    padded = [regex.sub(r'", line (\d+), in ', (lambda m: f'{" " * 20}", line {m[1]}, in ') if k % 2 else
+                        (lambda m: f'", line {m[1]},{" " * 21}in '), line, count=1) for k, line in enumerate(lines)]
+    assert sum(" " * 20 in line for line in padded) >= 2
+    (event,) = _tracebacks(padded)
+    assert _places(actual_chain(event.chain)) == _places(expected_chain(exc))
+
+
 def test_a_frames_line_in_markdown_bold():
     """A user bolded the line of the frames that matter (`File "x.py", **line 476**, in start`), the comma inside
     the bold or after it; or the function (`line 377, **in greedy_until**`)."""

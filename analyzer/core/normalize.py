@@ -687,12 +687,15 @@ def _framed(text: str) -> str:
     """A frame line as Python prints it where a paste or a tool changed it (TensorFlow's `  *` after a frame of the
     user's code): its path without its quotes (`File
     /x/y.py, line 3, in f`), markdown emphasis glued to its start (`_File "x.py", line 3, in f`) or around its
-    line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`), a dunder
+    line or its function (`File "x.py", **line 3**, in f`, `line 3, **in f**`: a user's mark), the blank after its comma lost (`line 3,in f`) or
+    a run of a terminal's padding put in (`x.py      ", line 3`, `line 3,      in f`: a line it wrapped, joined again), a dunder
     name markdown rendered bold (`File "/x/**init**.py", line 3, in **init**`), or its quotes escaped (`File \\"x.py\\"`)."""
     if ", **line " in text:
         text = _BOLD_LINE.sub(lambda m: f", line {m[1]}{m[2] or m[3]}", text, count=1)
     if ",in " in text:
         text = _UNSPACED_IN.sub(", in ", text, count=1)
+    if '  ", line ' in text or ",  " in text:  # (a terminal's padding a copy joined into it: `x.py      ", line 3`,
+        text = _PADDED_IN.sub(r"\1 ", _PADDED_PATH.sub(r"\1", text, count=1), count=1)  # `line 3,      in f`)
     if text[-1:] == "*" and (marked := _MARKED_FRAME.search(text)) is not None:
         text = text[:marked.start()]  # (TensorFlow's `in user code:` report marks the frames it calls the user's so)
     if "**" in text:
@@ -715,6 +718,8 @@ _BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
 _BOLD_IN = regex.compile(r"(?<=line \d+), \*\*in ([^*\s]+)\*\*(?=\s*$)")
 _MARKED_FRAME = regex.compile(r"(?<=, in \S+)[ \t]+\*{1,2}$")
 _UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')
+_PADDED_PATH = regex.compile(r'(File "[^"]{0,1024}?\S)[ \t]{2,}(?=", line \d)')  # (a path is shorter than that)
+_PADDED_IN = regex.compile(r'(File "[^"]*+", line \d+,)[ \t]{2,}(?=in \S)')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
 _UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')
