@@ -1329,6 +1329,9 @@ def test_vs_codes_copy_of_an_exception(trailing_line):
     assert (event.root.exception_type, event.root.message) == (expected.exception_type, expected.message)
     assert [(f.path, f.lineno, f.function) for f in event.root.frames] == [f[:3] for f in expected.frames]
     assert (event.span.line_start, event.span.line_end) == (2, len(lines) - 1)
+    if trailing_line:  # (a copy cut inside its last line: the pane's words above are whole)
+        cut = [*lines[:-2], lines[-2][:len(expected.exception_type) + 9]]
+        assert only(cut).root.message == expected.message
 
 
 def test_vs_codes_copy_of_an_exception_raised_from_another():

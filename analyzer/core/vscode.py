@@ -46,7 +46,9 @@ def to_standard(texts: list[str]) -> list[str]:
     text = "\n".join(message)
     exception = f"{m['type']}: {text}" if message else m["type"]
     if frames and g.EXCEPTION_LINE.match(frames[-1][-1].strip()) and frames[-1][-1].startswith(m["type"]):
-        exception = frames[-1].pop()  # the copy ended in the exception line itself
+        ended = frames[-1].pop()  # the copy ended in the exception line itself (where a copy cut it short, the
+        if not (message and exception.startswith(ended.rstrip()) and len(exception) > len(ended.rstrip())):  # pane's
+            exception = ended  # own words above are whole)
     return [*earlier, g.HEADER_TEXT, *(line for frame in reversed(frames) for line in frame),
             *exception.split("\n")]
 
