@@ -343,21 +343,29 @@ def child_output_in_message() -> list[str]:
     return text_of(capture(_inspect_in_subprocess)).splitlines()
 
 
-def ray_task_error(cut_frame: bool = False, replica: bool = False) -> list[str]:
+def ray_task_error(cut_frame: bool = False, replica: bool = False, chained: bool = False) -> list[str]:
     """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
     line naming the remote task, the remote frames (without a header) and the remote error. Ray cuts
     the remote's first frames; `cut_frame`: the caret lines of the first were left under the wrapper. `replica`: the
-    remote error a Ray Serve replica's RuntimeError whose message is the traceback of the error its init raised."""
+    remote error a Ray Serve replica's RuntimeError whose message is the traceback of the error its init raised.
+    `chained`: the remote error raised `from` the ValueError; Ray names the remote task in place of every header of
+    the remote's chain, the first on the wrapper's line."""
     def driver():
         raise RuntimeError("placeholder")
 
     driver_lines = text_of(capture(driver)).splitlines()[:-1]  # header and frames
-    remote_error = capture(_replica_init if replica else lambda: _load_shard("model-00002"))
-    remote = text_of(remote_error).splitlines()
-    return [*driver_lines,
-            (f"ray.exceptions.RayTaskError({type(remote_error).__name__}): ray::Loader.load() (pid=4242, ip=10.0.0.5, "
-             "actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"),
+    remote_error = capture(_replica_init if replica else _open_checkpoint if chained else lambda: _load_shard("model-00002"))
+    task = "ray::Loader.load() (pid=4242, ip=10.0.0.5, actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"
+    remote = [task if line.startswith("Traceback ") else line for line in text_of(remote_error).splitlines()]
+    return [*driver_lines, f"ray.exceptions.RayTaskError({type(remote_error).__name__}): {task}",
             *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
+
+
+def _open_checkpoint():
+    try:
+        _load_shard("model-00004")
+    except ValueError as err:
+        raise RuntimeError("Failed to load checkpoint") from err
 
 
 def job_error_over_ray_task_error() -> list[str]:

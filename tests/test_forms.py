@@ -1106,6 +1106,25 @@ def test_an_error_whose_message_ends_with_a_ray_task_errors_text_wraps_the_remot
     assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]
 
 
+@pytest.mark.parametrize("told", ["wrapped", "in a system error's text"])
+def test_a_remote_errors_chain_that_ray_heads_with_the_remote_task_is_one_chain(told):
+    """A remote error raised `from` another: Ray names the remote task in place of each link's header (the first on its
+    wrapper's line; its system error's text, `traceback: ` then the chain, as the driver's failed unpickling shows it).
+    One error, the first link the root, not a second error begun at the task's name."""
+    lines = forms.ray_task_error(chained=True)
+    kinds = ["ValueError", "RuntimeError", "ray.exceptions.RayTaskError(RuntimeError)"]
+    if told != "wrapped":
+        at = next(k for k, line in enumerate(lines) if line.startswith("ray.exceptions.RayTaskError("))
+        lines = [*lines[:at], "ray.exceptions.RaySystemError: System error: Failed to unpickle serialized exception",
+                 "traceback: Traceback (most recent call last):", *lines[at + 1:]]
+        kinds[-1] = "ray.exceptions.RaySystemError"
+    event = only(lines)
+    assert [(link.exception_type, link.link) for link in event.chain] == [
+        (kinds[0], Link.FIRST), (kinds[1], Link.CAUSE), (kinds[2], Link.CAUSE)]
+    assert (event.root.raise_site.function, run_root(lines).info) == ("_load_shard", event.root)
+    assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]
+
+
 def test_a_ray_task_error_over_a_replica_whose_error_is_a_traceback_has_that_tracebacks_error_as_root():
     """Ray Serve's replica raises `RuntimeError(traceback.format_exc())`; the driver gets it wrapped in a RayTaskError
     with the remote frames: the error inside the traceback text is the root, raised where that traceback ends."""

@@ -1139,7 +1139,7 @@ class TracebackAssembler:
             if g.GROUP_HEADER.match(text):
                 block.state, block.group_column = State.GROUP, -1
                 return Step.TAKE
-            if g.HEADER.match(text):
+            if g.HEADER.match(text) or g.remote_task(stripped):  # (Ray's name of a remote task: a remote chain's header)
                 block.state, block.frames_from = State.FRAMES, len(block.texts)
                 return Step.TAKE
             if g.begins_header(stripped):  # (before IPython's: one that lost its type reads as such a cut)

@@ -144,7 +144,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     remote exception first: it is its cause."""
     frames: list[Frame] = []
     has_traceback = False
-    header = g.HEADER.match(lines[i])
+    # (Ray names the remote task in place of the header of each link of a remote error's chain but the first, which
+    # its wrapper's line names: `ray::Actor.f() (pid=12, ip=10.0.0.3)`)
+    header = g.HEADER.match(lines[i]) or (link is not Link.FIRST and _remote_header(lines, i))
     if header:
         has_traceback = True
         i += 1
@@ -225,6 +227,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         carets += 1  # of the remote's first frame, which Ray cut (or a user's mark of lines left out)
     if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
         inner, end, nested = _parse_link(lines, carets, link)
+        while inner and inner[-1].exception_type and (chained := _remote_link_at(lines, end)) is not None:
+            more, end, nested = _parse_link(lines, chained[1], chained[0])  # (the rest of the remote's chain)
+            inner += more
         if inner and inner[-1].exception_type:
             outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
             return [*inner, outer], end, nested  # (the remote error's message a traceback: Ray Serve's replica's)
@@ -516,6 +521,24 @@ _NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.E
 
 
 _INTERLEAVED_AT_MOST = 3  # lines of another writer's output between a frame line and its source line
+
+
+def _remote_header(lines: list[str], i: int) -> bool:
+    """Whether `lines[i]` is Ray's name of a remote task over the frames of a link of its chain."""
+    return g.remote_task(lines[i].strip()) and i + 1 < len(lines) and g.FRAME.match(lines[i + 1]) is not None
+
+
+def _remote_link_at(lines: list[str], i: int) -> tuple[Link, int] | None:
+    """The link and the header's line of the next link of a remote error's chain, where a chain's separator and Ray's
+    name of the remote task (in place of the header) come next, blank lines around the separator."""
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines) or (link := SEPARATOR_LINKS.get(lines[i].strip())) is None:
+        return None
+    i += 1
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    return (link, i) if i < len(lines) and _remote_header(lines, i) else None
 
 
 def _source_below(lines: list[str], i: int) -> bool:
