@@ -769,6 +769,40 @@ def test_an_error_that_tells_a_worker_died_yields_to_the_workers_own_error_print
     assert root.info.exception_type == "concurrent.futures.process.BrokenProcessPool"
 
 
+def _rebuild(name):
+    raise TypeError(f"{name}.__init__() missing 2 required keyword-only arguments: 'response' and 'body'")
+
+
+def _deserialize():
+    try:
+        _rebuild("APIStatusError")
+    except TypeError as err:
+        raise RuntimeError("Failed to unpickle serialized exception") from err
+
+
+def _elsewhere():
+    raise TypeError("unsupported operand type(s) for +: 'int' and 'str'")
+
+
+def test_an_error_raised_from_one_a_copy_cut_above_it_follows_from_that_error_printed_later():
+    """A copy begun inside the wrapper's link (`raise RuntimeError(...) from err`: the caught error's link above it cut),
+    then a record that tells the caught error with its stack (Ray's `Unhandled error ...: System error: ...` and
+    `traceback: `): that error, whose stack begins in the wrapper's function above its raise, is the root cause; another
+    error later, or none, leaves the wrapper the root."""
+    err = capture(_deserialize)
+    wrapper = text_of(err).splitlines()
+    wrapper = wrapper[wrapper.index("The above exception was the direct cause of the following exception:") + 3:]
+    record = ["2024-01-09 16:14:52,936\tERROR worker.py:406 -- Unhandled error (suppress with "
+              "'RAY_IGNORE_UNHANDLED_ERRORS=1'): System error: Failed to unpickle serialized exception",
+              "traceback: " + text_of(err.__cause__).splitlines()[0], *text_of(err.__cause__).splitlines()[1:]]
+    (root,) = [i for i in analysed({"run.log": [*wrapper, *record]}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.frames[-1].function) == ("TypeError", "_rebuild")
+    other = text_of(capture(_elsewhere)).splitlines()
+    for after in ([], other):
+        (root,) = [i for i in analysed({"run.log": [*wrapper, *after]}) if i.is_run_root]
+        assert root.info.exception_type == "RuntimeError"
+
+
 @pytest.mark.parametrize("doubled", [False, True], ids=["as printed", "double-spaced"])
 def test_a_remote_tasks_error_follows_from_the_error_below_it_in_a_double_spaced_paste(doubled):
     """Ray's `RayTaskError(ValueError): ray::Loader.load() (pid=..., ip=...)` over the remote frames and error: that

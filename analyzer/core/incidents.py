@@ -376,6 +376,10 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             for kind, text in _links_said(i)))), first)
     if _raised_again(first):
         return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
+    # (or, raised `from` an error that a copy cut from above it, that error printed again in the run with its stack: Ray's
+    # `raise RuntimeError(msg) from e` over the TypeError its unpickling raised, both told again in a record of Ray's)
+    if (cause := next((i for i in roots if i is not first and _caught_in(i, first)), None)) is not None:
+        return cause
     # (or the error its text names, printed with its own stack right below it: torch 2.0's `BackendCompilerFailed:
     # compile_fn raised TypeError: ...`, a hint, then the TypeError's traceback)
     named = next((i for i in roots if i is not first and i.info.frames and _just_below(first, i) and _names(first, i)), None)
@@ -449,6 +453,17 @@ def _deeper(frames: tuple[Frame, ...], shown: tuple[Frame, ...]) -> bool:
     places = iter((frame.path, frame.lineno) for frame in frames)
     return (len(frames) > len(shown) and all((frame.path, frame.lineno) in places for frame in shown)
             and (frames[-1].path, frames[-1].lineno) != (shown[-1].path, shown[-1].lineno))
+
+
+def _caught_in(cause: Incident, wrapper: Incident) -> bool:
+    """Whether the wrapper was raised `from` an error caught in its innermost frame and `cause` is that error: its
+    stack begins in that frame's function, above the raise (an error's frames begin where it was caught)."""
+    raised, caught = wrapper.info.frames[-1], cause.info.frames[:1]
+    return (bool(caught) and _RAISED_FROM.search(raised.code or "") is not None and caught[0].lineno < raised.lineno
+            and (caught[0].path, caught[0].function) == (raised.path, raised.function))
+
+
+_RAISED_FROM = regex.compile(r"^raise\b.*\sfrom\s+(?!None\b)[A-Za-z_]\w*\s*(?:#.*)?$")
 
 
 def _raised_again(incident: Incident) -> bool:
