@@ -459,8 +459,9 @@ def _caught_in(cause: Incident, wrapper: Incident) -> bool:
     """Whether the wrapper was raised `from` an error caught in its innermost frame and `cause` is that error: its
     stack begins in that frame's function, above the raise (an error's frames begin where it was caught)."""
     raised, caught = wrapper.info.frames[-1], cause.info.frames[:1]
-    return (bool(caught) and _RAISED_FROM.search(raised.code or "") is not None and caught[0].lineno < raised.lineno
-            and (caught[0].path, caught[0].function) == (raised.path, raised.function))
+    return (bool(caught) and _RAISED_FROM.search(raised.code or "") is not None
+            and (caught[0].path, caught[0].function) == (raised.path, raised.function)
+            and (caught[0].lineno or 0) < (raised.lineno or 0))
 
 
 _RAISED_FROM = regex.compile(r"^raise\b.*\sfrom\s+(?!None\b)[A-Za-z_]\w*\s*(?:#.*)?$")
