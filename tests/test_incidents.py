@@ -769,6 +769,35 @@ def test_an_error_that_tells_a_worker_died_yields_to_the_workers_own_error_print
     assert root.info.exception_type == "concurrent.futures.process.BrokenProcessPool"
 
 
+class _EngineDeadError(RuntimeError):
+    pass
+
+
+def _process_request(output: BaseException):
+    raise output
+
+
+def _merge_embeddings():
+    raise ValueError("Attempted to assign 119 = 119 multimodal tokens to 120 placeholders")
+
+
+@pytest.mark.parametrize("stack", ["whole", "cut"])
+def test_an_error_raised_again_whose_text_ends_with_another_errors_repr_follows_from_that_error_told_below(stack):
+    """vLLM's client raises the engine's death (`raise request_output`) with the original error's repr in its text, and
+    the engine logs that error right below (its repr, then its traceback, which a copy may cut at its header): the
+    original error is the root cause; without it the death is."""
+    original = capture(_merge_embeddings)
+    dead = _EngineDeadError(f"Engine loop is not running. Inspect the stacktrace to find the original error: {original!r}.")
+    wrapper = fmt.vllm_record("Error in chat completion stream generator.", capture(lambda: _process_request(dead)),
+                              file="serving_chat.py", lineno=885)
+    record = fmt.vllm_record(repr(original), original, file="engine.py", lineno=160)
+    record = record if stack == "whole" else record[:2]
+    (root,) = [i for i in analysed({"run.log": [*wrapper, *record]}) if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("ValueError", str(original))
+    (root,) = [i for i in analysed({"run.log": wrapper}) if i.is_run_root]
+    assert root.info.exception_type.endswith("_EngineDeadError")
+
+
 def _rebuild(name):
     raise TypeError(f"{name}.__init__() missing 2 required keyword-only arguments: 'response' and 'body'")
 
