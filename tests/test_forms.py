@@ -1079,6 +1079,23 @@ def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame, strip):
     assert run_root(forms.ray_task_error(cut_frame)).info == remote
 
 
+@pytest.mark.parametrize("first_frame", ["whole", "its source line left"])
+def test_a_ray_task_error_whose_remote_stack_a_copy_cut_is_the_remote_error_raised_where_the_frames_shown_end(first_frame):
+    """The copy ends inside the remote's frames (its innermost frame, which raised, and its error's line lost), maybe
+    where Ray left only the source line of the remote's first frame under the wrapper's line: the error the wrapper
+    names, raised at the innermost frame shown."""
+    lines = forms.ray_task_error()
+    at = next(k for k, line in enumerate(lines) if line.startswith("ray.exceptions.RayTaskError("))
+    remote = lines[at + 1:max(k for k, line in enumerate(lines) if line.startswith("  File "))]
+    if first_frame != "whole":
+        remote = remote[1:]
+    event = only([*lines[:at + 1], *remote])
+    assert [link.exception_type for link in event.chain] == ["ValueError", "ray.exceptions.RayTaskError(ValueError)"]
+    assert (event.root.raise_site.function, event.chain[-1].raise_site.function) == ("<lambda>", "driver")
+    assert event.root.message.startswith("ray::Loader.load() (pid=4242") and event.truncated
+    assert [e.chain for e in assert_same("\n".join([*lines[:at + 1], *remote]).encode())] == [event.chain]
+
+
 @pytest.mark.parametrize("driver", [True, False], ids=("with-the-drivers-stack", "from-the-wrapper-line"))
 def test_a_ray_task_error_whose_remote_task_and_first_frames_a_user_left_out(driver):
     """A paste that cut the remote task's name to `ray::...` and marked the frames left out with `...` lines,

@@ -223,6 +223,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     remote = g.wraps_remote(exc)
     if not remote and carets < len(lines) and g.remote_task(lines[carets]):
         remote, carets = True, carets + 1  # (the remote task named on the line after the wrapper's)
+    if remote and carets < len(lines) and g.remote_source_cut(lines[carets]):
+        carets += 1
     while remote and carets < len(lines) and (g.CARETS.match(lines[carets]) or g.is_elision(lines[carets])):
         carets += 1  # of the remote's first frame, which Ray cut (or a user's mark of lines left out)
     if remote and carets < len(lines) and g.FRAME.match(lines[carets]):  # Ray: the remote stack follows
@@ -230,9 +232,12 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         while inner and inner[-1].exception_type and (chained := _remote_link_at(lines, end)) is not None:
             more, end, nested = _parse_link(lines, chained[1], chained[0])  # (the rest of the remote's chain)
             inner += more
+        outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
         if inner and inner[-1].exception_type:
-            outer = ErrorInfo(exc["type"], exc["message"] or "", tuple(frames), Link.CAUSE, has_traceback)
             return [*inner, outer], end, nested  # (the remote error's message a traceback: Ray Serve's replica's)
+        if inner and inner[-1].frames and exc["inner"]:  # the remote's stack cut before its error, whose type the
+            # wrapper names: that error, raised where the frames shown end
+            return [_replace(inner[-1], exception_type=exc["inner"], message=outer.message), outer], end, nested
     if (len(frames) > 1 and frames[-1].function is None and frames[-1].path in _COMPILED_TEXT
             and exc["type"].endswith(_SYNTAX_ERRORS)):
         frames.pop()  # (a syntax error's place in text compiled from a string: raised where it was compiled)

@@ -42,6 +42,7 @@ __all__ = [
     "lost_indentation",
     "EXCEPTION_LINE",
     "wraps_remote",
+    "remote_source_cut",
     "remote_task",
     "runpy_error",
     "EXCEPTION_REPR",
@@ -312,6 +313,11 @@ def wraps_remote(exception_line: regex.Match) -> bool:
 
 # (its actor's id and repr may follow the address: `..., ip=10.0.0.3, actor_id=4a2f..., repr=<Worker ...>)`)
 _REMOTE_TASK = regex.compile(r"ray::\S+ \(pid=\d+, ip=[^,\s)]+(?:, [^()]*(?:\([^()]*\)[^()]*)*)?\)")
+
+
+def remote_source_cut(text: str) -> bool:
+    """A source line right under a remote error's wrapper line, its frame's line cut with the remote's first frames."""
+    return text.startswith("    ") and bool(text.strip()) and not FRAME.match(text) and not CARETS.match(text)
 
 
 def remote_task(text: str) -> bool:

@@ -377,10 +377,13 @@ def nests_traceback(text: str) -> bool:
 
 def wraps_remote_here(block: Block) -> bool:
     """The message read so far is a remote error's wrapper line (its remote task named on it or on the next
-    line), maybe with caret lines of a frame cut off under it, or a user's mark of lines left out."""
+    line), maybe with the source line or caret lines of a frame cut off under it, or a user's mark of lines left out."""
     texts = block.texts[len(block.texts) - 1 - block.message_lines:]
     told = 1 if wraps_remote(texts[0]) else 2 if len(texts) > 1 and g.remote_task(texts[1]) else 0
-    return bool(told) and len(texts) - told <= SOURCE_LINES and all(
+    if not told:
+        return False
+    told += told < len(texts) and g.remote_source_cut(texts[told])  # (with the source line of a frame cut)
+    return len(texts) - told <= SOURCE_LINES and all(
         g.CARETS.match(text) or g.is_elision(text) for text in texts[told:])
 
 
