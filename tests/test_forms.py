@@ -2220,6 +2220,27 @@ def test_an_exception_without_a_message_before_a_chain_separator_stays_the_chain
                                                                           ("RuntimeError", Link.CAUSE)]
 
 
+@pytest.mark.parametrize("separator", ["cause", "context"])
+def test_a_chain_whose_later_links_header_a_copy_left_out_is_one_chain(separator):
+    """A chain's separator, then the next link's frames without its header (a copy that cut it out): that link, not a
+    traceback cut off after the separator and a second error."""
+    lines = text_of(capture(_raise_bare_chain if separator == "cause" else _handling_fails)).splitlines()
+    at = max(k for k, line in enumerate(lines) if line.startswith("Traceback "))
+    copied = [*lines[:at], *lines[at + 1:]]
+    event = only(copied)
+    assert [info.exception_type for info in event.chain] == (
+        ["ValueError", "RuntimeError"] if separator == "cause" else ["KeyError", "OSError"])
+    assert not event.truncated and event.chain[1].raise_site is not None
+    assert [e.chain for e in assert_same("\n".join(copied).encode())] == [event.chain]
+
+
+def _handling_fails():
+    try:
+        {}["model"]
+    except KeyError:
+        raise OSError("cannot open /srv/model")  # noqa: B904 - the chain being tested
+
+
 def test_a_message_that_begins_with_a_line_break_and_introduces_nothing_is_read_as_before():
     lines = ["KeyError: ", "", "some text", "Traceback (most recent call last):", '  File "x.py", line 1, in f',
              "ValueError: other"]

@@ -1139,7 +1139,8 @@ class TracebackAssembler:
             if g.GROUP_HEADER.match(text):
                 block.state, block.group_column = State.GROUP, -1
                 return Step.TAKE
-            if g.HEADER.match(text) or g.remote_task(stripped):  # (Ray's name of a remote task: a remote chain's header)
+            # (Ray's name of a remote task: a remote chain's header; or a frame: a copy cut the header out)
+            if g.HEADER.match(text) or g.remote_task(stripped) or g.FRAME.match(text):
                 block.state, block.frames_from = State.FRAMES, len(block.texts)
                 return Step.TAKE
             if g.begins_header(stripped):  # (before IPython's: one that lost its type reads as such a cut)
