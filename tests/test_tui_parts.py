@@ -119,13 +119,13 @@ def test_log_window_of_stdin_shows_the_assembled_lines_with_a_note():
 
 def test_read_lines_reports_the_position_on_disk_after_each_chunk(tmp_path):
     plain = tmp_path / "big.log"
-    plain.write_text("".join(INFO.format(n % 60) for n in range(40000)))  # about 3.4 MiB: several chunks
+    plain.write_text("".join(INFO.format(n % 60) for n in range(150000)))  # about 13 MiB: several chunks
     packed = tmp_path / "big.log.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     for path in (plain, packed):
         offsets: list[int] = []
         lines = sum(1 for _ in read_lines(str(path), print, on_read=offsets.append))
-        assert lines == 40000
+        assert lines == 150000
         assert offsets == sorted(offsets) and offsets[-1] == path.stat().st_size
         assert len(offsets) >= (1 if path is packed else 3)
 
