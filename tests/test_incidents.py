@@ -691,6 +691,53 @@ def test_jaxs_note_that_it_filtered_a_traceback_is_not_the_error(cut, tmp_path):
     assert root.info.exception_type == "jaxlib.xla_extension.XlaRuntimeError"
 
 
+_LAUNCHER = """
+class ChildFailedError(Exception):
+    pass
+
+
+ChildFailedError.__module__ = "torch.distributed.elastic.multiprocessing.errors"
+
+
+def launch_agent(summary):
+    raise ChildFailedError(
+        summary,
+    )
+"""
+
+
+def _elastic_summary(exitcode: int, told: str, folder: Path) -> str:
+    """A ChildFailedError raised where torchrun raises it (torch/distributed/launcher/api.py's launch_agent), its text
+    the summary torch.distributed.elastic formats: the worker that exited first, its exit code and `traceback` field."""
+    path = folder / "site-packages" / "torch" / "distributed" / "launcher" / "api.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(_LAUNCHER)
+    scope: dict = {}
+    exec(compile(_LAUNCHER, str(path), "exec"), scope)
+    summary = "\n".join([
+        "", "=" * 60, "train.py FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
+        "Root Cause (first observed failure):", "[0]:", "  time      : 2026-09-14_08:25:04", "  host      : gpu-node-17",
+        "  rank      : 3 (local_rank: 3)", f"  exitcode  : {exitcode} (pid: 5123)", "  error_file: <N/A>",
+        f"  traceback : {told}", "=" * 60])
+    return text_of(capture(lambda: scope["launch_agent"](summary)))
+
+
+@pytest.mark.parametrize("exitcode", [-9, 1])
+def test_torchruns_summary_of_a_worker_a_signal_ended_is_the_root_cause_and_of_one_that_failed_an_echo(exitcode, tmp_path):
+    """A worker killed (`exitcode: -9`, `Signal 9 (SIGKILL) received by PID ...`: the OOM killer, most often) printed no
+    error of its own: torchrun's summary is all there is of the failure, its root cause. A worker that exited with 1
+    printed its traceback elsewhere: the summary echoes it."""
+    told = ("Signal 9 (SIGKILL) received by PID 5123" if exitcode < 0
+            else "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html")
+    log = tmp_path / "launch.log"
+    log.write_text(_elastic_summary(exitcode, told, tmp_path))
+    (incident,) = builtin_engine().analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == ("torch.elastic-child-killed" if exitcode < 0 else "torch.elastic-child-failed")
+    assert incident.is_run_root == (exitcode < 0)
+    if exitcode < 0:
+        assert (incident.diagnosis.params["signal"], incident.diagnosis.params["rank"]) == (9, 3)
+
+
 def _map_shard():
     raise ValueError("bad shard 3")
 
