@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from analyzer.core.records import EventKind
+from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
@@ -168,6 +168,30 @@ def test_a_group_pasted_without_the_group_it_is_in_keeps_its_own_sub_exceptions(
             for sub in group.sub_exceptions] == [[(e.exception_type, e.message, [f[:3] for f in e.frames]) for e in sub]
                                                  for sub in expected.subs]
     assert_same("\n".join(["INFO request failed", *lines[inner + begun:], "INFO next request", ""]).encode())
+
+
+def _groups_in_handling():
+    try:
+        _nested_task_groups()
+    except ExceptionGroup:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [RuntimeError("shutdown failed")])  # noqa: B904
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
+def test_a_group_pasted_without_the_group_it_is_in_goes_on_with_the_chain_below_it():
+    """The same paste begun inside a nested group's box, where handling that error raised another group (`During
+    handling of the above exception ...`, then its box): one chain, the nested group with its sub-exceptions first
+    and the group raised in handling it after (the box was read as the whole and the chain after it lost)."""
+    exc = capture(_groups_in_handling)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    inner = next(k for k, line in enumerate(lines) if line.lstrip().startswith("| Exception Group Traceback"))
+    (event,) = _events("\n".join(lines[inner:]))
+    assert [(link.exception_type, link.link) for link in event.chain] == [
+        ("ExceptionGroup", Link.FIRST), ("ExceptionGroup", Link.CONTEXT)]
+    first, handling = event.chain
+    assert [[link.exception_type for link in sub] for sub in first.sub_exceptions] == [["KeyError"], ["ValueError"]]
+    assert [[link.message for link in sub] for sub in handling.sub_exceptions] == [["shutdown failed"]]
+    assert [e.chain for e in assert_same("\n".join([*lines[inner:], ""]).encode())] == [event.chain]
 
 
 def test_another_writers_lines_between_a_frame_and_its_source_line_are_left_out():

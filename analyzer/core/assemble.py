@@ -1063,6 +1063,9 @@ class TracebackAssembler:
                 return Step.TAKE
             if g.CARETS.match(text) and g.is_frame_detail(block.texts[-1]):
                 return Step.TAKE  # the caret line under a source line, flush left (a copy lost its indentation)
+            if stripped in g.SEPARATORS and ob.box_closed(block):  # (a group's box a paste began in, read as frames:
+                block.state, block.held = State.SEPARATOR, 0  # the chain goes on below it)
+                return Step.TAKE
             if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
                 block.state, block.held = State.MESSAGE, 0
                 return Step.TAKE

@@ -42,10 +42,12 @@ def _parse_block(lines: tuple[str, ...]) -> tuple[ErrorInfo, ...]:
 
 def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     if depth == 0:
-        if (column := _orphan_box(lines)) >= 0:  # an exception group's sub-exception pasted without the group (its
-            # own rules left out: those that open its sub-exceptions, where it is a group itself, stay)
-            return tuple(_parse_box([line for line in lines if not _box_rule(line, column)
-                                     or line[column:column + 3] == "+-+"], column, 1))
+        column, end = _orphan_box(lines)
+        if column >= 0:  # an exception group's sub-exception pasted without the group (its own rules left out: those
+            # that open its sub-exceptions, where it is a group itself, stay); the chain may go on below it
+            boxed = tuple(_parse_box([line for line in lines[:end] if not _box_rule(line, column)
+                                      or line[column:column + 3] == "+-+"], column, 1))
+            return boxed + (_parse_chain(lines[end:], 0) if end < len(lines) else ())
         if ipython.is_ipython(lines):
             lines = ipython.to_standard(lines)
         elif richtb.is_rich(lines) or richtb.starts_cut(lines[0]):
@@ -578,15 +580,16 @@ def box_column(text: str) -> int:
     return len(text) - len(body) if body[:1] in ("|", "+") else -1
 
 
-def _orphan_box(lines: list[str]) -> int:
-    """The column of the box an exception group draws a sub-exception in, where the lines are such a box without the
-    group around it (a paste begun at `+-+---- 1 ----`, at the box's `| Traceback ...` or at a frame in it); -1 where
-    they are not."""
+def _orphan_box(lines: list[str]) -> tuple[int, int]:
+    """The column of the box an exception group draws a sub-exception in, where the lines begin with such a box without
+    the group around it (a paste begun at `+-+---- 1 ----`, at the box's `| Traceback ...` or at a frame in it), and
+    where the box ends: at the end, or at a chain's separator; (-1, 0) where they do not."""
     first = next((line for line in lines if line.strip() and not _box_rule(line, box_column(line))), "")
     column = box_column(first)
     if column < 0 or first[column] != "|" or not (g.HEADER.match(first[column + 2:]) or g.FRAME.match(first[column + 2:])):
-        return -1
-    return column if all(in_box(line, column) for line in lines if line.strip()) else -1
+        return -1, 0
+    end = next((k for k, line in enumerate(lines) if line.strip() and not in_box(line, column)), len(lines))
+    return (column, end) if end == len(lines) or lines[end].strip() in SEPARATOR_LINKS else (-1, 0)
 
 
 def _box_rule(text: str, column: int) -> bool:

@@ -15,7 +15,7 @@ from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
 __all__ = [
-    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "boxed_exception_line", "boxed_frame", "cut",
+    "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "box_closed", "boxed_exception_line", "boxed_frame", "cut",
     "ends_in_source",
     "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
     "introduces_output", "labels_traceback", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
@@ -198,6 +198,15 @@ def boxed_group_rule(block: Block, text: str) -> int:
         return -1
     column = len(m["box"]) - 2
     return column if text[column:column + 3] == "+-+" and not text[:column].strip() and g.GROUP_SEPARATOR.match(text) else -1
+
+
+def box_closed(block: Block) -> bool:
+    """Whether the block's last line of text is the bottom rule of an exception group's box (`    +-------`)."""
+    last = next((text for text in reversed(block.texts) if text.strip()), "")
+    return _BOX_BOTTOM.fullmatch(last) is not None
+
+
+_BOX_BOTTOM = regex.compile(r" *\+-{8,}\s*")
 
 
 def boxed_exception_line(block: Block, text: str) -> bool:
