@@ -6,9 +6,9 @@
 
 `MANIFEST.tsv` has the columns `file`, `exception_type`, `message`, `raise_site` (tab separated, a
 header line first). A case passes when some incident, or a link of its chain, has the manifest's
-exception type (compared by its last dotted part), a message that starts with the manifest's message,
-and, when `raise_site` is given (`path:line`), a raise site whose path ends with that path at that
-line. An empty `raise_site` is not checked. With `--strict` the match must be the incident marked as
+exception type (compared by its last dotted part), a message that starts with the manifest's message (the
+blanks that ends with aside), and, when `raise_site` is given (`path:line`), a raise site whose path ends
+with that path at that line. An empty `raise_site` is not checked. With `--strict` the match must be the incident marked as
 its run's root cause (or a link of its chain).
 
 Every case also checks that the run's root cause is a complete incident (not a traceback cut off
@@ -65,8 +65,9 @@ _BOLD_DUNDER = re.compile(r"\*\*(\w+)\*\*")
 def _fits(case: Case, link: dict) -> bool:
     if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
         return False
-    # (a message may begin with a line break; one copied from a page's HTML source is read as the page shows it)
-    if not (link["message"] or "").lstrip().startswith(html.unescape(case.message)):
+    # (a message may begin with a line break; one copied from a page's HTML source is read as the page shows it; the
+    # blanks a message ends with are not told, as a log that trims its lines shows it: torch's `... signal: Killed. `)
+    if not (link["message"] or "").lstrip().startswith(html.unescape(case.message).rstrip()):
         return False
     if not case.raise_site:
         return True
