@@ -107,6 +107,11 @@ def test_a_drivers_error_that_sqlalchemy_wraps():
     assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "sqlite3.OperationalError", str(driver))
     assert assert_same(f"[2022-09-06 10:27:49,217] {{dag.py:10}} INFO - (sqlite3.OperationalError) {driver}\n"
                        "ValueError: (torch.Size([2])) shapes differ\n".encode())[0].root.exception_type == "ValueError"
+    # (behind the logger's name, as MLflow's server logs it: `%(asctime)s %(levelname)s %(name)s: %(message)s`)
+    named = f"2019/09/09 13:34:26 ERROR mlflow.cli: (sqlite3.OperationalError) {driver}"
+    (event,) = assert_same(f"{AROUND[0]}\n{named}\n".encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.NOTICE, "sqlite3.OperationalError", str(driver))
+    assert assert_same(f"{named.replace('ERROR', 'INFO')}\n".encode()) == []
 
 
 def _checkout() -> None:

@@ -434,7 +434,7 @@ def _name_once(name: str, copies: int) -> str | None:
 # SQLAlchemy's text of the database driver's error it wraps (its DBAPIError's): the driver's class with its
 # module, in parentheses, then that error's message (`(psycopg2.errors.UndefinedTable) relation "t" does not exist`).
 # (The class named as exceptions are, or one of a module of errors: psycopg2's `errors.UndefinedTable`.)
-WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)+(?:[A-Z]\w*(?:Error|Exception)"
+WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)++(?:[A-Z]\w*(?:Error|Exception)"
                                      r"|(?<=\.(?:errors|exceptions|err|exc)\.)[A-Z]\w*+))\) (?P<message>\S.*)$")
 
 # An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.

@@ -144,6 +144,7 @@ _CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Er
 
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
+_DRIVER_NAMED = regex.compile(r"^[\w.-]+: " + WRAPPED_DRIVER_ERROR.pattern[1:])
 _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
 
 
@@ -169,7 +170,8 @@ def logged_error(text: str, prefix: str) -> ErrorInfo | None:
         return ErrorInfo("OSError", body.strip(), has_traceback=False)
     if (repr_ := _REPR.match(body)) is not None:
         return ErrorInfo(repr_["type"], _unquoted(repr_["message"]), has_traceback=False)
-    if (driver := WRAPPED_DRIVER_ERROR.match(body)) is not None:  # (SQLAlchemy's error logged as its text)
+    if (driver := WRAPPED_DRIVER_ERROR.match(body) or _DRIVER_NAMED.match(body)) is not None:  # (SQLAlchemy's error
+        # logged as its text, maybe after the logger's name: `ERROR mlflow.cli: (sqlite3.OperationalError) ...`)
         return ErrorInfo(driver["type"], driver["message"].strip(), has_traceback=False)
     embedded = _EMBEDDED.search(body) or _PARENTHESISED.search(body) or (_ANGLED.search(body) if "<" in body else None)
     if embedded is None:
