@@ -1003,6 +1003,20 @@ def test_an_exception_line_ranks_printed_in_step(copies):
     assert assert_same(b"ValueErrorKeyError: : ab\n") != []  # (no copies: read as it stands)
 
 
+def _collate():
+    raise KeyError("input_ids_j")
+
+
+def test_an_exception_line_ranks_printed_in_step_whose_message_only_one_wrote_before_the_line_ended():
+    """`KeyErrorKeyError: : 'input_ids_j'`: two ranks' class names and colons in step, the message once (the other's
+    after the line break): the line each printed."""
+    exc = capture(_collate)
+    line = forms.printed_in_step(exc)
+    line = line[:len(line) - len(str(exc))]  # (the second copy of the message cut)
+    (event,) = assert_same(f"{AROUND[0]}\n{line}\n{AROUND[1]}\n".encode())
+    assert (event.root.exception_type, event.root.message) == ("KeyError", "'input_ids_j'")
+
+
 class _InactiveRpcError(Exception):  # (named as grpc's is)
     """A private exception class (grpc's channel raises one)."""
 

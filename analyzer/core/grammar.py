@@ -382,7 +382,7 @@ def unbracketed(text: str) -> str | None:
 
 
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's
-_TWICE_NAMED = regex.compile(rf"^[\w.]*{EXCEPTION_SUFFIX}[\w.]*{EXCEPTION_SUFFIX}(?=:|\s*$)")
+_NAME_OPENS = regex.compile(r"[\w.]*+(?=:|\s*$)")  # (a name alone, or before a colon: its suffixes counted in Python)
 _IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
 MAX_IN_STEP = 8  # ranks whose writes of one line are read back as one (more interleave past reading)
 _MAX_IN_STEP_NAME = 1024  # a class's name printed by MAX_IN_STEP ranks at most (each split is tried: longer ones cost)
@@ -398,17 +398,27 @@ def in_step_copies(text: str) -> str | None:
     """An exception line that processes (ranks) printed at the same time, piece by piece in step:
     CPython writes an uncaught exception's module, `.`, class name, `: ` and message one by one, so two
     ranks make `AssertionErrorAssertionError: : msgmsg`. The line they each printed; else None."""
-    if ": : " not in text and not (text.rstrip().endswith(EXCEPTION_SUFFIXES) and _TWICE_NAMED.match(text)):
+    if ": : " not in text and not (text.rstrip().endswith(EXCEPTION_SUFFIXES) and _twice_named(text)):
         return None  # (looked at on every line read: this much costs a tenth of a microsecond)
     if (m := _IN_STEP.match(text)) is None or len(m["name"]) > _MAX_IN_STEP_NAME:
         return None
     counted = m["colons"].count(":")
     for copies in (counted,) if counted > 1 else range(2, MAX_IN_STEP + 1) if not counted else ():
-        name, message = _name_once(m["name"], copies), written_once(m["message"].rstrip(), copies)
+        name, said = _name_once(m["name"], copies), m["message"].rstrip()
+        # (the message said once where the other copies' came after the line's end: `KeyErrorKeyError: : 'ids'`)
+        if (message := written_once(said, copies)) is None and counted == copies:
+            message = said
         line = f"{name}: {message}" if message else name
         if name is not None and message is not None and BARE_EXCEPTION_LINE.match(line):
             return line
     return None
+
+
+def _twice_named(text: str) -> bool:
+    """Whether the line opens with a name alone (or before a colon) that ends in an exception's suffix and holds another:
+    `AssertionErrorAssertionError`."""
+    m = _NAME_OPENS.match(text)
+    return m is not None and sum(m.group().count(suffix) for suffix in EXCEPTION_SUFFIXES) > 1
 
 
 def written_once(text: str, copies: int) -> str | None:
