@@ -33,7 +33,7 @@ _COMMAND_LINES = 20  # a command wrapped over lines of its own, at the report's 
 _FIELD = regex.compile(r"(?:[Cc]ommand|[Rr]eturn code|[Ee]xpected return code|stdout|stderr|Output|Errors):")
 _OUTPUT = regex.compile(r"(?:stdout|stderr|Output|Errors):")
 _INDENT = "    "  # of the command's output
-_CLASS = regex.compile(rf"(?:[A-Za-z_]\w*\.)*{g.EXCEPTION_NAME}")
+_CLASS = regex.compile(rf"(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}")
 
 
 def opens(text: str) -> bool:
