@@ -37,6 +37,14 @@ def test_template_keeps_what_all_share_and_makes_the_rest_fields(messages, templ
     assert all(compiled.match(message) is not None for message in messages)
 
 
+def test_a_long_run_of_words_before_a_value_is_read_in_one_pass():
+    """A value after 100 kB of text that holds no key (`name=`): its field is named in one pass (each place the key
+    was looked for read the text to its end: minutes), and a key right before the value still names it."""
+    words = "a" * 100_000
+    assert infer_template([f"{words} 30 left", f"{words} 31 left"]) == f"{words} {{value1}} left"
+    assert infer_template([f"{words} port=30", f"{words} port=31"]) == f"{words} port={{port}}"
+
+
 def test_a_field_never_has_to_match_nothing():
     messages = ["cache miss in layer", "cache miss in layer 12 of 80"]
     template = infer_template(messages)

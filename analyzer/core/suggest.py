@@ -26,6 +26,7 @@ _MAX_MESSAGES = 50  # aligning more distinct messages than this tells nothing ne
 _MAX_EXAMPLES = 5
 _TEXT_TOKEN = regex.compile(r"\s+|\w+|[^\w\s]")
 _KEY_BEFORE = regex.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s*$")
+_KEY_WINDOW = 256  # characters of the text before a value looked at for its key (each place tried reads to the end)
 _KIND_NAMES = {"time": "time", "uuid": "uuid", "hex": "address", "url": "url", "str": "quoted", "path": "path",
                "addr": "endpoint", "device": "device", "shape": "shape", "rank": "rank", "id": "id"}
 
@@ -105,7 +106,7 @@ def _render(base: list[_Token], constant: set[int]) -> str:
         if not run:
             return
         literal = "".join(parts)
-        key = _KEY_BEFORE.search(literal)
+        key = _KEY_BEFORE.search(literal, max(0, len(literal) - _KEY_WINDOW))
         if key:
             name = regex.sub(r"\W", "_", key.group(1).lower()).strip("_") or "value"
         elif len(run) == 1 and run[0].kind in _KIND_NAMES:
