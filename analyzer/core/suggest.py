@@ -25,8 +25,8 @@ __all__ = ["Stub", "StubCollector", "infer_template"]
 _MAX_MESSAGES = 50  # aligning more distinct messages than this tells nothing new
 _MAX_EXAMPLES = 5
 _TEXT_TOKEN = regex.compile(r"\s+|\w+|[^\w\s]")
-_KEY_BEFORE = regex.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s*$")
-_KEY_WINDOW = 256  # characters of the text before a value looked at for its key (each place tried reads to the end)
+# (searched from the end: searched forwards, each place tried reads a run of words to its end)
+_KEY_BEFORE = regex.compile(r"(?r)([A-Za-z_][\w.-]*)\s*[=:]\s*$")
 _KIND_NAMES = {"time": "time", "uuid": "uuid", "hex": "address", "url": "url", "str": "quoted", "path": "path",
                "addr": "endpoint", "device": "device", "shape": "shape", "rank": "rank", "id": "id"}
 
@@ -106,7 +106,7 @@ def _render(base: list[_Token], constant: set[int]) -> str:
         if not run:
             return
         literal = "".join(parts)
-        key = _KEY_BEFORE.search(literal, max(0, len(literal) - _KEY_WINDOW))
+        key = _KEY_BEFORE.search(literal)
         if key:
             name = regex.sub(r"\W", "_", key.group(1).lower()).strip("_") or "value"
         elif len(run) == 1 and run[0].kind in _KIND_NAMES:
