@@ -930,6 +930,37 @@ def test_a_message_that_ends_in_a_traceback_has_that_traceback_as_its_root():
     assert event.chain[1].message == "Warmup failed - check the arguments. Error:"
 
 
+class TVMError(RuntimeError):
+    """tvm._ffi.base's: its message is the C++ side's backtrace, `Traceback (most recent call last):` then `[bt]` lines."""
+
+
+TVMError.__module__ = "tvm._ffi.base"
+
+
+def _apply_passes():
+    raise TVMError("Traceback (most recent call last):\n"
+                   "  [bt] (1) /opt/tvm/build/libtvm.so(tvm::transform::Pass::operator()(tvm::IRModule) const+0x56) [0x7f52]\n"
+                   "  [bt] (0) /opt/tvm/build/libtvm.so(tvm::runtime::Backtrace[abi:cxx11]()+0x2c) [0x7f5a]")
+
+
+@pytest.mark.parametrize("stack", ["python", "native"])
+def test_a_paste_begun_at_an_exception_line_whose_message_is_a_traceback(stack):
+    """A copy begun at `RuntimeError: Traceback (most recent call last):` (Ray Serve's format_exc() re-raised, TVM's
+    native backtrace as its text): the Python traceback below it is the error it wraps; a native one (`[bt] (1) ...`)
+    is its text, the error that exception (it was a traceback cut off with no error at all)."""
+    lines = text_of(capture(forms._replica_init if stack == "python" else _apply_passes)).splitlines()
+    begun = lines[next(k for k, line in enumerate(lines) if line.endswith(": Traceback (most recent call last):")):]
+    event = only(begun)
+    if stack == "python":
+        assert [(info.exception_type, info.link) for info in event.chain] == [("ValueError", Link.FIRST),
+                                                                              ("RuntimeError", Link.CAUSE)]
+        assert event.root.raise_site.function == "_load_shard"
+    else:
+        assert [info.exception_type for info in event.chain] == ["tvm._ffi.base.TVMError"]
+        assert event.root.message.split("\n")[:2] == ["Traceback (most recent call last):", begun[1]]
+    assert [e.chain for e in assert_same("\n".join([*begun, ""]).encode())] == [event.chain]
+
+
 def test_a_child_traceback_in_the_message_is_the_root_of_the_chain():
     """The child's own error comes first, then the parent's CalledProcessError and the RuntimeError
     that carries the child's stderr; the message keeps only the text before the child's traceback."""

@@ -149,6 +149,8 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     # (Ray names the remote task in place of the header of each link of a remote error's chain but the first, which
     # its wrapper's line names: `ray::Actor.f() (pid=12, ip=10.0.0.3)`)
     header = g.HEADER.match(lines[i]) or (link is not Link.FIRST and _remote_header(lines, i))
+    if header and header is not True and g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(": ")):
+        header = None  # an exception whose message is a traceback (`RuntimeError: Traceback ...`): its line, below
     if header:
         has_traceback = True
         i += 1
@@ -218,8 +220,9 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     i += 1
     if (exc["message"] or "").rstrip().endswith(_HEADER_TEXT):  # RuntimeError(traceback.format_exc()), maybe
         inner = list(parse_chain([_HEADER_TEXT, *lines[i:]]))  # after words of its own ("... Error: Traceback")
-        if inner:
-            intro = (exc["message"] or "").rstrip()[:-len(_HEADER_TEXT)].strip()
+        intro = (exc["message"] or "").rstrip()[:-len(_HEADER_TEXT)].strip()
+        # (not where nothing but the header is said and no Python stack follows: TVM's native one, `[bt] (8) ...`, its text)
+        if inner and (intro or any(info.exception_type or info.frames for info in inner)):
             return [ErrorInfo(exc["type"], intro or _final_line(inner[-1]), tuple(frames), link, has_traceback)], len(lines), inner
     carets = i
     remote = g.wraps_remote(exc)
