@@ -195,6 +195,20 @@ def test_an_error_logged_behind_the_loggers_name_and_its_padded_level(level, kep
     assert found == ([("ValueError", "--hidden takes one number")] if kept else [])
 
 
+def _allocate_scratch():
+    raise MemoryError("CUDA out of memory. Tried to allocate 260.00 MiB.")
+
+
+@pytest.mark.parametrize("level, kept", [("ERROR", True), ("INFO", False)])
+def test_an_error_logged_after_a_level_and_colon_padded_behind_a_prefix_nobody_listed(level, kept):
+    """`2025-03-14 11:05:29.634 ERROR:    MemoryError: ...` (a time, then uvicorn's padded `LEVEL:`) behind docker
+    compose's `svc-1  | `: the error its text names, where the level is an error's."""
+    said = traceback.format_exception_only(capture(_allocate_scratch))[-1].rstrip("\n")
+    lines = fmt.compose([f"2025-03-14 11:05:29.634 {(level + ':').ljust(9)} {said}"], "tabbyapi-1", width=11)
+    found = [(e.root.exception_type, e.root.message) for e in assert_same("\n".join([*lines, ""]).encode())]
+    assert found == ([("MemoryError", "CUDA out of memory. Tried to allocate 260.00 MiB.")] if kept else [])
+
+
 class HydraError(Exception):
     """Stands for Hydra's `CompactHydraException`s: their str is all Hydra prints of them."""
 

@@ -112,7 +112,7 @@ _ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon or a dash (`Exception occured - litellm.APIError: ...`); an OSError with its
 # errno may also end a sentence (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _TYPE = rf"(?P<type>(?:[A-Za-z_]\w*+(?:\.|::))*+(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?"
-_EMBEDDED = regex.compile(rf"(?:^|(?<=: | - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_TYPE}): (?P<message>\S.*)$")
+_EMBEDDED = regex.compile(rf"(?:^|(?<=: +| - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_TYPE}): (?P<message>\S.*)$")
 # ... or it is all the record's line says, its message on the lines below (SageMaker's `ExecuteUserScriptError:`)
 _TYPE_ALONE = regex.compile(rf"^{_TYPE}:\s*$")
 
