@@ -830,19 +830,23 @@ def _merge_embeddings():
 
 @pytest.mark.parametrize("stack", ["whole", "cut"])
 def test_an_error_raised_again_whose_text_ends_with_another_errors_repr_follows_from_that_error_told_below(stack):
-    """vLLM's client raises the engine's death (`raise request_output`) with the original error's repr in its text, and
-    the engine logs that error right below (its repr, then its traceback, which a copy may cut at its header): the
-    original error is the root cause; without it the death is."""
+    """vLLM's client raises the engine's death (`raise request_output`) with the original error's repr at the end of its
+    text, and the engine logs that error right below (its repr, then its traceback, which a copy may cut at its
+    header): the original error is the root cause, one incident with the record below; alone, the death's text still
+    names it (raised where the death was)."""
     original = capture(_merge_embeddings)
     dead = _EngineDeadError(f"Engine loop is not running. Inspect the stacktrace to find the original error: {original!r}.")
     wrapper = fmt.vllm_record("Error in chat completion stream generator.", capture(lambda: _process_request(dead)),
                               file="serving_chat.py", lineno=885)
     record = fmt.vllm_record(repr(original), original, file="engine.py", lineno=160)
     record = record if stack == "whole" else record[:2]
-    (root,) = [i for i in analysed({"run.log": [*wrapper, *record]}) if i.is_run_root]
+    found = analysed({"run.log": [*wrapper, *record]})
+    (root,) = [i for i in found if i.is_run_root]
     assert (root.info.exception_type, root.info.message) == ("ValueError", str(original))
-    (root,) = [i for i in analysed({"run.log": wrapper}) if i.is_run_root]
-    assert root.info.exception_type.endswith("_EngineDeadError")
+    assert all(i.caused_by == root.id for i in found if i is not root)
+    (root,) = analysed({"run.log": wrapper})
+    assert [link.exception_type.rsplit(".", 1)[-1] for link in root.event.chain] == ["ValueError", "_EngineDeadError"]
+    assert root.info.raise_site.function == "_process_request"
 
 
 def _rebuild(name):

@@ -308,10 +308,30 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
         return [raised, _replace(outer, link=Link.CAUSE)], i, []
     if (held := g.repr_said(outer.message)) is not None:  # the whole message another exception's repr: dask's
         return [_replace(outer, exception_type=held[0], message=held[1]), _replace(outer, link=Link.CAUSE)], i, []
+    if link is Link.FIRST and (held := _repr_at_end(message[0])) is not None:  # vLLM's `MQEngineDeadError: ... the
+        # original error: AssertionError('...').`: the error it wrapped, told where they share the frames
+        return [ErrorInfo(held[0], held[1], tuple(frames), link, has_traceback), _replace(outer, link=Link.CAUSE)], i, []
     if exc["inner"]:  # Ray's `RayTaskError(SyntaxError): ...` without the remote's frames: an instance of both,
         # raised where these frames end (`raise value.as_instanceof_cause()`); the inner type is what failed
         return [_replace(outer, exception_type=exc["inner"]), _replace(outer, link=Link.CAUSE)], i, []
     return [outer], i, []
+
+
+def _repr_at_end(said: str) -> tuple[str, str] | None:
+    """The exception whose repr ends a message's first line after a colon (maybe with a full stop after it): its type
+    and its message; else None. (Looked for after the last few colons only: a crafted line may hold thousands.)"""
+    if not said.rstrip(". ").endswith(")"):
+        return None
+    at = len(said)
+    for _ in range(_REPR_TRIES):
+        if (at := said.rfind(": ", 0, at)) < 1:
+            return None
+        if (held := g.repr_said(said[at + 2:].rstrip().removesuffix("."))) is not None:
+            return held
+    return None
+
+
+_REPR_TRIES = 4
 
 
 def _torchscript_error(lines: list[str], i: int) -> tuple[list[ErrorInfo], int] | None:

@@ -374,19 +374,15 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
             short_type(kind) == short_type(said[0]) and (alone or len(text) >= _QUOTED_AT_LEAST and (
                 text in said[1] or _NUMBERS.sub("0", text) == _NUMBERS.sub("0", said[1])))
             for kind, text in _links_said(i)))), first)
-    if _raised_again(first) and (raised_first := next((i for i in roots if i.info.frames and not _raised_again(i)
-                                                       and said in _links_said(i)), None)) is not None:
-        return raised_first
+    if _raised_again(first):
+        return next((i for i in roots if i.info.frames and not _raised_again(i) and said in _links_said(i)), first)
     # (or, raised `from` an error that a copy cut from above it, that error printed again in the run with its stack: Ray's
     # `raise RuntimeError(msg) from e` over the TypeError its unpickling raised, both told again in a record of Ray's)
     if (cause := next((i for i in roots if i is not first and _caught_in(i, first)), None)) is not None:
         return cause
     # (or the error its text names, printed with its own stack right below it: torch 2.0's `BackendCompilerFailed:
     # compile_fn raised TypeError: ...`, a hint, then the TypeError's traceback)
-    # (or the error whose repr its text ends with, told right below it, where a copy cut its stack: vLLM's
-    # `MQEngineDeadError: ... the original error: ValueError('...')` over the engine's record of that error)
-    named = next((i for i in roots if i is not first and _just_below(first, i) and (
-        i.info.frames and _names(first, i) or _names_repr(first, i))), None)
+    named = next((i for i in roots if i is not first and i.info.frames and _just_below(first, i) and _names(first, i)), None)
     if named is not None:
         return named
     # (or the same error told again right below it with its whole stack: Ren'Py's game frames, then `Full traceback:`)
@@ -450,13 +446,6 @@ def _names(wrapper: Incident, inner: Incident) -> bool:
     said = _first_line(inner)
     return (len(said) >= _QUOTED_AT_LEAST and f"{inner.info.short_type}: {said}" in _first_line(wrapper)) or (
         len(said) >= _ENDED_AT_LEAST and _first_line(wrapper).endswith(f": {said}"))
-
-
-def _names_repr(wrapper: Incident, inner: Incident) -> bool:
-    """Whether the wrapper's first line holds the inner error's repr (`ValueError('...')`), at least its first
-    characters."""
-    said = _first_line(inner)
-    return len(said) >= _QUOTED_AT_LEAST and f"{inner.info.short_type}({repr(said)[:-1]}" in _first_line(wrapper)
 
 
 def _deeper(frames: tuple[Frame, ...], shown: tuple[Frame, ...]) -> bool:
