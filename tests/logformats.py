@@ -248,11 +248,13 @@ def events_table_copy(lines: list[str], start: datetime = T0) -> list[str]:
     return rows
 
 
-def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3) -> list[str]:
+def pm2(lines: list[str], pm_id: int = 0, name: str = "api", padding: int = 3, when: datetime | None = None) -> list[str]:
     """`pm2 logs`: the process's id and name (`0|api`) padded to the widest seen so far (at least a blank more than
-    itself), then ` | `."""
+    itself), then ` | `; with `--time` (`when`), the time each line came to the minute and its offset (its default
+    format, `YYYY-MM-DD HH:mm Z`), then `: `."""
     label = f"{pm_id}|{name}"
-    return [f"{label.ljust(max(padding, len(label) + 1))} | {line}" for line in lines]
+    stamp = f"{when:%Y-%m-%d %H:%M} +00:00: " if when is not None else ""
+    return [f"{label.ljust(max(padding, len(label) + 1))} | {stamp}{line}" for line in lines]
 
 
 def djl_serving_worker(lines: list[str], worker: int = 133, model: str = "model", stream: str = "stderr") -> list[str]:

@@ -316,11 +316,12 @@ def test_a_paste_indented_as_a_whole_in_front_of_hosts_names(indent):
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
 
 
-@pytest.mark.parametrize("wrap", [lambda lines: fmt.pm2(lines, 2, "comfyui"), lambda lines: fmt.srun_label(lines, 3, 16)],
-                         ids=["pm2", "srun"])
+@pytest.mark.parametrize("wrap", [lambda lines: fmt.pm2(lines, 2, "comfyui"), lambda lines: fmt.pm2(lines, 2, "backend_v2", when=fmt.T0),
+                                  lambda lines: fmt.srun_label(lines, 3, 16)], ids=["pm2", "pm2_time", "srun"])
 def test_a_paste_begun_at_the_last_source_line_behind_a_prefix_nobody_listed(wrap):
-    """pm2's `2|comfyui  | ` or srun's ` 3: ` in front of a traceback's last lines, its header and frames not copied: the
-    exception line teaches the prefix, so its message is read without it."""
+    """pm2's `2|comfyui  | ` (with `--time`, `2|backend_v2  | 2025-11-22 11:19 +00:00: `) or srun's ` 3: ` in front of a
+    traceback's last lines, its header and frames not copied: the exception line teaches the prefix, so its message is
+    read without it."""
     exc, lines = _tb(_register_worker)
     (event,) = _events(["[INFO] queue ready", *wrap([lines[-2], lines[-1], "", "Prompt executed in 11.52 seconds"])])
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))

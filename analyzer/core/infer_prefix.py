@@ -43,7 +43,8 @@ _HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent c
 _FRAME_AT = regex.compile(rf'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{{1,7}}: ))File "[^"]*", line \d+(?:,? in \s*+{g.TEXT})?\s*+$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `, podman-compose's `[service] | `); a time, alone (a CI runner's
-# `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `; a colon after it: logging's `%(asctime)s: `, PythonAnywhere's error log) or with a level (between bars: FastChat's stderr records
+# `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `; a colon after it: logging's `%(asctime)s: `, PythonAnywhere's error log, pm2's `--time`
+# to the minute with its offset, `2025-11-22 11:19 +00:00: `) or with a level (between bars: FastChat's stderr records
 # `2023-05-30 17:19:25 | ERROR | stderr | `, loguru's `2024-01-05 10:00:00.123 | ERROR    | app:main:12 - `; or a stream:
 # a container UI's table export, `2022-02-08 10:17:26 | stdout | `, `2018-10-14 10:08:47<TAB>stdout<TAB>`; a log viewer's
 # table of events copied, the time in epoch milliseconds and in ISO 8601 (`1759859767296<TAB>2025-10-07T17:56:07.296Z<TAB>`);
@@ -61,7 +62,7 @@ _LEVEL = r"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|SUCCESS|TRACE)"
 _SRUN_LABEL = r" *(?:P\d+ +)?\d{1,7}: "
 _PREFIX_SHAPES = (
     r"^(?:(?:(?:\d+\|)?[A-Za-z0-9][\w.-]*|\[[A-Za-z0-9][\w.-]*\]) +\| "
-    r"|(?:\d{10,13}\t)?\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t|\t|: | +"
+    r"|(?:\d{10,13}\t)?\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z| ?[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t|\t|: | +"
     rf"(?:\| +(?:{_LEVEL}|std(?:out|err)) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?)"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
