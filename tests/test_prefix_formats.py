@@ -323,8 +323,10 @@ def test_a_paste_begun_at_the_last_source_line_behind_a_prefix_nobody_listed(wra
     traceback's last lines, its header and frames not copied: the exception line teaches the prefix, so its message is
     read without it."""
     exc, lines = _tb(_register_worker)
-    (event,) = _events(["[INFO] queue ready", *wrap([lines[-2], lines[-1], "", "Prompt executed in 11.52 seconds"])])
+    pasted = ["[INFO] queue ready", *wrap([lines[-2], lines[-1], "", "Prompt executed in 11.52 seconds"])]
+    (event,) = _events(pasted)
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+    assert [e.chain for e in assert_same("\n".join([*pasted, ""]).encode())] == [event.chain]
 
 
 def test_torchserves_relay_of_a_workers_lines_keeps_its_error_when_its_traceback_was_left_out():
