@@ -146,12 +146,13 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     remote exception first: it is its cause."""
     frames: list[Frame] = []
     has_traceback = False
+    header = g.HEADER.match(lines[i])
+    if header is not None and g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(": ")):
+        header = None  # an exception whose message is a traceback (`RuntimeError: Traceback ...`): its line, below
     # (Ray names the remote task in place of the header of each link of a remote error's chain but the first, which
     # its wrapper's line names: `ray::Actor.f() (pid=12, ip=10.0.0.3)`)
-    header = g.HEADER.match(lines[i]) or (link is not Link.FIRST and _remote_header(lines, i))
-    if header and header is not True and g.BARE_EXCEPTION_LINE.match(header["context"].rstrip(": ")):
-        header = None  # an exception whose message is a traceback (`RuntimeError: Traceback ...`): its line, below
-    if header:
+    headed = header is not None or (link is not Link.FIRST and _remote_header(lines, i))
+    if headed:
         has_traceback = True
         i += 1
     stripped = False  # the last frame line lost (some of) its indentation, and so did its source line
@@ -208,7 +209,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     text = lines[i]
     exc = g.EXCEPTION_LINE.match(text.strip() if at_source or dedented else text[frame_indent:] if g.exception_line_at_indent(
         text, frame_indent) else text)
-    if not header and len(frames) > 1 and g.listed_newest_first([(f.function or "", f.code or "") for f in frames]):
+    if not headed and len(frames) > 1 and g.listed_newest_first([(f.function or "", f.code or "") for f in frames]):
         frames.reverse()  # a copy that listed the frames newest first: each one's source calls the one above it
     if exc is not None and frames and contradicts_statement(exc, frames[-1].code):  # (a copy's word under a stack cut
         # at its raise)

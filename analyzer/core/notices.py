@@ -142,9 +142,10 @@ _CLASS_SAID = regex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-
 # after a colon (SD.Next's `... | ERROR | errors | executing callback: x.py f: AttributeError`)
 _CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\s*$")
 
+# SQLAlchemy's text of a driver's error behind the logger's name (`mlflow.cli: (sqlite3.OperationalError) ...`).
+_DRIVER_NAMED = regex.compile(r"^[\w.-]+: " + WRAPPED_DRIVER_ERROR.pattern[1:])
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
-_DRIVER_NAMED = regex.compile(r"^[\w.-]+: " + WRAPPED_DRIVER_ERROR.pattern[1:])
 _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
 
 
