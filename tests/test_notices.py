@@ -60,6 +60,9 @@ def test_shipped_notices_are_consequences_except_failures_of_their_own():
     assert roles.pop("torch.nccl-watchdog-cuda-error-logged") == "root"  # the rank's own GPU failed
     assert roles.pop("torch.nccl-async-cuda-error-logged") == "root"
     assert roles.pop("vllm.compiled-ops-import-failed") == "root"  # its kernels never loaded: what fails later, fails for it
+    for heap in ("glibc.heap-corruption", "glibc.heap-corruption-detected", "glibc.double-free", "glibc.free-check-failed",
+                 "glibc.malloc-check-failed"):
+        assert roles.pop(heap) == "root"  # the allocator stopped the process: the abort after it is its consequence
     assert set(roles.values()) == {"consequence"}
     assert {"sglang.sigquit-from-child", "sglang.child-process-failed", "torch.nccl-watchdog-timeout-line",
             "torch.nccl-watchdog-terminated", "torch.elastic-worker-failed"} <= set(roles)
@@ -73,6 +76,23 @@ def test_shipped_notices_are_consequences_except_failures_of_their_own():
 ])
 def test_ordinary_lines_are_not_notices(line):
     assert detector()(line) is None
+
+
+def test_glibcs_report_of_a_corrupted_heap_is_the_root_cause_of_the_abort_after_it():
+    """`free(): double free detected in tcache 2`, then the shell's `Aborted (core dumped)`: the allocator's check is why
+    the process aborted; the abort is its consequence. Before glibc 2.26 its line named the program and the chunk."""
+    for said in ("free(): double free detected in tcache 2",
+                 "*** Error in `python3': double free or corruption (fasttop): 0x00007f6f2c036910 ***"):
+        lines = ["INFO 12-01 10:00:00 [engine.py:12] Added request 42.", said,
+                 "run.sh: line 4:  2369 Aborted                 (core dumped) python serve.py"]
+        engine = builtin_engine()
+        analysis = engine.analysis()
+        for event in events_from_lines(lines, "run.log", engine.notices):
+            analysis.add(event)
+        incidents = analysis.incidents()
+        (root,) = [i for i in incidents if i.is_run_root]
+        assert (root.info.exception_type, root.role) == ("SIGABRT", "root") and root.info.message.endswith(said[-20:])
+        assert [i.caused_by for i in incidents if i is not root] == [root.id]
 
 
 def test_a_notice_quoting_another_is_the_outer_one():
