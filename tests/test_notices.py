@@ -54,7 +54,7 @@ def test_shipped_notices_are_consequences_except_failures_of_their_own():
     roles = {p.id: p.role for p in LINE_PATTERNS}
     assert roles.pop("torch.elastic-death-signal") == "root"  # someone stopped the job: that is the cause
     for crash in ("shell.segmentation-fault", "shell.segmentation-fault-alone", "shell.segmentation-fault-zsh",
-                  "shell.segmentation-fault-macos", "shell.bus-error", "shell.illegal-instruction"):
+                  "shell.segmentation-fault-macos", "uwsgi.segmentation-fault", "shell.bus-error", "shell.illegal-instruction"):
         assert roles.pop(crash) == "root"  # a native crash
     assert roles.pop("uvicorn.bind-address-in-use") == "root"  # the HTTP server never listened: nothing else ran
     assert roles.pop("torch.nccl-watchdog-cuda-error-logged") == "root"  # the rank's own GPU failed
