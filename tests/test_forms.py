@@ -422,16 +422,18 @@ def _crash_on_a_custom_op() -> None:
     raise AttributeError("'_OpNamespace' '_C' object has no attribute 'rms_norm'")
 
 
-def test_vllms_warning_that_its_kernels_did_not_load_is_the_root_cause_of_what_fails_after_it():
-    """vLLM logs a failed import of its compiled ops as a warning (`Failed to import from vllm._C with ImportError(...)`)
-    and goes on; what fails later fails for it. Where the module is absent, as on a platform whose plugin brings its own
-    kernels (Ascend's logs say `ModuleNotFoundError(...)` at each start), it is no error."""
+@pytest.mark.parametrize("module, file", [("_C", "_custom_ops.py"), ("_core_C", "_core_ext.py")])
+def test_vllms_warning_that_its_kernels_did_not_load_is_the_root_cause_of_what_fails_after_it(module, file):
+    """vLLM logs a failed import of its compiled ops as a warning (`Failed to import from vllm._C with ImportError(...)`;
+    0.5's `vllm._core_C` too) and goes on; what fails later fails for it. Where the module is absent, as on a platform
+    whose plugin brings its own kernels (Ascend's logs say `ModuleNotFoundError(...)` at each start), it is no error."""
     said = capture(_load_kernels)
-    warned = fmt.vllm_record(f"Failed to import from vllm._C with {said!r}", level=logging.WARNING,
-                             file="_custom_ops.py", lineno=21)
+    warned = fmt.vllm_record(f"Failed to import from vllm.{module} with {said!r}", level=logging.WARNING,
+                             file=file, lineno=21)
     crash = fmt.vllm_record("Worker failed", capture(_crash_on_a_custom_op), file="worker_base.py", lineno=620)
     root = run_root([*warned, "INFO 11-28 03:12:41 [api_server.py:1024] vLLM API server version 0.8.1", *crash])
-    assert (root.diagnosis.pattern.id, root.info.exception_type) == ("vllm.compiled-ops-import-failed", "ImportError")
+    assert root.info.exception_type == "ImportError" and root.diagnosis.pattern.id == (
+        "vllm.compiled-ops-import-failed" if module == "_C" else "vllm.core-ops-import-failed")
     absent = capture(lambda: __import__("vllm_platform_without._C"))
     assert isinstance(absent, ModuleNotFoundError)
     assert incidents(fmt.vllm_record(f"Failed to import from vllm._C with {absent!r}", level=logging.WARNING,

@@ -61,6 +61,7 @@ def test_shipped_notices_are_consequences_except_failures_of_their_own():
     assert roles.pop("torch.nccl-watchdog-cuda-error-logged") == "root"  # the rank's own GPU failed
     assert roles.pop("torch.nccl-async-cuda-error-logged") == "root"
     assert roles.pop("vllm.compiled-ops-import-failed") == "root"  # its kernels never loaded: what fails later, fails for it
+    assert roles.pop("vllm.core-ops-import-failed") == "root"
     for heap in ("glibc.heap-corruption", "glibc.heap-corruption-detected", "glibc.double-free", "glibc.free-check-failed",
                  "glibc.malloc-check-failed"):
         assert roles.pop(heap) == "root"  # the allocator stopped the process: the abort after it is its consequence
