@@ -367,6 +367,27 @@ def test_an_error_asyncio_says_nothing_retrieved_is_its_traceback_where_the_reco
     assert cut.truncated  # (asyncio prints the whole traceback under the repr)
 
 
+class MessageNotModified(Exception):  # (named as aiogram's is: a class whose name says no error)
+    pass
+
+
+async def _edit_message():
+    raise MessageNotModified("Message is not modified: specified new message content and reply markup are the same")
+
+
+def test_a_futures_repr_names_an_error_whose_class_does_not_say_so_where_its_traceback_was_cut():
+    """`exception=MessageNotModified('...')`: what asyncio's repr holds there is an exception whatever its class is
+    called; under it a traceback a copy cut inside its stack (above the raise statement, which would name it) is that
+    error (it was a fragment with no type)."""
+    formatter = logging.Formatter("%(levelname)s:%(name)s:%(message)s")
+    task = formatter.format(never_retrieved(_edit_message)[0]).split("\n")
+    innermost = max(k for k, line in enumerate(task) if line.startswith("  File "))
+    (cut,) = assert_same("\n".join([*task[:innermost], ""]).encode())
+    assert (cut.root.exception_type, cut.root.message) == (
+        "MessageNotModified", "Message is not modified: specified new message content and reply markup are the same")
+    assert cut.truncated
+
+
 def test_a_futures_repr_of_a_wrapper_made_of_its_cause_names_the_causes_words():
     """Ray's `RayTaskError(RuntimeError)` holds the cause it was made of: asyncio's repr of it, `exception=RayTaskError(
     RuntimeError)(RuntimeError('...'))`, above a traceback a copy cut, is that class with the cause's words."""

@@ -26,6 +26,7 @@ MAX_LINES = 8  # lines a copy may have wrapped the repr over
 # (a class that wraps its cause's, Ray's `RayTaskError(RuntimeError)`, made from the cause: `...(RuntimeError('x'))`)
 _RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*(?:\((?P<inner>[\w.]+)\))?)\((?P<args>.*)\)>\s*$")
 _CAUSE = regex.compile(r"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)\s*")
+_CLASS_NAME = regex.compile(r"(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*(?:\([\w.]+\))?")
 
 
 def opens(text: str) -> bool:
@@ -65,8 +66,8 @@ def error(texts: list[str]) -> ErrorInfo | None:
     joined = _joined(texts)
     at = joined.find(" exception=")  # (the first: a message may quote the words; each try would read to the end)
     m = _RAISED.match(joined, at + 1) if at >= 0 else None
-    if m is None or g.BARE_EXCEPTION_LINE.match(m["type"]) is None:
-        return None
+    if m is None or _CLASS_NAME.fullmatch(m["type"]) is None:  # (what `exception=` holds is an exception, whatever its
+        return None  # class is called: aiogram's `MessageNotModified`; a name in lower case is no class)
     made_of, args = m["type"], m["args"]
     if m["inner"] and (cause := _CAUSE.fullmatch(args)) is not None and cause["type"] == m["inner"]:
         made_of, args = cause["type"], cause["args"]  # (a wrapper tells no more than its cause: the cause's words)
