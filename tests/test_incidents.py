@@ -129,14 +129,18 @@ def test_two_runs_each_get_their_root_and_unknowns_are_grouped_by_fingerprint(ca
     assert f"{roots[0]['fingerprint']}  ×2 in {roots[0]['id']}, {roots[1]['id']}" in summary
 
 
-def test_a_log_with_only_echoes_names_no_root_cause(capsys, tmp_path):
+def test_a_log_with_only_echoes_leads_with_the_first_and_says_its_cause_is_elsewhere(capsys, tmp_path):
+    """A node whose log shows only the watchdog's timeouts: the first is the first failure the log shows (a run in a fleet
+    report counts under it), still an echo, and said to be one."""
     log = tmp_path / "node1.log"
     lines = Path(RUN_A).read_text().splitlines(keepends=True)
     log.write_text("".join(line for line in lines if "Watchdog caught" in line and "ProcessGroupNCCL" in line))
     (incident,) = scan_json(str(log))
-    assert incident["role"] == "consequence" and not incident["is_run_root"] and incident["caused_by"] is None
+    assert incident["role"] == "consequence" and incident["is_run_root"] and incident["caused_by"] is None
     assert main(["scan", str(log)]) == 0
-    assert capsys.readouterr().out.startswith("No root cause in these logs")
+    out = capsys.readouterr().out
+    assert out.startswith("● ROOT CAUSE I1 ") and "No root cause" not in out
+    assert "the first failure these logs show, itself an echo of one they do not" in out
 
 
 def test_the_same_error_far_apart_is_two_incidents():
@@ -306,6 +310,55 @@ def test_a_fragment_is_never_the_root_cause_while_a_complete_incident_exists():
     assert incidents[-1].is_fragment and not incidents[-1].is_run_root  # fragments sort last
     (alone,) = analysed({"cut.log": cut})
     assert alone.is_fragment and alone.is_run_root  # with nothing else, the fragment is all there is
+
+
+_ENGINE_UTILS = """
+def wait_for_engine_startup(failed):
+    raise RuntimeError("Engine core initialization failed. "
+                       "See root cause above. "
+                       f"Failed core proc(s): {failed}")
+"""
+
+
+def _engine_startup_failed(folder: Path) -> str:
+    """vLLM's API server's error where vllm/v1/engine/utils.py raises it: the engine core died while starting."""
+    path = folder / "site-packages" / "vllm" / "v1" / "engine" / "utils.py"
+    path.parent.mkdir(parents=True)
+    path.write_text(_ENGINE_UTILS)
+    scope: dict = {}
+    exec(compile(_ENGINE_UTILS, str(path), "exec"), scope)
+    return text_of(capture(lambda: scope["wait_for_engine_startup"]({})))
+
+
+def test_an_echo_alone_or_over_a_traceback_cut_before_its_error_leads_the_run_and_stays_an_echo(tmp_path):
+    """vLLM's API server saying the engine core failed to start, its cause in the engine's own log, or cut: what the log
+    shows of the failure. A traceback cut before its exception line said where, not with what: it follows the echo
+    (neither is told to follow from the other)."""
+    echo = _engine_startup_failed(tmp_path).splitlines()
+    cut = text_of(capture(_disk_full)).splitlines()[:3]
+    for k, lines in enumerate((echo, [*echo, "", *cut], [*cut, "", *echo])):
+        log = tmp_path / f"api{k}.log"
+        log.write_text("\n".join(lines) + "\n")
+        incidents = builtin_engine().analyse([str(log)]).incidents
+        assert len(incidents) == (1 if k == 0 else 2)
+        (root,) = [i for i in incidents if i.is_run_root]
+        assert (root.info.exception_type, root.role) == ("RuntimeError", "consequence")
+        assert root.diagnosis.pattern.id == "vllm.engine-core-init-failed-procs"
+        assert all(i.caused_by is None for i in incidents)
+
+
+def test_of_the_echoes_an_error_raised_leads_over_a_line_logged_about_it(tmp_path):
+    """torchrun logs a worker's exit (`failed (exitcode: 1) ...`), then raises ChildFailedError with its summary:
+    with no other error in the log, the error raised leads the run."""
+    notice = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 0 (pid: 5123) of "
+              "binary: /usr/bin/python3")
+    log = tmp_path / "launch.log"
+    log.write_text(notice + "\n" + _elastic_summary(1, "To enable traceback see: https://pytorch.org/docs/stable/elastic/"
+                                                    "errors.html", tmp_path))
+    first, raised = builtin_engine().analyse([str(log)]).incidents
+    assert first.event.kind.value == "notice" and first.role == raised.role == "consequence"
+    assert raised.is_run_root and not first.is_run_root
+    assert raised.diagnosis.pattern.id == "torch.elastic-child-failed"
 
 
 def test_files_given_together_are_runs_of_their_own():
@@ -733,7 +786,7 @@ def test_torchruns_summary_of_a_worker_a_signal_ended_is_the_root_cause_and_of_o
     log.write_text(_elastic_summary(exitcode, told, tmp_path))
     (incident,) = builtin_engine().analyse([str(log)]).incidents
     assert incident.diagnosis.pattern.id == ("torch.elastic-child-killed" if exitcode < 0 else "torch.elastic-child-failed")
-    assert incident.is_run_root == (exitcode < 0)
+    assert incident.role == ("root" if exitcode < 0 else "consequence") and incident.is_run_root  # (all there is)
     if exitcode < 0:
         assert (incident.diagnosis.params["signal"], incident.diagnosis.params["rank"]) == (9, 3)
 

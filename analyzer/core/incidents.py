@@ -280,14 +280,20 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         roots = sorted((i for i in run if i.role is Role.ROOT),
                        key=lambda i: (i.is_fragment, i.event.context.startswith((g.UNRAISABLE, *RETRYING)),
                                       _DEATH_TOLD.search(_first_line(i)) is not None, i.event.inferred))
-        if not roots:
-            continue  # only echoes: the failure itself is in a log we were not given
-        root = _best_evidenced(roots[0], roots)
+        # (where only echoes say with what it failed, the first of them is the first failure the run shows: its own cause
+        # is in a log we were not given, or cut before its class, as a lone `Engine core initialization failed` tells;
+        # it stays an echo, and leads the run over a traceback cut before it said what it raised; an error raised, or a
+        # native report, over a logged line about it: torchrun's ChildFailedError over its `failed (exitcode: 1)`)
+        echo = min((i for i in run if i.role is Role.CONSEQUENCE and not i.is_fragment),
+                   key=lambda i: i.event.kind is EventKind.NOTICE, default=None)
+        if not roots and echo is None:
+            continue
+        root = echo if echo is not None and all(i.is_fragment for i in roots) else _best_evidenced(roots[0], roots)
         marks[root.id] = {"is_run_root": True}
-        if root is not roots[0]:  # the first told it without frames: the same error, told again
+        if roots and root is not roots[0] and root.role is Role.ROOT:  # the first told it without frames: the same error, told again
             marks[roots[0].id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
         for incident in run:
-            if incident.role == "consequence" and not _before(incident, root):
+            if incident.role == "consequence" and incident is not root and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
             elif incident is not root and not _before(incident, root) and (_quotes(incident, root)
                                                                            or _retells(incident, root)):

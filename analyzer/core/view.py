@@ -26,7 +26,7 @@ from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 
 __all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark",
-           "incident_view", "explanation", "headline", "unknown_label", "role_label"]
+           "incident_view", "explanation", "headline", "unknown_label", "role_label", "echo_note"]
 
 _LONG_VALUE = 40  # characters: a captured value this long that the message already shows adds nothing
 _QUOTED = regex.compile(r"""'([^'\n]*)'|"([^"\n]*)\"""")
@@ -138,6 +138,13 @@ class IncidentView:
 
 def role_label(role: str, is_run_root: bool) -> str:
     return "ROOT CAUSE" if is_run_root else role.upper()
+
+
+def echo_note(view: IncidentView) -> str:
+    """What a consequence no root cause was seen for says of where that cause is."""
+    if view.is_run_root:
+        return "the first failure these logs show, itself an echo of one they do not (it may come later, or be in another log)"
+    return "an echo of a failure elsewhere; no root cause seen yet (it may come later, or be in another log)"
 
 
 def headline(info: ErrorInfo) -> str:

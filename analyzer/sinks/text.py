@@ -11,7 +11,7 @@ from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.render import RenderedFix
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.view import headline, incident_view
+from analyzer.core.view import echo_note, headline, incident_view
 
 __all__ = ["render_report", "render_incident", "print_fixes", "ordered_for_people"]
 
@@ -81,8 +81,7 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
     console.print(f"[{_ROLE_STYLE.get(view.role, 'bold')}]● {view.role_label}[/] [bold]{view.id}[/] "
                   f"[bold]{escape(view.exception_type)}[/] ×{view.count}{_ranks(incident)}[dim]{when}[/]")
     if view.awaiting_root:
-        console.print("  [yellow]an echo of a failure elsewhere; no root cause seen yet (it may come later, "
-                      "or be in another log)[/]")
+        console.print(f"  [yellow]{escape(echo_note(view))}[/]")
     if view.context:
         console.print(f"  [dim]{escape(view.context)}[/]")
     for line in view.message[:12] or ("(no message)",):

@@ -10,7 +10,7 @@ from analyzer.core import grammar as g
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.view import Explanation, IncidentView, Mark, explanation, headline
+from analyzer.core.view import Explanation, IncidentView, Mark, echo_note, explanation, headline
 from analyzer.tui.derived_section import derived_text
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
@@ -34,7 +34,7 @@ def summary(view: IncidentView) -> Text:
     if view.caused_by:
         text.append(f"\nfollows from {view.caused_by} (press r to go to it)", "yellow")
     elif view.awaiting_root:
-        text.append("\nan echo of a failure elsewhere; no root cause seen yet", "yellow")
+        text.append(f"\n{echo_note(view)}", "yellow")
     if view.context:
         text.append(f"\n{view.context}", "dim")
     lines = view.message or ("(no message)",)
