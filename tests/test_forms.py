@@ -2647,14 +2647,18 @@ def test_a_modules_class_named_error_alone_is_an_error(module):
     assert assert_same(b"gunicorn.error: Booting worker with pid: 123\nuvicorn.error: Started server process\n") == []
 
 
-def test_a_cxx_exception_in_a_logged_error_line_is_a_notice():
-    """TensorRT-LLM's logger (`[TensorRT-LLM][ERROR] ` before what()), the C++ type named with `::`."""
-    what = "[TensorRT-LLM][ERROR] Assertion failed: d == a + length (/app/plugins/gptAttentionCommon.cpp:320)"
+@pytest.mark.parametrize("place", ["/app/plugins/gptAttentionCommon.cpp:320", "/src/cpp/runtime/tllmBuffers.h:131", ""])
+def test_a_cxx_exception_in_a_logged_error_line_is_a_notice_raised_where_its_text_says(place):
+    """TensorRT-LLM's logger (`[TensorRT-LLM][ERROR] ` before what()), the C++ type named with `::`; its checks end
+    what() with the C++ file and line they failed at (a header's too), which is then its site, as in a terminate's."""
+    what = "[TensorRT-LLM][ERROR] Assertion failed: d == a + length" + (f" ({place})" if place else "")
     event = only(["[TensorRT-LLM][INFO] Loaded engine size: 15448 MiB",
                   f"[TensorRT-LLM][ERROR] tensorrt_llm::common::TllmException: {what}",
                   "1       0x7f6ce803be0b /opt/tritonserver/backends/tensorrtllm/libnvinfer_plugin_tensorrt_llm.so.9(+0x35e0b)"])
     assert (event.kind, event.root.exception_type, event.root.message) == (
         EventKind.NOTICE, "tensorrt_llm::common::TllmException", what)
+    site = event.root.raise_site
+    assert (site and f"{site.path}:{site.lineno}") == (place or None)
     assert events(["[TensorRT-LLM][INFO] retrying after tensorrt_llm::common::TllmException: busy"]) == []
 
 

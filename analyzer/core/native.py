@@ -54,7 +54,7 @@ from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link, short_type
 
 __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "Marks", "continues", "interrupts", "parse", "parse_chain",
-           "thread_head",
+           "source_place", "thread_head",
            "names_its_cause", "rust_error", "signal_of", "starts"]
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
@@ -339,10 +339,10 @@ def parse(lines: list[str]) -> ErrorInfo:
     kind = _demangled(_type_once(thrown["type"]))
     what, placed = _own_place(kind, "\n".join(message).strip())
     frames = _thread_frames(lines[dump + 1:]) or frames or placed  # where Python was when it aborted, if it was
-    return ErrorInfo(kind, what, frames or _source_place(what), has_traceback=bool(frames))
+    return ErrorInfo(kind, what, frames or source_place(what), has_traceback=bool(frames))
 
 
-def _source_place(what: str) -> tuple[Frame, ...]:
+def source_place(what: str) -> tuple[Frame, ...]:
     """The first C++ source file and line a what() names, as its site (TensorRT-LLM's checks: `[TensorRT-LLM][ERROR]
     Assertion failed: ... (/src/cpp/common/mpiUtils.cpp:211)`); none where it names none."""
     if (m := _SOURCE_END.search(what)) is None:

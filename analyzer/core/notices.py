@@ -13,12 +13,13 @@ line holds verbatim), decides whether a line is looked at more closely. Pure: no
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import regex
 
 from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, TEXT, WRAPPED_DRIVER_ERROR, repr_said
 from analyzer.core.literal import literal
+from analyzer.core.native import source_place
 from analyzer.core.records import ErrorInfo
 from analyzer.core.schema import Pattern
 from analyzer.core.template import CompiledTemplate, TemplateError, compile_template
@@ -150,7 +151,15 @@ _REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exceptio
 
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
-    """The exception a log record at error level reports in its text, without a traceback; else None."""
+    """The exception a log record at error level reports in its text, without a traceback; else None. A C++
+    exception's place is the source file and line its text ends with, where it names one (TensorRT-LLM's checks)."""
+    info = _logged_error(text, prefix)
+    if info is not None and "::" in info.exception_type and (placed := source_place(info.message)):
+        return replace(info, frames=placed)
+    return info
+
+
+def _logged_error(text: str, prefix: str) -> ErrorInfo | None:
     if ("<class '" in text or "<type '" in text) and (said := _CLASS_SAID.search(text)) is not None and (
             _LEVEL_IN_PREFIX.search(prefix) or _LEVEL_IN_PREFIX.search(text, 0, said.start())
             or (_SAYS_FAILED.search(text, 0, said.start()) and not _LOWER_LEVEL.search(prefix + text, 0, len(prefix) + said.start()))):
