@@ -361,6 +361,16 @@ def test_of_the_echoes_an_error_raised_leads_over_a_line_logged_about_it(tmp_pat
     assert raised.diagnosis.pattern.id == "torch.elastic-child-failed"
 
 
+@pytest.mark.parametrize(("prefix", "ranks"), [("[02:20:30.958] ", ()), ("[02:20:30]: ", ()), ("web-1  | ", ("web-1",))])
+def test_a_stream_is_shown_as_where_an_error_happened_only_where_it_names_something(prefix, ranks, tmp_path):
+    """A learned prefix tells its stream apart; one of a time alone names nothing to show."""
+    log = tmp_path / "app.log"
+    said = traceback.format_exception_only(capture(_disk_full))[0]
+    log.write_text("".join(f"{prefix}{line}\n" for line in ("starting", said.rstrip("\n"), "done")))
+    (incident,) = builtin_engine().analyse([str(log)]).incidents
+    assert (incident.info.exception_type, incident.ranks) == ("OSError", ranks)
+
+
 def test_files_given_together_are_runs_of_their_own():
     failure = text_of(capture(_disk_full)).splitlines()
     incidents = analysed({"a/server.log": failure, "b/server.log": failure})

@@ -827,16 +827,18 @@ class OutOfResources(Exception):
 OutOfResources.__module__ = "triton.runtime.errors"
 
 
-@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level", "bracketed_clock", "buildkit", "buildkit_plain"])
+@pytest.mark.parametrize("form", ["ci_clock", "iso", "app_stream_level", "bracketed_clock", "bracketed_clock_colon", "buildkit",
+                                  "buildkit_plain"])
 def test_a_time_prefix_in_front_of_an_error_without_traceback(form):
-    """A time alone (a CI runner's clock, an ISO time, an app's in brackets, Docker BuildKit's seconds into a step in
-    its summary of a failed step or its plain progress) or with a stream and level, in front of an exception line
-    with no traceback, is learned from it; its type reads as one by its module's name too."""
+    """A time alone (a CI runner's clock, an ISO time, an app's in brackets, a relay's with a colon after them, Docker
+    BuildKit's seconds into a step in its summary of a failed step or its plain progress) or with a stream and level, in
+    front of an exception line with no traceback, is learned from it; its type reads as one by its module's name too."""
     for exc in (capture(_register_worker), OutOfResources("out of resource: shared memory, Required: 98304")):
         said = traceback.format_exception_only(exc)[0].rstrip("\n")
         lines = ["starting", said, "done"]
         wrapped = (fmt.ci_clock(lines) if form == "ci_clock" else fmt.app_stream_level(lines) if form == "app_stream_level"
                    else [f"[02:20:3{i}.958] {line}" for i, line in enumerate(lines)] if form == "bracketed_clock"
+                   else [f"[02:20:3{i}.958]: {line}" for i, line in enumerate(lines)] if form == "bracketed_clock_colon"
                    else [f"{25.4 + i / 100:.2f} {line}" for i, line in enumerate(lines)] if form == "buildkit"
                    else [f"#8 {1.737 + i:.3f} {line}" for i, line in enumerate(lines)] if form == "buildkit_plain"
                    else [f"2026-01-26 17:25:3{i} {line}" for i, line in enumerate(lines)])

@@ -140,7 +140,9 @@ def _tally(counts: dict[str, int], key: str, change: int) -> None:
 
 
 def _rank_of(event: ErrorEvent) -> str | None:
-    return event.rank or (event.stream.removesuffix("#") if event.stream.strip("|#") else None)  # (no empty tags)
+    """Its rank, else the stream that printed it; not a stream that names nothing (a learned prefix that holds only a
+    time, its key `[ ]`)."""
+    return event.rank or (event.stream.removesuffix("#") if any(map(str.isalnum, event.stream)) else None)
 
 
 class IncidentGrouper:

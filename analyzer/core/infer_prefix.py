@@ -65,7 +65,7 @@ _PREFIX_SHAPES = (
     r"|(?:\d{10,13}\t)?\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:[.,]\d+)?)?(?:Z| ?[+-]\d\d:?\d\d)?(?:\tstd(?:out|err)\t|\t|: | +"
     rf"(?:\| +(?:{_LEVEL}|std(?:out|err)) *\|(?: +(?!{_EXCEPTION_AHEAD})[\w.:<>-]+ +[|-])*+ )?)"
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
-    rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\] +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
+    rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]:? +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
     r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL
     # (a level in brackets not in capitals, which a logged error's reader does not take for one, and what it names
