@@ -345,6 +345,11 @@ def test_an_echo_alone_or_over_a_traceback_cut_before_its_error_leads_the_run_an
         assert (root.info.exception_type, root.role) == ("RuntimeError", "consequence")
         assert root.diagnosis.pattern.id == "vllm.engine-core-init-failed-procs"
         assert all(i.caused_by is None for i in incidents)
+    told = tmp_path / "driver.log"  # (a driver printed the error's line first, then the actor its traceback)
+    told.write_text("\n".join([echo[-1], *(f"(EngineActor pid=8916) {line}" for line in echo)]) + "\n")
+    first, raised = builtin_engine().analyse([str(told)]).incidents
+    assert raised.is_run_root and raised.info.raise_site.function == "wait_for_engine_startup"
+    assert first.caused_by == raised.id and not first.info.frames
 
 
 def test_of_the_echoes_an_error_raised_leads_over_a_line_logged_about_it(tmp_path):

@@ -286,14 +286,15 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         # is in a log we were not given, or cut before its class, as a lone `Engine core initialization failed` tells;
         # it stays an echo, and leads the run over a traceback cut before it said what it raised; an error raised, or a
         # native report, over a logged line about it: torchrun's ChildFailedError over its `failed (exitcode: 1)`)
-        echo = min((i for i in run if i.role is Role.CONSEQUENCE and not i.is_fragment),
-                   key=lambda i: i.event.kind is EventKind.NOTICE, default=None)
-        if not roots and echo is None:
+        echoes = sorted((i for i in run if i.role is Role.CONSEQUENCE and not i.is_fragment),
+                        key=lambda i: i.event.kind is EventKind.NOTICE)
+        leads = roots if not echoes or any(not i.is_fragment for i in roots) else echoes
+        if not leads:
             continue
-        root = echo if echo is not None and all(i.is_fragment for i in roots) else _best_evidenced(roots[0], roots)
+        root = _best_evidenced(leads[0], leads)
         marks[root.id] = {"is_run_root": True}
-        if roots and root is not roots[0] and root.role is Role.ROOT:  # the first told it without frames: the same error, told again
-            marks[roots[0].id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
+        if root is not leads[0]:  # the first told it without frames: the same error, told again
+            marks[leads[0].id] = {"caused_by": root.id, "role": Role.CONSEQUENCE}
         for incident in run:
             if incident.role == "consequence" and incident is not root and not _before(incident, root):
                 marks[incident.id] = {"caused_by": root.id}
