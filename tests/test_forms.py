@@ -2795,6 +2795,19 @@ def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it
     assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
 
 
+@pytest.mark.parametrize(("said", "page"), [
+    ("CUDA out of memory. Tried to allocate 24.00 MiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; "
+     "13.44 MiB free; 9.63 GiB reserved in total by PyTorch)", "torch.cuda-out-of-memory-legacy"),
+    ("NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version "
+     "2.14.3", "torch.nccl-unhandled-system-error")])
+def test_a_runtime_error_an_older_torch_raised_gets_the_page_of_the_subclass_it_raises_now(said, page):
+    """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's errors too: the pages
+    written for torch.cuda.OutOfMemoryError and torch.distributed.DistBackendError fit them; not another class."""
+    assert run_root(text_of(raised(RuntimeError(said))).splitlines()).diagnosis.pattern.id == page
+    other = type("DeviceError", (Exception,), {"__module__": "mylib"})
+    assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
+
+
 @pytest.mark.parametrize(("said", "page"), [("an illegal memory access was encountered", "torch.hip-illegal-memory-access"),
                                             ("invalid device function", "torch.hip-invalid-device-function"),
                                             ("invalid device ordinal", "torch.hip-invalid-device-ordinal")])

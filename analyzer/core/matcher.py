@@ -53,8 +53,11 @@ _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded messa
 # Classes that carry another class's text: a page written for that class fits them. A library raises one now where
 # it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
 # its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a
-# request's ValueError `BadRequestError` in the body of its 400 response.
-_SAME_TEXT_AS = {"AcceleratorError": "RuntimeError", "BadRequestError": "ValueError"}
+# request's ValueError `BadRequestError` in the body of its 400 response. And the other way: an older release raised
+# as the base class what a subclass raises now (torch's RuntimeError before torch.cuda.OutOfMemoryError, 1.13, and
+# before torch.distributed.DistBackendError, 2.1).
+_SAME_TEXT_AS = {"AcceleratorError": ("RuntimeError",), "BadRequestError": ("ValueError",),
+                 "RuntimeError": ("OutOfMemoryError", "DistBackendError")}
 
 
 class MatchKind(enum.Enum):
@@ -189,8 +192,9 @@ class Matcher:
         stack = self._framed.stack(info.frames) if self._framed else ()
         short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
         found = self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
-        if found.pattern is None and (base := _SAME_TEXT_AS.get(short_type or "")) is not None:
-            return self._match_cached((base, info.message, site_frames(info.frames), stack, False))
+        for kin in _SAME_TEXT_AS.get(short_type or "", ()) if found.pattern is None else ():
+            if (found := self._match_cached((kin, info.message, site_frames(info.frames), stack, False))).pattern:
+                break
         return found
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
