@@ -226,6 +226,33 @@ def test_fuzzy_treats_a_changed_content_word_as_another_error(matcher):
     assert found.pattern is None
 
 
+CUT = [Pattern(id="demo.oom", exception="MemoryError", source=_at("demo/alloc.py", 10, "malloc"),
+               template="out of device memory. Tried to allocate {size}. Device {gpu} has a total capacity of {total} "
+                        "of which {free} is free. {details}"),
+       Pattern(id="demo.oom-old", exception="MemoryError",  # (one release's wording, opening alike)
+               source=PatternSource(project="demo", path="demo/alloc.py", function="malloc", version="2.1"),
+               template="out of device memory. Tried to allocate {size}. Device {gpu} has a total capacty of {total} "
+                        "of which {free} is free. {details}"),
+       Pattern(id="demo.unsupported", exception="MemoryError", template="{kind} is not supported by this allocator: "
+                                                                            "choose another allocation backend")]
+
+
+@pytest.mark.parametrize(("said", "found"), [
+    ("out of device memory. Tried to allocate 330.00 MiB.", "demo.oom"),  # (a paste or a terminal cut it)
+    ("out of device memory. Tried to allocate 330.00 MiB. Device 0 has a total capa", "demo.oom"),
+    ("out of device memory. Tried to free 330.00 MiB.", None),  # (its opening goes on otherwise)
+    ("out of device memory.", None),  # (too little of it to say whose it is)
+    ("pinned is not supported by this allo", None)])  # (a template that opens with a value)
+def test_a_message_cut_short_is_the_error_whose_opening_words_it_keeps(said, found):
+    """A message cut short after a template's opening words, long enough to say whose they are, where the template
+    could go on from there: that error, fuzzily and without values (they may be cut too); the current wording before a
+    release's that opens alike. A message whose opening goes on otherwise, or that keeps too little, is none."""
+    got = Matcher(CUT).match(traced(LAUNCH, MemoryError(said)))
+    assert (got.pattern.id if got.pattern else None) == found
+    if found:
+        assert (got.match_kind, got.params) == (MatchKind.FUZZY, {})
+
+
 def test_words_glued_to_a_field_and_a_plain_percent_still_match_exactly(matcher):
     glued = matcher.match_message("kv_block_cnt must be a positive multiple of the page size, got 0", "ValueError")
     assert (glued.pattern.id, glued.match_kind, glued.params) == ("demo.blocks", MatchKind.EXACT,

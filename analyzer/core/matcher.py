@@ -43,13 +43,14 @@ from analyzer.core.schema import Pattern
 from analyzer.core.sites import SiteIndex, StackKey
 from analyzer.core.store import MemoryStore, PatternStore, Site
 from analyzer.core.template import RETRY_FACTOR, TIMEOUT, CompiledTemplate, TemplateError, compile_template
-from analyzer.core.template.fields import has_fields, literal_parts, literal_text
+from analyzer.core.template.fields import has_fields, literal_parts, literal_text, opening_text
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_keys", "site_key"]
 
 _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
+_OPENING_AT_LEAST = 24  # characters of a template's opening words that say whose a message cut short after them is
 # Classes that carry another class's text: a page written for that class fits them. A library raises one now where
 # it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
 # its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a
@@ -110,13 +111,18 @@ class _Entry:
 
 def index_keys(pattern: Pattern) -> tuple[str | None, Site | None]:
     """Where a pattern is filed: its rarest-looking literal word (the longest, a content word if it
-    has any) and its raise site. A signature extracted from a logger call is filed under no word: it
-    is no exception, never a traceback's diagnosis (`explain ID` still finds it); nor is a pattern told
-    by its frames (`site:`), which the Matcher asks for by the stack."""
+    has any) and its raise site. A template that opens with words enough to say whose it is is filed
+    under one of those, so that a message cut short after them still finds it (`Matcher._cut`). A
+    signature extracted from a logger call is filed under no word: it is no exception, never a
+    traceback's diagnosis (`explain ID` still finds it); nor is a pattern told by its frames (`site:`),
+    which the Matcher asks for by the stack."""
     _, tokens = literal_parts(pattern.template, _WORD, pattern.style)
     logged = pattern.exception.startswith("log.") and pattern.match != "line"
     unfiled = logged or pattern.site is not None  # a frame pattern is found by its frames (core/sites.py)
-    word = max(content_words(tokens) or tokens, key=lambda t: (len(t), t)) if tokens and not unfiled else None
+    opening = opening_text(pattern.template, pattern.style)
+    opens = tokens & set(_WORD.findall(opening.lower())) if len(opening) >= _OPENING_AT_LEAST else frozenset()
+    words = content_words(frozenset(opens)) or content_words(tokens) or tokens
+    word = max(words, key=lambda t: (len(t), t)) if tokens and not unfiled else None
     src = pattern.source
     return word, site_key(src.path, src.function) if src.path and src.function else None
 
@@ -224,7 +230,8 @@ class Matcher:
             return site if site is not None and (Evidence.TEXT | Evidence.ASSERT) & site.evidence else exact
         if exact is not None and not frames:
             return exact  # a text that fits exactly, if only "possibly", says more than a near one
-        return site or self._fuzzy(short_type, message, words, frames) or exact or UNKNOWN
+        return site or self._fuzzy(short_type, message, words, frames) or exact or self._cut(short_type, message, words,
+                                                                                             frames) or UNKNOWN
 
     def _by_frame(self, pattern: Pattern, params: dict[str, Any]) -> Diagnosis:
         """A frame pattern's diagnosis: exact when its template has words to match, else by its frame."""
@@ -354,6 +361,35 @@ class Matcher:
         kind = MatchKind.FUZZY if frames or best.pattern.curated else MatchKind.POSSIBLE
         value = confidence(*_SCALE[kind], best.spec, evidence, best_score / 100)
         return Diagnosis(best.pattern, kind, value, {}, 0, evidence)
+
+    def _cut(self, short_type: str | None, message: str, words: set[str],
+             frames: tuple[SiteFrame, ...]) -> Diagnosis | None:
+        """A message cut short (by a paste, a terminal, a wrapped line not read with it: `CUDA out of memory. Tried to
+        allocate 330.00 MiB.`) that keeps a template's opening words, enough of them to say whose they are, and could
+        go on as that template does: a fuzzy match, without values (those it holds may be cut too). Where templates
+        open alike, the current wording before one a release alone had."""
+        said = " ".join(message.split())
+        if short_type is None or len(said) < _OPENING_AT_LEAST:
+            return None
+        best, best_key = None, None
+        for entry in {e.pattern.id: e for word in words for e in self._bucket(word, short_type)}.values():
+            compiled = self._compile(entry)
+            if (entry.generic or compiled is None or len(compiled.prefix) < _OPENING_AT_LEAST
+                    or not said.startswith(compiled.prefix[:len(said)]) or not self._belongs(entry, frames)
+                    or not compiled.begins(message)):
+                continue
+            evidence, distance = site_evidence(entry.pattern, frames, self.site_window)
+            key = (Evidence.FUNCTION in evidence, Evidence.FILE in evidence, not entry.pattern.source.version,
+                   len(entry.literal), -(distance if distance is not None else 1 << 30), entry.pattern.id)
+            if best_key is None or key > best_key:
+                best, best_key = (entry, evidence), key
+        if best is None:
+            return None
+        entry, evidence = best
+        evidence |= Evidence.TEXT | self._package(entry, frames)
+        covered = min(1.0, len(said) / max(len(entry.literal), 1))
+        return Diagnosis(entry.pattern, MatchKind.FUZZY, confidence(*_SCALE[MatchKind.FUZZY], entry.spec, evidence, covered),
+                         {}, 0, evidence)
 
     @staticmethod
     def _package(entry: _Entry, frames: tuple[SiteFrame, ...]) -> Evidence:

@@ -130,6 +130,15 @@ class CompiledTemplate:
                 at = message.rfind(self.prefix, 0, at)
         return {f.name: convert(f, m.group(f.name)) for f in self.fields if m.group(f.name) is not None}
 
+    def begins(self, message: str, timeout: float = TIMEOUT) -> bool:
+        """Whether `message` is the beginning of one of this template's messages, cut short: the template could go on
+        from where it ends (a paste or a terminal cut it, or a wrapped line was not read with it)."""
+        try:
+            m = self.pattern.match(message, partial=True, timeout=timeout)
+        except TimeoutError:
+            return False
+        return m is not None and m.partial
+
     def _match(self, message: str, timeout: float, raise_timeout: bool) -> regex.Match[str] | None:
         try:
             return self.pattern.match(message, timeout=timeout)

@@ -309,6 +309,17 @@ def segments(template: str, style: str = "auto") -> tuple[list[_Segment], str]:
     return _segments_for(template, style)
 
 
+def opening_text(template: str, style: str = "auto") -> str:
+    """The fixed text a template opens with, up to its first field (all of it where it has none), whitespace
+    collapsed; empty where it opens with a field or does not parse."""
+    try:
+        pieces = segments(template, style)[0]
+    except TemplateError:
+        return ""
+    first = pieces[0] if pieces and isinstance(pieces[0], str) else ""
+    return " ".join(first.split())
+
+
 def literal_text(template: str, style: str = "auto") -> str:
     """The fixed text with each field replaced by one space, whitespace collapsed."""
     return literal_parts(template, _NO_WORD, style)[0]
