@@ -2804,6 +2804,7 @@ def test_a_runtime_error_an_older_torch_raised_gets_the_page_of_the_subclass_it_
     """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's errors too: the pages
     written for torch.cuda.OutOfMemoryError and torch.distributed.DistBackendError fit them; not another class."""
     assert run_root(text_of(raised(RuntimeError(said))).splitlines()).diagnosis.pattern.id == page
+    assert builtin_engine().matcher.match_message(f"RuntimeError: {said}").pattern.id == page  # (analyzer explain)
     other = type("DeviceError", (Exception,), {"__module__": "mylib"})
     assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
 

@@ -197,11 +197,7 @@ class Matcher:
     def match(self, info: ErrorInfo) -> Diagnosis:
         stack = self._framed.stack(info.frames) if self._framed else ()
         short_type = None if info.exception_type == UNTYPED_CUDA else info.short_type  # any type's text fits
-        found = self._match_cached((short_type, info.message, site_frames(info.frames), stack, False))
-        for kin in _SAME_TEXT_AS.get(short_type or "", ()) if found.pattern is None else ():
-            if (found := self._match_cached((kin, info.message, site_frames(info.frames), stack, False))).pattern:
-                break
-        return found
+        return self._as_printed_or_kin(short_type, info.message, site_frames(info.frames), stack, False)
 
     def match_message(self, message: str, exception_type: str | None = None) -> Diagnosis:
         """For `analyzer explain "<message>"`: an optional `Type: ` in front is understood."""
@@ -209,7 +205,16 @@ class Matcher:
             head, _, rest = message.partition(": ")
             if regex.fullmatch(r"[A-Za-z_][\w.]*", head):
                 exception_type, message = head.rsplit(".", 1)[-1], rest
-        return self._match_cached((exception_type, message, (), (), True))
+        return self._as_printed_or_kin(exception_type, message, (), (), True)
+
+    def _as_printed_or_kin(self, short_type: str | None, message: str, frames: tuple[SiteFrame, ...], stack: StackKey,
+                           asked: bool) -> Diagnosis:
+        """The match for the class as printed, else for a class that carries its text (`_SAME_TEXT_AS`)."""
+        found = self._match_cached((short_type, message, frames, stack, asked))
+        for kin in _SAME_TEXT_AS.get(short_type or "", ()) if found.pattern is None else ():
+            if (found := self._match_cached((kin, message, frames, stack, asked))).pattern:
+                break
+        return found
 
     def _match_uncached(self, key: tuple[str | None, str, tuple[SiteFrame, ...], StackKey, bool]) -> Diagnosis:
         """`key[-1]`: a generic text with values may be offered as "possible" (asked about, not read in a log)."""
