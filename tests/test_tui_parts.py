@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import gzip
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from analyzer.cli import main
+from analyzer.core.incidents import link_causes
 from analyzer.core.scan import FileScanner
 from analyzer.sources.files import read_lines
 from analyzer.tui import app as app_module
@@ -56,6 +58,9 @@ def test_view_filters_search_and_sorts_keep_the_engines_incidents(engine):
     consequences = visible(incidents, ViewState(filter="consequences"))
     assert {i.id for i in roots} | {i.id for i in consequences} == ids
     assert all(i.caused_by for i in consequences)
+    echoes = [i for i in incidents if i.role == "consequence"][:1]  # (a log of echoes alone: the first leads its run)
+    (led,) = link_causes([replace(i, is_run_root=False, caused_by=None) for i in echoes], 3600.0)
+    assert led.is_run_root and visible([led], ViewState(filter="roots")) == [led]
     found = visible(incidents, ViewState(search="OUT OF MEMORY"))
     assert [i.diagnosis.pattern.id for i in found] == ["torch.cuda-out-of-memory"]
     assert visible(incidents, ViewState(search="torch.nccl-watchdog")), "pattern ids are searched too"

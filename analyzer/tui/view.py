@@ -21,7 +21,7 @@ FILTERS: dict[str, Callable[[Incident], bool]] = {
     "all": lambda incident: True,
     "known": lambda incident: incident.diagnosis.known,
     "unknown": lambda incident: not incident.diagnosis.known,
-    "roots": lambda incident: incident.role == "root",
+    "roots": lambda incident: incident.role == "root" or incident.is_run_root,  # (a run that shows only echoes: its first)
     "consequences": lambda incident: incident.role == "consequence",
 }
 
