@@ -320,13 +320,20 @@ def wait_for_engine_startup(failed):
 """
 
 
+def _installed(folder: Path, module: str, source: str) -> dict:
+    """`source` run as the installed file `site-packages/<module>` under `folder` (its frames name that path, and the
+    file holds the source lines a traceback shows): the names it defines."""
+    path = folder / "site-packages" / module
+    path.parent.mkdir(parents=True)
+    path.write_text(source)
+    scope: dict = {}
+    exec(compile(source, str(path), "exec"), scope)
+    return scope
+
+
 def _engine_startup_failed(folder: Path) -> str:
     """vLLM's API server's error where vllm/v1/engine/utils.py raises it: the engine core died while starting."""
-    path = folder / "site-packages" / "vllm" / "v1" / "engine" / "utils.py"
-    path.parent.mkdir(parents=True)
-    path.write_text(_ENGINE_UTILS)
-    scope: dict = {}
-    exec(compile(_ENGINE_UTILS, str(path), "exec"), scope)
+    scope = _installed(folder, "vllm/v1/engine/utils.py", _ENGINE_UTILS)
     return text_of(capture(lambda: scope["wait_for_engine_startup"]({})))
 
 
@@ -777,11 +784,7 @@ def launch_agent(summary):
 def _elastic_summary(exitcode: int, told: str, folder: Path) -> str:
     """A ChildFailedError raised where torchrun raises it (torch/distributed/launcher/api.py's launch_agent), its text
     the summary torch.distributed.elastic formats: the worker that exited first, its exit code and `traceback` field."""
-    path = folder / "site-packages" / "torch" / "distributed" / "launcher" / "api.py"
-    path.parent.mkdir(parents=True)
-    path.write_text(_LAUNCHER)
-    scope: dict = {}
-    exec(compile(_LAUNCHER, str(path), "exec"), scope)
+    scope = _installed(folder, "torch/distributed/launcher/api.py", _LAUNCHER)
     summary = "\n".join([
         "", "=" * 60, "train.py FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
         "Root Cause (first observed failure):", "[0]:", "  time      : 2026-09-14_08:25:04", "  host      : gpu-node-17",
