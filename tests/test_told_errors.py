@@ -86,6 +86,26 @@ def test_a_retried_error_is_no_root_cause_where_the_run_failed_with_another():
     assert told.count == 2 and not told.is_run_root
 
 
+class AsyncIteratorCallbackHandler:
+    """A callback handler without the hook the caller asks it for."""
+
+
+def test_a_retried_error_leads_over_a_classless_one_told_after_it():
+    """Two errors each a root cause only where no other is, a call's error tenacity retries and a text whose class
+    is inferred (langchain's WARNING that a callback failed, its error's str alone): the first told leads."""
+    retried = tenacity_retry(_fn_name(), 4.0, capture(_unreachable))
+    handler = AsyncIteratorCallbackHandler()
+    hook = capture(lambda: handler.on_retry)  # type: ignore[attr-defined]
+    lines = [chatchat_record(retried, 0), chatchat_record(f"Error in {type(handler).__name__}.on_retry callback: {hook}", 1),
+             chatchat_record(retried, 4)]
+    incidents = analysed({"run.log": lines})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.count) == ("APIConnectionError", 2)
+    (callback,) = [i for i in incidents if i is not root]
+    assert callback.event.inferred and callback.info.exception_type == "AttributeError"
+    assert assert_same("\n".join([*lines, ""]).encode())
+
+
 def test_backoff_tells_the_error_of_each_try_and_of_the_last():
     error = capture(_unreachable)
     lines = [backoff_report("back off", "fetch", error, wait=0.5), backoff_report("back off", "fetch", error, wait=1.3),

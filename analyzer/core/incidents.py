@@ -280,8 +280,9 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
         # error that tells another process died (what that one printed may come later: the stderr pytest captured), or
         # an error whose class its message named, is the root only where no other is)
         roots = sorted((i for i in run if i.role is Role.ROOT),
-                       key=lambda i: (i.is_fragment, i.event.context.startswith((g.UNRAISABLE, *RETRYING)),
-                                      _DEATH_TOLD.search(_first_line(i)) is not None, i.event.inferred))
+                       key=lambda i: (i.is_fragment, i.event.context.startswith(g.UNRAISABLE),
+                                      i.event.context.startswith(RETRYING) or i.event.inferred,
+                                      _DEATH_TOLD.search(_first_line(i)) is not None))
         # (where only echoes say with what it failed, the first of them is the first failure the run shows: its own cause
         # is in a log we were not given, or cut before its class, as a lone `Engine core initialization failed` tells;
         # it stays an echo, and leads the run over a traceback cut before it said what it raised; an error raised, or a
