@@ -809,6 +809,24 @@ def test_torchruns_summary_of_a_worker_a_signal_ended_is_the_root_cause_and_of_o
         assert (incident.diagnosis.params["signal"], incident.diagnosis.params["rank"]) == (9, 3)
 
 
+@pytest.mark.parametrize("pasted", [False, True])
+def test_torchruns_summary_a_test_harness_relayed_line_by_line_reads_behind_its_label(pasted, tmp_path):
+    """accelerate's test harness prints each line its subprocess wrote to stderr behind `stderr: ` (its `tee`'s label
+    and print's blank); a paste that starts at the exception line: ChildFailedError's class and colon alone on the
+    first line (its text begins on the next; a paste drops the blank after the colon) teach the label, so its summary
+    below reads as its message."""
+    said = _elastic_summary(1, "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", tmp_path)
+    lines = [line.rstrip() if pasted else line for line in said.rstrip("\n").split("\n")]
+    lines = lines[next(k for k, line in enumerate(lines) if line.startswith("torch.distributed.")):]
+    assert lines[0].endswith("ChildFailedError:" if pasted else "ChildFailedError: ")
+    log = tmp_path / "test.log"
+    log.write_text("".join(f"stderr: {line}\n" for line in lines))
+    (incident,) = builtin_engine().analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == "torch.elastic-child-failed" and incident.is_run_root
+    assert (incident.event.span.line_start, incident.event.span.line_end) == (1, len(lines))
+    assert assert_same(log.read_bytes())
+
+
 def _map_shard():
     raise ValueError("bad shard 3")
 

@@ -1108,7 +1108,8 @@ class TracebackAssembler:
             if pytest_report.headline(text):  # (the next test's, under `--tb=native`: the summary will repeat this one)
                 self._pytest_reports = True
                 return Step.CLOSE
-            if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and text[:1] in (" ", "\t"))
+            if (block.kind is not EventKind.TRACEBACK and not (block.kind is EventKind.BARE and (text[:1] in (" ", "\t")
+                                                                                            or ob.in_box(block.texts, text)))
                     or ob.opens_something(text) or text.startswith(g.UNRAISABLE)):
                 return Step.CLOSE  # (CPython's report of an exception it ignored begins a record of its own)
             if block.message_lines >= self._max_message_lines:  # a tensor's repr: its head is kept
@@ -1178,8 +1179,8 @@ class TracebackAssembler:
                     and cleo.names_class(block.texts[0])):
                 block.state = State.CLEO  # (a copy that lost the blank lines of a Cleo app's report)
                 return Step.TAKE
-            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and text[:1] in ("", " ", "\t"):
-                block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it
+            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and (text[:1] in ("", " ", "\t") or ob.in_box(block.texts, text)):
+                block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it (maybe boxed)
                 return self._advance(block, line)
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:
                 if stripped and cleo.names_class(block.texts[0]) and cleo.goes_on(block.texts, text):

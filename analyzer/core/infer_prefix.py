@@ -67,7 +67,7 @@ _PREFIX_SHAPES = (
     r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? +"
     rf"|\[\d\d:\d\d:\d\d(?:[.,]\d+)?\]:? +(?:(?:[\w.-]+/)?{_LEVEL} +)?"
     r"|[IWEF]?\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [\w./-]+:\d+\] |[ \t]*\[[\w.-]+\.py:\d+\] "
-    r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|" + _SRUN_LABEL
+    r"|(?:#\d+ )?\d+\.\d{1,3} |\[[\w.-]+:\d{1,7}\]: ?|std(?:out|err): |" + _SRUN_LABEL
     # (a level in brackets not in capitals, which a logged error's reader does not take for one, and what it names
     # after it: an app's `[Error] (Process) ` relaying a server's lines, `[error] ` before a C++ terminate's report;
     # padded inside its brackets, as structlog's console renderer writes it: `[info     ] `)
@@ -80,7 +80,7 @@ _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE")) 
 # error: ...`, a C++ terminate's, UCX's signal report; see native.starts; and an error's repr a logger printed, vLLM's
 # `RuntimeError('...')`; and a class alone, an error without a message, as a newest-first export puts it above its frames)
 _AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
-                              r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r"[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
+                              r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r":?[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
                               r"|Fatal Python error: |Windows fatal exception: "
                               r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
                               r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")

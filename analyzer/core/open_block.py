@@ -17,7 +17,7 @@ from analyzer.core.records import ErrorInfo, EventKind, LogLine
 __all__ = [
     "Block", "SOURCE_LINES", "State", "Step", "after_stripped_frame", "box_closed", "boxed_exception_line", "boxed_frame", "cut",
     "ends_in_source",
-    "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_open_statement", "indented_below",
+    "ends_stripped_frame", "exception_at_frames_indent", "frame_detail", "in_box", "in_open_statement", "indented_below",
     "introduces_output", "labels_traceback", "leads", "message_below", "nests_traceback", "new_block", "opens_something",
     "output_introduced", "parkable", "raised_below", "reads_as_exception_line", "rest_of_rest", "retold",
     "source_line", "tells_indent", "typeless_header", "wraps_remote", "wraps_remote_here",
@@ -315,6 +315,24 @@ def message_below(text: str) -> bool:
     """An exception line whose message began with a line break: `Type: ` and nothing else."""
     m = g.EXCEPTION_LINE.match(text)
     return m is not None and m["message"] is not None and not m["message"].strip()
+
+
+_RULE = regex.compile(r"([=*#_-])\1{19,}\s*$")
+
+
+def _rule(text: str) -> bool:
+    """A line of one mark drawn across, as a message boxed in rules begins (torchelastic's summary of failed workers)."""
+    return _RULE.match(text) is not None
+
+
+def in_box(texts: list[str], text: str) -> bool:
+    """Whether `text`, after an exception line whose message began with a line break and the lines below it, is in
+    a message boxed in rules: its opening rule, or a line after it before the same rule closed the box."""
+    if not message_below(texts[0]):
+        return False
+    if len(texts) == 1:
+        return _rule(text)
+    return _rule(texts[1]) and (len(texts) == 2 or texts[-1].strip() != texts[1].strip())
 
 
 def raised_below(text: str) -> bool:
