@@ -8,6 +8,7 @@ import pytest
 
 from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
+from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, text_of
 from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same
@@ -146,6 +147,38 @@ def test_a_paste_begun_at_a_sub_exceptions_last_line_in_its_box_is_that_error():
     last = exc.exceptions[-1]
     assert (event.root.exception_type, event.root.message) == (type(last).__name__, str(last))
     assert assert_same("\n".join(["    | ValueError: 3 | 4 |", "    +----+", ""]).encode()) == []
+
+
+def _read_body():
+    raise ConnectionError("peer closed connection without sending complete message body (incomplete chunked read)")
+
+
+def _stream():
+    try:
+        _read_body()
+    except ConnectionError as err:
+        raise RuntimeError("the response stream ended early") from err
+
+
+def _stream_group():
+    try:
+        _stream()
+    except RuntimeError as err:
+        raise ExceptionGroup("unhandled errors in a TaskGroup", [err])  # noqa: B904 - as anyio's
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="exception groups print as such from 3.11")
+@pytest.mark.parametrize("prefixed", [False, True])
+def test_a_paste_begun_in_a_sub_exceptions_box_reads_its_first_error_behind_a_loggers_prefix(prefixed):
+    """A paste begun at the last source line of a sub-exception's cause in its box (`    |     raise ...`), then its
+    exception line: that error, whether or not a logger's prefix (FastChat's stderr records) is in front of every line
+    (it is learned in front of the exception line, the group's margin between them)."""
+    lines = text_of(capture(_stream_group)).rstrip("\n").split("\n")
+    start = next(k for k, line in enumerate(lines) if "| ConnectionError: " in line) - 1
+    pasted = fmt.fastchat_stderr(lines[start:]) if prefixed else lines[start:]
+    first, *_ = assert_same("\n".join([*pasted, ""]).encode())
+    assert (first.root.exception_type, first.root.message) == ("ConnectionError", str(capture(_read_body)))
+    assert (first.span.line_start, first.span.line_end) == (2, 2)
 
 
 def _nested_task_groups():

@@ -103,6 +103,7 @@ _PUNCT = regex.compile(r"[^\w\s]")
 # family that takes `bad C:` from a message line.
 _ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
+_GROUP_MARGIN = regex.compile(r"(?:[ \t]*\|)+ ")  # an exception group's box drawn left of a sub-exception's lines
 _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
@@ -179,7 +180,7 @@ def _shapes_end(body: str, at: int) -> int:
     time, `svc  | 2024-11-20 14:37:16 [rank3]: `), where an exception line follows them behind any known prefixes; 0
     where none does."""
     behind = _behind_known(body, at)
-    if _AT_EXCEPTION.match(body, behind):
+    if _AT_EXCEPTION.match(body, behind) or ((box := _GROUP_MARGIN.match(body, behind)) and _AT_EXCEPTION.match(body, box.end())):
         return at
     more = _PREFIX_SHAPE.match(body[behind:behind + 2 * MAX_PREFIX])
     if more is None or not more.end():
