@@ -11,6 +11,7 @@ import pytest
 from analyzer.core.matcher import Matcher
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.scan import Analysis, Change, events_from_lines
+from analyzer.core.schema import Pattern, PatternSource
 from analyzer.core.versions import (
     LifeKind,
     Project,
@@ -350,6 +351,38 @@ def test_a_vllm_banner_picks_the_vllm_page_over_sglangs_for_a_shared_message(tmp
     log.write_text("[2025-01-02 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)\n" + text_of(capture(shared)))
     (incident,) = engine.analyse([str(log)]).incidents
     assert incident.diagnosis.pattern.id == "sglang.shared"
+
+
+_SELECTOR = """
+def get_attn_backend(size):
+    raise ValueError(f"the block size {size} is not supported")
+"""
+
+
+def test_an_sglang_run_gets_vllms_page_for_an_error_vllms_own_code_raised_or_named(tmp_path):
+    """SGLang once ran vLLM's kernels and loaders in its own processes: an error raised in vLLM's package, or whose text
+    names one of its modules (vLLM's warning that its compiled ops did not load), gets vLLM's page in an SGLang run; the
+    same text told without a sign of vLLM does not (the other server's pages stay out of a run)."""
+    from analyzer.engine import Engine, Options
+    from tests.test_incidents import _installed
+
+    sglang = "[2025-01-02 10:00:00] server_args=ServerArgs(model_path='m', tp_size=2)\n"
+    page = Pattern("vllm.block-size", "ValueError", "the block size {size} is not supported",
+                   PatternSource(project="vllm", path="vllm/attention/selector.py", function="get_attn_backend"))
+    engine = Engine(Options(builtin=False), patterns=[page])
+    scope = _installed(tmp_path, "vllm/attention/selector.py", _SELECTOR)
+    log = tmp_path / "server.log"
+    log.write_text(sglang + text_of(capture(lambda: scope["get_attn_backend"](7))))
+    (incident,) = engine.analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == "vllm.block-size"
+    log.write_text(sglang + "ValueError: the block size 7 is not supported\n")
+    (incident,) = engine.analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern is None
+    warned = ("WARNING 09-04 04:55:04 _custom_ops.py:14] Failed to import from vllm._C with "
+              f"{ImportError('libcuda.so.1: cannot open shared object file: No such file or directory')!r}")
+    log.write_text(sglang + warned + "\n")
+    (incident,) = Engine(Options()).analyse([str(log)]).incidents
+    assert incident.diagnosis.pattern.id == "vllm.compiled-ops-import-failed"
 
 
 def test_without_a_release_in_the_log_the_releases_whose_line_it_shows_are_named(releases, history, vllm_packs, tmp_path):

@@ -509,12 +509,18 @@ class TieredMatcher:
     frame's code line within the raise-site window. The release that fits is put on the pattern."""
 
     def __init__(self, first: Matcher, fallback: Matcher, histories: Mapping[str, History] | None = None,
-                 window: int = 20, versions: Mapping[str, str] | None = None) -> None:
-        """`versions`: the run's releases by project, for the releases line of each diagnosis."""
+                 window: int = 20, versions: Mapping[str, str] | None = None,
+                 others: tuple[Matcher, tuple[str, ...]] | None = None) -> None:
+        """`versions`: the run's releases by project, for the releases line of each diagnosis. `others`: where the
+        fallback leaves the other LLM servers' patterns out, a matcher with them and those servers' names: an error whose
+        frames or text show one of them running in this run (SGLang once imported vLLM's kernels and loaders) is
+        matched with them too."""
         self.first, self.fallback = first, fallback
         self.histories = histories or {}
         self.window = window
         self.versions = versions or {}
+        self.others: Matcher | None = others[0] if others is not None else None
+        self.other_servers: tuple[str, ...] = others[1] if others is not None else ()
 
     @property
     def patterns(self) -> tuple[Pattern, ...]:
@@ -525,6 +531,8 @@ class TieredMatcher:
 
     def match_event(self, event: ErrorEvent) -> Diagnosis:
         found = self._better(self.first.match_event(event), lambda: self.fallback.match_event(event))
+        if (others := self.others) is not None and any(self._shows_other_server(info) for info in event.chain):
+            found = self._better(found, lambda: others.match_event(event))
         if _STRENGTH[found.match_kind] < _STRENGTH[MatchKind.RAISE_SITE]:
             for index, info in enumerate(event.chain):
                 site = self._history_site(info)
@@ -535,6 +543,8 @@ class TieredMatcher:
 
     def match(self, info: ErrorInfo) -> Diagnosis:
         found = self._better(self.first.match(info), lambda: self.fallback.match(info))
+        if (others := self.others) is not None and self._shows_other_server(info):
+            found = self._better(found, lambda: others.match(info))
         if _STRENGTH[found.match_kind] < _STRENGTH[MatchKind.RAISE_SITE]:
             found = self._history_site(info) or found
         return self._noted(found, info)
@@ -565,6 +575,12 @@ class TieredMatcher:
         if not pattern.source.path or not frame.path.replace("\\", "/").endswith("/" + pattern.source.path):
             return ()
         return tuple(span for span in self.histories[project].spans.get(pattern.id, ()) if span.line == frame.lineno)
+
+    def _shows_other_server(self, info: ErrorInfo) -> bool:
+        """Whether the error was raised in another LLM server's package, or its text names one of its modules."""
+        names = self.other_servers
+        return any(f"/{name}/" in frame.path.replace("\\", "/") for frame in info.frames for name in names) or any(
+            regex.search(rf"(?<![\w-]){name}[./](?=\w)", info.message) for name in names if name in info.message)
 
     @staticmethod
     def _better(found: Diagnosis, other) -> Diagnosis:
@@ -646,7 +662,9 @@ class RunMatchers:
         if key not in self._built:
             every = self.base if server is None else self._matcher(RunStore(self.base.store, server, {}, {}))
             first = self._matcher(RunStore(self.base.store, server, self.histories, versions)) if versions else every
-            self._built[key] = TieredMatcher(first, every, self.histories, self.base.site_window, versions)
+            others = tuple(p.value for p in SERVERS if p is not server)
+            self._built[key] = TieredMatcher(first, every, self.histories, self.base.site_window, versions,
+                                             (self.base, others) if server is not None else None)
         return self._built[key]
 
     def _matcher(self, store: RunStore) -> Matcher:
