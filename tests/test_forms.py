@@ -2149,6 +2149,19 @@ def test_the_root_cause_is_the_copy_with_frames_of_an_error_first_seen_without()
     assert run_root([*cut, "unrelated", *text_of(capture(_load_weights)).splitlines()]).info.raise_site is None
 
 
+def test_a_log_viewers_gutter_over_stripped_lines_is_learned_at_the_first_frame_behind_it():
+    """A console's gutter (`  | `, OpenShift's, Buildkite's) in front of lines whose indentation it stripped, the paste
+    begun at a frame: the frame flush behind the bar is no exception group's (whose box indents its frames), so the
+    gutter is a prefix, and the error under it is read from that first line on, then the traceback after it."""
+    loaded = text_of(capture(_load_weights)).splitlines()
+    called = text_of(capture(_call_with_an_argument)).splitlines()
+    lines = [f"  | {line.strip()}" for line in [*loaded[1:], *called]]
+    first, second = assert_same("\n".join([*lines, ""]).encode())
+    assert (first.root.exception_type, first.root.message) == ("KeyError", only(loaded).root.message)
+    assert (first.span.line_start, first.truncated, first.root.raise_site.function) == (1, True, "_load_weights")
+    assert (second.root.exception_type, second.span.line_start) == ("KeyError", len(loaded))
+
+
 def test_a_stripped_annotated_assignment_stays_a_source_line():
     """`self.comm: Comm = init_rank(...)` has the form of `type: message`; its name is no class's."""
     source = "def init(rank):\n    comm: int = init_rank(rank)\n    return comm\n"

@@ -28,6 +28,7 @@ __all__ = [
     "barred_number",
     "channel_key",
     "dated",
+    "gutter_before_frame",
     "header_prefix",
     "landmark_pretext",
     "margin_end",
@@ -159,12 +160,19 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip() or 'File "' in body[:m.start()]:  # (frames a paste put on one line)
         return None
-    if body[0].isspace() and (_BOX_ONLY.match(body[:m.start()]) or not (nested or _indented_whole(body, m.start(), is_header))) \
+    if body[0].isspace() and not (not is_header and gutter_before_frame(body, m.start())) and (
+            _BOX_ONLY.match(body[:m.start()]) or not (nested or _indented_whole(body, m.start(), is_header))) \
             and not _PADDED_LABEL.match(body, 0, m.start()) and not _FOUND_LINE.match(body, 0, m.start()):
         return None
     # (a bar is followed by its blank: compose's `svc |  File ...` is a frame a paste indented by one)
     end = m.start() + (body[m.start() - 1] == "|" and not is_header)
     return body[:end], is_header
+
+
+def gutter_before_frame(body: str, at: int) -> bool:
+    """Whether the frame's line at `at` begins right behind a bar and its blank (`  | File ...`): a log viewer's gutter
+    in front of lines it stripped, where an exception group's box indents a frame inside it (`  |   File ...`)."""
+    return body.startswith("| ", at - 2) and body.startswith("File", at)
 
 
 def _indented_whole(body: str, at: int, is_header: bool) -> bool:
@@ -213,17 +221,17 @@ def source_pretext(body: str) -> str | None:
     return m.group() if m is not None else None
 
 
-def plausible(piece: str) -> bool:
+def plausible(piece: str, gutter: bool = False) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message. A name and a colon is one
     only where the name reads as a host's or a level's, not an exception's type (pdsh's `gpu004: `, uvicorn's
     `ERROR:    ` on each line of a traceback an app logged line by line; a comment's `#` alone, a traceback pasted
-    into code as comments)."""
+    into code as comments). A bar alone is an exception group's box, unless it is a `gutter` (gutter_before_frame)."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and (_ENDS.search(piece) is not None
                                                                                  or piece == "#")  # (a comment's mark)
             and text[:1] != ":"  # (the rest of a message the line above began: Java's `: org.x.SparkException: ...`)
             and (_EXCEPTION_START.match(text) is None or _names_no_type(text))
-            and _BOX_ONLY.match(piece) is None
+            and (gutter or _BOX_ONLY.match(piece) is None)
             and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
 
 

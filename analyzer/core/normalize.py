@@ -517,7 +517,8 @@ class LineNormalizer:
             if end <= 0:
                 return text
         pretext = text[:end]
-        piece = _header_prefix(pretext) if is_header else pretext if infer.plausible(pretext) else ""
+        piece = _header_prefix(pretext) if is_header else pretext if infer.plausible(
+            pretext, gutter=infer.gutter_before_frame(text, end)) else ""
         if piece:
             self._take_learned(piece, meta, used)
             text = text[len(piece):]
