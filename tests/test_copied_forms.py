@@ -1384,11 +1384,13 @@ def test_an_error_level_in_markdown_bold_or_after_bracketed_tags(level):
     ("模型服务启动失败\uff0c", "模型服务启动失败\uff0c"),
     ("[Bug] Service fails with the error message: ", "[Bug] Service fails with the error message:"),
     ("i run it but i got ", "i run it but i got"), ("No, I still get ", "No, I still get"), ("I got a ", "I got a"),
+    ("on a second GPU it returns ", "on a second GPU it returns"),
     ("Caught an ", "Caught an"), ("- bug: ", "bug"),
     (" - ", ""), ("  -> ", ""), ("2. ", ""), ("### ", ""),
     ("Prefill transfer failed for request rank=0 with exception ", "Prefill transfer failed for request rank=0 with exception"),
     ("Request 12 failed with error ", "Request 12 failed with error")],
-    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "got a", "caught an", "bullet label", "list item", "arrow",
+    ids=("sentence", "exclamation", "fullwidth comma", "error message", "got", "get", "got a", "returns", "caught an", "bullet label",
+         "list item", "arrow",
          "numbered", "heading", "with exception", "with error"))
 def test_an_exception_line_after_the_users_sentence(before, context):
     """The error after a sentence of the user's (its end, or a fullwidth comma glued to it), after words that
@@ -1398,6 +1400,20 @@ def test_an_exception_line_after_the_users_sentence(before, context):
         (EventKind.BARE, "ConnectionError", str(exc), context)]
     assert assert_same(f"INFO: done. {said}\nWARNING: retried. {said}\nLoaded the model. Note: see the docs\n"
                        f"It failed. Error: bad\nINFO: it got {said}\nWARNING: the error: {said}\n".encode()) == []
+
+
+@pytest.mark.parametrize("head", ["", "[rank7]: "])
+@pytest.mark.parametrize("closed", ["on its line", "below"])
+def test_an_exception_line_in_a_code_span_the_users_words_open(head, closed):
+    """``... it returns  `[rank7]: Type: ...``: words that introduce the error open an inline code span, the line's
+    channel head (torchrun's) inside it, the span closed on the line or lines below: the error, its words as context."""
+    exc, said = _inference_failure()
+    text = f"As soon as I use two GPUs on a node it returns  `{head}{said}" + ("`" if closed == "on its line" else "")
+    below = [] if closed == "on its line" else [f"{head}Last error:", f"{head}Cuda failure 'invalid device pointer' `"]
+    lines = [*(f"INFO step {k} done" for k in range(300)), text, *below]
+    ((kind, name, message, context), *_) = _bare_errors("\n".join([*lines, ""]).encode())
+    assert (kind, name, message) == (EventKind.BARE, "ConnectionError", str(exc))
+    assert context == "As soon as I use two GPUs on a node it returns"
 
 
 class RateLimitError(Exception):

@@ -542,6 +542,8 @@ def _in_words(text: str) -> tuple[str, str] | None:
     if (at := _introduced_at(text)) is not None and _said(rest := text[at:]) and not _LEVEL_WORD.search(text, 0, at):
         if (quote := text[at - 1]) in "\"'" and quote in rest:
             rest = rest[:rest.rfind(quote)]  # (quoted: to its closing quote)
+        if (opened := _SPAN_OPENED.search(text, max(0, at - 40), at)) is not None:  # (in a code span the words opened)
+            return text[:opened.start()].strip(), rest.removesuffix("`").rstrip()
         return text[:at].rstrip(" \"'"), rest  # (`Service start failed. ValueError: ...`, `but I got ValueError: ...`)
     if "] " in text and (bracketed := _BRACKETED_SAID.search(text)) is not None and _said(
             said := f"{bracketed['type']}: {bracketed['message']}") and not _LEVEL_WORD.search(text, 0, bracketed.start()):
@@ -617,15 +619,21 @@ _REPR_TAIL = 4096
 
 def _introduced_at(text: str) -> int | None:
     """Where the first exception-like type with its colon (`...Error: `) in a user's sentence begins, if
-    words before it introduce it (see _INTRODUCED); else None. (Found by its colon: a regex that looks
-    for the words at every character costs each line read.)"""
+    words before it introduce it (see _INTRODUCED), maybe through a code span they open, the line's channel head
+    inside it (``it returns `[rank7]: torch.distributed.DistBackendError: ...``, the span closed lines below); else
+    None. (Found by its colon: a regex that looks for the words at every character costs each line read.)"""
     colon = min((at for said in _NAMES_SAID if (at := text.find(said)) >= 0), default=-1)
     if colon < 0:
         return None
     start = colon
     while start and (text[start - 1].isalnum() or text[start - 1] in "_."):
         start -= 1
-    return start if _INTRODUCED.search(text, max(0, start - 40), start) is not None else None
+    opened = _SPAN_OPENED.search(text, max(0, start - 40), start)
+    words = opened.start() + 1 if opened is not None else start
+    return start if _INTRODUCED.search(text, max(0, words - 40), words) is not None else None
+
+
+_SPAN_OPENED = regex.compile(r" +`(?:\[[\w.:-]+\]: ?)?\Z")  # (a code span opened after words, a channel's head in it)
 
 
 def _said(text: str) -> bool:
@@ -650,7 +658,7 @@ _SEE_ABOVE = " (see above for traceback):"
 _BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
-INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|throws?|threw|(?:[Uu]n)?caught|Caught|[Uu]nhandled)"
+INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|returns?|returned|throws?|threw|(?:[Uu]n)?caught|Caught|[Uu]nhandled)"
 # What introduces an error in a user's sentence: the end of one before it (a word's last letter, then `.` or
 # `!`), words that name it (`I am getting this error: `, `with the error message: `, `The error was: ` as Ansible
 # reports a task's, `the following error "`; at a line's start, a few words ending in `error: ` are _LABEL's, and
