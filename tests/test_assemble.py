@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import sys
+from contextlib import redirect_stdout
 
 import pytest
 
@@ -241,6 +243,28 @@ def test_another_writers_lines_between_a_frame_and_its_source_line_are_left_out(
             "    Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."]
     (event,) = _events("\n".join(bare))
     assert (event.root.exception_type, [f.function for f in event.root.frames]) == ("RuntimeError", ["f"])
+
+
+def _ask_before_running_remote_code():
+    with redirect_stdout(io.StringIO()):  # (input() writes its prompt there)
+        return input("Do you wish to run the custom code? [y/N] ")
+
+
+@pytest.mark.parametrize("prefixed", [False, True], ids=("plain", "container timestamps"))
+def test_stdouts_lines_and_a_blank_between_a_frame_and_its_source_line_in_a_containers_log(prefixed, monkeypatch):
+    """A container's log of both streams, each line behind the runtime's time (`kubectl logs --timestamps`): the
+    prompt stdout showed (transformers asking to run a repository's code) and a blank come between the innermost frame
+    and its source line, `input()` failing at the end of stdin. The traceback keeps its frames and its error."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    exc = capture(_ask_before_running_remote_code)
+    lines = text_of(exc).rstrip("\n").split("\n")
+    last = max(k for k, line in enumerate(lines) if line.startswith('  File "'))
+    told = ["The repository for m contains custom code which must be executed to correctly load the model.",
+            "You can avoid this prompt in future by passing the argument `trust_remote_code=True`.", ""]
+    written = [*lines[:last + 1], *told, *lines[last + 1:]]
+    (event,) = assert_same("\n".join([*(fmt.kubectl_timestamps(written) if prefixed else written), ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert (event.root.exception_type, event.root.raise_site.function) == ("EOFError", "_ask_before_running_remote_code")
 
 
 def test_recursion_keeps_repeated_marker_out_of_frames():

@@ -576,7 +576,7 @@ class TracebackAssembler:
         return out
 
     def _set_aside(self, key: str, line: LogLine) -> list[ErrorEvent]:
-        """A traceback written without prefixes, into whose stack `line` came, another writer's (a logger's
+        """A traceback into whose stack `line` came, another writer's (a logger's
         record, a native library's line): set aside for the lines of its stack that may follow within a few
         lines (a thread's traceback on stderr while other threads log; see _back_from_aside). The one set aside
         on the channel before is closed."""
@@ -592,12 +592,13 @@ class TracebackAssembler:
         return out
 
     def _back_from_aside(self, line: LogLine) -> list[ErrorEvent]:
-        """The traceback set aside on `line`'s channel takes it back where `line` (without a prefix) goes on
-        with its stack, and none is open on its stream; it is closed as it stands where no such line came within
+        """The traceback set aside on `line`'s channel takes it back where `line` goes on with its stack (behind a
+        prefix only where its own lines were, and indented as Python indents a stack), and none is open on its stream; it is closed as it stands where no such line came within
         the window. So are those of other channels past it."""
         out: list[ErrorEvent] = []
         found = self._aside.get(line.channel)
-        if found is not None and not line.prefix and line.stream not in self._open and ob.goes_on_stack(found[0], line.text):
+        if (found is not None and (not line.prefix or found[0].prefixed and line.text[:2] == "  ")
+                and line.stream not in self._open and ob.goes_on_stack(found[0], line.text)):
             del self._aside[line.channel]
             self._open[line.stream] = found[0]
             self._recent[line.stream] = None

@@ -105,13 +105,15 @@ class Block:
     lead: Block | None = None
     inferred: bool = False  # a bare line that is CPython's message alone, its class named by it (cpython_messages)
     marks: native.Marks | None = None  # what a native report's lines hold (native.continues)
+    prefixed: bool = False  # its first line came behind a prefix (`first` keeps none: see new_block)
 
 
 def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields) -> Block:
     """A block opened by `line`, whose text is held as `text`. It keeps the line as its first, less
     the copies of text a prefixed line brings (a rank's own copy of the shared text, its prefix)."""
     first = line if line.text is text and not line.prefix else replace(line, text="", prefix="")
-    return Block(state, kind, first, [text], array("q", (line.lineno,)), timestamp=line.timestamp, **fields)
+    return Block(state, kind, first, [text], array("q", (line.lineno,)), timestamp=line.timestamp,
+                 prefixed=bool(line.prefix), **fields)
 
 
 def leads(block: Block, line: LogLine) -> bool:
@@ -373,10 +375,10 @@ def parkable(block: Block) -> bool:
 
 def may_set_aside(block: Block, line: LogLine) -> bool:
     """Whether `line`, which does not go on with the traceback `block` is reading, may have come into its stack from
-    another writer: the traceback's lines come without prefixes (a thread's on stderr), it began at its header, no
-    blank line came after its last (the stack's end, likely), and `line` is no blank line nor a traceback's header
-    (which end a stack)."""
-    return (block.state is State.FRAMES and not block.first.prefix and not block.held
+    another writer on its channel (a thread's traceback on stderr while others log, stdout's lines in a container's
+    log of both streams), it began at its header, no blank line came after its last (the stack's end, likely), and
+    `line` is no blank line nor a traceback's header (which end a stack)."""
+    return (block.state is State.FRAMES and not block.held
             and g.HEADER.match(block.texts[0]) is not None and bool(line.text.strip()) and not g.HEADER.match(line.text)
             and not block.indent)
 
