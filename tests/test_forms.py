@@ -1556,6 +1556,24 @@ def test_an_ipython7_copy_begun_at_a_frame(linked):
     assert events(["/app/sqlalchemy/pool/impl.py in AsyncAdaptedQueuePool._do_get", "at line 168"]) == []  # (Sentry's)
 
 
+@pytest.mark.parametrize("bracketed", [False, True])
+def test_an_ipython8_copy_begun_at_a_modules_own_frame(bracketed):
+    """IPython 8 names no function for a module's own code (`File /x/cr2/__init__.py:1`); a copy begun there, its
+    place maybe in the brackets of a link whose target the copy lost (`File [/x/cr2/__init__.py:1]`): the error is
+    raised there, on both paths (a long log before it: only the lines the fast path's finder reports are read)."""
+    place = "/srv/cr2/src/cr2/__init__.py:1"
+    try:
+        __import__("cr2_utils_nowhere")
+    except ModuleNotFoundError as exc:
+        said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    lines = [f"File [{place}]" if bracketed else f"File {place}", "----> 1 import cr2_utils_nowhere",
+             "      3 __all__ = ['running_in_notebook']", "", said]
+    before = [f"epoch {k}: loss 0.{k:03d}" for k in range(400)]
+    (event,) = assert_same("\n".join([*before, *lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("ModuleNotFoundError", "No module named 'cr2_utils_nowhere'")
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/srv/cr2/src/cr2/__init__.py", 1)
+
+
 def test_an_ipython_chain():
     pytest.importorskip("IPython")
     event = only(forms.ipython_traceback((forms.IPYTHON_CHAIN_CELL,)))

@@ -35,13 +35,13 @@ HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPyt
 # (Plain mode, as Spyder's console prints it, has no comma before `in`; a notebook viewer's copy, which made
 # the place a link, may have lost the word `File` before a file's path)
 _FRAME = regex.compile(
-    r"^(?:File (?P<path>[^\s\"].*?):(?P<lineno>\d+)|(?P<path>[^\s\"(\[][^\s\"]*\.py[cx]?):(?P<lineno>\d+)(?=, in )"
+    r"^(?:File (?P<bracket>\[)?(?P<path>[^\s\"\[].*?):(?P<lineno>\d+)(?(bracket)\])|(?P<path>[^\s\"(\[][^\s\"]*\.py[cx]?):(?P<lineno>\d+)(?=, in )"
     r"|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
     rf"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in \s*+(?P<function>{g.TEXT}))?\s*+$")  # (Databricks' cell)
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
 _OPENING_FRAME = regex.compile(
-    r"^(?:File (?:[^\s\"][^\n]*?:\d+,? in \S|<command-\d+>, line \d+|[^\s\"]\S*\.py[cx]?:\d+\s*$)"
+    r"^(?:File (?:[^\s\"][^\n]*?:\d+\]?,? in \S|<command-\d+>, line \d+|\[?[^\s\"]\S*\.py[cx]?:\d+\]?\s*$)"
     r"|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")  # (IPython 8 names no function for a module's own code)
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker.
