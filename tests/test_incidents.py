@@ -302,6 +302,21 @@ def analysed(files: dict[str, list[str]], **options) -> list:
     return analysis.incidents()
 
 
+def _interrupted():
+    raise KeyboardInterrupt
+
+
+def test_an_interrupt_is_the_root_cause_only_where_no_other_error_is():
+    """Ctrl-C, often pressed once a run has failed or hung (the failure printed after it, by a worker): the other
+    error leads the run; alone, the interrupt is the run's root cause (a hang the user stopped)."""
+    interrupted = text_of(capture(_interrupted)).splitlines()
+    incidents = analysed({"run.log": [*interrupted, "", *text_of(capture(_refused)).splitlines()]})
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert root.info.exception_type == "ConnectionRefusedError"
+    (alone,) = analysed({"run.log": interrupted})
+    assert alone.info.exception_type == "KeyboardInterrupt" and alone.is_run_root
+
+
 def test_a_fragment_is_never_the_root_cause_while_a_complete_incident_exists():
     cut = text_of(capture(_disk_full)).splitlines()[:3]  # header and one frame: the paste stops there
     incidents = analysed({"run.log": [*cut, "", *text_of(capture(_refused)).splitlines()]})

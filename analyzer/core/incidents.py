@@ -277,11 +277,13 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
     marks: dict[str, dict] = {}
     for run in _runs(incidents, run_gap_seconds):
         # (a cut-off fragment, an exception CPython reported as ignored, one a call raised before it was tried again, an
-        # error that tells another process died (what that one printed may come later: the stderr pytest captured), or
-        # an error whose class its message named, is the root only where no other is)
+        # error whose class its message named, an interrupt (the user's Ctrl-C, often after a failure elsewhere), or an
+        # error that tells another process died (what that one printed may come later: the stderr pytest captured), is
+        # the root only where no other is)
         roots = sorted((i for i in run if i.role is Role.ROOT),
                        key=lambda i: (i.is_fragment, i.event.context.startswith(g.UNRAISABLE),
-                                      i.event.context.startswith(RETRYING) or i.event.inferred,
+                                      i.event.context.startswith(RETRYING) or i.event.inferred
+                                      or i.info.short_type == "KeyboardInterrupt",
                                       _DEATH_TOLD.search(_first_line(i)) is not None))
         # (where only echoes say with what it failed, the first of them is the first failure the run shows: its own cause
         # is in a log we were not given, or cut before its class, as a lone `Engine core initialization failed` tells;
