@@ -700,6 +700,23 @@ def test_compose_prefix_in_front_of_an_error_without_traceback():
     assert _only(traceback, exc).span.line_start == 2  # (a traceback behind it reads as before)
 
 
+def test_compose_prefix_in_front_of_an_error_written_under_a_loggers_column():
+    """Rich's logging handler writes a record's lines under its message's column, the time and level left of it: behind
+    compose's `service  | `, the blanks between the prefix and an exception line are the app's, so the prefix is
+    learned there too, and the error's message, begun on the line below its class, read under the column."""
+    column = " " * 29
+    said = ["RuntimeError:", "/onnxruntime_src/onnxruntime/core/providers/cuda/cuda_call.cc:121 CUDA failure 100:",
+            "no CUDA-capable device is detected"]
+    lines = fmt.compose(["[12/04/24 10:01:02] INFO     Loading visual model 'ViT-B-32__openai'",
+                         *(column + line for line in said), "[12/04/24 10:01:03] INFO     Shutting down"],
+                        "immich_machine_learning")
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type) == (EventKind.BARE, "RuntimeError")
+    assert event.stream.startswith("immich_machine_learning")
+    assert event.root.message.split() == " ".join(said[1:]).split()
+    assert (event.span.line_start, event.span.line_end) == (2, 4)
+
+
 def _register_worker():
     raise ConnectionError("HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url: /register_worker")
 

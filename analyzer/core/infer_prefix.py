@@ -104,7 +104,9 @@ _PUNCT = regex.compile(r"[^\w\s]")
 # family that takes `bad C:` from a message line.
 _ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
-_GROUP_MARGIN = regex.compile(r"(?:[ \t]*\|)+ ")  # an exception group's box drawn left of a sub-exception's lines
+# What the writer behind a prefix may draw left of its exception line: an exception group's box (`    | `), the blanks of
+# a column it writes its records' lines under (Rich's logging handler)
+_MARGIN_OF_OUTPUT = regex.compile(r"(?:[ \t]*\|(?= ))*[ \t]*")
 _BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
@@ -153,7 +155,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m = _HEADER_AT.search(body) if _HEADER_WORDS in body else None
         is_header = True
     if m is None and (": " in body or "terminate called" in body or "Error(" in body or "Exception(" in body
-                      or body.rstrip().endswith(g.EXCEPTION_SUFFIXES)) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#", "|") or first.isdigit()) and (
+                      or body.rstrip().rstrip(":").endswith(g.EXCEPTION_SUFFIXES)) and (body[:1].isalnum() or (first := body.lstrip(" \t")[:1]) in ("[", "#", "|") or first.isdigit()) and (
             prefix := _PREFIX_SHAPE.match(body[:2 * MAX_PREFIX])) is not None and (end := _shapes_end(body, prefix.end())):
         return body[:end], False
     if m is None and ("E  " in body or ": in " in body):
@@ -188,7 +190,7 @@ def _shapes_end(body: str, at: int) -> int:
     time, `svc  | 2024-11-20 14:37:16 [rank3]: `), where an exception line follows them behind any known prefixes; 0
     where none does."""
     behind = _behind_known(body, at)
-    if _AT_EXCEPTION.match(body, behind) or ((box := _GROUP_MARGIN.match(body, behind)) and _AT_EXCEPTION.match(body, box.end())):
+    if _AT_EXCEPTION.match(body, (m.end() if (m := _MARGIN_OF_OUTPUT.match(body, behind)) else behind)):
         return at
     more = _PREFIX_SHAPE.match(body[behind:behind + 2 * MAX_PREFIX])
     if more is None or not more.end():
