@@ -1416,6 +1416,16 @@ def test_an_exception_line_in_a_code_span_the_users_words_open(head, closed):
     assert context == "As soon as I use two GPUs on a node it returns"
 
 
+@pytest.mark.parametrize("margin", ["123:", "logs/train.log:123:"], ids=("grep -n", "grep -Hn"))
+def test_an_exception_line_grep_found_behind_its_number(margin):
+    """`grep -n Error train.log` pasted: each line it found behind its number and a colon, glued (and the file's name
+    before them, with `-H`): the error, its number no words of the user's."""
+    exc, said = _inference_failure()
+    lines = [f"{margin.replace('123', '78')}Exception in device=TPU:7: the XRT session was cancelled", f"{margin}{said}"]
+    ((kind, name, message, context),) = _bare_errors("\n".join([*lines, ""]).encode())
+    assert (kind, name, message, context) == (EventKind.BARE, "ConnectionError", str(exc), "")
+
+
 class RateLimitError(Exception):
     """litellm's error: its str() names its class again, under its module (`litellm.RateLimitError: ...`)."""
 

@@ -524,6 +524,8 @@ def _in_words(text: str) -> tuple[str, str] | None:
             return ": ".join(labels), bracketed
     if (bullet := _BULLET.match(text)) is not None and _said(rest := text[bullet.end():]):
         return "", rest  # (an item of a list of errors: ROS 2's launch `Caught multiple exceptions ...:`)
+    if (grepped := _GREP_MARGIN.match(text)) is not None and _said(rest := text[grepped.end():]):
+        return "", rest  # (a line grep found, its number glued in front: `grep -n`'s `123:RuntimeError: ...`)
     if _SEE_ABOVE in text and _said(said := text.replace(_SEE_ABOVE, ":", 1)):
         return "", said  # TensorFlow 1's session: `ResourceExhaustedError (see above for traceback): OOM ...`
     words, colon, rest = text.partition("\uff1a")
@@ -656,6 +658,7 @@ _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's 
 _SEE_ABOVE = " (see above for traceback):"
 # (or a number, a heading's marks, an arrow: a chain of calls a user wrote out)
 _BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
+_GREP_MARGIN = regex.compile(r"(?:[^\s:]+:)?\d{1,9}[:-](?=[A-Za-z_])")  # grep's `-n` (and `-H`'s file) before a line it found
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
 INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|returns?|returned|throws?|threw|(?:[Uu]n)?caught|Caught|[Uu]nhandled)"
