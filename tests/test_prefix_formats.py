@@ -717,6 +717,23 @@ def test_compose_prefix_in_front_of_an_error_written_under_a_loggers_column():
     assert (event.span.line_start, event.span.line_end) == (2, 4)
 
 
+class PlayListFlow:
+    """A workflow's class, asked for an artifact no step stored."""
+
+
+def test_a_dated_prefix_and_a_bracketed_tag_in_front_of_an_error_without_traceback():
+    """Metaflow's log of a task's output: the time, then the task in brackets (`[run/step/task (pid N)]`), in front of
+    each line; a step's error printed as its line alone is read behind both (a tag in brackets alone is no prefix)."""
+    exc = capture(lambda: PlayListFlow().best_actor)  # type: ignore[attr-defined]
+    said = traceback.format_exception_only(exc)[0].rstrip("\n")
+    lines = ["2021-09-16 14:53:01.100 [1631793181811816/start/1 (pid 71500)] Task is starting.",
+             f"2021-09-16 14:53:03.305 [1631793181811816/end/5 (pid 71519)] {said}",
+             "2021-09-16 14:53:03.306 [1631793181811816/end/5 (pid 71519)] Task failed.", "2021-09-16 14:53:03.306 Workflow failed."]
+    (event,) = assert_same("\n".join([*lines, ""]).encode())
+    assert (event.kind, event.root.exception_type, event.root.message) == (EventKind.BARE, "AttributeError", str(exc))
+    assert _events(["[Bug] the model does not load", "[Bug] see the log below"]) == []
+
+
 def _register_worker():
     raise ConnectionError("HTTPConnectionPool(host='localhost', port=21001): Max retries exceeded with url: /register_worker")
 

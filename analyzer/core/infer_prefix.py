@@ -104,6 +104,9 @@ _PUNCT = regex.compile(r"[^\w\s]")
 # family that takes `bad C:` from a message line.
 _ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
 _EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
+# A tag in brackets behind a prefix's shape, whatever it holds (Metaflow's task behind its time: `2021-09-16 14:53:03.305
+# [1631793181811816/end/5 (pid 71519)] `): only after one, since a bracketed word alone may be a user's (`[Bug] `)
+_TAGGED = regex.compile(r"\[[^\[\]\n]{1,120}\] +")
 # What the writer behind a prefix may draw left of its exception line: an exception group's box (`    | `), the blanks of
 # a column it writes its records' lines under (Rich's logging handler)
 _MARGIN_OF_OUTPUT = regex.compile(r"(?:[ \t]*\|(?= ))*[ \t]*")
@@ -192,7 +195,7 @@ def _shapes_end(body: str, at: int) -> int:
     behind = _behind_known(body, at)
     if _AT_EXCEPTION.match(body, (m.end() if (m := _MARGIN_OF_OUTPUT.match(body, behind)) else behind)):
         return at
-    more = _PREFIX_SHAPE.match(body[behind:behind + 2 * MAX_PREFIX])
+    more = _PREFIX_SHAPE.match(body[behind:behind + 2 * MAX_PREFIX]) or _TAGGED.match(body[behind:behind + MAX_PREFIX])
     if more is None or not more.end():
         return 0
     end = behind + more.end()
