@@ -635,7 +635,8 @@ def _introduced_at(text: str) -> int | None:
     return start if _INTRODUCED.search(text, max(0, words - 40), words) is not None else None
 
 
-_SPAN_OPENED = regex.compile(r" +`(?:\[[\w.:-]+\]: ?)?\Z")  # (a code span opened after words, a channel's head in it)
+_SPAN_OPENED = regex.compile(r" +`(?:\[[\w.:-]+\]: ?)?\Z", regex.REVERSE)  # (a code span opened after words, a channel's head in it;
+# searched from where it ends backwards: forwards, a run of blanks is tried from each of them)
 
 
 def _said(text: str) -> bool:
