@@ -302,6 +302,35 @@ def analysed(files: dict[str, list[str]], **options) -> list:
     return analysis.incidents()
 
 
+_NBCLIENT = """
+class CellExecutionError(Exception):
+    pass
+
+
+CellExecutionError.__module__ = "nbclient.exceptions"
+
+
+def check_raise_for_error(message):
+    raise CellExecutionError(message)
+"""
+
+
+def test_a_notebook_runners_report_is_an_echo_of_the_cells_own_error(tmp_path):
+    """nbclient (nbconvert --execute, Jupyter Book) raises CellExecutionError with the cell's source between two rules,
+    then what the kernel printed of the cell's error: the cell's error is the root cause, the report its echo."""
+    scope = _installed(tmp_path, "nbclient/client.py", _NBCLIENT)
+    kernel = forms.IPYTHON_FROM_DEFINITION
+    message = "\n".join(["An error occurred while executing the following cell:", "-" * 18, "import math",
+                         "load([1, 2, 3])", "-" * 18, "", *kernel, ""])
+    log = tmp_path / "build.log"
+    log.write_text(text_of(capture(lambda: scope["check_raise_for_error"](message))))
+    incidents = builtin_engine().analyse([str(log)]).incidents
+    (root,) = [i for i in incidents if i.is_run_root]
+    assert (root.info.exception_type, root.info.message) == ("ValueError", "6 shards, expected 8")
+    (report,) = [i for i in incidents if i.info.short_type == "CellExecutionError"]
+    assert (report.diagnosis.pattern.id, report.role) == ("nbclient.cell-execution-error", "consequence")
+
+
 def _interrupted():
     raise KeyboardInterrupt
 
