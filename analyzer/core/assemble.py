@@ -576,10 +576,9 @@ class TracebackAssembler:
         return out
 
     def _set_aside(self, key: str, line: LogLine) -> list[ErrorEvent]:
-        """A traceback into whose stack `line` came, another writer's (a logger's
-        record, a native library's line): set aside for the lines of its stack that may follow within a few
-        lines (a thread's traceback on stderr while other threads log; see _back_from_aside). The one set aside
-        on the channel before is closed."""
+        """A traceback into whose stack `line` came, another writer's (a logger's record, a native library's line,
+        stdout's): set aside for the lines of its stack that may follow within a few lines (a thread's traceback on
+        stderr while other threads log; see _back_from_aside). The one set aside on the channel before is closed."""
         block = self._open.pop(key)
         self._recent.pop(key, None)
         self._shrunk.pop(key, None)
@@ -593,8 +592,9 @@ class TracebackAssembler:
 
     def _back_from_aside(self, line: LogLine) -> list[ErrorEvent]:
         """The traceback set aside on `line`'s channel takes it back where `line` goes on with its stack (behind a
-        prefix only where its own lines were, and indented as Python indents a stack), and none is open on its stream; it is closed as it stands where no such line came within
-        the window. So are those of other channels past it."""
+        prefix only where its own lines were, and then indented as Python indents a stack), and none is open on its
+        stream; it is closed as it stands where no such line came within the window. So are those of other channels
+        past it."""
         out: list[ErrorEvent] = []
         found = self._aside.get(line.channel)
         if (found is not None and (not line.prefix or found[0].prefixed and line.text[:2] == "  ")
@@ -1180,7 +1180,8 @@ class TracebackAssembler:
                     and cleo.names_class(block.texts[0])):
                 block.state = State.CLEO  # (a copy that lost the blank lines of a Cleo app's report)
                 return Step.TAKE
-            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and (text[:1] in ("", " ", "\t") or ob.in_box(block.texts, text)):
+            if len(block.texts) == 1 and ob.message_below(block.texts[0]) and (
+                    text[:1] in ("", " ", "\t") or ob.in_box(block.texts, text)):
                 block.state, block.message_lines = State.MESSAGE, 0  # `Type: `, its message below it (maybe boxed)
                 return self._advance(block, line)
             if len(block.texts) == 2 and not block.texts[1].strip():  # a blank line after the exception line:

@@ -165,7 +165,7 @@ def landmark_pretext(body: str, nested: bool = False) -> tuple[str, bool] | None
         m, is_header = _PYTEST_AT.search(body, 0, MAX_PREFIX + 64), False
     if m is None or not body[:m.start()].strip() or 'File "' in body[:m.start()]:  # (frames a paste put on one line)
         return None
-    if body[0].isspace() and not (not is_header and gutter_before_frame(body, m.start())) and (
+    if body[0].isspace() and (is_header or not gutter_before_frame(body, m.start())) and (
             _BOX_ONLY.match(body[:m.start()]) or not (nested or _indented_whole(body, m.start(), is_header))) \
             and not _PADDED_LABEL.match(body, 0, m.start()) and not _FOUND_LINE.match(body, 0, m.start()):
         return None
