@@ -60,14 +60,18 @@ def _chain_links(chain: list[dict]) -> list[dict]:
 
 
 _BOLD_DUNDER = re.compile(r"\*\*(\w+)\*\*")
+_SAYING = re.compile(r"\A(?:[^\w\n]*\n)+")  # the lines a message begins with that say nothing (rules, blanks)
 
 
 def _fits(case: Case, link: dict) -> bool:
     if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
         return False
-    # (a message may begin with a line break; one copied from a page's HTML source is read as the page shows it; the
-    # blanks a message ends with are not told, as a log that trims its lines shows it: torch's `... signal: Killed. `)
-    if not (link["message"] or "").lstrip().startswith(html.unescape(case.message).rstrip()):
+    # (a message may begin with a line break, and with rules above its first line of text, as the tool's headline
+    # reads it: torchelastic's summary; one copied from a page's HTML source is read as the page shows it; the blanks
+    # a message ends with are not told, as a log that trims its lines shows it: torch's `... signal: Killed. `)
+    said = html.unescape(case.message).rstrip()
+    message = (link["message"] or "").lstrip()
+    if not (message.startswith(said) or _SAYING.sub("", message).startswith(said)):
         return False
     if not case.raise_site:
         return True
