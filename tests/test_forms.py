@@ -1556,6 +1556,24 @@ def test_an_ipython7_copy_begun_at_a_frame(linked):
     assert events(["/app/sqlalchemy/pool/impl.py in AsyncAdaptedQueuePool._do_get", "at line 168"]) == []  # (Sentry's)
 
 
+@pytest.mark.parametrize("linked", [False, True])
+def test_an_ipython7_module_frame_whose_function_a_rendered_page_dropped(linked):
+    """IPython 7 (old Colab) names a module's own code `<module>()`; copied from a page that took `<module>` for a tag,
+    the frame reads `x.py in ()` (its place maybe a link): still a frame, its function unknown, the error raised there."""
+    exc = capture(lambda: __import__("torchtext_legacy_nowhere"))
+    said = traceback.format_exception_only(exc)[-1].rstrip("\n")
+    library = "/usr/local/lib/python3.7/dist-packages/pytorch_lightning/utilities/apply_func.py"
+    lines = ["ModuleNotFoundError" + " " * 23 + "Traceback (most recent call last)", "<ipython-input-2-5b1c0d2e9f3a> in <module>()",
+             "----> 1 import pytorch_lightning", "", "17 frames", f"{library} in <module>()", "     28 if _TORCHTEXT_AVAILABLE:",
+             "---> 29     import torchtext_legacy_nowhere", "", said]
+    lines = forms.html_rendered(forms.notebook_linked(lines) if linked else lines)
+    assert lines[5].endswith(" in ()")
+    (event,) = assert_same("\n".join(["Mounting the drive", *lines, ""]).encode())
+    assert (event.root.exception_type, event.root.message) == ("ModuleNotFoundError", str(exc))
+    site = event.root.raise_site
+    assert (site.path, site.lineno, site.function) == (library, 29, None)
+
+
 @pytest.mark.parametrize("bracketed", [False, True])
 def test_an_ipython8_copy_begun_at_a_modules_own_frame(bracketed):
     """IPython 8 names no function for a module's own code (`File /x/cr2/__init__.py:1`); a copy begun there, its

@@ -44,11 +44,12 @@ _OPENING_FRAME = regex.compile(
     r"^(?:File (?:[^\s\"][^\n]*?:\d+\]?,? in \S|<command-\d+>, line \d+|\[?[^\s\"]\S*\.py[cx]?:\d+\]?\s*$)"
     r"|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")  # (IPython 8 names no function for a module's own code)
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
-# is only on the current line's marker.
-_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?P<function><cell line: \d+>|[^\s(]+)"
-                           r"(?:\(.*\))?\s*$")
-_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)"
-                                   r"(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
+# is only on the current line's marker. (A page that rendered the copy took `<module>` for a tag and dropped it:
+# `x.py in ()`, its function then unknown.)
+_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?:(?P<function><cell line: \d+>|[^\s(]+)"
+                           r"(?:\(.*\))?|\(\))\s*$")
+_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+"
+                                   r"|(?=\(\)))(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
 # [shown](url); neither holds a bracket of the other kind's opening (each try then ends at the next one: a hostile line
 # of `[1](x` pieces is read once, not once a piece)
 _LINK = regex.compile(r"\[(?P<text>[^\[\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^()\[\s]*\)")
@@ -190,7 +191,8 @@ def to_standard(lines: list[str]) -> list[str]:
             framed = True
         elif current := _CURRENT.match(text):
             if unnumbered is not None:
-                out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}, in {unnumbered[1]}')
+                function = f", in {unnumbered[1]}" if unnumbered[1] else ""
+                out.append(f'  File "{unnumbered[0]}", line {current["lineno"]}{function}')
                 unnumbered = None
             elif linked is not None and not framed:  # (its function is not known: the frame's line was cut off)
                 out.append(f'  File "{linked}", line {current["lineno"]}')

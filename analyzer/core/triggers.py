@@ -71,7 +71,7 @@ _STARTS = (
     rb"^File (?:[^\s\"\n][^\n]*:\d+\]?,? in |<command-\d+>, line )",  # an IPython frame a copy begins with (ipython.starts_cut)
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"File \[?[^\s\"\]]+\.py[cx]?:\d+\]?[ \t]*\r?$",  # ... IPython 8's frame of a module's own code (no function; its place in a link's brackets)
-    rb"\.py[cx]? in (?:<|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
+    rb"\.py[cx]? in (?:<|\(\)|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
     rb"^(?:[ \t]+|-+> ?)\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut)
     rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb"\.py[cx]?:\d+\]\([^)\s]*\),? in ",  # ... IPython 8's frame, its place a link, as JupyterLab shows it
