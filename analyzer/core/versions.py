@@ -521,6 +521,9 @@ class TieredMatcher:
         self.versions = versions or {}
         self.others: Matcher | None = others[0] if others is not None else None
         self.other_servers: tuple[str, ...] = others[1] if others is not None else ()
+        # (a module of one of them named in a message: `vllm._C`, `vllm/model_executor`)
+        self._names_other = regex.compile(r"(?<![\w-])(?:" + "|".join(map(regex.escape, self.other_servers))
+                                          + r")[./](?=\w)") if self.other_servers else None
 
     @property
     def patterns(self) -> tuple[Pattern, ...]:
@@ -579,8 +582,9 @@ class TieredMatcher:
     def _shows_other_server(self, info: ErrorInfo) -> bool:
         """Whether the error was raised in another LLM server's package, or its text names one of its modules."""
         names = self.other_servers
-        return any(f"/{name}/" in frame.path.replace("\\", "/") for frame in info.frames for name in names) or any(
-            regex.search(rf"(?<![\w-]){name}[./](?=\w)", info.message) for name in names if name in info.message)
+        return any(f"/{name}/" in frame.path.replace("\\", "/") for frame in info.frames for name in names) or (
+            self._names_other is not None and any(name in info.message for name in names)
+            and self._names_other.search(info.message) is not None)
 
     @staticmethod
     def _better(found: Diagnosis, other) -> Diagnosis:
