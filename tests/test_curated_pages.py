@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 
 import pytest
 
@@ -36,7 +37,8 @@ def _exception_class(name: str) -> type[BaseException]:
 def _innermost(pattern) -> Frame:
     if pattern.site is not None and pattern.site.code:
         site = pattern.site
-        return Frame((site.path or "") + "llama.py", 480, site.function or "load_weights", "            " + site.code)
+        code = re.sub(r"\{\w*\}", "name_mapped", site.code)  # a `{key}` stands for any text
+        return Frame((site.path or "") + "llama.py", 480, site.function or "load_weights", "            " + code)
     src = pattern.source
     function = (src.function or "run").rsplit(".", 1)[-1].replace("::", "_")
     if src.path and src.path.endswith(".py"):
@@ -125,11 +127,31 @@ def test_weight_loading_keyerror_is_told_by_its_frame_not_its_message():
     (incident,) = analysis.incidents()
     assert incident.diagnosis.pattern.id == "sglang.weight-not-in-model"
     assert incident.diagnosis.params == {"name": "model.layers.3.mlp.experts.w2_weight_scale_inv"}
-    elsewhere = [line.replace("param = params_dict[name]", "value = cache[name]") for line in log]
+    elsewhere = [line.replace("param = params_dict[", "value = cache[") for line in log]
     analysis = builtin_engine().analysis()
     for event in events_from_lines(elsewhere, "server.log", builtin_engine().notices):
         analysis.add(event)
     assert all(i.diagnosis.pattern is None or "weight" not in i.diagnosis.pattern.id for i in analysis.incidents())
+
+
+@pytest.mark.parametrize("root", [
+    "/usr/local/lib/python3.10/dist-packages/vllm-0.7.4.dev8+g981f3c8.cu124-py3.10-linux-x86_64.egg/",  # an egg
+    "/.../",  # a paste that elided where the package lives
+])
+def test_a_weight_missing_from_the_model_is_told_in_any_helper_under_any_install(root):
+    loader = Frame(root + "vllm/model_executor/models/utils.py", 247, "_load_module",
+                   "        loaded_params = module_load_weights(weights)")
+    models = root + "vllm/model_executor/models/granitemoehybrid.py"
+    frames = [loader, Frame(models, 461, "load_weights", "            _load_expert("),
+              Frame(models, 433, "_load_expert", "        param = params_dict[n]")]
+    lines = formatted(frames, KeyError("layers.0.block_sparse_moe.experts.w13_weight")).splitlines()
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines([f"(EngineCore_DP0 pid=479) {line}" for line in lines], "server.log",
+                                   builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.diagnosis.pattern.id == "vllm.weight-not-in-model"
+    assert incident.diagnosis.params["name"] == "layers.0.block_sparse_moe.experts.w13_weight"
 
 
 @pytest.mark.parametrize("frames, expected", [

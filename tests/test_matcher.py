@@ -7,7 +7,7 @@ import pytest
 
 from analyzer.core.evidence import Evidence
 from analyzer.core.matcher import Matcher, MatchKind
-from analyzer.core.records import ErrorInfo
+from analyzer.core.records import ErrorInfo, package_relative
 from analyzer.core.scan import events_from_lines
 from analyzer.core.schema import Pattern, PatternSource
 from fixtures.generate import Frame, formatted
@@ -200,6 +200,17 @@ def test_raise_site_keys_are_package_relative_not_the_last_two_parts(matcher):
     assert matcher.match(traced(vllm, AssertionError())).pattern is None
     ours = [Frame("demo/gen/layers/linear.py", 90, "weight_loader", "        assert param.shape == loaded.shape")]
     assert matcher.match(traced(ours, AssertionError())).pattern.id == "demo.linear-assert"
+
+
+@pytest.mark.parametrize("path, relative", [
+    ("/usr/lib/python3/dist-packages/vllm-0.7.4+g98.cu124-py3.10-linux-x86_64.egg/vllm/config.py", "vllm/config.py"),
+    ("/.../vllm/model_executor/models/qwen2.py", "vllm/model_executor/models/qwen2.py"),  # a paste's elision
+    (".../sglang/srt/server_args.py", "sglang/srt/server_args.py"),
+    ("/home/u/.../site-packages/torch/cuda/__init__.py", "torch/cuda/__init__.py"),
+    ("/opt/conda/lib/python3.10/site-packages/foo.egg-info/x.py", "foo.egg-info/x.py"),
+])
+def test_package_relative_sees_through_eggs_and_elisions(path, relative):
+    assert package_relative(path) == relative
 
 
 def test_fuzzy_tolerates_reworded_filler_and_appended_text(matcher):

@@ -122,15 +122,17 @@ class ErrorEvent:
         return self.chain[-1]
 
 
-# Directories that installed or checked-out packages live under, most telling first.
-_PACKAGE_ROOTS = (("/site-packages/", "/dist-packages/"), ("/python/", "/src/"), ("/lib/",))
+# Directories that installed or checked-out packages live under, most telling first (an egg's folder
+# sits inside site-packages and holds the package; a paste's elided `/.../` leaves only the package).
+_PACKAGE_ROOTS = (("/site-packages/", "/dist-packages/", ".egg/"), ("/python/", "/src/"), ("/.../", "/…/"),
+                  ("/lib/",))
 
 
 def package_relative(path: str) -> str:
     """`/usr/lib/python3/site-packages/sglang/srt/x.py` -> `sglang/srt/x.py`.
 
     Cuts after the last package root of the most telling kind; paths without one are returned
-    unchanged (minus a leading `./`).
+    unchanged (minus a leading `./`, or the `.../` of a paste that elided the start).
     """
     if "\\\\" in path[2:]:  # a Windows path escaped as in a string's repr (`C:\\app\\x.py`), past a UNC path's start
         path = path[:2] + path[2:].replace("\\\\", "\\")
@@ -139,4 +141,7 @@ def package_relative(path: str) -> str:
         cut = max((norm.rfind(root) + len(root) for root in roots if root in norm), default=-1)
         if 0 <= cut < len(norm):
             return norm[cut:]
-    return norm[2:] if norm.startswith("./") else norm
+    for elided in ("./", ".../", "…/"):
+        if norm.startswith(elided):
+            return norm[len(elided):]
+    return norm

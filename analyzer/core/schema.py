@@ -186,6 +186,11 @@ def build_pattern(data: Any, where: str, defaults: dict[str, Any]) -> tuple[Patt
             problem("'within' in site must be a list of function names")
         if not (isinstance(site_data.get("code"), str) and site_data["code"].strip()) and not within:
             problem("'site' needs the frame's source line as 'code', or function names as 'within'")
+        elif isinstance(site_data.get("code"), str) and "{" in site_data["code"]:
+            try:
+                compile_template(site_data["code"], "format")
+            except TemplateError as error:
+                problem(f"'code' in site: {error} (a brace of the source line is written {{{{ or }}}})")
     for name in ("related", "tags", "examples"):
         if isinstance(data.get(name), list) and any(not isinstance(item, str) for item in data[name]):
             problem(f"'{name}' must be a list of strings")

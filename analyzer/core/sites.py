@@ -5,7 +5,8 @@ A weight that a checkpoint has and the model does not fails as a bare `KeyError`
 message template can claim it, yet the line and the function say exactly what happened. And one
 message can mean different things by where it happens: CUDA running out of memory while the
 weights load asks for other fixes than during decoding. A pattern with a `site` names the frame:
-the innermost frame's source line (`code`, with its `function`), or a function anywhere in the
+the innermost frame's source line (`code`, with its `function`; a `{name}` in it stands for any
+text, as model files name the key `name`, `n` or `name_mapped`), or a function anywhere in the
 stack (`within`), each under a package path prefix (`path`). Its template must still accept the
 message; it only needs words where the message has them (`{name!r}` for a `KeyError`).
 """
@@ -70,5 +71,15 @@ def _at_site(pattern: Pattern, stack: StackKey) -> bool:
     prefix = site.path or ""
     if site.code:
         path, function, code = stack[-1]
-        return code == site.code and path.startswith(prefix) and (not site.function or function == site.function)
+        return (path.startswith(prefix) and (not site.function or function == site.function)
+                and _code_fits(site.code, code))
     return any(function in site.within and path.startswith(prefix) for path, function, _ in stack)
+
+
+def _code_fits(site_code: str, code: str) -> bool:
+    if "{" not in site_code:
+        return code == site_code
+    try:
+        return compile_template(site_code, "format").match(code) is not None
+    except TemplateError:
+        return False  # the schema reports it
