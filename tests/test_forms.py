@@ -1878,6 +1878,33 @@ def test_a_copy_of_frames_newest_first_above_the_exception_line():
     assert only(lines[1:]).root.frames == original.root.frames  # (in Python's order, it stays so)
 
 
+class _Module:
+    def _apply(self, fn):
+        for param in (1, 2):
+            fn(param)
+
+    def cuda(self):
+        return self._apply(lambda t: _to_device(t))
+
+
+def _to_device(value):
+    raise RuntimeError(f"CUDA out of memory. Tried to allocate {value}.00 MiB.")
+
+
+def test_a_cut_stack_through_a_lambda_keeps_python_order():
+    """A paste begun inside the stack, at a frame that calls the function it was handed, a lambda: the lambda's
+    frame shows the line it is written on, which also calls the frame above (`self._apply(lambda t: ...)`). That
+    line says nothing of the order, so the frames are read as Python printed them."""
+    lines = text_of(capture(_Module().cuda)).splitlines()
+    at = next(k for k, line in enumerate(lines) if line.endswith("in _apply"))
+    event = only(lines[at:])
+    assert [f.function for f in event.root.frames] == ["_apply", "<lambda>", "_to_device"]
+    inner = next(k for k, line in enumerate(lines) if line.endswith("in _to_device"))
+    paste = [*lines[at:inner], lines[-1]]
+    event = only(paste)  # (the innermost frame a library's, not shown: the lambda's line is the last)
+    assert [f.function for f in event.root.frames] == ["_apply", "<lambda>"]
+
+
 def _forwarding(func):
     def inner(*args, **kwargs):
         return func(*args, **kwargs)

@@ -706,6 +706,7 @@ def call_order(calls: list[tuple[str, str]]) -> tuple[bool, bool]:
     """Of frames listed as (function, source line): whether some frame's source calls the function of the
     frame listed after it (Python's order, outermost first), and whether some calls the one listed
     before it (newest first)."""
+    calls = _told_calls(calls)
     inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
     outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
     return inwards, outwards
@@ -716,8 +717,15 @@ def listed_newest_first(calls: list[tuple[str, str]]) -> bool:
     calls the function listed after it, and most call the one listed before it (one such call alone may be a
     wrapper's of a function it was given, `return func(*args, **kwargs)`, which reads the same either way)."""
     inwards, _ = call_order(calls)
+    calls = _told_calls(calls)
     outwards = sum(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
     return not inwards and outwards * 2 > len(calls) - 1
+
+
+def _told_calls(calls: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The calls with a lambda's source left out: its frame shows the line the lambda is written on, inside the
+    call it is handed to (`return self._apply(lambda t: t.cuda(device))` under `_apply`), which reads either way."""
+    return [(function, "" if function == "<lambda>" else source) for function, source in calls]
 
 
 def frame_after_words(text: str) -> tuple[str, str] | None:
