@@ -13,7 +13,7 @@ import pytest
 
 from analyzer.core.scan import events_from_lines
 from fixtures.generate import SCHED, Frame, foreign_exception, formatted
-from tests.support import builtin_engine
+from tests.support import builtin_engine, engine_incidents
 from tests.test_packs import CURATED
 
 PAGES = [p for p in CURATED if p.examples]
@@ -132,6 +132,27 @@ def test_weight_loading_keyerror_is_told_by_its_frame_not_its_message():
     for event in events_from_lines(elsewhere, "server.log", builtin_engine().notices):
         analysis.add(event)
     assert all(i.diagnosis.pattern is None or "weight" not in i.diagnosis.pattern.id for i in analysis.incidents())
+
+
+def test_a_notice_that_quotes_an_undefined_symbol_keeps_its_own_page(tmp_path):
+    """vLLM's warning quotes the loader's text (`...so: undefined symbol: ...`), which a page for any extension's
+    undefined symbol also fits where it stands alone: the warning, in a copy that glued a backtick to it above an
+    SGLang stack (whose run asks the common pages before vLLM's), is still vLLM's page; the loader's text alone is
+    the extension's."""
+    said = ("/opt/conda/lib/python3.10/site-packages/vllm/_core_C.abi3.so: undefined symbol: "
+            "_ZN5torch6detail10class_baseC2ERKSsS3_SsRKSt9type_infoS6_")
+    launch = Frame("/opt/conda/lib/python3.10/site-packages/sglang/launch_server.py", 6, "<module>",
+                   "    from sglang.srt.server import launch_server")
+    cut = formatted([launch], ImportError("cannot import name 'launch_server'")).splitlines()[:-1]  # (a cut paste)
+    for line, page in ((f"`WARNING 09-04 04:55:04 _core_ext.py:180] Failed to import from vllm._core_C with "
+                        f"ImportError('{said}')", "vllm.core-ops-import-failed"),
+                       ("ImportError: /opt/conda/lib/python3.10/site-packages/fused_layer_norm_cuda.cpython-310-"
+                        "x86_64-linux-gnu.so: undefined symbol: _ZN2at7getTypeERKNS_6TensorE",
+                        "deps.extension-undefined-symbol")):
+        log = tmp_path / "server.log"
+        log.write_text("\n".join([line, *cut]) + "\n")
+        first, *_ = engine_incidents(builtin_engine(), log)
+        assert first.diagnosis.pattern.id == page
 
 
 @pytest.mark.parametrize("root", [
