@@ -63,8 +63,16 @@ _BOLD_DUNDER = re.compile(r"\*\*(\w+)\*\*")
 _SAYING = re.compile(r"\A(?:[^\w\n]*\n)+")  # the lines a message begins with that say nothing (rules, blanks)
 
 
+_STD_TYPEINFO = re.compile(r"\ASt\d+(?=[a-z_])")  # a std class as its typeinfo names it: `St13runtime_error`
+
+
+def _short_type(name: str) -> str:
+    """The class's own name, a C++ one as the tool writes it (demangled: `std::runtime_error`)."""
+    return _STD_TYPEINFO.sub("std::", name).rsplit(".", 1)[-1]
+
+
 def _fits(case: Case, link: dict) -> bool:
-    if (link["exception_type"] or "").rsplit(".", 1)[-1] != case.exception_type.rsplit(".", 1)[-1]:
+    if _short_type(link["exception_type"] or "") != _short_type(case.exception_type):
         return False
     # (a message may begin with a line break, and with rules above its first line of text, as the tool's headline
     # reads it: torchelastic's summary; one copied from a page's HTML source is read as the page shows it; the blanks
