@@ -61,6 +61,23 @@ def segfault_child(bar: bool = False) -> list[str]:
     return result.stderr.splitlines()
 
 
+BUS_ERROR_SCRIPT = """
+    import signal
+
+    def write_shared(buffer):
+        signal.raise_signal(signal.SIGBUS)  # what a write past a full /dev/shm gets from the kernel
+
+    write_shared(None)
+"""
+
+
+def bus_error_child() -> list[str]:
+    """A child ended by SIGBUS: faulthandler's `Fatal Python error: Bus error` dump."""
+    result = _run(BUS_ERROR_SCRIPT)
+    assert result.returncode != 0
+    return result.stderr.splitlines()
+
+
 SPAWN_CHILD_SCRIPT = """
 import os, sys
 from multiprocessing.spawn import spawn_main

@@ -13,6 +13,7 @@ import pytest
 
 from analyzer.core.scan import events_from_lines
 from fixtures.generate import SCHED, Frame, foreign_exception, formatted
+from tests import failureforms as forms
 from tests.support import builtin_engine, engine_incidents
 from tests.test_packs import CURATED
 
@@ -153,6 +154,19 @@ def test_a_notice_that_quotes_an_undefined_symbol_keeps_its_own_page(tmp_path):
         log.write_text("\n".join([line, *cut]) + "\n")
         first, *_ = engine_incidents(builtin_engine(), log)
         assert first.diagnosis.pattern.id == page
+
+
+@pytest.mark.parametrize("child, page", [
+    (forms.segfault_child, "python.fatal-segmentation-fault"),
+    (forms.bus_error_child, "python.fatal-bus-error"),
+])
+def test_faulthandlers_dump_of_a_fatal_signal_gets_its_page(child, page):
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines(["(RayWorker pid=3554) INFO starting", *child()], "server.log",
+                                   builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert (incident.info.exception_type, incident.diagnosis.pattern.id) == ("Fatal Python error", page)
 
 
 @pytest.mark.parametrize("root", [
