@@ -61,6 +61,23 @@ def segfault_child(bar: bool = False) -> list[str]:
     return result.stderr.splitlines()
 
 
+def pydantic_report(title: str, error: Exception | None, field: str = "", *, literal: str = "") -> str:
+    """The text of pydantic's ValidationError for one failed check, as pydantic-core displays its errors: the
+    title, the location (a field's name; none for the model's own validator), the message indented with its type
+    and input, and the link to its docs. `error` is what a validator raised (`Value error, ...` for a ValueError,
+    `Assertion failed, ...` for an assert); without one, a type check that failed (`literal` its message)."""
+    if error is None:
+        kind, said = "literal_error", literal
+    elif isinstance(error, AssertionError):
+        kind, said = "assertion_error", f"Assertion failed, {error}"
+    else:
+        kind, said = "value_error", f"Value error, {error}"
+    lines = [f"1 validation error for {title}", *([field] if field else []),
+             f"  {said} [type={kind}, input_value=ArgsKwargs((), {{'model': ...ax_cpu_loras': None}}), "
+             "input_type=ArgsKwargs]", f"    For further information visit https://errors.pydantic.dev/2.11/v/{kind}"]
+    return "\n".join(lines)
+
+
 BUS_ERROR_SCRIPT = """
     import signal
 

@@ -23,6 +23,7 @@ from analyzer.core import native
 from analyzer.core.records import EventKind, Link
 from analyzer.core.scan import events_from_lines
 from analyzer.core.view import incident_view
+from fixtures.generate import Frame, foreign_exception, formatted
 from tests import failureforms as forms
 from tests import logformats as fmt
 from tests.realtb import actual_chain, capture, expected_chain, raised, text_of
@@ -1876,6 +1877,43 @@ def test_a_copy_of_frames_newest_first_above_the_exception_line():
     assert [(f.path, f.lineno, f.function, f.code) for f in event.root.frames] == \
         [(f.path, f.lineno, f.function, f.code) for f in original.root.frames]
     assert only(lines[1:]).root.frames == original.root.frames  # (in Python's order, it stays so)
+
+
+def _max_rank_checked(rank: int) -> ValueError:
+    try:
+        if rank not in (8, 16, 32, 64):
+            raise ValueError(f"max_lora_rank ({rank}) must be one of (8, 16, 32, 64).")
+    except ValueError as error:
+        return error
+    raise AssertionError("the check passed")
+
+
+_BUILT_BY_PYDANTIC = [Frame("vllm/engine/arg_utils.py", 1187, "create_engine_config", "        lora_config = LoRAConfig("),
+                      Frame("pydantic/_internal/_dataclasses.py", 120, "__init__",
+                            "        s.__pydantic_validator__.validate_python(ArgsKwargs(args, kwargs), self_instance=s)")]
+
+
+@pytest.mark.parametrize("field", ["", "max_lora_rank"])
+def test_pydantics_report_of_a_check_its_model_raised_is_that_error(field):
+    """A pydantic dataclass (vLLM's configs) runs its own checks; pydantic reports what one raised inside its
+    ValidationError (`Value error, ...`). That error is the root, raised within the call that built the model;
+    the report is what it led to."""
+    validation_error = foreign_exception("pydantic_core._pydantic_core", "ValidationError", ValueError)
+    report = forms.pydantic_report("LoRAConfig", _max_rank_checked(1), field)
+    lines = formatted(_BUILT_BY_PYDANTIC, validation_error(report)).splitlines()
+    event = only([f"(APIServer pid=2994) {line}" for line in lines])
+    raised, wrapper = event.chain
+    assert (raised.exception_type, raised.message) == ("ValueError", "max_lora_rank (1) must be one of (8, 16, 32, 64).")
+    assert raised.raise_site.function == "create_engine_config"  # (pydantic's own frames are where it was wrapped)
+    assert (wrapper.exception_type, wrapper.link) == ("pydantic_core._pydantic_core.ValidationError", Link.CAUSE)
+    assert wrapper.message.startswith("1 validation error for LoRAConfig")
+
+
+def test_pydantics_report_of_a_failed_type_check_stays_one_error():
+    validation_error = foreign_exception("pydantic_core._pydantic_core", "ValidationError", ValueError)
+    report = forms.pydantic_report("LoRAConfig", None, "max_lora_rank", literal="Input should be 8, 16, 32 or 64")
+    (alone,) = only(formatted(_BUILT_BY_PYDANTIC, validation_error(report)).splitlines()).chain
+    assert alone.exception_type.endswith("ValidationError")
 
 
 class _Module:

@@ -298,7 +298,7 @@ def _parse_link(lines: list[str], i: int, link: Link) -> tuple[list[ErrorInfo], 
     outer = ErrorInfo(exc["type"], "\n".join(message).rstrip(), tuple(frames), link, has_traceback)
     if (stack := pybind_stack(lines, i)) is not None:
         return with_pybind_stack(outer, stack[0]), stack[1], []
-    if len(unwrapped := raised_within(outer)) > 1:
+    if len(unwrapped := raised_within(outer)) > 1 or len(unwrapped := validated_within(outer)) > 1:
         return list(unwrapped), i, []
     if link is Link.FIRST and (quoted := _NAMED_INSIDE.search(message[0]) or _named_whole(message[0], exc["type"])
                                or g.WRAPPED_DRIVER_ERROR.match(message[0])):
@@ -461,6 +461,29 @@ def raised_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
     if (inner := _named_whole(named[1], named[0])) is not None:
         innermost = ErrorInfo(inner["type"], inner["message"].strip(), outer.frames, outer.link, outer.has_traceback)
         return innermost, _replace(raised, link=Link.CAUSE), _replace(outer, link=Link.CAUSE)
+    return raised, _replace(outer, link=Link.CAUSE)
+
+
+# pydantic's report of one failed validation whose validator raised (`Value error, ...` for a ValueError, `Assertion
+# failed, ...` for an assert): a pydantic dataclass's own checks, as vLLM's configs run them in __post_init__. The
+# location line (a field's name) is there for a field's validator, not for the model's.
+_VALIDATOR_RAISED = regex.compile(
+    r"\A1 validation error for [\w.]+[ \t]*\n(?:[^\s\n][^\n]*\n)?[ \t]+(?P<kind>Value error|Assertion failed), "
+    r"(?P<text>.+?) \[type=(?:value|assertion)_error\b", regex.DOTALL)
+
+
+def validated_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
+    """`outer`; or, where it is pydantic's ValidationError for one check its model's own code raised (vLLM's
+    `1 validation error for LoRAConfig` then `Value error, max_lora_rank (1) must be one of ...`), that error, raised
+    within the call that built the model (pydantic's own frames, where the text was wrapped, left out), then `outer`."""
+    if outer.exception_type.rsplit(".", 1)[-1] != "ValidationError" or (
+            m := _VALIDATOR_RAISED.match(outer.message)) is None:
+        return (outer,)
+    frames = list(outer.frames)
+    while frames and "/pydantic/" in frames[-1].path.replace("\\", "/"):
+        frames.pop()
+    raised = ErrorInfo("ValueError" if m["kind"] == "Value error" else "AssertionError", m["text"].strip(),
+                       tuple(frames), outer.link, outer.has_traceback)
     return raised, _replace(outer, link=Link.CAUSE)
 
 
