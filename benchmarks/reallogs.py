@@ -64,10 +64,18 @@ _SAYING = re.compile(r"\A(?:[^\w\n]*\n)+")  # the lines a message begins with th
 
 
 _STD_TYPEINFO = re.compile(r"\ASt\d+(?=[a-z_])")  # a std class as its typeinfo names it: `St13runtime_error`
+_RAY_WRAPPED = re.compile(r"\A(?:[\w.]*\.)?RayTaskError\((?P<inner>[\w.]+)\)\Z")
+# A signal as a shell or libc words it, and as the tool names it.
+_SIGNALS = {"segmentation fault": "SIGSEGV", "bus error": "SIGBUS", "aborted": "SIGABRT", "glibc abort": "SIGABRT",
+            "killed": "SIGKILL"}
 
 
 def _short_type(name: str) -> str:
-    """The class's own name, a C++ one as the tool writes it (demangled: `std::runtime_error`)."""
+    """The class's own name: a C++ one as the tool writes it (demangled: `std::runtime_error`); Ray's
+    `RayTaskError(ValueError)`, an instance of both, as the class it wraps; a signal by its name."""
+    if (m := _RAY_WRAPPED.match(name)) is not None:
+        name = m["inner"]
+    name = _SIGNALS.get(name.lower(), name)
     return _STD_TYPEINFO.sub("std::", name).rsplit(".", 1)[-1]
 
 
