@@ -14,6 +14,7 @@ import pytest
 from analyzer.core.scan import events_from_lines
 from fixtures.generate import SCHED, Frame, foreign_exception, formatted
 from tests import failureforms as forms
+from tests.realtb import capture, text_of
 from tests.support import builtin_engine, engine_incidents
 from tests.test_packs import CURATED
 
@@ -24,9 +25,12 @@ _VLLM_CORE = [Frame("vllm/v1/engine/core.py", 390, "run_engine_core", "        e
               Frame("vllm/v1/engine/core.py", 78, "__init__", "        self._initialize_kv_caches(vllm_config)")]
 
 
+_WITH_FIELDS = {"UnicodeEncodeError", "UnicodeDecodeError"}  # (made from their fields, not a text: a stand-in prints the same)
+
+
 def _exception_class(name: str) -> type[BaseException]:
     module, _, short = name.rpartition(".")
-    if not module and isinstance(getattr(builtins, short, None), type):
+    if not module and isinstance(getattr(builtins, short, None), type) and short not in _WITH_FIELDS:
         return getattr(builtins, short)
     module = module or _DEFAULT_MODULES.get(short, "builtins")
     base = OSError if short.endswith("Error") and "metadata" in module else RuntimeError
@@ -167,6 +171,26 @@ def test_faulthandlers_dump_of_a_fatal_signal_gets_its_page(child, page):
         analysis.add(event)
     (incident,) = analysis.incidents()
     assert (incident.info.exception_type, incident.diagnosis.pattern.id) == ("Fatal Python error", page)
+
+
+def _write_to_a_legacy_console():
+    "100% \u2588\u2588\u2588\u2588".encode("cp1252")
+
+
+def _read_utf8_with_the_locale_codec():
+    "\u8bad\u7ec3\u914d\u7f6e".encode("utf-8").decode("gbk")
+
+
+@pytest.mark.parametrize("fails, page", [
+    (_write_to_a_legacy_console, "python.unicode-encode-legacy-codec"),
+    (_read_utf8_with_the_locale_codec, "python.unicode-decode-wrong-codec"),
+])
+def test_a_codecs_own_error_gets_its_page(fails, page):
+    analysis = builtin_engine().analysis()
+    for event in events_from_lines(text_of(capture(fails)).splitlines(), "train.log", builtin_engine().notices):
+        analysis.add(event)
+    (incident,) = analysis.incidents()
+    assert incident.diagnosis.pattern.id == page
 
 
 @pytest.mark.parametrize("root", [
