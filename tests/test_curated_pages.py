@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import socket
 
 import pytest
 
@@ -181,11 +182,19 @@ def _read_utf8_with_the_locale_codec():
     "\u8bad\u7ec3\u914d\u7f6e".encode("utf-8").decode("gbk")
 
 
+def _connect_where_nothing_listens():
+    with socket.socket() as probe:  # a port just freed: nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
 @pytest.mark.parametrize("fails, page", [
+    (_connect_where_nothing_listens, "python.connection-refused"),
     (_write_to_a_legacy_console, "python.unicode-encode-legacy-codec"),
     (_read_utf8_with_the_locale_codec, "python.unicode-decode-wrong-codec"),
 ])
-def test_a_codecs_own_error_gets_its_page(fails, page):
+def test_an_error_the_system_words_gets_its_page(fails, page):
     analysis = builtin_engine().analysis()
     for event in events_from_lines(text_of(capture(fails)).splitlines(), "train.log", builtin_engine().notices):
         analysis.add(event)
