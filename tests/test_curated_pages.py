@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import json
 import re
 import socket
 
@@ -190,6 +191,10 @@ def _connect_where_nothing_listens():
 
 
 @pytest.mark.parametrize("fails, page", [
+    (lambda: json.loads(""), "python.json-no-value"),  # (an empty reply read with .json())
+    (lambda: json.loads("{'model': 'm'}"), "python.json-property-name-unquoted"),  # (a dict's repr)
+    (lambda: json.loads('{"a": [1, 2'), "python.json-malformed"),  # (cut off)
+    (lambda: json.loads('{"a": 1}\n{"a": 2}\n'), "python.json-extra-data"),  # (JSON Lines)
     (_connect_where_nothing_listens, "python.connection-refused"),
     (_write_to_a_legacy_console, "python.unicode-encode-legacy-codec"),
     (_read_utf8_with_the_locale_codec, "python.unicode-decode-wrong-codec"),
