@@ -716,8 +716,8 @@ def listed_newest_first(calls: list[tuple[str, str]]) -> bool:
     """Whether frames a copy lists without their header, as (function, source line), are newest first: no source
     calls the function listed after it, and most call the one listed before it (one such call alone may be a
     wrapper's of a function it was given, `return func(*args, **kwargs)`, which reads the same either way)."""
-    inwards, _ = call_order(calls)
     calls = _told_calls(calls)
+    inwards, _ = call_order(calls)
     outwards = sum(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
     return not inwards and outwards * 2 > len(calls) - 1
 
