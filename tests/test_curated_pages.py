@@ -6,10 +6,12 @@ diagnosis. Notices (`match: line`) are written as the log line they are."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import builtins
 import json
 import re
 import socket
+import threading
 
 import pytest
 
@@ -190,7 +192,23 @@ def _connect_where_nothing_listens():
     socket.create_connection(("127.0.0.1", port), timeout=5)
 
 
+def _get_the_loop_in_a_worker_thread():
+    caught: list[RuntimeError] = []
+
+    def work():
+        try:
+            asyncio.get_event_loop()
+        except RuntimeError as error:
+            caught.append(error)
+
+    thread = threading.Thread(target=work, name="AnyIO worker thread")
+    thread.start()
+    thread.join()
+    raise caught[0]
+
+
 @pytest.mark.parametrize("fails, page", [
+    (_get_the_loop_in_a_worker_thread, "python.no-event-loop-in-thread"),
     (lambda: json.loads(""), "python.json-no-value"),  # (an empty reply read with .json())
     (lambda: json.loads("{'model': 'm'}"), "python.json-property-name-unquoted"),  # (a dict's repr)
     (lambda: json.loads('{"a": [1, 2'), "python.json-malformed"),  # (cut off)
