@@ -29,7 +29,8 @@ _VLLM_CORE = [Frame("vllm/v1/engine/core.py", 390, "run_engine_core", "        e
               Frame("vllm/v1/engine/core.py", 78, "__init__", "        self._initialize_kv_caches(vllm_config)")]
 
 
-_WITH_FIELDS = {"UnicodeEncodeError", "UnicodeDecodeError"}  # (made from their fields, not a text: a stand-in prints the same)
+# (made from their fields or sub-exceptions, not a text: a stand-in prints the same line)
+_WITH_FIELDS = {"UnicodeEncodeError", "UnicodeDecodeError", "ExceptionGroup"}
 
 
 def _exception_class(name: str) -> type[BaseException]:
