@@ -1067,3 +1067,35 @@ def test_an_exception_cpython_reported_as_ignored_is_no_root_cause_where_a_real_
     assert assert_same("\n".join([*lines, ""]).encode())  # (the fast path reads the report's words too)
     (alone,) = [i for i in analysed({"run.log": ignored}) if i.is_run_root]  # (the only error: the root all the same)
     assert alone.info.exception_type == "AttributeError"
+
+
+def _task_group_failure(*errors: Exception) -> BaseException:
+    """A real asyncio TaskGroup whose tasks raise `errors`: the ExceptionGroup it raises."""
+    import asyncio
+
+    async def fail(error: Exception) -> None:
+        raise error
+
+    async def run() -> None:
+        async with asyncio.TaskGroup() as group:
+            for error in errors:
+                group.create_task(fail(error))
+
+    return capture(lambda: asyncio.run(run()))
+
+
+def test_a_groups_sub_exceptions_are_shown_with_where_each_was_raised(capsys, tmp_path):
+    """The group only carries its errors: the text output names each sub-exception and the line that raised it,
+    at most eight, and says how many more there are."""
+    one = tmp_path / "one.log"
+    one.write_text(text_of(_task_group_failure(ValueError("max_lora_rank (1) must be one of (8, 16, 32, 64)"))))
+    many = tmp_path / "many.log"
+    many.write_text(text_of(_task_group_failure(*(KeyError(f"request-{n}") for n in range(10)))))
+    assert main(["scan", str(one)]) == 0
+    out = capsys.readouterr().out
+    assert ("  sub-exception 1 ValueError: max_lora_rank (1) must be one of (8, 16, 32, 64)\n"
+            f"      raised at {__file__}:") in out
+    assert main(["scan", str(many)]) == 0
+    out = capsys.readouterr().out
+    assert "  sub-exception 8 KeyError: 'request-7'\n" in out and "sub-exception 9" not in out
+    assert "  … and 2 more sub-exception(s)\n" in out

@@ -25,7 +25,7 @@ from analyzer.core.render import RenderedFix, fill, render_fixes
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 
-__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark",
+__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark", "SubError", "sub_errors",
            "incident_view", "explanation", "headline", "unknown_label", "role_label", "echo_note"]
 
 _LONG_VALUE = 40  # characters: a captured value this long that the message already shows adds nothing
@@ -47,6 +47,15 @@ class MarkedFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class SubError:
+    """One sub-exception of an exception group: the error the group only carries."""
+
+    number: int  # as the group's box numbers it, from 1
+    headline: str  # its chain, last first: `RuntimeError: ... <- KeyError: ...`
+    raise_site: Frame | None  # where its first exception (the chain's root) was raised
+
+
+@dataclass(frozen=True, slots=True)
 class LinkView:
     """One exception of the chain as printed, root cause first."""
 
@@ -55,6 +64,7 @@ class LinkView:
     diagnosed: bool  # the link the pattern (or fingerprint) is about
     relation: str  # to the diagnosed link: "caused by" (printed before it), "led to" (after it), "" (itself)
     frames: tuple[MarkedFrame, ...]
+    subs: tuple[SubError, ...] = ()  # an exception group's sub-exceptions
 
     @property
     def link(self) -> Link:
@@ -244,8 +254,14 @@ def _chain(incident: Incident) -> tuple[LinkView, ...]:
         frames = tuple(MarkedFrame(frame, _mark(frame, info, incident) if mine else Mark.NONE)
                        for frame in info.frames)
         relation = "" if mine else ("caused by" if index < at else "led to")
-        views.append(LinkView(info, headline(info), mine, relation, frames))
+        views.append(LinkView(info, headline(info), mine, relation, frames, sub_errors(info)))
     return tuple(views)
+
+
+def sub_errors(info: ErrorInfo) -> tuple[SubError, ...]:
+    """An exception group's sub-exceptions as shown; none for any other exception."""
+    return tuple(SubError(number, " <- ".join(headline(exc) for exc in reversed(chain)), chain[0].raise_site)
+                 for number, chain in enumerate(info.sub_exceptions, 1) if chain)
 
 
 def _mark(frame: Frame, info: ErrorInfo, incident: Incident) -> Mark:

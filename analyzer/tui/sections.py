@@ -10,7 +10,7 @@ from analyzer.core import grammar as g
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.view import Explanation, IncidentView, Mark, echo_note, explanation, headline
+from analyzer.core.view import Explanation, IncidentView, Mark, echo_note, explanation
 from analyzer.tui.derived_section import derived_text
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
@@ -150,9 +150,9 @@ def traceback(view: IncidentView) -> Text:
         if info.message:
             text.append(": " + info.message.splitlines()[0])
         text.append("\n")
-        for number, sub in enumerate(info.sub_exceptions, 1):
-            text.append(f"  +-- sub-exception {number}: ", "dim")
-            text.append(" <- ".join(headline(exc) for exc in reversed(sub)) + "\n")
+        for sub in link.subs:
+            text.append(f"  +-- sub-exception {sub.number}: ", "dim")
+            text.append(sub.headline + "\n")
     text.rstrip()
     return text if text.plain else Text("(no traceback)", "dim")
 
