@@ -2913,10 +2913,13 @@ def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it
     ("CUDA out of memory. Tried to allocate 24.00 MiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; "
      "13.44 MiB free; 9.63 GiB reserved in total by PyTorch)", "torch.cuda-out-of-memory-legacy"),
     ("NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version "
-     "2.14.3", "torch.nccl-unhandled-system-error")])
+     "2.14.3", "torch.nccl-unhandled-system-error"),
+    ("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by "
+     "1.60G.", "xla.hbm-exhausted-at-compile")])
 def test_a_runtime_error_an_older_torch_raised_gets_the_page_of_the_subclass_it_raises_now(said, page):
-    """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's errors too: the pages
-    written for torch.cuda.OutOfMemoryError and torch.distributed.DistBackendError fit them; not another class."""
+    """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's errors too (and jaxlib
+    XLA's before XlaRuntimeError): the pages written for torch.cuda.OutOfMemoryError, torch.distributed.DistBackendError
+    and XlaRuntimeError fit them; not another class."""
     assert run_root(text_of(raised(RuntimeError(said))).splitlines()).diagnosis.pattern.id == page
     assert builtin_engine().matcher.match_message(f"RuntimeError: {said}").pattern.id == page  # (analyzer explain)
     other = type("DeviceError", (Exception,), {"__module__": "mylib"})
@@ -2971,3 +2974,18 @@ def test_a_faulthandler_dump_whose_lines_a_relay_logged_each_as_a_record():
     event = only(lines)
     assert (event.root.exception_type, event.root.raise_site.function) == ("Fatal Python error", "deep_in_the_model")
     assert_same("\n".join([*lines, ""]).encode())
+
+
+@pytest.mark.parametrize(("inputs", "page"), [(3, "torch.compiled-graph-more-inputs"), (1, "torch.compiled-graph-fewer-inputs")])
+def test_a_compiled_graph_called_with_another_number_of_inputs_gets_the_compile_cache_page(inputs, page):
+    """TorchInductor's generated module unpacks its inputs on the first line of `call(args)`: called with more or
+    fewer (a stale compile cache), the ValueError at that line gets the page; the same unpacking in a function of
+    another name (a user's) does not."""
+    path = "/root/.cache/vllm/torch_compile_cache/ea2d23402a/rank_0_0/inductor_cache/7a/c7anr47kmmdiy3q.py"
+    for function, expected in (("call", page), ("collate", None)):
+        source = f"def {function}(args):\n    arg0_1, arg1_1 = args\n    args.clear()\n"
+        linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+        scope: dict = {}
+        exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
+        root = run_root(text_of(capture(lambda: scope[function]([0] * inputs))).splitlines())
+        assert (root.diagnosis.pattern.id if root.diagnosis.pattern else None) == expected
