@@ -2909,19 +2909,27 @@ def test_torchs_accelerator_error_gets_the_page_written_for_the_runtime_error_it
     assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
 
 
-@pytest.mark.parametrize(("said", "page"), [
-    ("CUDA out of memory. Tried to allocate 24.00 MiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already allocated; "
-     "13.44 MiB free; 9.63 GiB reserved in total by PyTorch)", "torch.cuda-out-of-memory-legacy"),
-    ("NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled system error, NCCL version "
-     "2.14.3", "torch.nccl-unhandled-system-error"),
-    ("RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by "
-     "1.60G.", "xla.hbm-exhausted-at-compile")])
-def test_a_runtime_error_an_older_torch_raised_gets_the_page_of_the_subclass_it_raises_now(said, page):
-    """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's errors too (and jaxlib
-    XLA's before XlaRuntimeError): the pages written for torch.cuda.OutOfMemoryError, torch.distributed.DistBackendError
-    and XlaRuntimeError fit them; not another class."""
-    assert run_root(text_of(raised(RuntimeError(said))).splitlines()).diagnosis.pattern.id == page
-    assert builtin_engine().matcher.match_message(f"RuntimeError: {said}").pattern.id == page  # (analyzer explain)
+@pytest.mark.parametrize(("base", "said", "page"), [
+    (RuntimeError, "CUDA out of memory. Tried to allocate 24.00 MiB (GPU 0; 10.76 GiB total capacity; 9.49 GiB already "
+     "allocated; 13.44 MiB free; 9.63 GiB reserved in total by PyTorch)", "torch.cuda-out-of-memory-legacy"),
+    (RuntimeError, "NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, unhandled system error, "
+     "NCCL version 2.14.3", "torch.nccl-unhandled-system-error"),
+    (RuntimeError, "The client socket has timed out after 1800s while trying to connect to (10.0.0.1, 29500).",
+     "torch.store-client-connect-timeout"),
+    (RuntimeError, "RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm "
+     "capacity by 1.60G.", "xla.hbm-exhausted-at-compile"),
+    (Exception, "process 0 terminated with signal SIGKILL", "torch.spawned-process-killed-by-signal")])
+def test_a_runtime_error_an_older_torch_raised_gets_the_page_of_the_subclass_it_raises_now(base, said, page):
+    """torch before 1.13 raised its allocator's failure as a RuntimeError, before 2.1 NCCL's and the store's errors too
+    (jaxlib XLA's before XlaRuntimeError, and torch.multiprocessing.spawn a plain Exception before ProcessExitedException):
+    the pages written for the subclasses fit them; not another class."""
+    path = "/usr/lib/python3/dist-packages/torch/multiprocessing/spawn.py"  # (raised in torch, as the old releases did)
+    source = "def join(error):\n    raise error\n"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
+    assert run_root(text_of(capture(lambda: scope["join"](base(said)))).splitlines()).diagnosis.pattern.id == page
+    assert builtin_engine().matcher.match_message(f"{base.__name__}: {said}").pattern.id == page  # (analyzer explain)
     other = type("DeviceError", (Exception,), {"__module__": "mylib"})
     assert run_root(text_of(raised(other(said))).splitlines()).diagnosis.pattern is None
 
@@ -2987,5 +2995,6 @@ def test_a_compiled_graph_called_with_another_number_of_inputs_gets_the_compile_
         linecache.cache[path] = (len(source), None, source.splitlines(True), path)
         scope: dict = {}
         exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
-        root = run_root(text_of(capture(lambda: scope[function]([0] * inputs))).splitlines())
+        called = scope[function]
+        root = run_root(text_of(capture(lambda: called([0] * inputs))).splitlines())  # noqa: B023 (called at once)
         assert (root.diagnosis.pattern.id if root.diagnosis.pattern else None) == expected

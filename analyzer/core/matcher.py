@@ -56,9 +56,11 @@ _OPENING_AT_LEAST = 24  # characters of a template's opening words that say whos
 # its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a
 # request's ValueError `BadRequestError` in the body of its 400 response. And the other way: an older release raised
 # as the base class what a subclass raises now (torch's RuntimeError before torch.cuda.OutOfMemoryError, 1.13, and
-# before torch.distributed.DistBackendError, 2.1; jaxlib's before XlaRuntimeError).
+# before torch.distributed.DistBackendError and DistNetworkError, 2.1; jaxlib's before XlaRuntimeError), and
+# torch.multiprocessing.spawn's exits as a plain Exception before ProcessExitedException.
 _SAME_TEXT_AS = {"AcceleratorError": ("RuntimeError",), "BadRequestError": ("ValueError",),
-                 "RuntimeError": ("OutOfMemoryError", "DistBackendError", "XlaRuntimeError")}
+                 "RuntimeError": ("OutOfMemoryError", "DistBackendError", "DistNetworkError", "XlaRuntimeError"),
+                 "Exception": ("ProcessExitedException",)}
 
 
 class MatchKind(enum.Enum):
