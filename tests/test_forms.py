@@ -2998,3 +2998,20 @@ def test_a_compiled_graph_called_with_another_number_of_inputs_gets_the_compile_
         called = scope[function]
         root = run_root(text_of(capture(lambda: called([0] * inputs))).splitlines())  # noqa: B023 (called at once)
         assert (root.diagnosis.pattern.id if root.diagnosis.pattern else None) == expected
+
+
+def test_a_json_error_printed_as_its_base_class_and_an_older_watchdogs_abort_get_their_pages():
+    """simplejson and Python 2 raised json's errors as ValueError, and torch before 2.2 aborted on the NCCL watchdog's
+    error as a std::runtime_error: the pages written for JSONDecodeError and c10::DistBackendError (the watchdog's
+    abort or the timeout it carries) fit them."""
+    import json as json_module
+
+    said = str(capture(lambda: json_module.loads("")))
+    assert run_root(text_of(raised(ValueError(said))).splitlines()).diagnosis.pattern.id == "python.json-no-value"
+    watchdog = ("[Rank 0] NCCL watchdog thread terminated with exception: [Rank 0] Watchdog caught collective operation "
+                "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1800000) ran for "
+                "1800085 milliseconds before timing out.")
+    aborted = run_root(["terminate called after throwing an instance of 'std::runtime_error'", f"  what():  {watchdog}",
+                        "Fatal Python error: Aborted", ""])
+    assert aborted.info.exception_type == "std::runtime_error"
+    assert aborted.diagnosis.pattern is not None and aborted.diagnosis.pattern.id.startswith("torch.nccl-watchdog-")

@@ -57,10 +57,12 @@ _OPENING_AT_LEAST = 24  # characters of a template's opening words that say whos
 # request's ValueError `BadRequestError` in the body of its 400 response. And the other way: an older release raised
 # as the base class what a subclass raises now (torch's RuntimeError before torch.cuda.OutOfMemoryError, 1.13, and
 # before torch.distributed.DistBackendError and DistNetworkError, 2.1; jaxlib's before XlaRuntimeError), and
-# torch.multiprocessing.spawn's exits as a plain Exception before ProcessExitedException.
+# torch.multiprocessing.spawn's exits as a plain Exception before ProcessExitedException; json's errors as ValueError
+# before JSONDecodeError (simplejson, Python 2), and c10d's watchdog as std::runtime_error before c10::DistBackendError.
 _SAME_TEXT_AS = {"AcceleratorError": ("RuntimeError",), "BadRequestError": ("ValueError",),
                  "RuntimeError": ("OutOfMemoryError", "DistBackendError", "DistNetworkError", "XlaRuntimeError"),
-                 "Exception": ("ProcessExitedException",)}
+                 "Exception": ("ProcessExitedException",), "ValueError": ("JSONDecodeError",),
+                 "runtime_error": ("DistBackendError",)}
 
 
 class MatchKind(enum.Enum):
