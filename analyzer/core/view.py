@@ -25,7 +25,7 @@ from analyzer.core.render import RenderedFix, fill, render_fixes
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 
-__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark", "SubError", "sub_errors",
+__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark", "SubError",
            "incident_view", "explanation", "headline", "unknown_label", "role_label", "echo_note"]
 
 _LONG_VALUE = 40  # characters: a captured value this long that the message already shows adds nothing
