@@ -3015,3 +3015,13 @@ def test_a_json_error_printed_as_its_base_class_and_an_older_watchdogs_abort_get
                         "Fatal Python error: Aborted", ""])
     assert aborted.info.exception_type == "std::runtime_error"
     assert aborted.diagnosis.pattern is not None and aborted.diagnosis.pattern.id.startswith("torch.nccl-watchdog-")
+
+
+def test_a_program_subprocess_cannot_find_gets_its_page_and_a_bare_errno_2_does_not(tmp_path):
+    """`No such file or directory: 'ninja'` raised by subprocess (a JIT build without ninja) gets the ninja page; the
+    bare `[Errno 2] No such file or directory` of any other failure is not that text cut short."""
+    missing = capture(lambda: subprocess.run(["ninja", "--version"], env={"PATH": str(tmp_path)}, check=False))
+    assert str(missing) == "[Errno 2] No such file or directory: 'ninja'"
+    assert run_root(text_of(missing).splitlines()).diagnosis.pattern.id == "deps.ninja-missing"
+    bare = run_root(text_of(raised(FileNotFoundError(2, "No such file or directory"))).splitlines())
+    assert bare.diagnosis.pattern is None or bare.diagnosis.pattern.id != "deps.ninja-missing"
