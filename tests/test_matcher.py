@@ -302,3 +302,15 @@ def test_match_message_understands_a_type_prefix(matcher):
     found = matcher.match_message("ValueError: port 1 is already in use by 'x'; pick another with --port")
     assert found.pattern.id == "demo.port-in-use"
     assert matcher.match_message("TypeError: port 1 is already in use by 'x'; pick another with --port").pattern is None
+
+
+@pytest.mark.parametrize(("said", "found"), [
+    ("[Errno 2] No such file or directory: 'nin", "demo.no-tool"),  # (cut short inside the name)
+    ("[Errno 2] No such file or directory", None)])  # (an OS error that names no file: whole, not cut)
+def test_an_os_errors_text_without_a_file_is_whole_not_a_longer_text_cut_short(said, found):
+    """`[Errno 2] No such file or directory` is the whole text of an OS error that names no file (a deleted working
+    directory, a socket path): not the opening of a page's text that names one."""
+    tool = [Pattern(id="demo.no-tool", exception="FileNotFoundError", style="plain",
+                    template="[Errno 2] No such file or directory: 'ninja'")]
+    got = Matcher(tool).match(traced(LAUNCH, FileNotFoundError(said)))
+    assert (got.pattern.id if got.pattern else None) == found

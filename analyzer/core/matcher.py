@@ -51,6 +51,8 @@ _WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
 _OPENING_AT_LEAST = 24  # characters of a template's opening words that say whose a message cut short after them is
+# An OS error's whole text where it names no file (`[Errno 2] No such file or directory`): never a longer text cut short.
+_WHOLE_OS_ERROR = regex.compile(r"\[(?:Errno|WinError) -?\d+\] [^:'\"]+")
 # Classes that carry another class's text: a page written for that class fits them. A library raises one now where
 # it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
 # its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a
@@ -378,7 +380,7 @@ class Matcher:
         go on as that template does: a fuzzy match, without values (those it holds may be cut too). Where templates
         open alike, the current wording before one a release alone had."""
         said = " ".join(message.split())
-        if short_type is None or len(said) < _OPENING_AT_LEAST:
+        if short_type is None or len(said) < _OPENING_AT_LEAST or _WHOLE_OS_ERROR.fullmatch(said):
             return None
         best, best_key = None, None
         for entry in {e.pattern.id: e for word in words for e in self._bucket(word, short_type)}.values():
