@@ -1099,3 +1099,17 @@ def test_a_groups_sub_exceptions_are_shown_with_where_each_was_raised(capsys, tm
     out = capsys.readouterr().out
     assert "  sub-exception 8 KeyError: 'request-7'\n" in out and "sub-exception 9" not in out
     assert "  … and 2 more sub-exception(s)\n" in out
+
+
+def test_the_tuis_traceback_lists_a_groups_sub_exceptions(tmp_path):
+    """The TUI's traceback section names each sub-exception under its group's line, from the same view."""
+    from analyzer.core.view import incident_view
+    from analyzer.tui import sections
+
+    log = tmp_path / "group.log"
+    log.write_text(text_of(_task_group_failure(KeyError("lm_head.weight"), ValueError("rank must be positive"))))
+    (incident,) = builtin_engine().analyse([str(log)]).incidents
+    shown = sections.traceback(incident_view(incident)).plain
+    assert "ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)\n" in shown
+    assert "  +-- sub-exception 1: KeyError: 'lm_head.weight'\n" in shown
+    assert shown.endswith("  +-- sub-exception 2: ValueError: rank must be positive")
