@@ -1102,14 +1102,19 @@ def test_a_groups_sub_exceptions_are_shown_with_where_each_was_raised(capsys, tm
 
 
 def test_the_tuis_traceback_lists_a_groups_sub_exceptions(tmp_path):
-    """The TUI's traceback section names each sub-exception under its group's line, from the same view."""
+    """The TUI names each sub-exception under its group's message (with where it was raised) and under the group's
+    line in the traceback, from the same view."""
     from analyzer.core.view import incident_view
     from analyzer.tui import sections
 
     log = tmp_path / "group.log"
     log.write_text(text_of(_task_group_failure(KeyError("lm_head.weight"), ValueError("rank must be positive"))))
     (incident,) = builtin_engine().analyse([str(log)]).incidents
-    shown = sections.traceback(incident_view(incident)).plain
+    view = incident_view(incident)
+    shown = sections.traceback(view).plain
     assert "ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)\n" in shown
     assert "  +-- sub-exception 1: KeyError: 'lm_head.weight'\n" in shown
     assert shown.endswith("  +-- sub-exception 2: ValueError: rank must be positive")
+    summary = sections.summary(view).plain  # (and under the message, with where each was raised)
+    assert f"\nsub-exception 1 KeyError: 'lm_head.weight'  raised at {__file__}:" in summary
+    assert "\nsub-exception 2 ValueError: rank must be positive  raised at " in summary

@@ -25,10 +25,11 @@ from analyzer.core.render import RenderedFix, fill, render_fixes
 from analyzer.core.runconfig import RunConfig
 from analyzer.core.schema import Pattern
 
-__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark", "SubError",
+__all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "MarkedFrame", "Mark", "SubError", "SUBS_SHOWN",
            "incident_view", "explanation", "headline", "unknown_label", "role_label", "echo_note"]
 
 _LONG_VALUE = 40  # characters: a captured value this long that the message already shows adds nothing
+SUBS_SHOWN = 8  # an exception group's sub-exceptions listed; a group of hundreds (one per request) says the rest by number
 _QUOTED = regex.compile(r"""'([^'\n]*)'|"([^"\n]*)\"""")
 # Pattern prose that points at an incident printed before it: not true while no root cause is known.
 _ABOVE = regex.compile(r"(ROOT CAUSE(?: incident)?) above")

@@ -11,12 +11,11 @@ from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
 from analyzer.core.render import RenderedFix
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.view import echo_note, headline, incident_view
+from analyzer.core.view import SUBS_SHOWN, echo_note, headline, incident_view
 
 __all__ = ["render_report", "render_incident", "print_fixes", "ordered_for_people"]
 
 _ROLE_STYLE = {"root": "bold red", "consequence": "yellow"}
-_SUBS_SHOWN = 8  # an exception group's sub-exceptions listed; a group of hundreds (one per request) says the rest by number
 
 
 def ordered_for_people(incidents: list[Incident]) -> list[Incident]:
@@ -90,13 +89,13 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
     for link in view.chain:
         if not link.diagnosed:
             console.print(f"  [dim]{link.relation}[/] {escape(_cut(link.headline))}", soft_wrap=True)
-        for sub in link.subs[:_SUBS_SHOWN]:
+        for sub in link.subs[:SUBS_SHOWN]:
             console.print(f"  [dim]sub-exception {sub.number}[/] {escape(_cut(sub.headline))}", soft_wrap=True)
             if sub.raise_site is not None:
                 console.print(f"      [dim]raised at[/] [cyan]{escape(sub.raise_site.place)}[/] "
                               f"[dim]in[/] {escape(sub.raise_site.function or '?')}")
-        if len(link.subs) > _SUBS_SHOWN:
-            console.print(f"  [dim]… and {len(link.subs) - _SUBS_SHOWN} more sub-exception(s)[/]")
+        if len(link.subs) > SUBS_SHOWN:
+            console.print(f"  [dim]… and {len(link.subs) - SUBS_SHOWN} more sub-exception(s)[/]")
     for label, frame in (("raised at", view.raise_site), ("blame frame", view.blame)):
         if frame is not None:
             console.print(f"  [dim]{label}[/] [cyan]{escape(frame.place)}[/] "

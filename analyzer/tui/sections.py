@@ -10,7 +10,7 @@ from analyzer.core import grammar as g
 from analyzer.core.matcher import Diagnosis, Matcher
 from analyzer.core.records import Frame, Link
 from analyzer.core.runconfig import RunConfig
-from analyzer.core.view import Explanation, IncidentView, Mark, echo_note, explanation
+from analyzer.core.view import SUBS_SHOWN, Explanation, IncidentView, Mark, echo_note, explanation
 from analyzer.tui.derived_section import derived_text
 
 __all__ = ["summary", "diagnosis", "pattern_source", "raise_site", "traceback", "chain", "page", "fit_path"]
@@ -41,6 +41,14 @@ def summary(view: IncidentView) -> Text:
     text.append("\n" + "\n".join(lines[:_MESSAGE_LINES]))
     if len(lines) > _MESSAGE_LINES:
         text.append(f"\n… {len(lines) - _MESSAGE_LINES} more message lines", "dim")
+    for link in view.chain:
+        for sub in link.subs[:SUBS_SHOWN]:
+            text.append(f"\nsub-exception {sub.number} ", "dim")
+            text.append(sub.headline)
+            if sub.raise_site is not None:
+                text.append(f"  raised at {sub.raise_site.place} in {sub.raise_site.function or '?'}", "dim")
+        if len(link.subs) > SUBS_SHOWN:
+            text.append(f"\n… and {len(link.subs) - SUBS_SHOWN} more sub-exception(s)", "dim")
     if view.truncated:
         text.append("\ntraceback cut off in the log (rotation, end of file or interleaving)", "yellow")
     if view.inferred:
