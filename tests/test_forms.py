@@ -3025,3 +3025,20 @@ def test_a_program_subprocess_cannot_find_gets_its_page_and_a_bare_errno_2_does_
     assert run_root(text_of(missing).splitlines()).diagnosis.pattern.id == "deps.ninja-missing"
     bare = run_root(text_of(raised(FileNotFoundError(2, "No such file or directory"))).splitlines())
     assert bare.diagnosis.pattern is None or bare.diagnosis.pattern.id != "deps.ninja-missing"
+
+
+@pytest.mark.parametrize("said", ["CUDA error:out of memory", "CUDA out of memory. T",
+                                  "Worker failed with error 'CUDA out of memory. Tried to allocate 80.00 MiB.'"])
+def test_ctranslate2s_out_of_memory_is_told_by_its_callers_frames_not_claimed_by_torchs_words(said):
+    """CTranslate2's `CUDA failed with error out of memory`, raised into faster-whisper's frames, gets its page; torch's
+    out-of-memory texts raised elsewhere (retyped, cut, wrapped) share its words and do not."""
+    path = "/usr/lib/python3/site-packages/faster_whisper/transcribe.py"
+    source = "def __init__(error):\n    raise error\n"
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    scope: dict = {}
+    exec(compile(source, path, "exec"), scope)  # (the source lines come from linecache)
+    ours = run_root(text_of(capture(lambda: scope["__init__"](RuntimeError("CUDA failed with error out of memory"))))
+                    .splitlines())
+    assert ours.diagnosis.pattern.id == "ctranslate2.cuda-out-of-memory"
+    other = run_root(text_of(raised(RuntimeError(said))).splitlines())
+    assert other.diagnosis.pattern is None or other.diagnosis.pattern.id != "ctranslate2.cuda-out-of-memory"
