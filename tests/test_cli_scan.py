@@ -17,7 +17,8 @@ LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "logs"
 JSON_KEYS = {
     "id", "exception_type", "message", "raise_site", "chain", "kind", "context", "ranks", "count",
     "first_seen", "last_seen", "host", "source", "occurrences", "occurrences_sampled",
-    "count_by_file", "count_by_rank", "truncated", "elided", "inferred", "pattern_id", "match_kind",
+    "count_by_file", "count_by_rank", "truncated", "elided", "inferred", "pattern_id", "sub_exception_pattern_ids",
+    "match_kind",
     "confidence", "evidence", "params", "meaning", "fixes", "pattern_source", "releases", "severity", "role",
     "is_run_root",
     "caused_by", "fingerprint", "blame_site",

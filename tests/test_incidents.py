@@ -1118,3 +1118,25 @@ def test_the_tuis_traceback_lists_a_groups_sub_exceptions(tmp_path):
     summary = sections.summary(view).plain  # (and under the message, with where each was raised)
     assert f"\nsub-exception 1 KeyError: 'lm_head.weight'  raised at {__file__}:" in summary
     assert "\nsub-exception 2 ValueError: rank must be positive  raised at " in summary
+
+
+def test_a_groups_sub_exceptions_are_matched_each_to_its_own_page(capsys, tmp_path):
+    """The incident stays the group's, and each sub-exception is told as an error of its own: a JSON error the task
+    raised gets the JSON page (text, JSON and the TUI say so); one no page knows, none."""
+    import json as json_module
+
+    from analyzer.core.view import incident_view
+    from analyzer.tui import sections
+
+    async_json_error = capture(lambda: json_module.loads(""))
+    log = tmp_path / "group.log"
+    log.write_text(text_of(_task_group_failure(async_json_error, KeyError("lm_head.weight"))))
+    assert main(["scan", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "      known error python.json-no-value (analyzer explain python.json-no-value)\n" in out
+    assert out.count("known error python.json-no-value") == 1
+    (incident,) = scan_json(str(log))
+    assert (incident["exception_type"], incident["sub_exception_pattern_ids"]) == ("ExceptionGroup",
+                                                                                   ["python.json-no-value", None])
+    (found,) = builtin_engine().analyse([str(log)]).incidents
+    assert "  known error python.json-no-value" in sections.summary(incident_view(found)).plain

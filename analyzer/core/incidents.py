@@ -29,7 +29,7 @@ import regex
 from analyzer.core import grammar as g
 from analyzer.core import native
 from analyzer.core.fingerprint import fingerprint
-from analyzer.core.matcher import Diagnosis
+from analyzer.core.matcher import UNKNOWN, Diagnosis
 from analyzer.core.notices import RETRYING
 from analyzer.core.records import ErrorEvent, ErrorInfo, EventKind, Frame, SourceSpan, package_relative, short_type
 from analyzer.core.schema import Role
@@ -259,11 +259,15 @@ def root_diagnosis(event: ErrorEvent, best: Diagnosis, match: Callable[[ErrorInf
     cause (the first exception printed), unless a pattern calls that one a consequence (a broken
     pipe, a reset connection); then it is the next link, and so on. Links cut off before their
     exception line are passed over. `best` is the event's best match (`Matcher.match_event`), used
-    as it is when the chain has a single link.
+    as it is when the chain has a single link. An exception group's sub-exceptions get theirs too
+    (`Diagnosis.subs`), for the people reading it: the incident stays the group's.
     """
-    chain = event.chain
-    if len(chain) == 1:
-        return best
+    found = best if len(event.chain) == 1 else _headline(event.chain, match)
+    subs = event.chain[found.link].sub_exceptions  # (an exception group's errors: each told the same way)
+    return replace(found, subs=tuple(_headline(sub, match) if sub else UNKNOWN for sub in subs)) if subs else found
+
+
+def _headline(chain: tuple[ErrorInfo, ...], match: Callable[[ErrorInfo], Diagnosis]) -> Diagnosis:
     typed = [index for index, info in enumerate(chain) if info.exception_type] or [0]
     for index in typed:
         found = match(chain[index])

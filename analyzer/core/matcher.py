@@ -84,6 +84,7 @@ class Diagnosis:
     link: int = 0  # index in the event's chain of the exception that matched
     evidence: Evidence = Evidence.NONE  # what agreed: message, text, package, file, function, line, assert
     releases: str = ""  # which releases raise the pattern, for the run's own (core/versions.py)
+    subs: tuple[Diagnosis, ...] = ()  # an exception group's: each sub-exception's, in the group's order
 
     @property
     def known(self) -> bool:

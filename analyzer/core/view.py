@@ -20,6 +20,7 @@ import regex
 from analyzer.core.closest import closest
 from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
+from analyzer.core.matcher import Diagnosis
 from analyzer.core.records import ErrorInfo, EventKind, Frame, Link, SourceSpan
 from analyzer.core.render import RenderedFix, fill, render_fixes
 from analyzer.core.runconfig import RunConfig
@@ -54,6 +55,7 @@ class SubError:
     number: int  # as the group's box numbers it, from 1
     headline: str  # its chain, last first: `RuntimeError: ... <- KeyError: ...`
     raise_site: Frame | None  # where its first exception (the chain's root) was raised
+    pattern_id: str | None = None  # the page that knows it (told for the diagnosed exception's group only)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,13 +257,17 @@ def _chain(incident: Incident) -> tuple[LinkView, ...]:
         frames = tuple(MarkedFrame(frame, _mark(frame, info, incident) if mine else Mark.NONE)
                        for frame in info.frames)
         relation = "" if mine else ("caused by" if index < at else "led to")
-        views.append(LinkView(info, headline(info), mine, relation, frames, sub_errors(info)))
+        views.append(LinkView(info, headline(info), mine, relation, frames,
+                              sub_errors(info, incident.diagnosis.subs if mine else ())))
     return tuple(views)
 
 
-def sub_errors(info: ErrorInfo) -> tuple[SubError, ...]:
-    """An exception group's sub-exceptions as shown; none for any other exception."""
-    return tuple(SubError(number, " <- ".join(headline(exc) for exc in reversed(chain)), chain[0].raise_site)
+def sub_errors(info: ErrorInfo, diagnoses: tuple[Diagnosis, ...] = ()) -> tuple[SubError, ...]:
+    """An exception group's sub-exceptions as shown, with the pages `diagnoses` (in the group's order) name; none
+    for any other exception."""
+    pages = [d.pattern.id if d.pattern else None for d in diagnoses] if len(diagnoses) == len(info.sub_exceptions) else []
+    return tuple(SubError(number, " <- ".join(headline(exc) for exc in reversed(chain)), chain[0].raise_site,
+                          pages[number - 1] if pages else None)
                  for number, chain in enumerate(info.sub_exceptions, 1) if chain)
 
 

@@ -75,6 +75,8 @@ def incident_dict(incident: Incident, run: RunConfig | None = None) -> dict[str,
         "elided": event.elided,
         "inferred": event.inferred,
         "pattern_id": pattern.id if pattern else None,
+        # an exception group's: the page of each sub-exception, in the group's order (null where none knows it)
+        "sub_exception_pattern_ids": [d.pattern.id if d.pattern else None for d in diagnosis.subs] or None,
         "match_kind": diagnosis.match_kind.value,
         "confidence": diagnosis.confidence if pattern else None,
         "evidence": diagnosis.evidence.names if pattern else None,

@@ -94,6 +94,9 @@ def render_incident(incident: Incident, console: Console, run: RunConfig | None 
             if sub.raise_site is not None:
                 console.print(f"      [dim]raised at[/] [cyan]{escape(sub.raise_site.place)}[/] "
                               f"[dim]in[/] {escape(sub.raise_site.function or '?')}")
+            if sub.pattern_id is not None:
+                console.print(f"      [green]known error[/] [bold]{escape(sub.pattern_id)}[/] "
+                              f"[dim](analyzer explain {escape(sub.pattern_id)})[/]")
         if len(link.subs) > SUBS_SHOWN:
             console.print(f"  [dim]… and {len(link.subs) - SUBS_SHOWN} more sub-exception(s)[/]")
     for label, frame in (("raised at", view.raise_site), ("blame frame", view.blame)):

@@ -47,6 +47,8 @@ def summary(view: IncidentView) -> Text:
             text.append(sub.headline)
             if sub.raise_site is not None:
                 text.append(f"  raised at {sub.raise_site.place} in {sub.raise_site.function or '?'}", "dim")
+            if sub.pattern_id is not None:
+                text.append(f"  known error {sub.pattern_id}", "green")
         if len(link.subs) > SUBS_SHOWN:
             text.append(f"\n… and {len(link.subs) - SUBS_SHOWN} more sub-exception(s)", "dim")
     if view.truncated:
