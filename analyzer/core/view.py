@@ -262,7 +262,7 @@ def _chain(incident: Incident) -> tuple[LinkView, ...]:
     return tuple(views)
 
 
-def sub_errors(info: ErrorInfo, diagnoses: tuple[Diagnosis, ...] = ()) -> tuple[SubError, ...]:
+def sub_errors(info: ErrorInfo, diagnoses: tuple[Diagnosis, ...]) -> tuple[SubError, ...]:
     """An exception group's sub-exceptions as shown, with the pages `diagnoses` (in the group's order) name; none
     for any other exception."""
     pages = [d.pattern.id if d.pattern else None for d in diagnoses] if len(diagnoses) == len(info.sub_exceptions) else []
