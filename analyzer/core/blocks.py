@@ -476,7 +476,7 @@ def validated_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
     """`outer`; or, where it is pydantic's ValidationError for one check its model's own code raised (vLLM's
     `1 validation error for LoRAConfig` then `Value error, max_lora_rank (1) must be one of ...`), that error, raised
     within the call that built the model (pydantic's own frames, where the text was wrapped, left out), then `outer`."""
-    if outer.exception_type.rsplit(".", 1)[-1] != "ValidationError" or (
+    if outer.short_type != "ValidationError" or (
             m := _VALIDATOR_RAISED.match(outer.message)) is None:
         return (outer,)
     frames = list(outer.frames)

@@ -706,20 +706,26 @@ def call_order(calls: list[tuple[str, str]]) -> tuple[bool, bool]:
     """Of frames listed as (function, source line): whether some frame's source calls the function of the
     frame listed after it (Python's order, outermost first), and whether some calls the one listed
     before it (newest first)."""
-    calls = _told_calls(calls)
-    inwards = any(f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
-    outwards = any(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
-    return inwards, outwards
+    told = _told_calls(calls)
+    return any(_calls_inwards(told)), any(_calls_outwards(told))
 
 
 def listed_newest_first(calls: list[tuple[str, str]]) -> bool:
     """Whether frames a copy lists without their header, as (function, source line), are newest first: no source
     calls the function listed after it, and most call the one listed before it (one such call alone may be a
     wrapper's of a function it was given, `return func(*args, **kwargs)`, which reads the same either way)."""
-    calls = _told_calls(calls)
-    inwards, _ = call_order(calls)
-    outwards = sum(f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
-    return not inwards and outwards * 2 > len(calls) - 1
+    told = _told_calls(calls)
+    return not any(_calls_inwards(told)) and sum(_calls_outwards(told)) * 2 > len(calls) - 1
+
+
+def _calls_inwards(calls: list[tuple[str, str]]) -> Iterator[bool]:
+    """For each frame and the one listed after it: whether the first's source calls the second's function."""
+    return (f"{inner}(" in source for (_, source), (inner, _) in zip(calls, calls[1:]) if inner)
+
+
+def _calls_outwards(calls: list[tuple[str, str]]) -> Iterator[bool]:
+    """For each frame and the one listed after it: whether the second's source calls the first's function."""
+    return (f"{inner}(" in source for (inner, _), (_, source) in zip(calls, calls[1:]) if inner)
 
 
 def _told_calls(calls: list[tuple[str, str]]) -> list[tuple[str, str]]:
