@@ -351,6 +351,30 @@ def test_quiet_stretches_are_not_parsed(monkeypatch, style):
     assert events and len(calls) < lines / 10
 
 
+@pytest.mark.parametrize("style", ["torchrun", "vllm-every", "first"])
+def test_lines_read_while_a_record_is_open_are_looked_at_for_one_only_where_reported(monkeypatch, style):
+    """While a rank's traceback is open, every line is read (the other ranks' too: their state), but only those
+    the finder reported are looked at for a record of their own (`TracebackAssembler._begin`): the others
+    can start none. The events stay those of reading every line."""
+    from analyzer.core.assemble import TracebackAssembler
+
+    text, truth = build_log(200_000, every=1000, seed=4, style=style)
+    data = text.encode()
+    fed: list[str] = []
+    looked_at: list[str] = []
+    feed, begin = FileScanner.feed, TracebackAssembler._begin
+    monkeypatch.setattr(FileScanner, "feed", lambda self, raw, *may: fed.append(raw) or feed(self, raw, *may))
+    monkeypatch.setattr(TracebackAssembler, "_begin", lambda self, line: looked_at.append(line.text) or begin(self, line))
+    events, *_ = fast_path(data, 1 << 16)
+    finder = triggers.TriggerFinder(notices().keywords, headed=True)
+    reported = {data[data.rfind(b"\n", 0, hit) + 1:data.find(b"\n", hit)].decode() for hit in finder.scan(data)}
+    unreported = [raw for raw in fed if raw not in reported]
+    assert len(events) == len(truth) and len(unreported) > len(fed) / 4  # (most lines read are other ranks')
+    assert not any(text.strip() and raw.endswith(text) for raw in unreported for text in looked_at)
+    monkeypatch.undo()
+    assert fast_path(data, 1 << 16)[0] == line_path(data)[0]
+
+
 def test_what_a_skipped_line_would_tell_of_the_run_is_read():
     """The run's configuration takes a release from an install path on any line (`/vllm-0.8.3/`),
     and every line of a launch command continued with `\\`: such lines are read, not skipped."""
@@ -781,4 +805,6 @@ def test_an_oserrors_text_is_read_at_an_error_level_only():
               b"[2026-08-28 10:00:26] ERROR [Errno 2] No such file or directory: 'x'\n"]
     assert finder.scan(retry) == []
     assert all(finder.scan(line) for line in logged)
+    leveled = b"[2026-08-28 10:00:25] ERROR the health check failed\n"  # (a level on the line before is not its level)
+    assert all(hit < len(leveled) for hit in finder.scan(leveled + retry))
     assert assert_same(retry * 3 + b"".join(logged))

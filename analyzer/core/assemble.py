@@ -264,7 +264,9 @@ class TracebackAssembler:
         lines that can start none may go by unread, and the next line read lets it go if it is too far below.)"""
         return len(self._open) + len(self._parked) + len(self._aside) + self._rejoiner.waiting
 
-    def feed(self, line: LogLine) -> list[ErrorEvent]:
+    def feed(self, line: LogLine, may_start: bool = True) -> list[ErrorEvent]:
+        """`may_start`: False where the line, as it is, can start no record (the fast path's finder did not report it:
+        its patterns are a superset of what `_begin` looks for), so that it is not looked at for one."""
         lineno, prefix = line.lineno, line.prefix
         length = len(prefix) + len(line.text)
         last = self._last
@@ -277,13 +279,15 @@ class TracebackAssembler:
                 self._last, self._after_rest = replace(last, text=line.text, lineno=lineno), True
                 self._physical_lineno, self._physical_length = lineno, length
                 return self._in_order(self._within_budget([]))
+        text = line.text
         line, rest = (rejoined, False) if typed_at else self._unwrapped(line)
+        may_start = may_start or line.text != text
         if typed_at and (alone := self._rejoined_alone(line, typed_at)) is not None:
             out = alone
         elif (first := self._first_line_unprefixed(line)) is not None:
-            out = first + self._feed(replace(line, starts_message=False))  # (the record the first line began goes on)
+            out = first + self._feed(replace(line, starts_message=False), may_start)  # (the record the first line began goes on)
         else:
-            out = self._feed(line)
+            out = self._feed(line, may_start)
         if line.prefix:
             took = self._took(line.stream, lineno)
             if not rest:  # (the rest of a line leaves the run as it was)
@@ -515,7 +519,7 @@ class TracebackAssembler:
         self._vote(self._physical_length)
         return True
 
-    def _feed(self, line: LogLine) -> list[ErrorEvent]:
+    def _feed(self, line: LogLine, may_start: bool = True) -> list[ErrorEvent]:
         out: list[ErrorEvent] = []
         if self._parked and line.stream in self._parked:
             self._resume(line.stream)
@@ -536,13 +540,13 @@ class TracebackAssembler:
             block.indent = min(block.indent, max(0, len(line.text) - len(line.text.lstrip(" ")) - 2))
         if block is not None and block.indent:
             if line.text.startswith(" " * block.indent):
-                line = replace(line, text=line.text[block.indent:])
+                line, may_start = replace(line, text=line.text[block.indent:]), True
                 if (block.state is State.FRAMES and line.text[:1] == " " and line.text[1:2] != " "
                         and g.EXCEPTION_LINE.match(line.text[1:])):  # one blank in: no line Python prints, but
                     line = replace(line, text=line.text[1:])  # the exception line where a frame one blank out set the indent
             elif block.state is State.MESSAGE and line.text.strip():  # out of the indented traceback: its end
                 out.extend(self._close(line.stream))
-                return out + self._feed(line)
+                return out + self._feed(line, may_start)
         if block is not None:
             step = self._advance(block, line)
             self._touch(line.stream)
@@ -571,8 +575,8 @@ class TracebackAssembler:
             else:
                 out.extend(self._close(line.stream))
                 if line.stream in self._open:  # a line held back by the closed block opened one
-                    return out + self._feed(line)
-        out.extend(self._start(line))
+                    return out + self._feed(line, may_start)
+        out.extend(self._start(line, may_start))
         return out
 
     def _set_aside(self, key: str, line: LogLine) -> list[ErrorEvent]:
@@ -792,9 +796,9 @@ class TracebackAssembler:
         if block.timestamp is None:
             block.timestamp = line.timestamp
 
-    def _start(self, line: LogLine) -> list[ErrorEvent]:
+    def _start(self, line: LogLine, may_start: bool = True) -> list[ErrorEvent]:
         """A line no block took: it may open one, or be an error on its own."""
-        out = self._begin(line)
+        out = self._begin(line) if may_start else []
         if line.stream in self._open:
             self._register(line)
             waits = line.stream if line.stream in self._waiting else None

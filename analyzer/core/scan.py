@@ -33,11 +33,14 @@ class FileScanner:
         self.host: str | None = None  # the first host its prefixes name
         self._config = RunConfigCollector()  # the server's settings and launch command, as logged
 
-    def feed(self, raw: str) -> list[ErrorEvent]:
+    def feed(self, raw: str, may_start: bool = True) -> list[ErrorEvent]:
+        """`may_start`: False where the line can start no record (see TracebackAssembler.feed)."""
         self.lines += 1
+        fresh = not self._normalizer.holding  # (else what comes out may be an earlier line's)
         lines = self._normalize(raw)
         if len(lines) == 1:  # (nearly always)
-            return self._assembler.feed(lines[0])
+            line = lines[0]  # (the line itself, its prefixes taken off, or may_start holds for it no longer)
+            return self._assembler.feed(line, may_start or not (fresh and line.lineno == self.lines and raw.endswith(line.text)))
         events: list[ErrorEvent] = []
         for line in lines:
             events.extend(self._assembler.feed(line))

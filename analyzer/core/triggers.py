@@ -10,8 +10,8 @@ ones: `first_setter` tells where in a buffer such lines begin (looked for when a
 never are), and `may_set_stream` and `may_set_time` which lines may be such.
 
 Every pattern is a superset of what it stands for: a line reported needlessly costs a little
-time, a line missed would change the result. (One, the logged error, is confirmed in Python: its
-exact form would slow the whole pass down.) Keep them in step with `grammar.py`, `prefixes.py`,
+time, a line missed would change the result. (Two, forms of the logged error, are confirmed in Python: their
+exact forms would slow the whole pass down.) Keep them in step with `grammar.py`, `prefixes.py`,
 `normalize.py`, `assemble.py` and `notices.py`; tests/test_fastpath.py compares both paths.
 Digits in prefixes are taken to be ASCII.
 
@@ -72,7 +72,8 @@ _STARTS = (
     rb"\.py[cx]?:\d+, in ",  # ... where the copy lost the word File (a superset: anchored, it costs more)
     rb"File \[?[^\s\"\]]+\.py[cx]?:\d+\]?[ \t]*\r?$",  # ... IPython 8's frame of a module's own code (no function; its place in a link's brackets)
     rb"\.py[cx]? in (?:<|\(\)|[^\s(]+(?:\(|[ \t]*\r?$))", rb"<ipython-input-",  # IPython 7's frame (ipython.starts_cut)
-    rb"^(?:[ \t]+|-+> ?)\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut)
+    rb"\[\d+\]\([^)\s]*\.py[cx]?:\d+\)",  # a numbered line VS Code linked to its file (ipython.starts_cut; a superset:
+    # its indent or arrow before it, anchored at the line's start, cost a container log's pass a quarter of its time)
     rb"\.py[cx]?\]\([^)\s]*\) in ",  # ... its path a link, as Colab shows it (`[/x/y.py](https://localhost:8080/#) in f`)
     rb"\.py[cx]?:\d+\]\([^)\s]*\),? in ",  # ... IPython 8's frame, its place a link, as JupyterLab shows it
     # Rich's box drawn in ASCII, a paste begun inside it (at a frame's current line or its place: richtb.starts_cut;
@@ -103,9 +104,6 @@ _STARTS = (
     rb"Runtime\.[A-Z][A-Za-z]*[ \t]*[:\r\n]", rb'"(?:errorMessage|errorType|stackTrace)"',  # AWS Lambda's (grammar, awslambda.opens)
     rb"[a-z0-9_]\.[A-Z]",  # a class under modules in lower case (grammar._DEEP_CLASS: a superset; its colon after a
     # name of any length would cost Hyperscan more than all the other patterns)
-    # notices.logged_error: an OSError's text at an error level (the level first, in the prefix or the text; a superset:
-    # an `[Errno N]` in a sentence at no level, a retry's words, is no error and need not be read); its other form: _LOGGED_ERROR
-    rb"(?:ERROR|CRITICAL|FATAL|[EF][0-9]{4} |^\[[EC] [0-9])[^\n]*\[Errno -?[0-9]",
     rb"(?:Error|Exception)\((?:['\"\d]|\)\s*$)", rb"<(?:class|type) '[\w.]*(?:Error|Exception)'>",
     rb"(?:Error|Exception)\): ",  # ... a type in parentheses (notices._PARENTHESISED)
     rb"(?:Error|Exception)\(\w+=",  # ... a type with its fields, in a user's words (grammar._FIELDS_SAID)
@@ -156,11 +154,19 @@ _CUT_HEADERS = tuple((HEADER_TEXT[:k], HEADER_TEXT[k:]) for k in range(1, len(HE
 # by the end of it, which costs a fifth of the whole pass less than the whole of it from a line's start).
 _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P", rb"\.[0-9]{1,3}: ", rb"\]<std(?:out|err|diag)>:",
           rb"^#[0-9]+ [0-9]+\.[0-9]+ ")
-# notices.logged_error (`... failed: ValueError: ...`). Its `: ` would make Hyperscan try the rest at
-# every colon (half the time of the whole database); it looks for the type and its colon instead, and
-# `TriggerFinder.scan` keeps a line that this reports only if the whole pattern is in it.
-_LOGGED_ERROR_LOOSE = rb"[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: "
-_LOGGED_ERROR = re.compile(rb"(?:: | - |<)" + _LOGGED_ERROR_LOOSE)  # (or its str in angle brackets: notices._ANGLED)
+# Lines whose exact pattern would slow the whole pass down: Hyperscan looks for a loose form of each, and
+# `TriggerFinder.scan` keeps a line it reports only if the exact pattern is in it.
+_CONFIRMED = (
+    # notices.logged_error (`... failed: ValueError: ...`): its `: ` would make Hyperscan try the rest at every colon
+    # (half the time of the whole database); the loose form is the type and its colon (or its str in angle brackets:
+    # notices._ANGLED)
+    (rb"[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: ", rb"(?:: | - |<)[A-Za-z_][\w.]*(?:Error|Exception)(?:\([\w.]+\))?: "),
+    # ... and its other form, an OSError's text at an error level (the level first, in the prefix or the text; a
+    # superset: an `[Errno N]` in a sentence at no level, a retry's words, is no error and need not be read). Each level
+    # word would hold Hyperscan to the rest of its line (a sixth of the pass); the loose form is the errno.
+    (rb"\[Errno -?[0-9]", rb"(?:ERROR|CRITICAL|FATAL|[EF][0-9]{4} |^\[[EC] [0-9])[^\n]*\[Errno -?[0-9]"),
+)
+_CONFIRMING = tuple(re.compile(exact, re.MULTILINE) for _, exact in _CONFIRMED)
 # Per-line channels: torchrun `[rank3]:`, syslog `proc[12]: `, workers `(... pid=12)`. Without `headed`
 # every line that may hold one is read.
 _CHANNELS = (rb"\]:", rb"pid=")
@@ -292,7 +298,7 @@ class TriggerFinder:
         """Offsets inside the lines to read, in order (a line may be reported more than once)."""
         told = not self._headed_input
         hits: list[int] = []
-        loose: list[int] = []
+        loose: list[tuple[int, int]] = []  # (which of _CONFIRMED, where)
         setters: dict[Setter, int] = {}
         headed = False
         cut = False  # a cut header was reported: the hits are out of order
@@ -303,11 +309,13 @@ class TriggerFinder:
                 headed = True
             elif pattern <= len(_SCANNED_SETTERS):  # reported once each
                 setters[_SCANNED_SETTERS[pattern - 1]] = buffer.rfind(b"\n", 0, end) + 1
-            elif _CUT_FROM <= pattern < _LOOSE_ID:  # the rest's line and the cut one's
+            elif _CUT_FROM <= pattern < _LOOSE_FROM:  # the rest's line and the cut one's
                 hits.extend((end - 1, end - len(HEADER_TEXT) + pattern - _CUT_FROM - 1))
                 cut = True
+            elif _LOOSE_FROM <= pattern < _LOOSE_FROM + len(_CONFIRMED):
+                loose.append((pattern - _LOOSE_FROM, end - 1))
             else:
-                (loose if pattern == _LOOSE_ID else hits).append(end - 1)
+                hits.append(end - 1)
 
         def on_hit(pattern: int, start: int, end: int, flags: int, context: object) -> None:
             hits.append(end - 1)
@@ -325,9 +333,9 @@ class TriggerFinder:
         if self._extra is not None:
             self._extra.scan(buffer, match_event_handler=on_hit, scratch=self._extra_scratch)
             merged = True
-        for hit in loose:
+        for kind, hit in loose:
             end = buffer.find(b"\n", hit)
-            if _LOGGED_ERROR.search(buffer, buffer.rfind(b"\n", 0, hit) + 1, len(buffer) if end < 0 else end):
+            if _CONFIRMING[kind].search(buffer, buffer.rfind(b"\n", 0, hit) + 1, len(buffer) if end < 0 else end):
                 hits.append(hit)
                 merged = True
         if merged:
@@ -487,10 +495,10 @@ def _extra_database(expressions: tuple[bytes, ...]):
 @lru_cache(maxsize=16)
 def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Compile):
     """Ids: a line that begins with a channel head and `_SCANNED_SETTERS` (one match each), the starts, the loose
-    logged error, the state, the channels, the keywords. Without `heads`, the look for a channel head is a pattern
+    forms of _CONFIRMED, the state, the channels, the keywords. Without `heads`, the look for a channel head is a pattern
     that matches no line: the ids stay."""
     cut_headers = (_literal(cut) + rb"\r?\n" + _literal(rest) for cut, rest in _CUT_HEADERS)
-    expressions = (*_STARTS, *cut_headers, _LOGGED_ERROR_LOOSE, *_STATE, *(_HEADED if headed else _CHANNELS),
+    expressions = (*_STARTS, *cut_headers, *(loose for loose, _ in _CONFIRMED), *_STATE, *(_HEADED if headed else _CHANNELS),
                    *(_literal(k) for k in keywords))
     setters = (rb"^" + HEAD if heads else rb"\A\z", _SETTERS[Setter.TIME], _SETTERS[Setter.STREAM])
     flags = (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,) * len(setters) + (hyperscan.HS_FLAG_MULTILINE,) * len(expressions)
@@ -505,7 +513,7 @@ def _setter_database(kind: Setter | None, compile: Compile):
 
 
 _CUT_FROM = 1 + len(_SCANNED_SETTERS) + len(_STARTS)  # the first of _CUT_HEADERS
-_LOOSE_ID = _CUT_FROM + len(_CUT_HEADERS)  # its hits are confirmed by _LOGGED_ERROR
+_LOOSE_FROM = _CUT_FROM + len(_CUT_HEADERS)  # the first of _CONFIRMED: its hits are confirmed
 
 
 @lru_cache(maxsize=2)

@@ -14,6 +14,7 @@ Events, line numbers and prefix state come out as if every line had been fed one
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -92,6 +93,7 @@ class ChunkScanner:
         self._stretches = 0
         self._skipped = 0  # bytes
         self._keys_of: tuple[bytes | None, dict[tuple, list[bytes]]] = (None, {})  # the last buffer's channel heads
+        self._hits_of: tuple[bytes | None, TriggerFinder | None, list[int]] = (None, None, [])  # and the finder's hits
         self._key_order: dict[tuple, list[bytes]] = {}  # each head group's heads, the one seen last first
 
     @property
@@ -158,8 +160,7 @@ class ChunkScanner:
     def _read_hits(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent]) -> tuple[int, bool]:
         """Read the lines the finder reports from `pos` on; stops early (True) after a line that taught
         a new prefix family, so that the buffer is looked at again for it."""
-        assert self._finder is not None  # only the fast path reads hits
-        for hit in self._finder.scan(buffer):
+        for hit in self._hits(buffer):
             if hit < pos:
                 continue  # in a line already read
             if hit >= end:
@@ -182,9 +183,22 @@ class ChunkScanner:
             self._learned = version
         return self._finder is not None
 
+    def _hits(self, buffer: bytes) -> list[int]:
+        """The finder's hits in the buffer (see TriggerFinder.scan), looked for once per buffer and finder."""
+        assert self._finder is not None  # only the fast path reads hits
+        if self._hits_of[0] is not buffer or self._hits_of[1] is not self._finder:
+            self._hits_of = (buffer, self._finder, self._finder.scan(buffer))
+        return self._hits_of[2]
+
     def _feed(self, buffer: bytes, pos: int, end: int, events: list[ErrorEvent], until_quiet: bool = True) -> int:
-        """Feed lines from `pos` on, until no record is open; returns where the next line starts."""
+        """Feed lines from `pos` on, until no record is open; returns where the next line starts. A line the
+        finder did not report is told to the scanner as one that can start no record (it is not looked at for
+        one), unless a prefix family was learned since the finder was built."""
         stacked = pos  # where indented lines may begin that are not to be read one by one
+        hits = self._hits(buffer) if self._finder is not None else []
+        told = len(hits)  # the first hit at or after the line read (none while the finder does not tell)
+        if self._finder is not None:
+            told = bisect.bisect_left(hits, pos)
         while pos < end:
             if pos >= stacked and buffer[pos] == 32 and not (self._pending or self._unsettled or self.scanner.quiet):
                 # indented lines that may go on with an open traceback's stack: read at once if they
@@ -198,7 +212,12 @@ class ChunkScanner:
             newline = buffer.find(b"\n", pos)
             if self._pending or self._unsettled:
                 self._flush_for(buffer, pos, newline)
-            events += self.scanner.feed(self._text(buffer, pos, newline))
+            while told < len(hits) and hits[told] < pos:
+                told += 1
+            reported = told < len(hits) and hits[told] <= newline
+            may_start = (reported or self._finder is None or self.scanner.learner.version != self._learned
+                         or newline - pos > self._max_line)
+            events += self.scanner.feed(self._text(buffer, pos, newline), may_start)
             pos = newline + 1
             if until_quiet and self.scanner.quiet:
                 break
