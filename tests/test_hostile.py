@@ -14,6 +14,7 @@ import gzip
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import traceback
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.cli import main
+from analyzer.core import triggers
 from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.records import LogLine, SourceSpan
 from analyzer.core.scan import events_from_lines
@@ -156,6 +158,32 @@ def test_a_megabyte_of_dotted_names_is_read_in_one_pass(where):
         lines = [" ".join(lines)]
     (event,) = events_from_lines(lines, "dotted.log", NO_NOTICES)
     assert event.root.frames[-1].lineno == 3
+
+
+@pytest.mark.skipif(not triggers.available(), reason="hyperscan is not installed")
+def test_a_line_full_of_loose_triggers_is_looked_through_once_per_kind(monkeypatch):
+    """The fast path confirms the loose forms of its costliest patterns (a logged error's type and colon, an errno) in
+    the line each is in: once per line and kind, however many the line holds (once per hit, 100 kB of `[Errno 1] `
+    took 21 s; a megabyte, hours). The lines are reported as before."""
+    searched: list[tuple[int, int]] = []
+
+    class Counting:
+        def __init__(self, pattern: re.Pattern[bytes]) -> None:
+            self.pattern = pattern
+
+        def search(self, buffer: bytes, start: int, end: int) -> re.Match[bytes] | None:
+            searched.append((start, end))
+            return self.pattern.search(buffer, start, end)
+
+    finder = triggers.TriggerFinder(headed=True)
+    for unit, reported in ((b"[Errno 1] ", False), (b"(aError: ", True), (b"ERROR [Errno 1] ", True), (b"x: aError: ", True)):
+        line = unit * 5_000
+        expected = finder.scan(line + b"\n" + line)
+        with monkeypatch.context() as patched:
+            patched.setattr(triggers, "_CONFIRMING", tuple(map(Counting, triggers._CONFIRMING)))
+            searched.clear()
+            assert finder.scan(line + b"\n" + line) == expected
+        assert len(searched) == 2 and bool(expected) == reported, unit
 
 
 def test_a_megabyte_of_modules_in_lower_case_is_read_in_one_pass():

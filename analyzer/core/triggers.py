@@ -335,9 +335,16 @@ class TriggerFinder:
         if self._extra is not None:
             self._extra.scan(buffer, match_event_handler=on_hit, scratch=self._extra_scratch)
             merged = True
-        for kind, hit in loose:
-            end = buffer.find(b"\n", hit)
-            if _CONFIRMING[kind].search(buffer, buffer.rfind(b"\n", 0, hit) + 1, len(buffer) if end < 0 else end):
+        line_start = line_end = 0
+        confirmed: dict[int, bool] = {}  # of the line looked at last, by kind
+        for kind, hit in loose:  # (in order: each line is found once, and looked through once per kind, however
+            if not line_start <= hit < line_end:  # many hits it holds)
+                end = buffer.find(b"\n", hit)
+                line_start, line_end = buffer.rfind(b"\n", 0, hit) + 1, len(buffer) if end < 0 else end
+                confirmed = {}
+            if kind not in confirmed:
+                confirmed[kind] = _CONFIRMING[kind].search(buffer, line_start, line_end) is not None
+            if confirmed[kind]:
                 hits.append(hit)
                 merged = True
         if merged:

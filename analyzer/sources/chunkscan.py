@@ -196,9 +196,7 @@ class ChunkScanner:
         one), unless a prefix family was learned since the finder was built."""
         stacked = pos  # where indented lines may begin that are not to be read one by one
         hits = self._hits(buffer) if self._finder is not None else []
-        told = len(hits)  # the first hit at or after the line read (none while the finder does not tell)
-        if self._finder is not None:
-            told = bisect.bisect_left(hits, pos)
+        told = bisect.bisect_left(hits, pos)  # the first hit at or after the line read
         while pos < end:
             if pos >= stacked and buffer[pos] == 32 and not (self._pending or self._unsettled or self.scanner.quiet):
                 # indented lines that may go on with an open traceback's stack: read at once if they
