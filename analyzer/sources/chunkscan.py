@@ -1,7 +1,8 @@
 """The fast path of `analyzer scan`: a file's bytes in, without parsing every line.
 
 `FileScanner` takes one line at a time. `ChunkScanner` gives it only the lines that can matter:
-those a `TriggerFinder` reports in each chunk, and every line while an error record is open. The
+those a `TriggerFinder` reports in each chunk, and every line while an error record is open (of
+those, the ones it did not report are told to start no record: they are not looked at for one). The
 lines in between are counted, and of them only the last to set the stream and the last to set the
 time (by their prefixes) are handed over, because the lines after them inherit both; while the
 input has shown no timestamp yet, so is the first to set one. A prefix family learned on the way
