@@ -745,27 +745,6 @@ def test_first_characters_rule_out_only_prefixes_that_cannot_match():
                 assert kind.name not in ruled_out_by(text[0]), (kind.name, text)
 
 
-def test_the_first_known_prefix_is_the_one_each_kind_tried_in_turn_gives():
-    """`known_at` tries the kinds in one pattern: it must give what trying each in turn gives (the first that matches,
-    its match), for any kinds left to peel."""
-    from analyzer.core.prefixes import KNOWN, known_at
-
-    rng = random.Random(4)
-    texts = [piece.decode("utf-8", "replace") for piece in PIECES]
-    texts += [WRAPS[wrap](rng, "x") for wrap in sorted(WRAPS) for _ in range(5)]
-    texts += ["2026-12-01 10:00:00,1 - a - INFO - x", "DEBUG:x:y", "Dec  1 10:00:00 h p[1]: x", "[rank3]:[2026-12-01 10:00:00] x"]
-    subsets = [KNOWN, *(tuple(kind for kind in KNOWN if rng.random() < 0.6) for _ in range(30)), ()]
-    found = 0
-    for text in texts:
-        for kinds in subsets:
-            expected = next(((kind, m) for kind in kinds if (m := kind.pattern.match(text)) is not None), None)
-            got = known_at(text, list(kinds))
-            assert (got and (got[0], got[1].span(), got[1].groupdict())) == (
-                expected and (expected[0], expected[1].span(), expected[1].groupdict())), (text, kinds)
-            found += got is not None
-    assert found > len(texts)
-
-
 @pytest.mark.parametrize("place", ["first line", "past the window", "none", "no date"])
 def test_where_a_buffers_first_setters_are(place):
     """`first_setter` tells, of each kind, where the first line that may be one begins (len(buffer): none),

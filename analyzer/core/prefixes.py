@@ -206,24 +206,9 @@ def ruled_out_by(first: str) -> frozenset[str]:
 def known_at(text: str, kinds: Iterable[KnownPrefix]) -> tuple[KnownPrefix, regex.Match] | None:
     """The first of `kinds` whose pattern matches at the text's start, with its match; None where none does. (Those
     that cannot begin with the text's first character are not tried.)"""
-    tried, pattern = _first_of(tuple(kinds), text[:1])
-    found = pattern.match(text) if tried else None
-    if found is None or found.lastindex is None:
-        return None
-    kind = tried[found.lastindex - 1]
-    return kind, kind.pattern.match(text)
-
-
-_NAMED_GROUP = regex.compile(r"\(\?P<\w+>")
-
-
-@lru_cache(maxsize=256)  # (the kinds left to peel and a line's first character: the same few, line after line)
-def _first_of(kinds: tuple[KnownPrefix, ...], first: str) -> tuple[tuple[KnownPrefix, ...], regex.Pattern]:
-    """Those of `kinds` that may begin with `first`, and one pattern that tries them in their order, each as a group of
-    its own (theirs uncaptured): the one group that matched tells the kind, where a match per kind would cost one each."""
-    ruled_out = ruled_out_by(first) if first else frozenset()
-    tried = tuple(kind for kind in kinds if kind.name not in ruled_out)
-    return tried, regex.compile("|".join(f"({_NAMED_GROUP.sub('(?:', kind.pattern.pattern)})" for kind in tried))
+    ruled_out = ruled_out_by(text[0]) if text else frozenset()
+    return next(((kind, m) for kind in kinds if kind.name not in ruled_out and (m := kind.pattern.match(text)) is not None),
+                None)
 
 
 def parse_timestamp(text: str | None) -> datetime | None:
