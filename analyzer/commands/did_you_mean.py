@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.closest import closest
 from analyzer.core.literal import literal
 
 __all__ = ["suggestion"]
 
 # argparse: "invalid choice: 'jsn' (choose from 'text', 'jsonl', 'json')" (3.12+ may leave the quotes off)
-_INVALID_CHOICE = regex.compile(r"invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)$")
+_INVALID_CHOICE = lazyregex.compile(r"invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)$")
 
 
 def suggestion(message: str) -> str | None:

@@ -13,13 +13,12 @@ without the comma CPython puts before `in`; a copy from the page leaves a blank 
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["frame", "goes_on", "to_standard"]
 
-_FRAME = regex.compile(r'^File "(?P<place>[^"]*", line \d+) in (?P<function>\S+)\s*$')
+_FRAME = lazyregex.compile(r'^File "(?P<place>[^"]*", line \d+) in (?P<function>\S+)\s*$')
 
 
 def frame(text: str) -> bool:

@@ -22,8 +22,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-import regex
-
 from analyzer.core import (
     airflow,
     asyncio_report,
@@ -37,6 +35,7 @@ from analyzer.core import (
     fieldreport,
     hydra,
     ipython,
+    lazyregex,
     native,
     newest_first,
     oneline,
@@ -1597,7 +1596,7 @@ def _from_lead(said: ErrorEvent, event: ErrorEvent, **fields) -> ErrorEvent:
                    timestamp=said.timestamp or event.timestamp, **fields)
 
 
-_JSON_KEY = regex.compile(r'\s*"\w+": ?"')  # a JSON member's key and its string's opening quote, before its text
+_JSON_KEY = lazyregex.compile(r'\s*"\w+": ?"')  # a JSON member's key and its string's opening quote, before its text
 
 
 def _said_type(block: Block) -> str:

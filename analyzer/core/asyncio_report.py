@@ -13,9 +13,8 @@ over several lines.
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.records import ErrorInfo
 
 __all__ = ["MAX_LINES", "complete", "error", "opens", "reports", "words"]
@@ -24,9 +23,9 @@ _OPENINGS = ("future: <Task ", "future: <Future ")
 _WORDS = ("Task exception was never retrieved", "Future exception was never retrieved")
 MAX_LINES = 8  # lines a copy may have wrapped the repr over
 # (a class that wraps its cause's, Ray's `RayTaskError(RuntimeError)`, made from the cause: `...(RuntimeError('x'))`)
-_RAISED = regex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*(?:\((?P<inner>[\w.]+)\))?)\((?P<args>.*)\)>\s*$")
-_CAUSE = regex.compile(r"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)\s*")
-_CLASS_NAME = regex.compile(r"(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*(?:\([\w.]+\))?")
+_RAISED = lazyregex.compile(r"exception=(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*(?:\((?P<inner>[\w.]+)\))?)\((?P<args>.*)\)>\s*$")
+_CAUSE = lazyregex.compile(r"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Za-z_]\w*)\((?P<args>.*)\)\s*")
+_CLASS_NAME = lazyregex.compile(r"(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*(?:\([\w.]+\))?")
 
 
 def opens(text: str) -> bool:

@@ -21,20 +21,19 @@ from __future__ import annotations
 
 import json
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["complete", "depth_after", "framed", "goes_on", "opens", "placed", "to_standard"]
 
 _MAX_LINES = 5000
 # One of the object's own keys: the block begins there (the `{` above it holds nothing of the error)
-_KEY = regex.compile(r'^[\s>`{\[]*(?P<key>"(?:errorMessage|errorType|stackTrace)"\s*:)')
-_TOKEN = regex.compile(r'"(?:[^"\\\n]|\\.)*+"|-?\d+|[\[\]{}:,]')
+_KEY = lazyregex.compile(r'^[\s>`{\[]*(?P<key>"(?:errorMessage|errorType|stackTrace)"\s*:)')
+_TOKEN = lazyregex.compile(r'"(?:[^"\\\n]|\\.)*+"|-?\d+|[\[\]{}:,]')
 # Lines of the object: a string, a bracket, a number, a comma, after what a quote or a code span puts in front
-_OBJECT_LINE = regex.compile(r'^[\s>`]*["\[\]{},\d-]')
+_OBJECT_LINE = lazyregex.compile(r'^[\s>`]*["\[\]{},\d-]')
 # A syntax error's place as the runtime gives it: `File "/var/task/x.py" Line 3`
-_SYNTAX_PLACE = regex.compile(r'^(?P<indent>\s*)File "(?P<path>[^"]+)" Line (?P<line>\d+)\s*$')
+_SYNTAX_PLACE = lazyregex.compile(r'^(?P<indent>\s*)File "(?P<path>[^"]+)" Line (?P<line>\d+)\s*$')
 _Value = str | int | list["_Value"] | dict[str, "_Value"]
 
 

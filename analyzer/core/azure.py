@@ -16,9 +16,7 @@ gives the lines back.
 
 from __future__ import annotations
 
-import regex
-
-from analyzer.core import collapsed
+from analyzer.core import collapsed, lazyregex
 from analyzer.core import grammar as g
 
 __all__ = ["FLAT_MARK", "goes_on", "opens", "stack", "to_standard", "unflattened"]
@@ -27,7 +25,7 @@ _RESULT = "Result: Failure"
 _EXCEPTION = "Exception: "
 _STACK = "Stack: "
 FLAT_MARK = f"{_RESULT} {_EXCEPTION}"  # (a line holds it only where the breaks were lost)
-_FLAT = regex.compile(rf"^(?P<lead>.*?{_RESULT}) {_EXCEPTION}(?P<error>.*?)(?: {_STACK}\s*(?P<stack>File \".*))?$")
+_FLAT = lazyregex.compile(rf"^(?P<lead>.*?{_RESULT}) {_EXCEPTION}(?P<error>.*?)(?: {_STACK}\s*(?P<stack>File \".*))?$")
 _MAX_MESSAGE_LINES = 50
 
 

@@ -11,7 +11,7 @@ from functools import lru_cache
 import regex
 
 from analyzer.core import grammar as g
-from analyzer.core import ipython, richtb
+from analyzer.core import ipython, lazyregex, richtb
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["SEPARATOR_LINKS", "box_column", "contradicts_statement", "in_box", "named_error", "note_end", "parse_chain",
@@ -79,11 +79,11 @@ def _parse_chain(lines: list[str], depth: int) -> tuple[ErrorInfo, ...]:
     return tuple(links)
 
 
-_BOX_RULE = regex.compile(r"[\u2500-\u257f]{3,}.*[\u2500-\u257f]")  # a box's edge: its corners and rules (a title between)
-_FUNCTION_AND_CODE = regex.compile(rf"((?:{g.FUNCTION_PART}|<)*)\s*(.*)")
-_TRAILING_CARETS = regex.compile(r"\s+[~^]*\^[~^]*\s*$")
+_BOX_RULE = lazyregex.compile(r"[\u2500-\u257f]{3,}.*[\u2500-\u257f]")  # a box's edge: its corners and rules (a title between)
+_FUNCTION_AND_CODE = lazyregex.compile(rf"((?:{g.FUNCTION_PART}|<)*)\s*(.*)")
+_TRAILING_CARETS = lazyregex.compile(r"\s+[~^]*\^[~^]*\s*$")
 # Where the next frame begins in a line that holds several: a copy that dropped the line breaks.
-_NEXT_FRAME = regex.compile(r' (?=File "[^"]*", line \d+)')
+_NEXT_FRAME = lazyregex.compile(r' (?=File "[^"]*", line \d+)')
 
 
 def _dedented_below_source(text: str, above: str, frame: Frame) -> bool:
@@ -409,7 +409,7 @@ def _underlines_statement(source: str, carets: str, assertion: bool) -> bool:
 
 # `raise ValueError("...")`, `raise errors.ConfigError`, `raise KeyError(name) from err`: a class (its last name
 # capitalised), maybe called with one plain string (its message), maybe a cause after it
-_RAISE = regex.compile(r"raise (?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*)"
+_RAISE = lazyregex.compile(r"raise (?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*)"
                        r"(?:\((?:(?P<q>['\"])(?P<message>(?:(?!(?P=q))[^\\])*)(?P=q)\)|.*)?)?(?:\s+from\s+\S.*)?\s*(?:#.*)?$")
 
 
@@ -467,7 +467,7 @@ def raised_within(outer: ErrorInfo) -> tuple[ErrorInfo, ...]:
 # pydantic's report of one failed validation whose validator raised (`Value error, ...` for a ValueError, `Assertion
 # failed, ...` for an assert): a pydantic dataclass's own checks, as vLLM's configs run them in __post_init__. The
 # location line (a field's name) is there for a field's validator, not for the model's.
-_VALIDATOR_RAISED = regex.compile(
+_VALIDATOR_RAISED = lazyregex.compile(
     r"\A1 validation error for [\w.]+[ \t]*\n(?:[^\s\n][^\n]*\n)?[ \t]+(?P<kind>Value error|Assertion failed), "
     r"(?P<text>.+?) \[type=(?:value|assertion)_error\b", regex.DOTALL)
 
@@ -566,12 +566,12 @@ def with_pybind_stack(error: ErrorInfo, stack: tuple[Frame, ...]) -> list[ErrorI
 
 # An exception line that a wrapper's message quotes after its own words (`Capture cuda graph failed:
 # RuntimeError: CUDA error: ...`): the error it wrapped, raised in the frames they share.
-_NAMED_INSIDE = regex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
+_NAMED_INSIDE = lazyregex.compile(rf"(?<=\S: )(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>\S.*)$")
 # ... or that is the whole of a wrapper's message.
 # (its message may be empty: torch's `InductorError: AssertionError: ` for a bare `assert`)
-_NAMED_WHOLE = regex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): ?(?P<message>(?<=: )\S.*|)$")
+_NAMED_WHOLE = lazyregex.compile(rf"(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): ?(?P<message>(?<=: )\S.*|)$")
 # An exception line at the end of a message: after its start or a colon (`..., message: TypeError: x`).
-_NAMED_AT_END = regex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
+_NAMED_AT_END = lazyregex.compile(rf"(?:^|(?<=: ))(?P<type>(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}): (?P<message>.*)$")
 
 
 _INTERLEAVED_AT_MOST = 3  # lines of another writer's output between a frame line and its source line

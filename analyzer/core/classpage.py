@@ -15,13 +15,12 @@ Read as the exception line with its message: the class, then the paragraph after
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["goes_on", "opens", "to_standard"]
 
-_CLASS = regex.compile(r"^<class '(?P<type>[A-Za-z_][\w.]*)'>\s*$")
+_CLASS = lazyregex.compile(r"^<class '(?P<type>[A-Za-z_][\w.]*)'>\s*$")
 _MAX_MESSAGE_LINES = 200
 
 

@@ -20,19 +20,18 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Frame, Link
 
 __all__ = ["goes_on", "names_class", "parse", "place", "source"]
 
-_NAME = regex.compile(r"[A-Za-z_]\w*")
-_MESSAGE = regex.compile(r"  \s*\S")  # a message's line as the report indents it (its own indents kept)
-_PLACE = regex.compile(r"  at (?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)[ \t]*$")
-_SOURCE = regex.compile(r"    (?:[\u2192>] |  ) *(?P<lineno>\d+)[\u2502|] ?(?P<code>.*)$")
-_MARKED = regex.compile(r"    [\u2192>] ")
+_NAME = lazyregex.compile(r"[A-Za-z_]\w*")
+_MESSAGE = lazyregex.compile(r"  \s*\S")  # a message's line as the report indents it (its own indents kept)
+_PLACE = lazyregex.compile(r"  at (?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)[ \t]*$")
+_SOURCE = lazyregex.compile(r"    (?:[\u2192>] |  ) *(?P<lineno>\d+)[\u2502|] ?(?P<code>.*)$")
+_MARKED = lazyregex.compile(r"    [\u2192>] ")
 _MAX_MESSAGE_LINES = 200  # of a report not confirmed by its place yet
 
 

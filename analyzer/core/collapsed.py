@@ -14,39 +14,40 @@ from __future__ import annotations
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["CUT_MARK", "ESCAPED", "FRAME_MARK", "MARK", "RAISE_MARK", "SPACED_MARK", "link_lines", "raise_glued", "unescaped",
            "uncollapsed"]
 
 MARK = g.HEADER_TEXT + ' File "'  # (a line holds it only where its breaks were lost)
 SPACED_MARK = g.HEADER_TEXT + "  "  # ... the header then more blanks than one, the first frame's indent kept
-_SPACED_FRAME = regex.compile(regex.escape(g.HEADER_TEXT) + r'\s+File "')
-_BLANKS = regex.compile(r"\s{2,}")
+_SPACED_FRAME = lazyregex.compile(regex.escape(g.HEADER_TEXT) + r'\s+File "')
+_BLANKS = lazyregex.compile(r"\s{2,}")
 FRAME_MARK = 'File "'  # ... or begins with it, cut above its first frame, a second frame or the exception later on it
-_FIXED = regex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
-_FRAME_START = regex.compile(r'(?<!\s)\s*+(?=File "[^"]*", line \d+)')  # (from a run's start: each blank of a long
+_FIXED = lazyregex.compile("(" + "|".join(map(regex.escape, g.FIXED_LINES)) + ")")
+_FRAME_START = lazyregex.compile(r'(?<!\s)\s*+(?=File "[^"]*", line \d+)')  # (from a run's start: each blank of a long
 # run tried to its end made a line of them cost the square of its length)
 # A frame: its place, its function's name (a blank inside `<...>` only), then its source line, if any.
-_FRAME = regex.compile(rf'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>{g.FUNCTION_PART}+))?\s*(?P<rest>.*)')
-_CARETS = regex.compile(r"(.*?)(?<!\s)\s++([~^]*\^[~^]*)$")
-_FRAME_REST = regex.compile(rf"line \d+, in {g.FUNCTION_PART}+ ")  # what a frame line has after its path
+_FRAME = lazyregex.compile(rf'File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>{g.FUNCTION_PART}+))?\s*(?P<rest>.*)')
+_CARETS = lazyregex.compile(r"(.*?)(?<!\s)\s++([~^]*\^[~^]*)$")
+_FRAME_REST = lazyregex.compile(rf"line \d+, in {g.FUNCTION_PART}+ ")  # what a frame line has after its path
 # Where the exception line begins after the last source line: a type that reads as an exception's (`Exception`
 # itself too, not in an `except` clause).
-_EXCEPTION_START = regex.compile(
+_EXCEPTION_START = lazyregex.compile(
     rf"(?:^|(?<=\s))(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|(?<!\bexcept\s)Exception)(?:\([\w.]+\))?(?=:\s|:?$)")
 
 
 ESCAPED = "\\n"  # (a line holds a traceback's escaped line breaks only where a string was printed whole)
 # (the first may begin the text: a copy begun there; in a list's repr, each begins a string of its own)
-_ESCAPED_FRAME = regex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
-_ESCAPE = regex.compile(r'\\([n"\'\\t])')
+_ESCAPED_FRAME = lazyregex.compile(r'(?:^|\\n(?:[\'"], [\'"])?)\s*File \\?"')
+_ESCAPE = lazyregex.compile(r'\\([n"\'\\t])')
 _UNESCAPED = {"n": "\n", "t": "\t", '"': '"', "'": "'", "\\": "\\"}
 _TWICE_ESCAPED = "\\\\n"  # (a line break escaped in a string that is itself escaped in another)
 _WINDOWS_ESCAPED = "\\r\\n"
 # pybind11's stack under the exception line, escaped (Triton's Python backend reports a model's error so:
 # `message: ValueError: ...\n\nAt:\n  /x/model.py(60): execute\n`)
 _ESCAPED_PYBIND_AT = ESCAPED * 2 + g.PYBIND_AT + ESCAPED
-_STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
+_STRING_BODY = {quote: lazyregex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # up to its closing quote
 
 
 def unescaped(text: str) -> list[str] | None:
@@ -157,7 +158,7 @@ def raise_glued(text: str) -> list[str] | None:
     return None
 
 
-_RAISE_OPENED = regex.compile(r"raise (?:[\w.]+\.)?(?P<name>\w+)\(\s*")
+_RAISE_OPENED = lazyregex.compile(r"raise (?:[\w.]+\.)?(?P<name>\w+)\(\s*")
 
 
 def link_lines(body: str) -> list[str]:

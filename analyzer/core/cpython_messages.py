@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.records import ErrorInfo
 
 __all__ = ["KEYWORDS", "Classless", "classless"]
@@ -59,7 +60,7 @@ _FORMS = (
         ("RateLimitError", "429"), ("InternalServerError", r"5\d\d"), ("APIStatusError", r"[1-4]\d\d"))),
 )
 # Where a message may begin: the line's start (after a level), or after words and a separator.
-_FORM = regex.compile(r"(?:^|(?<=: |: \[|\] | - | / ))(?:" + "|".join(f"(?P<f{k}>{form})" for k, (_, form) in enumerate(_FORMS))
+_FORM = lazyregex.compile(r"(?:^|(?<=: |: \[|\] | - | / ))(?:" + "|".join(f"(?P<f{k}>{form})" for k, (_, form) in enumerate(_FORMS))
                       + r")\s*$")
 # Literal words every such line holds (for the fast path's triggers).
 KEYWORDS = ("has no attribute '", " required positional argument", " required keyword-only argument",
@@ -71,12 +72,12 @@ KEYWORDS = ("has no attribute '", " required positional argument", " required ke
             "invalid literal for int() with base ", " values to unpack (expected ", "could not convert string to float: ",
             "maximum recursion depth exceeded", "dictionary changed size during iteration", "Error code: ",
             "unhandled errors in a TaskGroup (")
-_ERROR_LEVEL = regex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
+_ERROR_LEVEL = lazyregex.compile(r"\b(?:ERROR|CRITICAL|FATAL)\b")
 # (a level's word, or its letter as glog and Tornado write it: `I1204 10:00:05.456789 ...`, `[I 211213 04:25:33 ...`)
-_QUIET_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
+_QUIET_LEVEL = lazyregex.compile(r"\b(?:INFO|DEBUG|TRACE)\b|^\s*(?:[IW]\d{4} \d\d:\d\d|\[[DIW] \d)")
 # (printed: other readers' line; looked for from the end, where a forward search read a long dotted name from each dot)
-_CLASS_BEFORE = regex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$", regex.REVERSE)
-_FAILURE_WORDS = regex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
+_CLASS_BEFORE = lazyregex.compile(r"[A-Za-z_][\w.]*(?:Error|Exception|Warning)[:\s]*$", regex.REVERSE)
+_FAILURE_WORDS = lazyregex.compile(r"(?i:\berror|\bfail|\bcannot\b|\bcould not\b|\bunable to\b|\bexception\b|\bunexpected\b)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.jsonlog import Envelope
 from analyzer.core.prefixes import parse_timestamp
 
@@ -18,7 +17,7 @@ __all__ = ["row"]
 
 # (a message is quoted where it holds a comma or a quote; one that is not is taken only after an epoch's time, with a
 # stream or alone: `2021-02-25 16:56:47,076 [INFO ] ...`, logging's own time and text, is no row)
-_ROW = regex.compile(r'(?P<time>\d{13}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?),"(?P<message>(?:[^"]|"")*+)"'
+_ROW = lazyregex.compile(r'(?P<time>\d{13}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?),"(?P<message>(?:[^"]|"")*+)"'
                      r'(?:,(?P<stream>[^",\s]+))?|(?P<time>\d{13}),(?P<bare>[^",]*)(?:,(?P<stream>[^",\s]+))?')
 _EPOCH = datetime(1970, 1, 1)
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.records import Frame, package_relative
 from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
@@ -27,8 +26,8 @@ __all__ = ["Evidence", "SiteFrame", "site_frames", "leaf", "Specificity", "speci
 GENERIC_MAX_WORDS = 3
 GENERIC_MIN_LETTERS = 25
 _SPECIFIC_LETTERS = 60  # a literal this long is as specific as a message gets
-_WORD_TEXT = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")  # the matcher's word: what a message is indexed by
-_NOT_ALNUM = regex.compile(r"[\W_]+")
+_WORD_TEXT = lazyregex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")  # the matcher's word: what a message is indexed by
+_NOT_ALNUM = lazyregex.compile(r"[\W_]+")
 
 
 class Evidence(enum.Flag):

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Frame, short_type
 
@@ -30,12 +29,12 @@ _MAX_FIELDS = 40  # lines of fields held at most: those between a report's type 
 _MAX_LINES = 1000  # with a stack
 
 _LABEL = r"^[-*\s]*(?:\*\*)?{}:(?:\*\*)?[ \t]*"
-_TYPE = regex.compile(_LABEL.format("Exception Type") + r"(?P<type>[A-Za-z_][\w.]*)(?: at \S*)?[ \t]*$")
-_VALUE = regex.compile(_LABEL.format("Exception (?:Value|Message)") + rf"(?P<value>(?:{g.TEXT})?)\s*+$")
-_LOCATION = regex.compile(_LABEL.format("Exception Location")  # (Django 3.2 on: `path, line N, in function`)
+_TYPE = lazyregex.compile(_LABEL.format("Exception Type") + r"(?P<type>[A-Za-z_][\w.]*)(?: at \S*)?[ \t]*$")
+_VALUE = lazyregex.compile(_LABEL.format("Exception (?:Value|Message)") + rf"(?P<value>(?:{g.TEXT})?)\s*+$")
+_LOCATION = lazyregex.compile(_LABEL.format("Exception Location")  # (Django 3.2 on: `path, line N, in function`)
                           + r"(?:(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)"
                           + r"|(?P<path>\S.*?), line (?P<lineno>\d+), in (?P<function>[\w<>.]+))[ \t]*$")
-_FIELD = regex.compile(_LABEL.format(r"[A-Z][\w ]{0,40}") + r"(?:\t|$|(?<=\*\* ?))")  # another field
+_FIELD = lazyregex.compile(_LABEL.format(r"[A-Z][\w ]{0,40}") + r"(?:\t|$|(?<=\*\* ?))")  # another field
 _STACK = "## Stack Trace"
 
 

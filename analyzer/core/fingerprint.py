@@ -11,8 +11,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.records import ErrorInfo
 
 __all__ = ["mask_message", "fingerprint", "MASKS"]
@@ -20,30 +19,30 @@ __all__ = ["mask_message", "fingerprint", "MASKS"]
 # Order matters: wider shapes first, so that a timestamp is not masked as three numbers or a
 # path's digits as numbers. Each mask names what it hides; suggest.py turns them into fields.
 MASKS = (
-    ("time", regex.compile(
+    ("time", lazyregex.compile(
         r"\b\d{4}-\d\d-\d\d(?:[ T_]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?\b"
         r"|\b\d\d:\d\d:\d\d(?:[.,]\d+)?\b")),
-    ("uuid", regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
-    ("hex", regex.compile(r"\b0x[0-9a-fA-F]+\b")),
-    ("url", regex.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>()\[\]]+")),
-    ("str", regex.compile(r"(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")(?!\w)")),  # not "can't ... won't"
-    ("path", regex.compile(
+    ("uuid", lazyregex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")),
+    ("hex", lazyregex.compile(r"\b0x[0-9a-fA-F]+\b")),
+    ("url", lazyregex.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>()\[\]]+")),
+    ("str", lazyregex.compile(r"(?<!\w)(?:'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\")(?!\w)")),  # not "can't ... won't"
+    ("path", lazyregex.compile(
         r"(?:[A-Za-z]:|~|\.{1,2})?(?:/[\w.@+-]+)+/?"  # /abs/path, ~/x, ./x, ../x
         r"|(?<![\w/])[A-Za-z]:\\(?:[^\\\s]+\\)*[^\\\s]*"  # C:\windows\path
         r"|\b[\w.@+-]+(?:/[\w.@+-]+)+/?")),  # relative/path, org/model
-    ("addr", regex.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:]*:[0-9a-fA-F:]*\](?::\d+)?")),
-    ("addr", regex.compile(r"\b(?:localhost|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b")),
-    ("device", regex.compile(r"\b(?:cuda|cpu|npu|xpu|hip|mps|meta):\d+\b")),
-    ("shape", regex.compile(
+    ("addr", lazyregex.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?\b|\[[0-9a-fA-F:]*:[0-9a-fA-F:]*\](?::\d+)?")),
+    ("addr", lazyregex.compile(r"\b(?:localhost|[\w-]+(?:\.[\w-]+)+):\d{2,5}\b")),
+    ("device", lazyregex.compile(r"\b(?:cuda|cpu|npu|xpu|hip|mps|meta):\d+\b")),
+    ("shape", lazyregex.compile(
         r"(?:torch\.Size\()?\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*\]\)?"  # [8, 4096], torch.Size([8, 4096])
         r"|\((?=[^)]*,)\s*-?\d+(?:\s*,\s*-?\d+)*\s*,?\s*\)"  # (8, 4096), (5,)
         r"|\b\d+(?:x\d+)+\b")),  # 4096x8
-    ("rank", regex.compile(r"(?i)\b(?:rank|tp|dp|pp|ep|cp|gpu|node|worker)[_-]?\d+\b")),
-    ("hex", regex.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b")),
-    ("id", regex.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}\b")),
-    ("num", regex.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?")),
+    ("rank", lazyregex.compile(r"(?i)\b(?:rank|tp|dp|pp|ep|cp|gpu|node|worker)[_-]?\d+\b")),
+    ("hex", lazyregex.compile(r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b")),
+    ("id", lazyregex.compile(r"\b(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{16,}\b")),
+    ("num", lazyregex.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,_]\d+)*(?:[eE][-+]?\d+)?")),
 )
-_SPACES = regex.compile(r"\s+")
+_SPACES = lazyregex.compile(r"\s+")
 
 
 def mask_message(message: str) -> str:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.literal import literal
 
 __all__ = [
@@ -92,15 +93,15 @@ __all__ = [
 # "Traceback (most recent call last):" -- StackSummary header; a log call such as
 # logger.exception("Scheduler hit an exception") puts its own text in front of it.
 # (the context ends before a blank: where it may end inside a long run of blanks, each was tried to the run's end)
-HEADER = regex.compile(r"^(?P<context>.*?)(?<!\s)\s*+Traceback \(most recent call last\):\s*$")
+HEADER = lazyregex.compile(r"^(?P<context>.*?)(?<!\s)\s*+Traceback \(most recent call last\):\s*$")
 
 # TorchScript's interpreter raises a RuntimeError whose message is the error it failed with under its own stack:
 # "The following operation failed in the TorchScript interpreter.", "Traceback of TorchScript (most recent call
 # last):" (a serialized module's: one of its serialized code, then one of its original code), its frames, the error.
-TORCHSCRIPT_HEADER = regex.compile(r"^Traceback of TorchScript(?:, (?:serialized|original) code)? \(most recent call last\):\s*$")
+TORCHSCRIPT_HEADER = lazyregex.compile(r"^Traceback of TorchScript(?:, (?:serialized|original) code)? \(most recent call last\):\s*$")
 
 # "  + Exception Group Traceback (most recent call last):" -- TracebackException for groups.
-GROUP_HEADER = regex.compile(
+GROUP_HEADER = lazyregex.compile(
     r"^(?P<context>.*?)(?<!\s)(?P<indent>\s*+)\+ Exception Group Traceback \(most recent call last\):\s*$"
 )
 
@@ -113,21 +114,21 @@ CONTEXT_SEPARATOR = "During handling of the above exception, another exception o
 # line's last non-blank (what a lazy `.+?` before `\s*$` finds, without trying every character). loguru marks
 # the frame that caught the error with `> ` in place of its indentation (seen only where the whole stack is
 # indented: at a line's start it reads as a quote's mark, which the normaliser strips).
-FRAME = regex.compile(
+FRAME = lazyregex.compile(
     r'^\s*(?:> )?File "(?P<path>[^"]*)", line (?P<lineno>\d+)(?:, in (?P<function>.*\S|.))?\s*$'
 )
 
 # A frame line as log viewers export it newest-first: indentation may be stripped.
-REVERSED_FRAME = regex.compile(r'^\s*File "[^"]*", line \d+')
+REVERSED_FRAME = lazyregex.compile(r'^\s*File "[^"]*", line \d+')
 
 # A frame line cut in its place, after its path and before its function: '  File "x.py", line 3, in' + 'f' (or
 # inside its words: '  File "x.py", lin' + 'e 3, in f'; a pager's mark at the cut: below).
-PLACE_CUT = regex.compile(r'^\s*File "[^"]*", (?:l(?:i(?:ne?)?)?|line \d+,?(?: in?[>\u2026]?)?)\s*$')
+PLACE_CUT = lazyregex.compile(r'^\s*File "[^"]*", (?:l(?:i(?:ne?)?)?|line \d+,?(?: in?[>\u2026]?)?)\s*$')
 # A frame line whose function a rendered page took for an HTML tag and dropped (`in <module>` -> `in`): a
 # copy from an issue whose traceback was not in a code block; or that a pager chopped there, its mark at the
 # cut (`less -S`'s `>`, systemd's `\u2026`). (Where the next line is its rest, that one was cut there instead:
 # see rest_of_frame_line.)
-NAMELESS_FRAME = regex.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+), in[>\u2026]?\s*$')
+NAMELESS_FRAME = lazyregex.compile(r'^\s*File "(?P<path>[^"]*)", line (?P<lineno>\d+), in[>\u2026]?\s*$')
 
 
 def frame_line(text: str) -> regex.Match | None:
@@ -139,20 +140,20 @@ def frame_line(text: str) -> regex.Match | None:
 TEXT = r"\S(?:\s*+\S)*+"
 # A frame line a terminal hard-wrapped inside its path: '  File "/very/long/pa' + 'th/x.py", line 3, in f',
 # or a paste broke after it: 'File "/very/long/path/x.py",' + 'line 3, in f'.
-FRAME_CUT = regex.compile(r'^\s*File "[^"]*+(?P<closed>",?)?\s*$')
-_PATH_REST = regex.compile(rf'^[^"\s][^"]*", line \d+(?:, in \s*+{TEXT})?\s*+$')
-_LINE_REST = regex.compile(rf"^,?\s*line \d+(?:, in \s*+{TEXT})?\s*+$")
+FRAME_CUT = lazyregex.compile(r'^\s*File "[^"]*+(?P<closed>",?)?\s*$')
+_PATH_REST = lazyregex.compile(rf'^[^"\s][^"]*", line \d+(?:, in \s*+{TEXT})?\s*+$')
+_LINE_REST = lazyregex.compile(rf"^,?\s*line \d+(?:, in \s*+{TEXT})?\s*+$")
 # The first part of a frame line broken at a blank: its word File alone, or with its path begun; or the part after
 # the word, its path first (the word's line already taken).
-_BLANK_BROKEN = regex.compile(r'^\s*(?:File\s*$|File "|")')
+_BLANK_BROKEN = lazyregex.compile(r'^\s*(?:File\s*$|File "|")')
 # ... or inside its function's name: '  File "x.py", line 389, in _run_speculative_decoding_' + 'step'
 # at the line's start (where a source line, indented, never is; nor an exception's type, one lower-case word).
-_FUNCTION_REST = regex.compile(r"^(?:<?[a-z_]\w*)?>?$")
-_FRAME_START = regex.compile(r'^\s*File "')
+_FUNCTION_REST = lazyregex.compile(r"^(?:<?[a-z_]\w*)?>?$")
+_FRAME_START = lazyregex.compile(r'^\s*File "')
 _FILE_WORD = 'File "'
 # A piece of a function's name as a frame line prints it: no blank but inside `<...>` (`<cell line: 4>`).
 FUNCTION_PART = r"(?:[^\s<]|<[^<>]*>)"
-_FUNCTION = regex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
+_FUNCTION = lazyregex.compile(r"(?:[\w.]|<[^<>]*>)+")  # a qualified name (`Model.forward`, `f.<locals>.g`, `<cell line: 1>`)
 
 
 def joined_frame(cut: str, rest: str) -> str | None:
@@ -220,7 +221,7 @@ def reraised_original(header: regex.Match) -> bool:
 
 # Messages that end with a traceback formatted into them, below their first line: unittest's loader reports a test
 # module it failed to import, or whose `load_tests` failed, as an error whose message holds that traceback.
-_HOLDING_TRACEBACK = regex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$"
+_HOLDING_TRACEBACK = lazyregex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$"
                                    r"|^[\w.]*Error: Failed to call load_tests:\s*$")
 
 
@@ -232,7 +233,7 @@ def holds_traceback(exception_line: str, header: regex.Match) -> bool:
     return _TRACEBACK_LABEL.match(context) is not None if context else _HOLDING_TRACEBACK.match(exception_line) is not None
 
 
-_TRACEBACK_LABEL = regex.compile(r"^(?i:error|exception|details?|cause|reason|traceback):$")
+_TRACEBACK_LABEL = lazyregex.compile(r"^(?i:error|exception|details?|cause|reason|traceback):$")
 
 
 SEPARATORS = (CAUSE_SEPARATOR, CONTEXT_SEPARATOR)  # the lines between a chain's links
@@ -279,7 +280,7 @@ def lost_indentation(frame_line: str) -> bool:
 
 
 # "  [Previous line repeated 996 more times]" -- StackSummary.format for recursion.
-REPEATED = regex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
+REPEATED = lazyregex.compile(r"^\s*\[Previous line repeated (?P<count>\d+) more times?\]\s*$")
 
 # "pkg.mod.ErrorType: message" or a bare "AssertionError" -- TracebackException.format_exception_only.
 # The type is the class's module and qualified name, so a class defined in a function reads
@@ -295,7 +296,7 @@ _INNER = r"(?:\((?P<inner>[A-Za-z_][\w.]*)\))?"
 # Blanks after it are allowed: a terminal's copy pads every line to its width.
 _MESSAGE = r"(?(bold).*?|(?(tick)(?:.*?[^\s`])?|(?:.*\S)?))"
 _BOLD = r"[ \t]*\*\*"
-EXCEPTION_LINE = regex.compile(  # (`Traceback:` heads a report's stack, as Django's does: no class is named so)
+EXCEPTION_LINE = lazyregex.compile(  # (`Traceback:` heads a report's stack, as Django's does: no class is named so)
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<klass><class '|<type '(?:exceptions\.)?)?(?!Traceback:)(?P<type>{_TYPE_PART}{_INNER})(?(klass)'>)"
     rf"(?::[ \t]?(?P<message>{_MESSAGE}))?(?(bold)\*\*)(?(tick)`?)\s*$"
 )
@@ -312,7 +313,7 @@ def wraps_remote(exception_line: regex.Match) -> bool:
 
 
 # (its actor's id and repr may follow the address: `..., ip=10.0.0.3, actor_id=4a2f..., repr=<Worker ...>)`)
-_REMOTE_TASK = regex.compile(r"ray::\S+ \(pid=\d+, ip=[^,\s)]+(?:, [^()]*(?:\([^()]*\)[^()]*)*)?\)")
+_REMOTE_TASK = lazyregex.compile(r"ray::\S+ \(pid=\d+, ip=[^,\s)]+(?:, [^()]*(?:\([^()]*\)[^()]*)*)?\)")
 
 
 def remote_source_cut(text: str) -> bool:
@@ -360,7 +361,7 @@ LAMBDA_RUNTIME = r"(?<=\bRuntime\.)[A-Z][A-Za-z]*\b"
 # returns (`ResourceLimitExceeded: An error occurred (Code) when calling the Operation operation: ...`), onnxruntime
 # one of each of its statuses (`InvalidArgument: [ONNXRuntimeError] : 2 : INVALID_ARGUMENT : ...`, `Fail: ...`).
 CODED_CLASS = r"[A-Z]\w*(?=: (?:An error occurred \(|\[ONNXRuntimeError\] : ))"
-BARE_EXCEPTION_LINE = regex.compile(
+BARE_EXCEPTION_LINE = lazyregex.compile(
     rf"^(?P<tick>`)?(?P<bold>{_BOLD})?(?P<type>{_DEEP_MODULES}(?:(?:[A-Za-z_]\w*+|<locals>)\.)*+(?:{EXCEPTION_NAME}"
     rf"|Exception|{SUFFIXLESS}|{TIMEOUT_CLASS}|{LAMBDA_RUNTIME}|(?<=\.{ERRORS_MODULE}\.)[A-Z]\w*|{_DEEP_CLASS}|(?<=\.)[a-z]\w*{EXCEPTION_SUFFIX}"
     rf"|(?<=\b{_ERROR_MODULES}\.)error|(?<=\bpywintypes\.)com_error|{CODED_CLASS})"
@@ -369,7 +370,7 @@ BARE_EXCEPTION_LINE = regex.compile(
 )
 
 
-_BRACKETED = regex.compile(r"^\[(?P<type>[A-Za-z_][\w.]*)\]: (?P<message>\S.*)$"  # (or without the colon where the class
+_BRACKETED = lazyregex.compile(r"^\[(?P<type>[A-Za-z_][\w.]*)\]: (?P<message>\S.*)$"  # (or without the colon where the class
                             r"|^\[(?P<type>[A-Za-z_][\w.]*(?:Error|Exception))\] (?P<message>\S.*)$")  # reads as one: SkyPilot's)
 
 
@@ -382,8 +383,8 @@ def unbracketed(text: str) -> str | None:
 
 
 EXCEPTION_SUFFIXES = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Fault")  # EXCEPTION_SUFFIX's
-_NAME_OPENS = regex.compile(r"[\w.]*+(?=:|\s*$)")  # (a name alone, or before a colon: its suffixes counted in Python)
-_IN_STEP = regex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
+_NAME_OPENS = lazyregex.compile(r"[\w.]*+(?=:|\s*$)")  # (a name alone, or before a colon: its suffixes counted in Python)
+_IN_STEP = lazyregex.compile(r"^(?P<name>[\w.]+)(?P<colons>(?:: )*)(?P<message>.*)")
 MAX_IN_STEP = 8  # ranks whose writes of one line are read back as one (more interleave past reading)
 _MAX_IN_STEP_NAME = 1024  # a class's name printed by MAX_IN_STEP ranks at most (each split is tried: longer ones cost)
 
@@ -444,16 +445,16 @@ def _name_once(name: str, copies: int) -> str | None:
 # SQLAlchemy's text of the database driver's error it wraps (its DBAPIError's): the driver's class with its
 # module, in parentheses, then that error's message (`(psycopg2.errors.UndefinedTable) relation "t" does not exist`).
 # (The class named as exceptions are, or one of a module of errors: psycopg2's `errors.UndefinedTable`.)
-WRAPPED_DRIVER_ERROR = regex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)++(?:[A-Z]\w*(?:Error|Exception)"
+WRAPPED_DRIVER_ERROR = lazyregex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)++(?:[A-Z]\w*(?:Error|Exception)"
                                      r"|(?<=\.(?:errors|exceptions|err|exc)\.)[A-Z]\w*+))\) (?P<message>\S.*)$")
 
 # An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.
-EXCEPTION_REPR = regex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
+EXCEPTION_REPR = lazyregex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
 
 
 # The value under an error tracker's title (Sentry's issue page: the class alone, its message on the next line):
 # words that begin at the margin, not a source or caret line of a frame that may follow.
-_TITLE_VALUE = regex.compile(r"^[^\s^~]")
+_TITLE_VALUE = lazyregex.compile(r"^[^\s^~]")
 # Classes often raised with no message (`assert x`): their line alone ends what they say.
 _NO_MESSAGE_EXPECTED = ("Interrupt", "Exit", "StopIteration", "StopAsyncIteration", "AssertionError",
                         "NotImplementedError")
@@ -588,12 +589,12 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 
 # A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
 # its key and the value's opening quote (in a repr, a double one where the text holds an apostrophe).
-_MEMBER = regex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
+_MEMBER = lazyregex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
                         r"""(?P<quote>["'])(?=[A-Za-z_])""")
 # ... or a pair of logfmt, as Go's services and Python's key=value renderers write it (`error="..."`), or SageMaker's
 # report of a failed job (`ErrorMessage "..."`): the key read back from each quoted value's opening
-_PAIR_KEY = regex.compile(r"""(?:(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )\Z""")
-_PAIR_OPENINGS = regex.compile(r"""(?:=|ErrorMessage )(["'])(?=[A-Za-z_])""")
+_PAIR_KEY = lazyregex.compile(r"""(?:(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )\Z""")
+_PAIR_OPENINGS = lazyregex.compile(r"""(?:=|ErrorMessage )(["'])(?=[A-Za-z_])""")
 
 
 def _members(text: str) -> Iterator[tuple[int, int, str]]:
@@ -608,14 +609,14 @@ def _members(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 _NAMED = ", message: "
-_TYPE_MEMBER = regex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
+_TYPE_MEMBER = lazyregex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
                              r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))(?P=quote)")
-_STRING_BODY = {quote: regex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
+_STRING_BODY = {quote: lazyregex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
 # A class in brackets and its message, after a colon that ends a user's words (SkyPilot's `[AssertionError] ...`)
-_BRACKETED_SAID = regex.compile(r"(?<=: )\[(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\] (?P<message>\S.*)$")
+_BRACKETED_SAID = lazyregex.compile(r"(?<=: )\[(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\] (?P<message>\S.*)$")
 # An exception's repr that ends a line, after a colon (`reason: ValueError('...')`), within the line's last characters
-_TRAILING_REPR = regex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)\((?:'|\"|-?\d).*\))\s*$")
+_TRAILING_REPR = lazyregex.compile(r"(?<=: )(?P<repr>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)\((?:'|\"|-?\d).*\))\s*$")
 _REPR_TAIL = 4096
 
 
@@ -635,7 +636,7 @@ def _introduced_at(text: str) -> int | None:
     return start if _INTRODUCED.search(text, max(0, words - 40), words) is not None else None
 
 
-_SPAN_OPENED = regex.compile(r" +`(?:\[[\w.:-]+\]: ?)?\Z", regex.REVERSE)  # (a code span opened after words, a channel's head in it;
+_SPAN_OPENED = lazyregex.compile(r" +`(?:\[[\w.:-]+\]: ?)?\Z", regex.REVERSE)  # (a code span opened after words, a channel's head in it;
 # searched from where it ends backwards: forwards, a run of blanks is tried from each of them)
 
 
@@ -650,7 +651,7 @@ def _said(text: str) -> bool:
 # the class of an error whose text names its class again: `Caught a RateLimitError: litellm.RateLimitError: ...`;
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `; or a file and line: pytest's
 # `--tb=line` (`/x/test_a.py:2: ValueError: ...`), a C++ check's place (`/src/llm_chat.cc:163: InternalError: ...`))
-_LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
+_LABEL = lazyregex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
                        r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+?\.[A-Za-z]\w{0,3}:\d+"  # (lazy: greedy, a long dotted name took minutes)
                        r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback|[A-Z]\w*(?:Error|Exception))"
                        r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
@@ -658,8 +659,8 @@ _LABEL = regex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVE
 _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
 _SEE_ABOVE = " (see above for traceback):"
 # (or a number, a heading's marks, an arrow: a chain of calls a user wrote out)
-_BULLET = regex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
-_GREP_MARGIN = regex.compile(r"(?:[^\s:]+:)?\d{1,9}[:-](?=[A-Za-z_])")  # grep's `-n` (and `-H`'s file) before a line it found
+_BULLET = lazyregex.compile(r"[ \t]*(?:[-*+]|\d{1,2}[.)]|#{1,6}|->|\u2192) ")
+_GREP_MARGIN = lazyregex.compile(r"(?:[^\s:]+:)?\d{1,9}[:-](?=[A-Za-z_])")  # grep's `-n` (and `-H`'s file) before a line it found
 _CJK = r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uff00-\uffef]"  # CJK punctuation, kana, ideographs, hangul, fullwidth forms
 # Verbs a user says an error with (`but I got ValueError: ...`, `I still get RuntimeError: ...`).
 INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]?|returns?|returned|throws?|threw|(?:[Uu]n)?caught|Caught|[Uu]nhandled)"
@@ -670,27 +671,27 @@ INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]
 # it; the first exception-like type after it.
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
-_INTRODUCED = regex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
+_INTRODUCED = lazyregex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
                             rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}(?: an?)?|^Exception"
                             r"|\bwith (?:an? )?(?i:error|exception)) "
                             r"|\b(?i:error|exception):? [\"'])\Z", regex.REVERSE)  # (it ends where the words end: searched
 # from there backwards, one place is tried where a forward search tries forty)
 # An exception whose text names its class and fields before its reason (SGLang's `KVTransferError(bootstrap_room=12):
 # Failed to send kv chunk ...`): the class and the reason are read.
-_FIELDS_SAID = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
+_FIELDS_SAID = lazyregex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\(\w+=[^()\n]*\): (?=\S)")
 # An exception's type with a fullwidth colon after it, then its message.
-_FULLWIDTH_TYPED = regex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
-_LEVEL_WORD = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
-_CJK_COLON = regex.compile(_CJK + ": ")
-_CJK_END = regex.compile(_CJK + r"\Z")
-_CJK_GLUED = regex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
-_QUOTED = regex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]"  # (curly quotes either way round)
+_FULLWIDTH_TYPED = lazyregex.compile(rf"(?<![\w.])(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\uff1a *(?P<message>\S.*)$")
+_LEVEL_WORD = lazyregex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE|NOTE|Note|Hint|HINT)\b")
+_CJK_COLON = lazyregex.compile(_CJK + ": ")
+_CJK_END = lazyregex.compile(_CJK + r"\Z")
+_CJK_GLUED = lazyregex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
+_QUOTED = lazyregex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]"  # (curly quotes either way round)
                         r"|\*\*[^*\n]+\*\*")  # (or markdown's bold: `occur **ModuleNotFoundError: ...**`)
 
 
 # `python -m module` when the module's spec cannot be found (CPython's runpy, through sys.exit): the
 # interpreter, then the error that finding it raised in parentheses, maybe a hint after it.
-_RUNPY_ERROR = regex.compile(
+_RUNPY_ERROR = lazyregex.compile(
     r"^(?P<words>.*?: Error while finding module specification for (?:'[^']*'|\"[^\"]*\")) "
     r"\((?P<error>[A-Za-z_][\w.]*: .*)\)(?:\. Try using .*)?\s*$")
 
@@ -801,7 +802,7 @@ def pybind_call_below(said: str, below: str) -> bool:
     """Whether `below`, after a blank line under the error `said` (its exception line), is the call's own paragraph
     of pybind11's message of arguments it could not take."""
     return below.startswith(_PYBIND_INVOKED) and PYBIND_SUPPORTED in said
-PYBIND_FRAME = regex.compile(r"^\s+(?P<path>\S[^\n]*?)\((?P<lineno>\d+)\): (?P<function>[\w<>.]+)\s*$")
+PYBIND_FRAME = lazyregex.compile(r"^\s+(?P<path>\S[^\n]*?)\((?P<lineno>\d+)\): (?P<function>[\w<>.]+)\s*$")
 
 # pip's line under a build backend's output, which it indents (its traceback's message ends there).
 PIP_OUTPUT_END = "[end of output]"
@@ -811,7 +812,7 @@ PIP_OUTPUT_END = "[end of output]"
 # levelled records: multiprocessing's "Process Process-7:" before a child's traceback, a launcher's
 # "srun: error: ..." line, a shell prompt ("root@host:/dir# ") and logrus levels ("FATA[0295] "); a time without
 # its date before a level, maybe a logger's name between (`19:57:08,567 graphrag.index INFO `: `datefmt="%H:%M:%S"`).
-LOG_RECORD_START = regex.compile(
+LOG_RECORD_START = lazyregex.compile(
     r"^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d|\[\d{4}-\d\d-\d\d|\d\d-\d\d \d\d:\d\d:\d\d"
     r"|\d\d:\d\d:\d\d(?:[.,]\d+)? (?:[A-Za-z_][\w.-]* )?(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\b"
     r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|FATAL)\b[ :]|\[?[IWEF]\d{3,4} \d\d:\d\d"  # c10 logs: [W914 08:15:03
@@ -819,23 +820,23 @@ LOG_RECORD_START = regex.compile(
 )
 
 # argparse: ArgumentParser.print_usage then ArgumentParser.error -> "prog: error: message".
-ARGPARSE_USAGE = regex.compile(r"^usage: \S+")
-ARGPARSE_ERROR = regex.compile(r"^(?P<prog>\S+(?: \S+)?): error: (?P<message>.*)$")  # prog may be "sglang serve"
+ARGPARSE_USAGE = lazyregex.compile(r"^usage: \S+")
+ARGPARSE_ERROR = lazyregex.compile(r"^(?P<prog>\S+(?: \S+)?): error: (?P<message>.*)$")  # prog may be "sglang serve"
 
 # Exception-group box drawing: every line of a group starts with "|" or "+" after its indent.
-GROUP_BOX = regex.compile(r"^\s*[|+]")
+GROUP_BOX = lazyregex.compile(r"^\s*[|+]")
 # The bars of a group's box in front of a line of one of its exceptions (`    | `), not a markdown table's row
-IN_GROUP_BOX = regex.compile(r"(?: {4})+\| (?=.*[^|\s]\s*$)")
-GROUP_SEPARATOR = regex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$|^\s*\+-+\s*$")
+IN_GROUP_BOX = lazyregex.compile(r"(?: {4})+\| (?=.*[^|\s]\s*$)")
+GROUP_SEPARATOR = lazyregex.compile(r"^\s*\+?-?\+-+ (?:(?P<index>\d+)|\.\.\.) -+\s*$|^\s*\+-+\s*$")
 
 
 # A caret line alone (3.11+): under a remote error's first frame, where Ray cut that frame's own lines.
-CARETS = regex.compile(r"^\s*[~^]+\s*$")  # (at the line start in a paste that lost its indentation)
+CARETS = lazyregex.compile(r"^\s*[~^]+\s*$")  # (at the line start in a paste that lost its indentation)
 
 
 # A lone lower-case name among frames: what a paste's elision left of a frame line (`  ...`, then
 # `get_return_value`), never an exception's line, whose class name is capitalised.
-_FRAME_REMNANT = regex.compile(r"^[a-z_][a-z0-9_]*+\s*$")
+_FRAME_REMNANT = lazyregex.compile(r"^[a-z_][a-z0-9_]*+\s*$")
 
 
 def frame_remnant(text: str) -> bool:
@@ -843,7 +844,7 @@ def frame_remnant(text: str) -> bool:
     return _FRAME_REMNANT.match(text) is not None
 
 
-_STRING = regex.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_STRING = lazyregex.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 _BRACKETS = str.maketrans("", "", "()[]{}")
 
 
@@ -857,7 +858,7 @@ def unclosed(code: str) -> bool:
 # A terminal's copy pads each line to its width; where the copy lost a line break, the exception line is joined to the
 # source line above it after the blanks (`    return table[key]` + blanks + `KeyError: ...`).
 # (the source read in one pass: up to the first run of eight blanks or more, as a lazy `.*?` found it trying each)
-_PADDED_JOIN = regex.compile(r"^(?P<source>[ \t]+\S(?:[^ \t]|[ \t]{1,7}+(?=\S))*+)[ \t]{8,}+(?P<said>\S.*)$")
+_PADDED_JOIN = lazyregex.compile(r"^(?P<source>[ \t]+\S(?:[^ \t]|[ \t]{1,7}+(?=\S))*+)[ \t]{8,}+(?P<said>\S.*)$")
 
 
 def padded_exception(text: str) -> tuple[str, str] | None:
@@ -869,7 +870,7 @@ def padded_exception(text: str) -> tuple[str, str] | None:
 # What a user puts for lines left out: dots or ellipses (Chinese text's is two: `……`), maybe in brackets; or a
 # rule of dashes (no traceback prints one between its frames).
 # (a user's note between two of them, maybe as a comment: `# ... (20 frames left out) ...`)
-_ELISION = regex.compile(r"(?:(?:#+|//) ?)?(?:[\[(]?(?:\.{3,}|\u2026+)[\])]?(?: .*? (?:\.{3,}|\u2026+))?|-{3,})")
+_ELISION = lazyregex.compile(r"(?:(?:#+|//) ?)?(?:[\[(]?(?:\.{3,}|\u2026+)[\])]?(?: .*? (?:\.{3,}|\u2026+))?|-{3,})")
 
 
 def is_elision(text: str) -> bool:

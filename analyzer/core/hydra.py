@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.records import ErrorInfo
 
 __all__ = ["CLOSING", "MAX_LINES", "OPENING", "complete", "opens", "parse", "trigger"]
@@ -36,7 +37,7 @@ _CLASSES = (
                                                  "Error merging ")),
 )
 _OPENINGS = tuple(words for _, openings in _CLASSES for words in openings)
-_IN_CONFIG = regex.compile(r"In '[^'\n]+': ")
+_IN_CONFIG = lazyregex.compile(r"In '[^'\n]+': ")
 
 
 def trigger() -> bytes:

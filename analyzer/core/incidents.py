@@ -24,10 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-import regex
-
 from analyzer.core import grammar as g
-from analyzer.core import native
+from analyzer.core import lazyregex, native
 from analyzer.core.fingerprint import fingerprint
 from analyzer.core.matcher import UNKNOWN, Diagnosis
 from analyzer.core.notices import RETRYING
@@ -313,7 +311,7 @@ def link_causes(incidents: list[Incident], run_gap_seconds: float) -> list[Incid
 
 # An error's words that another process died (Ray's `ActorDiedError`, a process pool's `BrokenProcessPool`, loky's
 # `TerminatedWorkerError`)
-_DEATH_TOLD = regex.compile(r"\bdied unexpectedly\b|\b(?:terminated abruptly|unexpectedly terminated)\b|\bprocess (?:has )?died\b")
+_DEATH_TOLD = lazyregex.compile(r"\bdied unexpectedly\b|\b(?:terminated abruptly|unexpectedly terminated)\b|\bprocess (?:has )?died\b")
 _QUOTED_AT_LEAST = 20  # characters of an error's first line that another error must repeat to be its echo
 _ENDED_AT_LEAST = 8  # ... that a wrapper's first line must end in, after a colon, to be the wrapper of that error
 
@@ -407,7 +405,7 @@ def _best_evidenced(first: Incident, roots: list[Incident]) -> Incident:
 
 
 _BELOW_AT_MOST = 8  # lines between an exception's type alone and its traceback told below it
-_NUMBERS = regex.compile(r"\d+")  # (the same error on another rank: its GPU, its sizes, its pid told apart)
+_NUMBERS = lazyregex.compile(r"\d+")  # (the same error on another rank: its GPU, its sizes, its pid told apart)
 
 
 def _just_below(above: Incident, below: Incident) -> bool:
@@ -418,10 +416,10 @@ def _just_below(above: Incident, below: Incident) -> bool:
 # (words that end in a colon or point below, or Ray's remote task after which its error's traceback follows:
 # `... error raised in its creation task, ray::Replica.__init__() (pid=2712, ip=10.42.5.206, actor_id=...)`; or the
 # quote a multiprocessing RemoteTraceback opens around the worker's traceback, as IPython shows it under its own header)
-_INTRODUCES = regex.compile(r'(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\)|^""")\s*\Z')
-_NEXT_TRACEBACKS_WORDS = regex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
+_INTRODUCES = lazyregex.compile(r'(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\)|^""")\s*\Z')
+_NEXT_TRACEBACKS_WORDS = lazyregex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
                                        r"|sys\.excepthook)|Original exception was):\s*\Z")
-_TYPE_INTRODUCES = regex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
+_TYPE_INTRODUCES = lazyregex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
 
 
 def _introduced(above: Incident, below: Incident) -> bool:
@@ -480,7 +478,7 @@ def _caught_in(cause: Incident, wrapper: Incident) -> bool:
             and (caught[0].lineno or 0) < (raised.lineno or 0))
 
 
-_RAISED_FROM = regex.compile(r"^raise\b.*\sfrom\s+(?!None\b)[A-Za-z_]\w*\s*(?:#.*)?$")
+_RAISED_FROM = lazyregex.compile(r"^raise\b.*\sfrom\s+(?!None\b)[A-Za-z_]\w*\s*(?:#.*)?$")
 
 
 def _raised_again(incident: Incident) -> bool:
@@ -489,7 +487,7 @@ def _raised_again(incident: Incident) -> bool:
     return code.startswith("raise ") and _RAISED_NAME.fullmatch(code, 6) is not None
 
 
-_RAISED_NAME = regex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may follow it)
+_RAISED_NAME = lazyregex.compile(r"[A-Za-z_][\w.]*\s*(?:#.*)?")  # (a comment may follow it)
 
 
 def _links_said(incident: Incident) -> set[tuple[str, str]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.prefixes import KNOWN, known_at, parse_timestamp
 
 __all__ = [
@@ -38,10 +39,10 @@ __all__ = [
     "stream_key",
 ]
 
-_HEADER_AT = regex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
+_HEADER_AT = lazyregex.compile(r"(?:  \+ Exception Group )?Traceback \(most recent call last\):\s*$")
 # (or flush left behind a prefix that ends in a bracket, a parenthesis or a bar: a relay that strips each line it logs,
 # as absl's `I0517 16:48:59.615169 1402 run_docker.py:255] File "..."`; or srun's label, a paste's first frame unindented)
-_FRAME_AT = regex.compile(rf'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{{1,7}}: ))File "[^"]*", line \d+(?:,? in \s*+{g.TEXT})?\s*+$')  # (faulthandler's: no comma)
+_FRAME_AT = lazyregex.compile(rf'(?:  |(?<=[\])|] |^ *(?:P\d+ +)?\d{{1,7}}: ))File "[^"]*", line \d+(?:,? in \s*+{g.TEXT})?\s*+$')  # (faulthandler's: no comma)
 # A third, for prefixes that read as nothing else, right before an exception line, so that an error printed
 # without a traceback behind it is read too: docker compose's `service  | ` (pm2's `0|app  | `, podman-compose's `[service] | `); a time, alone (a CI runner's
 # `Nov 20 16:03:25 `, `2026-01-26 17:25:37 `; a colon after it: logging's `%(asctime)s: `, PythonAnywhere's error log, pm2's `--time`
@@ -75,69 +76,69 @@ _PREFIX_SHAPES = (
     + r"|\[(?:[Ee]rror|[Ww]arn(?:ing)?|[Ii]nfo|[Dd]ebug|[Tt]race|[Cc]ritical|[Ff]atal) *\] +(?:\([\w.:-]+\) +)?"
     + r"|[A-Za-z][\w.-]*/\d{1,5} (?=\[[a-z]*\d+\]:)"  # (TorchX's `role/replica `, NeMo-Run's, before torchrun's label)
     rf"|\| +(?:{_LEVEL}|std(?:out|err)) *\| )")  # (a table export's stream behind a collector's time, peeled first)
-_PREFIX_SHAPE = regex.compile(_PREFIX_SHAPES)
+_PREFIX_SHAPE = lazyregex.compile(_PREFIX_SHAPES)
 _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"))  # (a level's name and colon: uvicorn's)
 # (and a native crash report's first line, so that the report behind such a prefix reads whole: `svc  | Fatal Python
 # error: ...`, a C++ terminate's, UCX's signal report; see native.starts; and an error's repr a logger printed, vLLM's
 # `RuntimeError('...')`; and a class alone, an error without a message, as a newest-first export puts it above its frames)
-_AT_EXCEPTION = regex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
+_AT_EXCEPTION = lazyregex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
                               r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r":?[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
                               r"|Fatal Python error: |Windows fatal exception: "
                               r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
                               r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
-_PREFIX_BEFORE_SOURCE = regex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
+_PREFIX_BEFORE_SOURCE = lazyregex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
 # pytest's line of the exception or the failed assert in its report of a failed test (`E       RuntimeError:
 # ...`, `E       assert x == 1`) and a frame of its short style (`tests/x.py:12: in test_y`), behind a blank:
 # fixed forms too (a Nix build's `pkg> ` in front of each line of a package's test run).
-_PYTEST_AT = regex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
-_FOUND_LINE = regex.compile(r"[ \t]+Line \d{1,7}: ")  # an editor's list of a search's finds: a margin (see _MARGIN_NUMBER)
-_PADDED_LABEL = regex.compile(r"(?= )" + _SRUN_LABEL)  # srun's label right-aligned (see _PREFIX_SHAPES), maybe before other prefixes: no indentation
+_PYTEST_AT = lazyregex.compile(r"(?<=[ \t])(?:E {2,}(?:(?=assert )|" + _EXCEPTION_AHEAD + r")|[^\s:]*\.py[cx]?:\d+: in \S)")
+_FOUND_LINE = lazyregex.compile(r"[ \t]+Line \d{1,7}: ")  # an editor's list of a search's finds: a margin (see _MARGIN_NUMBER)
+_PADDED_LABEL = lazyregex.compile(r"(?= )" + _SRUN_LABEL)  # srun's label right-aligned (see _PREFIX_SHAPES), maybe before other prefixes: no indentation
 MAX_PREFIX = 512  # longer text in front of a landmark is a message
 _MAX_FAMILIES = 32  # per input; the oldest is forgotten first
 
 # A prefix holds some punctuation (words and numbers alone would make a family that any text matches);
 # one that starts like an exception line is the message's.
-_PUNCT = regex.compile(r"[^\w\s]")
+_PUNCT = lazyregex.compile(r"[^\w\s]")
 # It ends in a blank or a delimiter (`x] `, `[1,3]<stderr>:`): glued text such as `a 0:` would make a
 # family that takes `bad C:` from a message line.
-_ENDS = regex.compile(r"(?:[ \t]|[\])|>}]:?)$")
-_EXCEPTION_START = regex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
+_ENDS = lazyregex.compile(r"(?:[ \t]|[\])|>}]:?)$")
+_EXCEPTION_START = lazyregex.compile(r"^[A-Za-z_][\w.]*:(?: |$)")
 # A tag in brackets behind a prefix's shape, whatever it holds (Metaflow's task behind its time: `2021-09-16 14:53:03.305
 # [1631793181811816/end/5 (pid 71519)] `): only after one, since a bracketed word alone may be a user's (`[Bug] `)
-_TAGGED = regex.compile(r"\[[^\[\]\n]{1,120}\] +")
+_TAGGED = lazyregex.compile(r"\[[^\[\]\n]{1,120}\] +")
 # What the writer behind a prefix may draw left of its exception line: an exception group's box (`    | `), the blanks of
 # a column it writes its records' lines under (Rich's logging handler)
-_MARGIN_OF_OUTPUT = regex.compile(r"(?:[ \t]*\|(?= ))*[ \t]*")
-_BOX_ONLY = regex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
+_MARGIN_OF_OUTPUT = lazyregex.compile(r"(?:[ \t]*\|(?= ))*[ \t]*")
+_BOX_ONLY = lazyregex.compile(r"^[ \t]*(?:(?<=[ \t])[|+][\s|+-]*)?$")  # an exception group's indented box, or nothing
 # Tokens of a header's pretext that end a prefix; words of prose (an upper-case one is a level).
 _CLOSES = frozenset("])|>}")
 # A closing bracket or bar (and a colon after it) ends a token: `[default0]:Scheduler` is two.
-_HEADER_TOKEN = regex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
+_HEADER_TOKEN = lazyregex.compile(r"[^\s\])|>}]*[\])|>}]+:?|\S+?(?=[\s\])|>}]|$)|\S+")
 _SEVERITIES = r"info|notice|warn(?:ing)?|err(?:or)?|crit(?:ical)?|fatal|alert|emerg|debug|trace"
-_LEVEL_WORD = regex.compile(rf"(?i:{_SEVERITIES})")
-_PROGRAM = regex.compile(r"[a-z][a-z0-9_-]*")
+_LEVEL_WORD = lazyregex.compile(rf"(?i:{_SEVERITIES})")
+_PROGRAM = lazyregex.compile(r"[a-z][a-z0-9_-]*")
 # Words in lower case that are no program's name in front of a line: an exception's (the socket module's, old modules'
 # `error`), or a label of the text after it (Ray's `System error: ...` over `traceback: Traceback (most recent ...`)
 _NO_PROGRAM = frozenset(("error", "timeout", "herror", "gaierror", "traceback", "tb", "exception", "exc", "err", "e", "msg",
                          "message", "detail", "details", "reason", "cause", "trace", "stack", "stacktrace", "output"))
-_PROSE = regex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
+_PROSE = lazyregex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
-_TIMES = regex.compile(  # (and BuildKit's seconds into a step, which begin its prefix: `31.59 `, `#8 1.737 `)
+_TIMES = lazyregex.compile(  # (and BuildKit's seconds into a step, which begin its prefix: `31.59 `, `#8 1.737 `)
     r"(?<=^(?:#\d+ )?)\d+\.\d{1,3}(?= |$)"
     r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
-_DATED = regex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
+_DATED = lazyregex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")
 # What a channel's key leaves out: times, bars, and a severity in lower case, which a log drain gives each line it carries
 # by its words (`info` over a traceback's frames, `error` on its exception line): it says nothing of who wrote the line.
 # (A logger's level in capitals is its record's: a new one ends the message of the one before.)
-_KEY_NOISE = regex.compile(rf"<t>|\||(?<!\S)(?:{_SEVERITIES})(?!\S)")
-_PID = regex.compile(r"\bpid=(\d+)")
-_IDENTITY = regex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
+_KEY_NOISE = lazyregex.compile(rf"<t>|\||(?<!\S)(?:{_SEVERITIES})(?!\S)")
+_PID = lazyregex.compile(r"\bpid=(\d+)")
+_IDENTITY = lazyregex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
                           r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)
 
-_TOKEN = regex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
+_TOKEN = lazyregex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
 # Hyperscan reads bytes: a word is any run of ASCII word characters or non-ASCII bytes, so that the
 # byte pattern finds every line the text pattern does (a superset: see triggers.py).
 _HS_WORD = rb"[0-9A-Za-z_\x80-\xff]+"
@@ -327,12 +328,12 @@ class Family:
 # date or a time; not srun's label (`3: `): after grep's mark comes the landmark's own indentation, none or two blanks,
 # after srun's one more. (The normaliser takes one only right in front of the landmark or of a known prefix: a number
 # inside a prefix names a process.)
-_MARGIN_NUMBER = regex.compile(r"[ \t]*(?:Line \d{1,7}: |(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[])))")
+_MARGIN_NUMBER = lazyregex.compile(r"[ \t]*(?:Line \d{1,7}: |(?!\d{4}-\d\d-\d\d|\d\d?:\d\d)\d{1,7}(?:[ \t]+\|(?: |$)|\| |[ \t]|[:-](?=(?:  )?\S)|(?=[(\[])))")
 # (a file's name has an extension; a path in a margin is short: unbounded, a line of `a.a.a. ...` was tried at each dot)
 _GREP_FILE = r"(?P<file>[\w./-]{0,256}\w\.[A-Za-z]\w{0,7})[:-]"
-_MARGIN_FILE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
-_MARGIN_FILE_PIECE = regex.compile(_GREP_FILE + r"(?:\d{1,7}[:-])?")
-_BARRED = regex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")
+_MARGIN_FILE = lazyregex.compile(_GREP_FILE + r"(?:\d{1,7}[:-](?=(?:  )?\S)|(?=(?:  )?[^\s\d]))")
+_MARGIN_FILE_PIECE = lazyregex.compile(_GREP_FILE + r"(?:\d{1,7}[:-])?")
+_BARRED = lazyregex.compile(r"[ \t]*(\d{1,7})[ \t]*\|")
 _FOUND_AT = "Line "  # (Notepad++'s list of a search's finds)
 _NUMBERS = r"[ \t]*\d{1,7}"
 

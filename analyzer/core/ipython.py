@@ -25,46 +25,47 @@ from __future__ import annotations
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["FLAT_MARK", "HEADER", "RULE", "is_ipython", "old_frame_alone", "standard_frame", "starts_cut", "to_standard",
            "uncollapsed", "unlinked"]
 
-RULE = regex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
-HEADER = regex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
+RULE = lazyregex.compile(r"^-{20,}\s*$")  # the dashed line above the first header
+HEADER = lazyregex.compile(  # (its type may be lost: a copy begun at the word; CPython's header ends in a colon)
     r"^(?:(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?)\s+)?Traceback \(most recent call last\)\s*$")
 # (Plain mode, as Spyder's console prints it, has no comma before `in`; a notebook viewer's copy, which made
 # the place a link, may have lost the word `File` before a file's path)
-_FRAME = regex.compile(
+_FRAME = lazyregex.compile(
     r"^(?:File (?P<bracket>\[)?(?P<path>[^\s\"\[].*?):(?P<lineno>\d+)(?(bracket)\])|(?P<path>[^\s\"(\[][^\s\"]*\.py[cx]?):(?P<lineno>\d+)(?=, in )"
     r"|Cell (?P<cell>In\s?\[\d+\]), line (?P<cell_line>\d+)"
     rf"|File (?P<command><command-\d+>), line (?P<command_line>\d+))(?:,? in \s*+(?P<function>{g.TEXT}))?\s*+$")  # (Databricks' cell)
 # Where a copy begins with a library frame (`File /x/y.py:12, in f(a)`) or a Databricks cell: the header
 # is not in it, or (Databricks) the exception line comes first.
-_OPENING_FRAME = regex.compile(
+_OPENING_FRAME = lazyregex.compile(
     r"^(?:File (?:[^\s\"][^\n]*?:\d+\]?,? in \S|<command-\d+>, line \d+|\[?[^\s\"]\S*\.py[cx]?:\d+\]?\s*$)"
     r"|[^\s\"(\[][^\s\"]*\.py[cx]?:\d+, in \S)")  # (IPython 8 names no function for a module's own code)
 # IPython 7 and older: "<ipython-input-2-9c2ca8a9> in <module>", "~/x.py in f(a)"; the line number
 # is only on the current line's marker. (A page that rendered the copy took `<module>` for a tag and dropped it:
 # `x.py in ()`, its function then unknown.)
-_OLD_FRAME = regex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?:(?P<function><cell line: \d+>|[^\s(]+)"
+_OLD_FRAME = lazyregex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?:(?P<function><cell line: \d+>|[^\s(]+)"
                            r"(?:\(.*\))?|\(\))\s*$")
-_OLD_OPENING_FRAME = regex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+"
+_OLD_OPENING_FRAME = lazyregex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+"
                                    r"|(?=\(\)))(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
 # [shown](url); neither holds a bracket of the other kind's opening (each try then ends at the next one: a hostile line
 # of `[1](x` pieces is read once, not once a piece)
-_LINK = regex.compile(r"\[(?P<text>[^\[\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^()\[\s]*\)")
-_CURRENT = regex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
+_LINK = lazyregex.compile(r"\[(?P<text>[^\[\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^()\[\s]*\)")
+_CURRENT = lazyregex.compile(r"^-+> ?\s*(?P<lineno>\d+) ?(?P<code>.*)$")  # "----> 3     raise ValueError(...)"
 # VS Code's notebook view makes each numbered line a link to its place in the file (`[225](file:///C:/x/y.py:225)`,
 # a remote's `https://vscode-remote+.../y.py:185`): a copy begun inside a frame's lines still names the file
-_LINKED_LINE = regex.compile(r"^(?:\s+|-+> ?)\[(?P<lineno>\d+)\]\((?:file://|[a-z][\w+.-]*://[^/)\s]*)(?P<path>/[^)\s]*?\.py[cx]?):(?P=lineno)\)")
-_CONTEXT = regex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
-_DRIVE = regex.compile(r"/[A-Za-z]:/")  # (a URL's path to a Windows file: `file:///C:/x/y.py`)
+_LINKED_LINE = lazyregex.compile(r"^(?:\s+|-+> ?)\[(?P<lineno>\d+)\]\((?:file://|[a-z][\w+.-]*://[^/)\s]*)(?P<path>/[^)\s]*?\.py[cx]?):(?P=lineno)\)")
+_CONTEXT = lazyregex.compile(r"^\s+\d+(?: .*)?$")  # the numbered lines around it
+_DRIVE = lazyregex.compile(r"/[A-Za-z]:/")  # (a URL's path to a Windows file: `file:///C:/x/y.py`)
 
 
 FLAT_MARK = " Traceback (most recent call last) "  # a header with more after it: the breaks were lost (see uncollapsed)
-_FLAT_HEADER = regex.compile(r"(?:^|(?<=\s))(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?) +Traceback \(most recent call last\) ")
+_FLAT_HEADER = lazyregex.compile(r"(?:^|(?<=\s))(?P<type>[A-Za-z_][\w.]*(?:\([\w.]+\))?) +Traceback \(most recent call last\) ")
 # What begins a line of such a traceback: a frame (any of the forms above), Colab's `23 frames`, a marker.
-_FLAT_PART = regex.compile(
+_FLAT_PART = lazyregex.compile(
     r"(?<=\s)(?:(?P<frame>Cell In ?\[\d+\], line \d+(?:, in [^\s(]+(?:\([^)]*\))?)?"
     r"|File \S+?:\d+, in [^\s(]+(?:\([^)]*\))?"
     r"|(?:<ipython-input-[^>]+>|[~/]\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+)(?:\([^)]*\))?)"

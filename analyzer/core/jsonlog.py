@@ -22,9 +22,8 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.infer_prefix import stream_key
 from analyzer.core.prefixes import parse_timestamp
 
@@ -36,13 +35,13 @@ _LINE_KEYS = ("data", "line", "output", "log")  # where a relayed line is
 _RECORD_KEYS = ("message", "msg", "levelname", "level")  # a logger's record, which may name its stream too
 _TIME_KEYS = ("time", "timestamp", "ts", "@timestamp", "asctime")
 _MAX_MESSAGE_LINES = 5000  # as many as one traceback block holds; a crafted record may hold millions
-_SURROGATE = regex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
+_SURROGATE = lazyregex.compile("[\ud800-\udfff]")  # what is left of them after json.loads joined the pairs
 _DOCKER_STREAMS = ("stdout", "stderr")
 # Docker's copier cuts a line that fills its 16 KiB buffer; a collector that drops the newline of every
 # line (Fluent Bit's CRI parser) says which records are partial in `logtag` instead.
 _DOCKER_PIECE = 16 * 1024
 _EPOCH = datetime(1970, 1, 1)
-_ERROR_TYPE = regex.compile(r"[A-Z]\w*(?:Error|Exception)")  # a server's error type named as an exception class
+_ERROR_TYPE = lazyregex.compile(r"[A-Z]\w*(?:Error|Exception)")  # a server's error type named as an exception class
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,9 +89,9 @@ def _loaded(text: str) -> object:
 _ESCAPED_ESC = "\\u001b["  # a colour code's ESC as JSON writes it
 # A line of a pretty-printed JSON document that is one string: alone (an item of a list) or a member's value, maybe
 # with the comma after it; or cut before its closing quote (maybe inside an escape).
-_STRING_LINE = regex.compile(r'\s*+(?P<key>"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
+_STRING_LINE = lazyregex.compile(r'\s*+(?P<key>"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
                              r'(?:(?P<closed>")\s*+(?P<comma>,?)\s*+)?')
-_CUT_ESCAPE = regex.compile(r'(?<!\\)(?:\\\\)*+\K\\(?:u[0-9A-Fa-f]{0,3})?$')  # (a backslash itself escaped is whole)
+_CUT_ESCAPE = lazyregex.compile(r'(?<!\\)(?:\\\\)*+\K\\(?:u[0-9A-Fa-f]{0,3})?$')  # (a backslash itself escaped is whole)
 _TRACEBACK_ITEMS = (g.HEADER_TEXT, 'File "', g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 
 
@@ -117,8 +116,8 @@ def error_string(text: str) -> tuple[str, bool] | None:
 
 # A pretty-printed error object's class and text, each on a line of its own (VS Code's copy of a notebook's error:
 # `"name": ...,` then `"message": ...,` above its `"stack"`; an .ipynb output's `"ename"` and `"evalue"`).
-_TYPE_ALONE = regex.compile(r'[ \t]*"e?name": ?"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))",[ \t]*')
-_TEXT_ALONE = regex.compile(r'[ \t]*"(?:message|evalue)": ?"(?P<body>(?:[^"\\]|\\.)*+)",?[ \t]*')
+_TYPE_ALONE = lazyregex.compile(r'[ \t]*"e?name": ?"(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))",[ \t]*')
+_TEXT_ALONE = lazyregex.compile(r'[ \t]*"(?:message|evalue)": ?"(?P<body>(?:[^"\\]|\\.)*+)",?[ \t]*')
 
 
 def member_error(previous: str, text: str) -> str | None:

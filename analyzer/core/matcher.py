@@ -20,6 +20,7 @@ import regex
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
+from analyzer.core import lazyregex
 from analyzer.core.derived import DerivedPage
 from analyzer.core.evidence import (
     Evidence,
@@ -47,12 +48,12 @@ from analyzer.core.template.fields import has_fields, literal_parts, literal_tex
 
 __all__ = ["MatchKind", "Diagnosis", "Matcher", "UNKNOWN", "Evidence", "index_keys", "site_key"]
 
-_WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
+_WORD = lazyregex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _MIN_RESEMBLANCE = 0.5  # below this a raise-site candidate's text is not the message's
 _FUZZY_MIN_CONTENT = 2  # content words a template needs before a reworded message is recognised
 _OPENING_AT_LEAST = 24  # characters of a template's opening words that say whose a message cut short after them is
 # An OS error's whole text where it names no file (`[Errno 2] No such file or directory`): never a longer text cut short.
-_WHOLE_OS_ERROR = regex.compile(r"\[(?:Errno|WinError) -?\d+\] [^:'\"]+")
+_WHOLE_OS_ERROR = lazyregex.compile(r"\[(?:Errno|WinError) -?\d+\] [^:'\"]+")
 # Classes that carry another class's text: a page written for that class fits them. A library raises one now where
 # it raised its base class before (torch.AcceleratorError, a RuntimeError since torch 2.8, for `CUDA error: ...` and
 # its HIP and XPU kin; `c10::AcceleratorError` in a C++ abort); an OpenAI-compatible server (vLLM, SGLang) names a

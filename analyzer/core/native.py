@@ -50,6 +50,7 @@ from dataclasses import dataclass, replace
 import regex
 
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.prefixes import DMLC
 from analyzer.core.records import ErrorInfo, Frame, Link, short_type
 
@@ -59,60 +60,60 @@ __all__ = ["FATAL_ERROR", "RUST_CAUSES", "UNTYPED_CUDA", "WINDOWS_FATAL", "Marks
 
 UNTYPED_CUDA = "CUDAError"  # the type of a CUDA error printed without one
 RUST_CAUSES = "Caused by:"  # (under a Rust program's `Error: ...`: see rust_error)
-_RUST_ERROR = regex.compile(rf"^Error: (?P<message>{g.TEXT})\s*+$")
-_RUST_CAUSE = regex.compile(rf"^\s+(?:\d+: )?(?P<message>{g.TEXT})\s*+$")
+_RUST_ERROR = lazyregex.compile(rf"^Error: (?P<message>{g.TEXT})\s*+$")
+_RUST_CAUSE = lazyregex.compile(rf"^\s+(?:\d+: )?(?P<message>{g.TEXT})\s*+$")
 
 # faulthandler writes to the stream's descriptor at once: after whatever was half written there (a
 # progress bar's line, which tqdm ends only when it is done).
-_FATAL_AT = regex.compile(rf"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): \s*+(?P<message>{g.TEXT})\s*+$")
-_TIMEOUT = regex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
-_THREAD = regex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
+_FATAL_AT = lazyregex.compile(rf"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): \s*+(?P<message>{g.TEXT})\s*+$")
+_TIMEOUT = lazyregex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
+_THREAD = lazyregex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
                         r"|^Stack \(most recent call first\):\s*$")
-_FRAME = regex.compile(rf'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in \s*+(?P<function>{g.TEXT})\s*+$')
-_DUMP_DETAIL = regex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
+_FRAME = lazyregex.compile(rf'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in \s*+(?P<function>{g.TEXT})\s*+$')
+_DUMP_DETAIL = lazyregex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
                              r"Garbage-collecting)|^\s*$")
 _STATE = "Python runtime state: "
 # (written to stderr at once, as faulthandler's: after whatever was half written there; a copy that lost its line
 # breaks holds its what() on the same line, and what came after it)
-_TERMINATE = regex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
+_TERMINATE = lazyregex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
                            rf"(?:\s+what\(\):(?:\s++(?P<message>{g.TEXT}))?)?\s*+$")
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
-_RAY_TERMINATE = regex.compile(rf"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s++(?P<message>{g.TEXT}))?\s*+$")
-_LOGGED_LEVEL = regex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
+_RAY_TERMINATE = lazyregex.compile(rf"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s++(?P<message>{g.TEXT}))?\s*+$")
+_LOGGED_LEVEL = lazyregex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
-_LIBCXX_TERMINATE = regex.compile(r"^.*?libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
+_LIBCXX_TERMINATE = lazyregex.compile(r"^.*?libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
                                   rf"(?P<type>(?:\w+::)*\w+): \s*+(?P<message>(?:{g.TEXT})?)\s*+$")
 # Objective-C's runtime on an NSException nobody caught (a macOS GUI call off the main thread: matplotlib's, Tk's), maybe
 # behind what stderr held: `*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason:
 # '...'`, then `*** First throw call stack:` and the frames in brackets, then libc++'s word of the same abort.
-_OBJC_TERMINATE = regex.compile(r"^.*?\*\*\* Terminating app due to uncaught exception '(?P<type>[^']+)', reason: '(?P<message>.*)'\s*$")
-_OBJC_STACK = regex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\S+\s+0x[0-9a-fA-F]+ .*"
+_OBJC_TERMINATE = lazyregex.compile(r"^.*?\*\*\* Terminating app due to uncaught exception '(?P<type>[^']+)', reason: '(?P<message>.*)'\s*$")
+_OBJC_STACK = lazyregex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\S+\s+0x[0-9a-fA-F]+ .*"
                             r"|libc\+\+abi: terminating (?:due to|with) uncaught exception of type NSException.*)\s*$")
-_WHAT = regex.compile(rf"^(?:.*?\s)?what\(\):\s++(?P<message>(?:{g.TEXT})?)\s*+$")  # (behind what its terminate line had before it)
+_WHAT = lazyregex.compile(rf"^(?:.*?\s)?what\(\):\s++(?P<message>(?:{g.TEXT})?)\s*+$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
-_PIECE = regex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
+_PIECE = lazyregex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
 # A C++ source file's name and a line (where it ends: a search for the path's start would go back over every run of
 # path characters), and what ends the path before it.
-_SOURCE_END = regex.compile(r"\.(?:cpp|cc|cxx|cu|cuh|hpp|h):(?P<lineno>\d+)\b")
+_SOURCE_END = lazyregex.compile(r"\.(?:cpp|cc|cxx|cu|cuh|hpp|h):(?P<lineno>\d+)\b")
 _PATH_STOPS = (" ", "\t", "\n", "'", '"', "(", "[")
-_RAISED_FROM = regex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
+_RAISED_FROM = lazyregex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
                              r" \(most recent call first\):\s*$")
-_CXX_FRAME = regex.compile(r"^frame #\d+: ")
-_CUDA = regex.compile(rf"^CUDA error: \s*+(?P<message>{g.TEXT})\s*+$")
-_DEVICE_ASSERT = regex.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
+_CXX_FRAME = lazyregex.compile(r"^frame #\d+: ")
+_CUDA = lazyregex.compile(rf"^CUDA error: \s*+(?P<message>{g.TEXT})\s*+$")
+_DEVICE_ASSERT = lazyregex.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
                                r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
-_CUDA_CHECK = regex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
-_UCX_SIGNAL = regex.compile(r"^(?:\[[^\]\s]+:\d+:\d+:\d+\] )?Caught signal \d+ \((?P<name>[^:)]+?)(?:: (?P<message>.*?))?\)\s*$")
-_UCX_BACKTRACE = regex.compile(r"^=+(?: backtrace \(tid:\s*\d+\) =+)?\s*$|^\s*\d+\s+\S")  # its head, frames and rule
-_CUDA_HINT = regex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
+_CUDA_CHECK = lazyregex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
+_UCX_SIGNAL = lazyregex.compile(r"^(?:\[[^\]\s]+:\d+:\d+:\d+\] )?Caught signal \d+ \((?P<name>[^:)]+?)(?:: (?P<message>.*?))?\)\s*$")
+_UCX_BACKTRACE = lazyregex.compile(r"^=+(?: backtrace \(tid:\s*\d+\) =+)?\s*$|^\s*\d+\s+\S")  # its head, frames and rule
+_CUDA_HINT = lazyregex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
                            r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
 FATAL_ERROR, WINDOWS_FATAL = "Fatal Python error", "Windows fatal exception"  # faulthandler's labels, the types of its dumps
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",
             "Floating point exception": "SIGFPE", "Illegal instruction": "SIGILL"}
 # The shell's word for the process's death by one of them, after what the process printed (`Aborted (core dumped)`)
-_SHELL_SIGNAL = regex.compile("^(?:" + "|".join(_SIGNALS) + r")(?: +\(core dumped\))?(?:\s|$)")
+_SHELL_SIGNAL = lazyregex.compile("^(?:" + "|".join(_SIGNALS) + r")(?: +\(core dumped\))?(?:\s|$)")
 
 
 def _fatal(text: str) -> regex.Match | None:

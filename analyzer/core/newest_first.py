@@ -7,20 +7,19 @@ by hand that moved the exception line above frames in Python's order; rewritten 
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["LINES_BEFORE_HIDDEN", "at_frame", "frame", "hidden", "moved_up", "sentry_raw", "sources_below",
            "to_standard"]
 
-_HIDDEN = regex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$")
+_HIDDEN = lazyregex.compile(r"^\(\d+ additional frame\(s\) were not displayed\)\s*$")
 LINES_BEFORE_HIDDEN = 3  # above Sentry's mark at most: the exception line, a line of its message, a blank
 
 
 # A frame as Google Cloud's Error Reporting lists a Python stack, newest first: `at create_app (/x/app.py:259)`; its
 # console's copy puts a dot before the function (no class) and blanks inside the brackets: `at ._execute ( /x/u.py:105 )`
-_AT_FRAME = regex.compile(r"^\s*at \.?(?P<function>[^\s()]+) \( ?(?P<path>[^()]*\.py[cx]?):(?P<lineno>\d+) ?\)\s*$")
+_AT_FRAME = lazyregex.compile(r"^\s*at \.?(?P<function>[^\s()]+) \( ?(?P<path>[^()]*\.py[cx]?):(?P<lineno>\d+) ?\)\s*$")
 
 
 def at_frame(text: str) -> bool:

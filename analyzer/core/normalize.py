@@ -19,9 +19,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import TypeVar
 
-import regex
-
-from analyzer.core import awslambda, azure, collapsed, csvexport, ipython, jsonlog, native
+from analyzer.core import awslambda, azure, collapsed, csvexport, ipython, jsonlog, lazyregex, native
 from analyzer.core import grammar as g
 from analyzer.core import infer_prefix as infer
 from analyzer.core.prefixes import (
@@ -41,26 +39,26 @@ from analyzer.core.records import LogLine
 
 __all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
 
-_ANSI = regex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_DOCKER_TAIL = regex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
-_HTML_TAG = regex.compile(r"</?(?:font|span|b|strong|pre|code)(?:\s[^<>]*)?>")  # the tags a terminal's colours become
+_ANSI = lazyregex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_DOCKER_TAIL = lazyregex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
+_HTML_TAG = lazyregex.compile(r"</?(?:font|span|b|strong|pre|code)(?:\s[^<>]*)?>")  # the tags a terminal's colours become
 # in HTML, and those of preformatted text
 # (quotes and brackets: what a traceback's text holds; a line with another alone, `&amp;` in a URL, is kept as it is)
-_HTML_ENTITY = regex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
-_TIME_ALONE = regex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
-_RAY_DEDUP = regex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
+_HTML_ENTITY = lazyregex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
+_TIME_ALONE = lazyregex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
+_RAY_DEDUP = lazyregex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # What a prefix a paste shifted by a blank or three may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `);
 # by four (a markdown code block, a list item's), only a date, ISO or syslog's, or torchrun's rank: a traceback's
 # source line begins with none of them.
-_MAY_OPEN_A_PREFIX = regex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
+_MAY_OPEN_A_PREFIX = lazyregex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
 # Rich's logging handler puts the record's place at the line's right edge (`...  api.py:672`): no part of the message
-_RICH_PLACE = regex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
-_SHIFTED_FOUR = regex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
+_RICH_PLACE = lazyregex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
+_SHIFTED_FOUR = lazyregex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 # GitHub Actions' log viewer numbers each line with a link to it (`[2622](https://github.com/o/r/actions/runs/1/job/2#step:19:2623)`),
 # which a copy puts on a line of its own above the line
-_STEP_LINE_LINK = regex.compile(r"\[\d+\]\(https?://[^\s()]+#step:\d+:\d+\)\s*$")
+_STEP_LINE_LINK = lazyregex.compile(r"\[\d+\]\(https?://[^\s()]+#step:\d+:\d+\)\s*$")
 _MEMBERS_BELOW = 3  # lines from the last string of an error's text (its list's end, a member) to its object's members
 _MAX_CHANNELS = 4096  # channels remembered per file; crafted input can name a new one on every line
 _ELISION_OPENS = frozenset("#/.[(\u2026-")  # how a mark of lines left out may begin (see grammar.is_elision)
@@ -79,16 +77,16 @@ _NO_PREFIX = PrefixMeta()
 
 # A colour code a viewer's copy shows in caret notation (`^[[31m`: ESC as `^[`, as `cat -v` and CI log pages
 # print it); only colour codes, which no text writes so.
-_CARET_ANSI = regex.compile(r"\^\[\[[0-9;]*m")
+_CARET_ANSI = lazyregex.compile(r"\^\[\[[0-9;]*m")
 # ... or as syslog daemons escape a control character, `#` and its octal code (rsyslog's `#033[1;36m`, which a
 # CloudWatch agent and journald's forwarders pass on)
-_OCTAL_ANSI = regex.compile(r"#033\[[0-9;]*m")
+_OCTAL_ANSI = lazyregex.compile(r"#033\[[0-9;]*m")
 # ... or with its ESC lost (an issue tracker drops the control character from a pasted log: `[36m(pid=12)[0m `):
 # read so only on a line that resets the colour, as a coloured span ends; not where the ESC is written as an
 # escape sequence (a JSON record's `\u001b[0m`, a shell's `\033[0m`), which what decodes the line reads.
 _SPELLED_ESC = r"(?<!\\(?:u001[bB]|x1[bB]|033|e))"
-_LOST_ESC_ANSI = regex.compile(_SPELLED_ESC + r"\[[0-9]{1,3}(?:;[0-9]{1,3})*m")
-_LOST_ESC_RESET = regex.compile(_SPELLED_ESC + r"\[(?:0|39|0;0)m")  # (as triggers.py finds the lines, and more)
+_LOST_ESC_ANSI = lazyregex.compile(_SPELLED_ESC + r"\[[0-9]{1,3}(?:;[0-9]{1,3})*m")
+_LOST_ESC_RESET = lazyregex.compile(_SPELLED_ESC + r"\[(?:0|39|0;0)m")  # (as triggers.py finds the lines, and more)
 
 
 def strip_ansi(text: str) -> str:
@@ -649,7 +647,7 @@ def _unfenced(text: str) -> str:
     return text
 
 
-_NUMBERED_SOURCE = regex.compile(r"\s*(?:\u2771\s*)?\d+ ")  # Rich's source line, its number in front (`❱` at the raise)
+_NUMBERED_SOURCE = lazyregex.compile(r"\s*(?:\u2771\s*)?\d+ ")  # Rich's source line, its number in front (`❱` at the raise)
 
 
 def _unemphasised(text: str) -> str:
@@ -680,8 +678,8 @@ def _unheaded(text: str) -> str:
     return text[heading.end():] if text[:1] == "#" and (heading := _HEADING.match(text)) is not None else text
 
 
-_BOLD_TYPE = regex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
-_EMPHASIS = regex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*|\*\*\*)\s*$")
+_BOLD_TYPE = lazyregex.compile(r"^\*\*(?P<type>[A-Za-z_][\w.]*):\*\* (?P<message>\S.*)$")
+_EMPHASIS = lazyregex.compile(r"^(?P<open>_|\*\*_|_\*\*|\*_|\*\*\*)(?=[^\s*_])(?P<inner>.*[^\s*_])(?P<close>_|_\*\*|\*\*_|_\*|\*\*\*)\s*$")
 
 
 def _framed(text: str) -> str:
@@ -709,21 +707,21 @@ def _framed(text: str) -> str:
     return _UNQUOTED_FRAME.sub(r'\1File "\2", line', text, count=1)
 
 
-_ESCAPED_QUOTES_FRAME = regex.compile(r'^(\s*)File \\"([^"\n]*?)\\", line')
-_KNACK_FRAME = regex.compile(r"(?P<path>[^\s,][^,]*\.pyw?), ln (?P<rest>\d+, in \S+)\s*")
-_EMPHASIZED_FRAME = regex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
-_HEADING = regex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: a learned prefix)
-_BOLD_DUNDER = regex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
-_ESCAPED_DUNDER = regex.compile(r"\\_\\_(\w+?)\\_\\_")
-_BOLD_LINE = regex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
-_BOLD_IN = regex.compile(r"(?<=line \d+), \*\*in ([^*\s]+)\*\*(?=\s*$)")
-_MARKED_FRAME = regex.compile(r"(?<=, in \S+)[ \t]+\*{1,2}$")
-_UNSPACED_IN = regex.compile(r'(?<=File "[^"]*", line \d+),in ')
-_PADDED_PATH = regex.compile(r'(File "[^"]{0,1024}?\S)[ \t]{2,}(?=", line \d)')  # (a path is shorter than that)
-_PADDED_IN = regex.compile(r'(File "[^"]*+", line \d+,)[ \t]{2,}(?=in \S)')
+_ESCAPED_QUOTES_FRAME = lazyregex.compile(r'^(\s*)File \\"([^"\n]*?)\\", line')
+_KNACK_FRAME = lazyregex.compile(r"(?P<path>[^\s,][^,]*\.pyw?), ln (?P<rest>\d+, in \S+)\s*")
+_EMPHASIZED_FRAME = lazyregex.compile(r'^\s*\K(?:\*{1,2}|_{1,2})(?=File ")')
+_HEADING = lazyregex.compile(r"#{2,6} +")  # (one alone, `# `, comments a line out: a learned prefix)
+_BOLD_DUNDER = lazyregex.compile(r"(?<=[/\\]|, in )\*\*(\w+)\*\*(?=\.py\b|\s*$)")
+_ESCAPED_DUNDER = lazyregex.compile(r"\\_\\_(\w+?)\\_\\_")
+_BOLD_LINE = lazyregex.compile(r", \*\*line (\d+)(,?)\*\*(,?)")
+_BOLD_IN = lazyregex.compile(r"(?<=line \d+), \*\*in ([^*\s]+)\*\*(?=\s*$)")
+_MARKED_FRAME = lazyregex.compile(r"(?<=, in \S+)[ \t]+\*{1,2}$")
+_UNSPACED_IN = lazyregex.compile(r'(?<=File "[^"]*", line \d+),in ')
+_PADDED_PATH = lazyregex.compile(r'(File "[^"]{0,1024}?\S)[ \t]{2,}(?=", line \d)')  # (a path is shorter than that)
+_PADDED_IN = lazyregex.compile(r'(File "[^"]*+", line \d+,)[ \t]{2,}(?=in \S)')
 # (a path that ends in a name's extension, blanks allowed as in Windows paths; IPython's `File <command-3>, line 5`
 # is its own: ipython.starts_cut)
-_UNQUOTED_FRAME = regex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')
+_UNQUOTED_FRAME = lazyregex.compile(r'(^|\s)File ([^\s"<,][^",\n]{0,512}\.\w+), line(?= \d)')
 
 
 def _header_context(body: str) -> str | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.grammar import LAMBDA_RUNTIME, SUFFIXLESS, TEXT, WRAPPED_DRIVER_ERROR, repr_said
 from analyzer.core.literal import literal
 from analyzer.core.native import source_place
@@ -99,31 +100,31 @@ class NoticeDetector:
 # `E1204 10:00:05.456789  1234 python_be.cc:1233] `, torch's with a trace id after it (` [14/1]`).
 _GLOG_ERROR = r"[EF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)? +\d+ [^\s\]]+:\d+\](?: \[[\d/]+\])?"
 _LEVEL_WORDS = ("ERROR", "CRITICAL", "FATAL")
-_LEVEL_IN_PREFIX = regex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}|^\[[EC] \d")  # (Tornado's letter too)
+_LEVEL_IN_PREFIX = lazyregex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]]){_GLOG_ERROR}|^\[[EC] \d")  # (Tornado's letter too)
 # (pip indents a child's output; C++ loggers tag a line `[TensorRT-LLM][ERROR] `; markdown makes it bold;
 # Airflow's task log names the place first: `{taskinstance.py:1150} ERROR - `; a time may come first, alone or
 # dated, a padded level after it: `19:37:45 [ERROR  ] `, `2025/07/06 20:34:01 ERROR `)
 # or the logger's name, its level padded to eight after it (`%(name)s %(levelname)-8s`: `sagemaker-containers ERROR    `)
-_LEVEL_IN_TEXT = regex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +"
+_LEVEL_IN_TEXT = lazyregex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +"
                                r"|[\w.-]+ (?=ERROR {4}\S|CRITICAL \S))?"
                                r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
                                r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
                                rf"|{_GLOG_ERROR}\s*)")
-_ERRNO = regex.compile(r"^\[Errno -?\d+\] \S.*$")
+_ERRNO = lazyregex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon or a dash (`Exception occured - litellm.APIError: ...`); an OSError with its
 # errno may also end a sentence (pip's "Could not install packages due to an OSError: [Errno 28] ...").
 _TYPE = rf"(?P<type>(?:[A-Za-z_]\w*+(?:\.|::))*+(?:[A-Z]\w*(?:Error|Exception)|{LAMBDA_RUNTIME}|{SUFFIXLESS}))(?:\([\w.]+\))?"
-_EMBEDDED = regex.compile(rf"(?:^|(?<=: +| - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_TYPE}): (?P<message>\S.*)$")
+_EMBEDDED = lazyregex.compile(rf"(?:^|(?<=: +| - )|(?<=\s)(?=\S+: \[Errno -?\d))(?:{_TYPE}): (?P<message>\S.*)$")
 # ... or it is all the record's line says, its message on the lines below (SageMaker's `ExecuteUserScriptError:`)
-_TYPE_ALONE = regex.compile(rf"^{_TYPE}:\s*$")
+_TYPE_ALONE = lazyregex.compile(rf"^{_TYPE}:\s*$")
 
 # ... or in parentheses after words, then its message (gcloud's `ERROR: gcloud crashed (ValueError): ...`).
-_PARENTHESISED = regex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
+_PARENTHESISED = lazyregex.compile(r"(?<=\s)\((?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\): (?P<message>\S.*)$")
 
 
 # ... or its str in angle brackets, as pymilvus's errors write theirs (`RPC error: [batch_insert], <MilvusException: (code=1100,
 # message=...)>, <Time:{...}>`)
-_ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)): (?P<message>[^<>\n]+)>")
+_ANGLED = lazyregex.compile(r"<(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)): (?P<message>[^<>\n]+)>")
 
 
 # `logger.error(f"{type(exc)}: {exc}")`: the class as `type()` prints it, then the message (maybe after the
@@ -134,20 +135,20 @@ _ANGLED = regex.compile(r"<(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Except
 # The level may be anywhere before it on the line (a format the normaliser has no prefix for).
 # ... or at no level, after words that say it failed (a Rust router relaying a model server's error: `Request failed
 # during generation: Server error: Unexpected <class 'RuntimeError'>: CUDA error: ...`)
-_SAYS_FAILED = regex.compile(r"(?i:error|failed|unexpected)")
-_LOWER_LEVEL = regex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
-_CLASS_SAID = regex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
+_SAYS_FAILED = lazyregex.compile(r"(?i:error|failed|unexpected)")
+_LOWER_LEVEL = lazyregex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
+_CLASS_SAID = lazyregex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
                             r"(?P<message>[^\s<].*)$")
 
 # `logger.error(f"{what}: {type(exc).__name__}")`, or `{exc!r}` of an error that has no message: the class ends the line
 # after a colon (SD.Next's `... | ERROR | errors | executing callback: x.py f: AttributeError`)
-_CLASS_ENDS = regex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\s*$")
+_CLASS_ENDS = lazyregex.compile(r"(?<=: )(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\s*$")
 
 # SQLAlchemy's text of a driver's error behind the logger's name (`mlflow.cli: (sqlite3.OperationalError) ...`).
-_DRIVER_NAMED = regex.compile(r"^[\w.-]+: " + WRAPPED_DRIVER_ERROR.pattern[1:])
+_DRIVER_NAMED = lazyregex.compile(r"^[\w.-]+: " + WRAPPED_DRIVER_ERROR.pattern[1:])
 # `logger.exception(repr(exc))` where no exception is being handled: "RuntimeError('Engine died.')" (and
 # logging's "NoneType: None" on the next line, for the traceback it had none of).
-_REPR = regex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
+_REPR = lazyregex.compile(r"^(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))\((?P<message>(?P<q>['\"]).*(?P=q))?\)\s*$")
 
 
 def logged_error(text: str, prefix: str) -> ErrorInfo | None:
@@ -212,7 +213,7 @@ def _unquoted(quoted: str | None) -> str:
 # A retrying library's report of a call's error: tenacity's `before_sleep_log` (`Retrying f in 4.0 seconds as it raised
 # APIError: ...`, a period after it) and backoff's handlers (`Backing off f(...) for 0.5s (requests.exceptions.
 # ConnectionError: ...)`, `Giving up f(...) after 5 tries (...)`). The class may be any: the library says it was raised.
-_RETRIED = regex.compile(r"(?P<words>\bRetrying \S+ in \d+(?:\.\d+)? seconds as it raised) (?P<type>[A-Za-z_][\w.]*): "
+_RETRIED = lazyregex.compile(r"(?P<words>\bRetrying \S+ in \d+(?:\.\d+)? seconds as it raised) (?P<type>[A-Za-z_][\w.]*): "
                          rf"\s*+(?P<message>(?:{TEXT})?)\s*+$"  # (tenacity's full stop after it: see retried)
                          r"|(?P<words>\b(?:Backing off|Giving up) \S+\(\.\.\.\) (?:for \d+(?:\.\d+)?s|after \d+ tries)) "
                          r"\((?P<type>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*$")
@@ -233,9 +234,9 @@ def retried(text: str) -> tuple[str, ErrorInfo] | None:
 # tutorial's `print(f"Unexpected {err=}, {type(err)=}")`: the repr, then the class. Each is read back from where it ends
 # (its traceback object, its class) over at most `_REPR_WINDOW` characters of repr: a line of many `(<class '` or `x=Y(`
 # would make a search from each of them read to its end.
-_EXC_INFO = regex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
+_EXC_INFO = lazyregex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
                           r"<traceback object at 0x[0-9a-fA-F]+>\)")
-_SELF_DOCUMENTED = regex.compile(r"(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '"
+_SELF_DOCUMENTED = lazyregex.compile(r"(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '"
                                  r"(?P<type>[A-Za-z_][\w.]*)'>")
 _REPR_WINDOW = 4096
 _TRACEBACK_OBJECT, _TYPE_SAID = "<traceback object at 0x", ")=<class '"

@@ -11,9 +11,8 @@ and asyncore's compact traceback (`asyncore.compact_traceback`: the class, the m
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["COMPACT_END", "SUPERVISORCTL", "read"]
@@ -21,10 +20,10 @@ __all__ = ["COMPACT_END", "SUPERVISORCTL", "read"]
 SUPERVISORCTL = "error: <class '"
 COMPACT_END = "])"
 _CLASS = r"(?:<(?:class|type) '(?:exceptions\.)?(?P<type>[A-Za-z_][\w.]*)'>|(?P<type>[A-Za-z_][\w.]*))"
-_FAULT = regex.compile(rf"^\s*error: {_CLASS}, (?P<message>.*?): file: (?P<path>\S.*?) line: (?P<line>\d+)\s*$")
-_COMPACT = regex.compile(rf"\({_CLASS}:(?P<message>.*?) (?P<frames>(?:\[[^\[\]|]+\|[^\[\]|]*\|\d+\] ?)+)\)\s*$")
+_FAULT = lazyregex.compile(rf"^\s*error: {_CLASS}, (?P<message>.*?): file: (?P<path>\S.*?) line: (?P<line>\d+)\s*$")
+_COMPACT = lazyregex.compile(rf"\({_CLASS}:(?P<message>.*?) (?P<frames>(?:\[[^\[\]|]+\|[^\[\]|]*\|\d+\] ?)+)\)\s*$")
 _TAIL = 4096  # of a line, where a compact traceback may begin (the search is quadratic in what it looks at)
-_FRAME = regex.compile(r"\[(?P<path>[^\[\]|]+)\|(?P<function>[^\[\]|]*)\|(?P<line>\d+)\]")
+_FRAME = lazyregex.compile(r"\[(?P<path>[^\[\]|]+)\|(?P<function>[^\[\]|]*)\|(?P<line>\d+)\]")
 
 
 def read(text: str) -> ErrorInfo | None:

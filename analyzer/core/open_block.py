@@ -10,7 +10,7 @@ from datetime import datetime
 
 import regex
 
-from analyzer.core import asyncio_report, ipython, native, pytest_report, richtb
+from analyzer.core import asyncio_report, ipython, lazyregex, native, pytest_report, richtb
 from analyzer.core import grammar as g
 from analyzer.core.records import ErrorInfo, EventKind, LogLine
 
@@ -183,7 +183,7 @@ def exception_at_frames_indent(block: Block, text: str) -> bool:
 
 
 # A line of a box an exception group draws a sub-exception in, begun with its header or a frame line.
-_BOXED = regex.compile(r'^(?P<box> *\| )(?:' + regex.escape(g.HEADER_TEXT) + r'\s*$|  File ")')
+_BOXED = lazyregex.compile(r'^(?P<box> *\| )(?:' + regex.escape(g.HEADER_TEXT) + r'\s*$|  File ")')
 
 
 def boxed_frame(text: str) -> bool:
@@ -208,7 +208,7 @@ def box_closed(block: Block) -> bool:
     return _BOX_BOTTOM.fullmatch(last) is not None
 
 
-_BOX_BOTTOM = regex.compile(r" *\+-{8,}\s*")
+_BOX_BOTTOM = lazyregex.compile(r" *\+-{8,}\s*")
 
 
 def boxed_exception_line(block: Block, text: str) -> bool:
@@ -301,7 +301,7 @@ def tells_indent(first: str) -> bool:
     return first[:3] == "   " and g.FRAME.match(first) is not None
 
 
-_DATED = regex.compile(r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d")
+_DATED = lazyregex.compile(r"\d{4}[-/]\d\d[-/]\d\d[ T]\d\d:\d\d")
 
 
 def logged_message_below(block: Block, line: LogLine) -> bool:
@@ -319,7 +319,7 @@ def message_below(text: str) -> bool:
     return m is not None and m["message"] is not None and not m["message"].strip()
 
 
-_RULE = regex.compile(r"([=*#_-])\1{19,}\s*$")
+_RULE = lazyregex.compile(r"([=*#_-])\1{19,}\s*$")
 
 
 def _rule(text: str) -> bool:

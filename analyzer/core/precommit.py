@@ -17,9 +17,8 @@ consequence. Pure: text in, the chain out.
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.blocks import parse_chain
 from analyzer.core.records import ErrorInfo, Link
 
@@ -30,10 +29,10 @@ _OPENING = f"{SAYS}: "
 _CLOSING = "Check the log at "
 _MAX_LINES = 500  # a command's output, as much as one traceback block holds
 _COMMAND_LINES = 20  # a command wrapped over lines of its own, at the report's start
-_FIELD = regex.compile(r"(?:[Cc]ommand|[Rr]eturn code|[Ee]xpected return code|stdout|stderr|Output|Errors):")
-_OUTPUT = regex.compile(r"(?:stdout|stderr|Output|Errors):")
+_FIELD = lazyregex.compile(r"(?:[Cc]ommand|[Rr]eturn code|[Ee]xpected return code|stdout|stderr|Output|Errors):")
+_OUTPUT = lazyregex.compile(r"(?:stdout|stderr|Output|Errors):")
 _INDENT = "    "  # of the command's output
-_CLASS = regex.compile(rf"(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}")
+_CLASS = lazyregex.compile(rf"(?:[A-Za-z_]\w*+\.)*+{g.EXCEPTION_NAME}")
 
 
 def opens(text: str) -> bool:

@@ -19,6 +19,8 @@ from functools import lru_cache
 
 import regex
 
+from analyzer.core import lazyregex
+
 __all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "known_at",
            "read_known", "ruled_out_by"]
 
@@ -42,78 +44,78 @@ class KnownPrefix:
 # Python's prompt; Python indents with spaces, never a tab.)
 # Or numbers each line: `cat -n` and `nl` right-align it in six columns before a tab; a notebook's log
 # viewer (Kaggle) puts the seconds elapsed and the line's number in cells (`141.8s | 1015 | `).
-PASTED = KnownPrefix("pasted", regex.compile(
+PASTED = KnownPrefix("pasted", lazyregex.compile(
     r"^(?:(?: {5}\d| {4}\d\d| {3}\d{3}| {2}\d{4}| \d{5}|\d{6,9})\t|\d+(?:\.\d+)?s \| \d+ \| "
     r"|(?:\t|\xa0 \| )(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
-CONTAINER = KnownPrefix("container", regex.compile(
+CONTAINER = KnownPrefix("container", lazyregex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)"
     r"(?: (?P<std>stdout|stderr) (?P<tag>[FP]))?(?: |$)"), Scope.LINE)
 # A CI runner's time on every line it captured (Buildkite: `[2025-06-26T16:27:15Z] `).
-CI_TIME = KnownPrefix("ci_time", regex.compile(
+CI_TIME = KnownPrefix("ci_time", lazyregex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?)\](?: |$)"), Scope.LINE)
 # pdsh (DeepSpeed's multi-node launcher) puts the host each line came from in front of it; only an
 # address is taken: a name and a colon read as prose (`Error: `, `Note: `).
-PDSH = KnownPrefix("pdsh", regex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "), Scope.LINE)
+PDSH = KnownPrefix("pdsh", lazyregex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}): "), Scope.LINE)
 # journald/syslog: `time host proc[pid]: `; a copy may lack the time or the host, not both (a month in a
 # locale's lower case too: `fev`)
-SYSLOG = KnownPrefix("syslog", regex.compile(
+SYSLOG = KnownPrefix("syslog", lazyregex.compile(
     r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
     r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "
     # (with its time and host, a program that logs no pid: `Jun 20 11:51:00 host jupyterhub: `)
     r"|^(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+): "), Scope.LINE)
 # Open MPI's `--tag-output` (mpirun, Horovod): `[job,rank]<stream>:`; SageMaker's distributed jobs name the rank and
 # the host: `[1,mpirank:7,algo-1]<stderr>:`; horovodrun's own launcher (Gloo) the rank alone: `[1]<stderr>:`.
-MPI = KnownPrefix("mpi", regex.compile(
+MPI = KnownPrefix("mpi", lazyregex.compile(
     r"^\[(?:(?P<job>\d+),)?(?:mpirank:)?(?P<rank>\d+)(?:,(?P<host>[\w.-]+))?\]<(?P<std>stdout|stderr|stddiag)>:"), Scope.LINE)
 # Heroku's router and dynos, after the time (`2019-09-18T13:31:13.946164+00:00 app[web.1]: `).
-HEROKU = KnownPrefix("heroku", regex.compile(r"^(?P<source>app|heroku)\[(?P<dyno>[\w.-]+)\]: "), Scope.LINE)
+HEROKU = KnownPrefix("heroku", lazyregex.compile(r"^(?P<source>app|heroku)\[(?P<dyno>[\w.-]+)\]: "), Scope.LINE)
 # Ray and vLLM workers: `(pid=12, ip=...)`, `(VllmWorker rank=1 pid=4321)`, `(VllmWorker TP1 pid=4301)`. (A copy begun
 # inside the first line's prefix lost its parenthesis: `EngineCore_0 pid=1248800) ValueError: ...`.)
 _WORKER_NAMED = r"(?:(?P<name>[\w.:-]+)(?: rank=(?P<rank>\d+)| (?P<tags>(?:[A-Z]{2}\d+)(?: [A-Z]{2}\d+)*))? )?"
 _WORKER_PID = r"pid=(?P<pid>\d+)(?:, ip=(?P<ip>[^)\s]+))?\)\s"
-WORKER = KnownPrefix("worker", regex.compile(rf"^(?:\(|(?={_WORKER_NAMED}{_WORKER_PID})){_WORKER_NAMED}{_WORKER_PID}"),
+WORKER = KnownPrefix("worker", lazyregex.compile(rf"^(?:\(|(?={_WORKER_NAMED}{_WORKER_PID})){_WORKER_NAMED}{_WORKER_PID}"),
                      Scope.LINE)
 # torchrun's `[default0]:` has no space of its own and PyTorch's `[rank0]: ` has one: whose the space
 # after the colon is, the normaliser tells (see `LineNormalizer._torchrun_space`). (A copy begun inside the
 # first line's prefix lost its bracket: `rank1]: ValueError: ...`.)
-TORCHRUN = KnownPrefix("torchrun", regex.compile(r"^\[?(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
-SGLANG = KnownPrefix("sglang", regex.compile(
+TORCHRUN = KnownPrefix("torchrun", lazyregex.compile(r"^\[?(?:rank|default)(?P<rank>\d+)\]:(?P<space> )?"), Scope.LINE)
+SGLANG = KnownPrefix("sglang", lazyregex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?P<tags>(?: [A-Za-z_]*[A-Za-z]\d+)*)\] "), Scope.MESSAGE)
 # logging's `%(asctime)s - %(name)s - %(levelname)s - %(message)s`, maybe with `%(filename)s:%(lineno)d - `,
 # or without the name, or with more fields before the level and a colon after it (crewAI's `%(asctime)s -
 # %(process)d - %(filename)s-%(module)s:%(lineno)d - %(levelname)s: %(message)s`); a copy begun inside the line
 # may have lost the time (then the name is a logger's: `lmdeploy - ERROR - `).
 _LEVEL_NAME = r"(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG)"
-LOGGING_ASCTIME = KnownPrefix("logging", regex.compile(
+LOGGING_ASCTIME = KnownPrefix("logging", lazyregex.compile(
     rf"^(?:(?P<ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?) - (?:(?P<name>\S+) - ){{0,3}}{_LEVEL_NAME}(?: -|:)"
     rf"|(?P<name>[A-Za-z_][\w.-]*) - {_LEVEL_NAME} -)(?: [\w./-]+\.py:\d+ -)?(?: |$)"), Scope.MESSAGE)
-LOGGING_BASIC = KnownPrefix("logging_basic", regex.compile(
+LOGGING_BASIC = KnownPrefix("logging_basic", lazyregex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG):(?P<name>[\w.-]*):"), Scope.MESSAGE)
 # vLLM's logger: `INFO 12-01 10:00:00 [engine.py:12] ` (V1) or `INFO 12-01 10:00:00 engine.py:12] ` (V0);
 # or V1's without its time (`ERROR [serving.py:830] `, a time format that prints none).
 # On a record's blank line a paste has often lost the space after the prefix.
-VLLM = KnownPrefix("vllm", regex.compile(
+VLLM = KnownPrefix("vllm", lazyregex.compile(
     r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) (?:\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?|\[[\w./-]+\.py:\d+\](?: |$))"), Scope.MESSAGE)
 
 # Tornado's log formatter (Tornado servers, KServe, Jupyter): `[%(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] `, its
 # time `%y%m%d %H:%M:%S` (`[E 211213 04:25:33 __main__:37] `), or Jupyter's dated with milliseconds and the logger's
 # name (`[E 2024-05-01 12:00:00.123 ServerApp] `).
-TORNADO = KnownPrefix("tornado", regex.compile(
+TORNADO = KnownPrefix("tornado", lazyregex.compile(
     r"^\[(?P<level>[DIWEC]) (?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)|\d{6} \d\d:\d\d:\d\d(?:\.\d+)?) "
     r"(?P<name>[^\]\s]+)(?: [\w.-]+:\d+)?\](?: |$)"), Scope.MESSAGE)  # (JupyterHub's names the module and line too)
 
 # torch's logging before 2.4 (`torch._logging`): `[%(asctime)s] %(name)s: [%(levelname)s] `, on each line of
 # a record (`[2023-11-29 22:29:33,093] torch._dynamo.convert_frame: [WARNING] `).
-TORCH_LOGGING = KnownPrefix("torch_logging", regex.compile(
+TORCH_LOGGING = KnownPrefix("torch_logging", lazyregex.compile(
     r"^\[(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)\] (?P<name>[A-Za-z_][\w.]*): "
     r"\[(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG)\](?: |$)"), Scope.MESSAGE)
 
 # Google Cloud Logging's entries as its Logs Explorer copies them or `gcloud logging read` prints them
 # (Cloud Run, GKE, Cloud Functions): the severity, then the time (`DEFAULT 2025-04-14T12:06:23.036336Z `).
 # Each line a process writes is an entry of its own.
-CLOUD_LOGGING = KnownPrefix("cloud_logging", regex.compile(
+CLOUD_LOGGING = KnownPrefix("cloud_logging", lazyregex.compile(
     r"^(?P<level>DEFAULT|DEBUG|INFO|NOTICE|WARNING|ERROR|CRITICAL|ALERT|EMERGENCY) "
     r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d))(?: |$)"), Scope.LINE)
 
@@ -121,7 +123,7 @@ CLOUD_LOGGING = KnownPrefix("cloud_logging", regex.compile(
 # record's first line, and on each line of a traceback it formats the same without the request ids (the
 # level ERROR, or TRACE before 2015). A copy may have lost the time and the pid; then only an error's level
 # and a dotted logger name are taken (`ERROR nova.compute.manager AttributeError: ...`).
-OSLO = KnownPrefix("oslo", regex.compile(
+OSLO = KnownPrefix("oslo", lazyregex.compile(
     r"^(?:(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) (?P<pid>\d+) "
     r"(?P<level>TRACE|CRITICAL|ERROR|WARNING|AUDIT|INFO|DEBUG) (?P<name>[a-z_][\w.-]*)"
     r"|(?P<level>CRITICAL|ERROR) (?P<name>[a-z_]\w*(?:\.\w+)+))"
@@ -129,16 +131,16 @@ OSLO = KnownPrefix("oslo", regex.compile(
 
 # GitHub Actions' web log marks a line its problem matcher took with `Error: `; setup-python's matcher takes a
 # traceback's `raise X('...')` line under a frame line, so a copy of the log holds `Error:     raise ...`.
-GITHUB_ANNOTATION = KnownPrefix("github_annotation", regex.compile(r"^Error: (?=[ \t]+raise\b)"), Scope.LINE)
+GITHUB_ANNOTATION = KnownPrefix("github_annotation", lazyregex.compile(r"^Error: (?=[ \t]+raise\b)"), Scope.LINE)
 
 # `docker build --progress=plain` (BuildKit): the step and the seconds since it began on each line a command wrote
 # (`#16 3.943 `); steps that run at once interleave: each step is a channel.
-BUILDKIT = KnownPrefix("buildkit", regex.compile(r"^#(?P<step>\d+) \d+\.\d+ "), Scope.LINE)
+BUILDKIT = KnownPrefix("buildkit", lazyregex.compile(r"^#(?P<step>\d+) \d+\.\d+ "), Scope.LINE)
 
 # dmlc's logging (TVM, MLC, XGBoost, xgrammar): the clock and the place, a warning's level between (`[10:38:03]
 # C:\\x\\llm_chat.cc:526: `, `[10:38:03] WARNING: /src/learner.cc:767: `); an error's what() begins with it too (see
 # native). Without a date it says no time the lines after it would inherit.
-DMLC = KnownPrefix("dmlc", regex.compile(
+DMLC = KnownPrefix("dmlc", lazyregex.compile(
     r"^\[\d\d:\d\d:\d\d\] (?:(?:WARNING|ERROR|INFO|FATAL): )?(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): "), Scope.LINE)
 
 # TorchServe (and MMS before it: SageMaker's and KServe's PyTorch servers) logs each line a model's worker process
@@ -147,7 +149,7 @@ DMLC = KnownPrefix("dmlc", regex.compile(
 # worker's thread names its port, model and stream, each a channel; the level is the relay's, not the line's.
 # DJL Serving (SageMaker's LMI containers, vLLM among their engines) relays them the same way from its PyProcess
 # logger, `[%-5level] %logger{0} - ` (`[WARN ] PyProcess - W-133-model-stderr: `), a time in front in some patterns.
-TORCHSERVE = KnownPrefix("torchserve", regex.compile(
+TORCHSERVE = KnownPrefix("torchserve", lazyregex.compile(
     r"^(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?) \[[A-Z]+ *\] "
     r"(?P<worker>W-\d+-[\w.-]+?)-(?P<std>stdout|stderr) (?P<logger>MODEL_LOG|org\.pytorch\.serve\.wlm\.WorkerLifeCycle) - "
     r"|(?:(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?)(?:Z|[+-]\d\d:?\d\d)? )?\[[A-Z]+ *\] PyProcess - "
@@ -156,7 +158,7 @@ TORCHSERVE = KnownPrefix("torchserve", regex.compile(
 # NVIDIA Omniverse Kit's log (Isaac Sim, Isaac Lab): the time, the milliseconds since start-up, the level and the
 # channel (`2025-04-29 08:19:34 [6,447ms] [Error] [carb.scripting-python.plugin] `), on a record's first line; a
 # Python error Kit's scripting plugin caught comes with pybind11's stack under it (`At:`).
-OMNI_KIT = KnownPrefix("omni_kit", regex.compile(
+OMNI_KIT = KnownPrefix("omni_kit", lazyregex.compile(
     r"^(?P<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \[[\d,]+ms\] \[(?P<level>Verbose|Info|Warning|Error|Fatal)\] "
     r"\[(?P<name>[\w.-]+)\](?: |$)"), Scope.MESSAGE)
 
@@ -164,13 +166,13 @@ OMNI_KIT = KnownPrefix("omni_kit", regex.compile(
 # (`[%x %X]` by default, `[%X]` often), the level padded to eight, then the message, its place right-aligned at the
 # line's end (`[05:21:05] ERROR    failed (exitcode: 1) ...   api.py:672`). A record in the same second as the one
 # before it has blanks for its time. The padding is exact: no other text is laid out so.
-RICH_HANDLER = KnownPrefix("rich_handler", regex.compile(
+RICH_HANDLER = KnownPrefix("rich_handler", lazyregex.compile(
     r"^(?:\[(?:\d\d/\d\d/\d\d )?\d\d:\d\d:\d\d\]| {10}| {19}) "
     r"(?:(?P<level>CRITICAL) |(?P<level>WARNING)  |(?P<level>ERROR|DEBUG)    |(?P<level>INFO)     )(?=\S)"), Scope.MESSAGE)
 
 # Celery's worker log (`worker_log_format`: `[%(asctime)s: %(levelname)s/%(processName)s] `, `[2019-07-26 12:51:56,419:
 # ERROR/ForkPoolWorker-3] `); a task's records name it and its id after that (`worker_task_log_format`: `add[a3f-...]: `).
-CELERY = KnownPrefix("celery", regex.compile(
+CELERY = KnownPrefix("celery", lazyregex.compile(
     rf"^\[(?P<ts>\d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?): {_LEVEL_NAME}/(?P<name>[\w.-]+)\]"
     r"(?: [\w.]+\[[\w-]+\]:)?(?: |$)"), Scope.MESSAGE)
 

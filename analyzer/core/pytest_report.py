@@ -17,24 +17,23 @@ lines: the frames are read. So are those of a stack in the short style above the
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 from analyzer.core.blocks import SEPARATOR_LINKS, parse_chain
 from analyzer.core.records import ErrorInfo, Frame
 
 __all__ = ["continues", "headline", "links", "links_to", "parse", "stack_goes_on", "starts", "starts_stack", "summary"]
 
-_E_LINE = regex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{g.TEXT}))?\s*+$")  # `E` alone on a blank line of the message
-_LOCATION = regex.compile(r"^[ \t]*+(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
+_E_LINE = lazyregex.compile(rf"^[ \t]*+E(?:\s++(?P<text>{g.TEXT}))?\s*+$")  # `E` alone on a blank line of the message
+_LOCATION = lazyregex.compile(r"^[ \t]*+(?P<path>[^\s:]+):(?P<lineno>\d+): (?P<type>[A-Za-z_][\w.]*)\s*$")
 _ASSERTION = "assert "  # how pytest explains a failed assert in place of the exception line
-_FAILED = regex.compile(r"(?:_pytest\.outcomes\.)?Failed: \S")  # pytest.fail()'s, pytest.raises' `DID NOT RAISE`
-_COLLECTING = regex.compile(r"^[ \t]*+[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
-_SHORT_FRAME = regex.compile(rf"^[ \t]*+(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>{g.TEXT})\s*+$")
-_STACK_START = regex.compile(r"^[ \t]*+\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
+_FAILED = lazyregex.compile(r"(?:_pytest\.outcomes\.)?Failed: \S")  # pytest.fail()'s, pytest.raises' `DID NOT RAISE`
+_COLLECTING = lazyregex.compile(r"^[ \t]*+[A-Za-z_][\w.]* while importing test module '.*'\.\s*$")
+_SHORT_FRAME = lazyregex.compile(rf"^[ \t]*+(?P<path>\S.*?):(?P<lineno>\d+): in (?P<function>{g.TEXT})\s*+$")
+_STACK_START = lazyregex.compile(r"^[ \t]*+\S*\.py[cx]?:\d+: in \S")  # (a stack's first frame in the short style)
 _RULES = ("_ _", "==", "--")  # (the rules of pytest's report between its parts)
-_LOCAL = regex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
-_CARETS = regex.compile(r"^\s*[~^]*\^[~^]*\s*$")
+_LOCAL = lazyregex.compile(r"^[A-Za-z_]\w* *+= ")  # a local's value under the `E` lines (`-l`: `name   = repr`), a blank above
+_CARETS = lazyregex.compile(r"^\s*[~^]*\^[~^]*\s*$")
 _COLLECTION_LINES = 500  # held at most: a deep import's stack
 _LINKED_LINES = 2000  # skipped at most between a chain's separator and its next link's `E` lines (the test's source)
 _NARROWEST = 80  # columns of the narrowest terminal a report is copied from
@@ -42,14 +41,14 @@ _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled 
 # A headline of pytest's report between its parts: a test's (`____ test_x[p] ____`), a section's (`=== FAILURES ===`,
 # `=== short test summary info ===`, `=== 2 failed in 0.10s ===`), the output it captured (`--- Captured log call ---`).
 # No message goes on past one: under `--tb=native` a test's traceback ends right above the next test's headline.
-_SECTIONS = regex.compile(r"FAILURES|ERRORS|PASSES|short test summary info|warnings summary|test session starts"
+_SECTIONS = lazyregex.compile(r"FAILURES|ERRORS|PASSES|short test summary info|warnings summary|test session starts"
                           r"|slowest (?:\d+ )?durations")
-_COUNTED = regex.compile(r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
-_CAPTURED = regex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardown)")
+_COUNTED = lazyregex.compile(r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
+_CAPTURED = lazyregex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardown)")
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
-_SUMMARY = regex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
+_SUMMARY = lazyregex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
                          rf" - \s*+(?P<what>{g.TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
@@ -206,7 +205,8 @@ def summary(text: str) -> tuple[ErrorInfo, str] | None:
     test = text[:m.end("test")]
     if m["what"].startswith(_ASSERTION):
         return ErrorInfo("AssertionError", m["what"], has_traceback=False), test
-    exc = g.BARE_EXCEPTION_LINE.match(m["what"]) or g.EXCEPTION_LINE.match(m["what"])
-    if exc is None or (exc.re is g.EXCEPTION_LINE and exc["message"] is None):  # (a word alone names no class)
+    bare = g.BARE_EXCEPTION_LINE.match(m["what"])
+    exc = bare or g.EXCEPTION_LINE.match(m["what"])
+    if exc is None or (bare is None and exc["message"] is None):  # (a word alone names no class)
         return None
     return ErrorInfo(exc["type"], (exc["message"] or "").strip(), has_traceback=False), test

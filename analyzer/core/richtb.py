@@ -21,21 +21,23 @@ from __future__ import annotations
 
 import regex
 
+from analyzer.core import lazyregex
+
 __all__ = ["CLOSE", "HEADER", "continues", "is_rich", "starts_cut", "to_standard"]
 
 # (its top and bottom lines maybe cut short by a paste, the last character's bytes with them)
 # (or drawn in ASCII, as Rich draws it where the terminal's encoding has no box characters: a legacy Windows console's,
 # `+--- Traceback (most recent call last) ---+`, `| > 20 ...`, `+------+`)
-HEADER = regex.compile(r"^(?:╭─+ Traceback \(most recent call last\)(?: ─+╮?)?|\+-+ Traceback \(most recent call last\)(?: -+\+?)?)\s*$")
-CLOSE = regex.compile(r"^(?:╰─+[╯\ufffd]?|\+-+\+?)\s*$")
-_ROW = regex.compile(r"^[│|] (?P<text>.*)[│|]\s*$")  # a line inside the box, padded to its width (its sides typed as bars
+HEADER = lazyregex.compile(r"^(?:╭─+ Traceback \(most recent call last\)(?: ─+╮?)?|\+-+ Traceback \(most recent call last\)(?: -+\+?)?)\s*$")
+CLOSE = lazyregex.compile(r"^(?:╰─+[╯\ufffd]?|\+-+\+?)\s*$")
+_ROW = lazyregex.compile(r"^[│|] (?P<text>.*)[│|]\s*$")  # a line inside the box, padded to its width (its sides typed as bars
 # where a user put a line of their own in: `| [traceback snipped] |`)
-_PLACE = regex.compile(r"^(?:(?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)|in (?P<name>\S+?):(?P<at>\d+))$")
-_CODE = regex.compile(r"^(?P<current>❱|>)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$")
+_PLACE = lazyregex.compile(r"^(?:(?P<path>\S.*?):(?P<lineno>\d+) in (?P<function>\S+)|in (?P<name>\S+?):(?P<at>\d+))$")
+_CODE = lazyregex.compile(r"^(?P<current>❱|>)?\s*(?P<lineno>\d+)(?: (?P<code>.*))?$")
 # (whole, or cut where the box wraps it: before its function, or after its path's colon or line number)
-_PLACE_BEGUN = regex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:\d*)$")
-_AT_LINE = regex.compile(r":\d+$")  # a place's line number: where the box wrapped it, before `in f`
-_GUIDES = regex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
+_PLACE_BEGUN = lazyregex.compile(r"^(?:\S+?:\d+ in(?: \S+)?|in \S+?:\d+|\S+\.py:\d*)$")
+_AT_LINE = lazyregex.compile(r":\d+$")  # a place's line number: where the box wrapped it, before `in f`
+_GUIDES = lazyregex.compile(r"^(?:│\s*)*")  # the indent guides in front of a source line
 _SIDES = ("│", "|")
 
 

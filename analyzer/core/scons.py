@@ -13,13 +13,12 @@ line's number and a colon where CPython names the function, its source line unde
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["goes_on", "opens", "to_standard"]
 
-_FRAME = regex.compile(r'^  File "(?P<place>[^"]*", line \d+):\s*$')
+_FRAME = lazyregex.compile(r'^  File "(?P<place>[^"]*", line \d+):\s*$')
 
 
 def _frame(text: str) -> bool:

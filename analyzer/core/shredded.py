@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.records import LogLine
 
 __all__ = ["Rejoiner", "loose_type"]
@@ -24,10 +23,10 @@ _SUFFIXES = ("Error", "Exception")
 _BLANKS = (" ", "\t")
 # A type's name ending the line: glued to what another process wrote (after no blank), or alone; its modules
 # with it where they are glued too, else the class alone (`in dataset_info.json.ValueError`, `etc).RuntimeError`).
-_LOOSE_TYPE = regex.compile(r"(?:^[ \t]*|(?<=[^\s\w.]))((?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))[ \t]*$")
-_GLUED_CLASS = regex.compile(r"(?<=\S)([A-Z]\w*(?:Error|Exception))[ \t]*$")
-_COLON_FIRST = regex.compile(r"[ \t]*:(?![:=])[ \t]?")
-_GLUED_FIRST = regex.compile(r"(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)(?=[^\s\w:.])")
+_LOOSE_TYPE = lazyregex.compile(r"(?:^[ \t]*|(?<=[^\s\w.]))((?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))[ \t]*$")
+_GLUED_CLASS = lazyregex.compile(r"(?<=\S)([A-Z]\w*(?:Error|Exception))[ \t]*$")
+_COLON_FIRST = lazyregex.compile(r"[ \t]*:(?![:=])[ \t]?")
+_GLUED_FIRST = lazyregex.compile(r"(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception)(?=[^\s\w:.])")
 
 
 @dataclass(frozen=True, slots=True)

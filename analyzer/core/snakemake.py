@@ -18,17 +18,16 @@ error is the message of the one Snakemake wraps it in (`InputFunctionException i
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["goes_on", "opens", "to_standard"]
 
 _MAX_LINES = 200
-_PLACED = regex.compile(rf"^(?P<type>(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|Exception))"
+_PLACED = lazyregex.compile(rf"^(?P<type>(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|Exception))"
                         r" (?:in line (?P<line>\d+) of (?P<path>\S.*?)|in file (?P<path>\S.*?), line (?P<line>\d+))[:.]\s*$")
 # Snakemake's own classes that report an error with its message under them (snakemake/exceptions.py)
-_OWN = regex.compile(r"^(?P<type>(?:Rule|Workflow|MissingRule|MissingInput|MissingOutput|AmbiguousRule|CyclicGraph|"
+_OWN = lazyregex.compile(r"^(?P<type>(?:Rule|Workflow|MissingRule|MissingInput|MissingOutput|AmbiguousRule|CyclicGraph|"
                      r"IncompleteFiles|ChildIO|ProtectedOutput|ImproperOutput|Lock|CreateRule|UnknownRule|NoRules|"
                      r"IOFile|CreateCondaEnvironment|SpawnedJob)(?:Exception|Error)):\s*$")
 

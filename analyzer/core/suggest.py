@@ -16,6 +16,7 @@ from typing import Any
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.fingerprint import MASKS, fingerprint
 from analyzer.core.records import ErrorInfo, Frame, SourceSpan
 from analyzer.core.template import TemplateError, compile_template
@@ -24,9 +25,9 @@ __all__ = ["Stub", "StubCollector", "infer_template"]
 
 _MAX_MESSAGES = 50  # aligning more distinct messages than this tells nothing new
 _MAX_EXAMPLES = 5
-_TEXT_TOKEN = regex.compile(r"\s+|\w+|[^\w\s]")
+_TEXT_TOKEN = lazyregex.compile(r"\s+|\w+|[^\w\s]")
 # (searched from the end: searched forwards, each place tried reads a run of words to its end)
-_KEY_BEFORE = regex.compile(r"(?r)([A-Za-z_][\w.-]*)\s*[=:]\s*$")
+_KEY_BEFORE = lazyregex.compile(r"(?r)([A-Za-z_][\w.-]*)\s*[=:]\s*$")
 _KIND_NAMES = {"time": "time", "uuid": "uuid", "hex": "address", "url": "url", "str": "quoted", "path": "path",
                "addr": "endpoint", "device": "device", "shape": "shape", "rank": "rank", "id": "id"}
 

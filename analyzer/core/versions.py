@@ -19,6 +19,7 @@ from functools import cached_property
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.matcher import Diagnosis, Matcher, MatchKind
 from analyzer.core.records import ErrorEvent, ErrorInfo, package_relative
 from analyzer.core.schema import Pattern
@@ -53,7 +54,7 @@ class Project(enum.Enum):
 
 SERVERS = (Project.SGLANG, Project.VLLM)  # the LLM servers: a run is one of them, never both
 
-_VERSION_PART = regex.compile(r"(\d+(?:\.\d+)*)(?:[.-]?(a|b|rc|dev)(\d*))?(?:[.-]?post(\d+))?")
+_VERSION_PART = lazyregex.compile(r"(\d+(?:\.\d+)*)(?:[.-]?(a|b|rc|dev)(\d*))?(?:[.-]?post(\d+))?")
 _PRE = {"dev": 0, "a": 1, "b": 2, "rc": 3, None: 4}
 
 
@@ -305,25 +306,25 @@ _NAME = r"(?P<name>sglang|vllm|torch|pytorch)"
 _NUMBER = r"v?(?P<version>\d+\.\d+(?:\.\d+)*(?:(?:\.|-)?(?:post|rc|dev|a|b)\d*)*)"
 _VERSION_FORMS = (
     # banners: `sglang version 0.5.23`, `vLLM API server version 0.9.1`, `PyTorch version: 2.3.0`
-    regex.compile(_NAME + r"\b[^\n]{0,40}?\bversion\b[\s:=]*" + _NUMBER, regex.I),
+    lazyregex.compile(_NAME + r"\b[^\n]{0,40}?\bversion\b[\s:=]*" + _NUMBER, regex.I),
     # `Initializing a V0 LLM engine (v0.8.3) with config`
-    regex.compile(r"(?P<name>LLM) engine \(" + _NUMBER + r"\)"),
+    lazyregex.compile(r"(?P<name>LLM) engine \(" + _NUMBER + r"\)"),
     # pins, install directories, images: `sglang==0.4.6`, `sglang-0.4.6.post1/`, `lmsysorg/sglang:v0.4.6`
-    regex.compile(r"(?<![\w-])" + _NAME + r"(?:==|-(?=\d)|:(?=v?\d))" + _NUMBER, regex.I),
+    lazyregex.compile(r"(?<![\w-])" + _NAME + r"(?:==|-(?=\d)|:(?=v?\d))" + _NUMBER, regex.I),
     # `pip list`: `sglang      0.4.6.post1`
-    regex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
+    lazyregex.compile(r"^\s*" + _NAME + r"[ \t]{2,}" + _NUMBER + r"\s*$", regex.I),
 )
-_NAMED = regex.compile(_NAME + r"|LLM engine \(", regex.I)  # what every form above holds
+_NAMED = lazyregex.compile(_NAME + r"|LLM engine \(", regex.I)  # what every form above holds
 # The servers' names among them as plain words, lower case or as written (a name is a project's only
 # if it lower-cases to one; `detect_version` tells only a server's).
 _NAME_FORMS = (("sglang", True), ("vllm", True), ("LLM engine (", False))
 _BANNER_PROJECT = (  # launch lines, banners, module names and environment variables of each server
-    (regex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
-    (regex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
+    (lazyregex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
+    (lazyregex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
                    r"general_plugins|config|distributed)\b|\bvLLM API server\b|\bvllm-openai\b|\bVLLM_[A-Z_]+"),
      Project.VLLM),
 )
-_FRAME = regex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')
+_FRAME = lazyregex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')
 
 
 @dataclass(slots=True)

@@ -15,8 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.closest import closest
 from analyzer.core.derived import DerivedPage
 from analyzer.core.incidents import Incident
@@ -31,9 +30,9 @@ __all__ = ["IncidentView", "Explanation", "Value", "SourceView", "LinkView", "Ma
 
 _LONG_VALUE = 40  # characters: a captured value this long that the message already shows adds nothing
 SUBS_SHOWN = 8  # an exception group's sub-exceptions listed; a group of hundreds (one per request) says the rest by number
-_QUOTED = regex.compile(r"""'([^'\n]*)'|"([^"\n]*)\"""")
+_QUOTED = lazyregex.compile(r"""'([^'\n]*)'|"([^"\n]*)\"""")
 # Pattern prose that points at an incident printed before it: not true while no root cause is known.
-_ABOVE = regex.compile(r"(ROOT CAUSE(?: incident)?) above")
+_ABOVE = lazyregex.compile(r"(ROOT CAUSE(?: incident)?) above")
 
 
 class Mark(enum.Enum):

@@ -17,14 +17,13 @@ raised from another shows that one's exception line and the chain's separator be
 
 from __future__ import annotations
 
-import regex
-
 from analyzer.core import grammar as g
+from analyzer.core import lazyregex
 
 __all__ = ["HEADER", "goes_on_chain", "to_standard"]
 
-HEADER = regex.compile(r"^\W{0,2}Exception has occurred: (?P<type>[A-Za-z_][\w.]*)(?:\s.*)?$")
-_CURRENT = regex.compile(r" \(Current frame\)\s*$")
+HEADER = lazyregex.compile(r"^\W{0,2}Exception has occurred: (?P<type>[A-Za-z_][\w.]*)(?:\s.*)?$")
+_CURRENT = lazyregex.compile(r" \(Current frame\)\s*$")
 
 
 def to_standard(texts: list[str]) -> list[str]:

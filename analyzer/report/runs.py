@@ -15,6 +15,7 @@ from datetime import date
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.options import run_of
 from analyzer.sources.files import walk_files
 from analyzer.sources.problems import OnProblem, Problem, ProblemKind
@@ -24,7 +25,7 @@ __all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day
 # A path component that is an ISO date, e.g. logs/2026-08-28/run-7/server.log.
 DEFAULT_PATH_REGEX = r"(?:^|/)(?P<date>\d{4}-\d\d-\d\d)(?:/|$)"
 # A directory named like a machine: gpu-node-01, node3, host_12, worker-7a2, 10.0.0.5.
-_HOST_LIKE = regex.compile(r"(?i)^(?:[a-z][\w-]*?[-_])?(?:node|host|gpu|worker|machine|server)[-_]?\w*?\d+\w*$"
+_HOST_LIKE = lazyregex.compile(r"(?i)^(?:[a-z][\w-]*?[-_])?(?:node|host|gpu|worker|machine|server)[-_]?\w*?\d+\w*$"
                            r"|^\d{1,3}(?:\.\d{1,3}){3}$")
 _FIELDS = ("run", "host", "date", "version")
 

@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import regex
 
+from analyzer.core import lazyregex
 from analyzer.core.template.fields import Field
 
 FLAGS = regex.DOTALL | regex.V0
@@ -29,12 +30,12 @@ REPR_DEFINE = (
 _REPR_CORE = r"(?&_r)|.+?"
 _GENERIC_CORE = r".+?"
 
-_FORMAT_SPEC_RE = regex.compile(
+_FORMAT_SPEC_RE = lazyregex.compile(
     r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ])?z?(?P<alt>\#)?(?P<zero>0)?"
     r"(?P<width>\d+)?(?P<grouping>[,_])?(?:\.(?P<prec>\d+))?(?P<type>[bcdeEfFgGnosxX%])?",
     FLAGS,
 )
-_PERCENT_SPEC_RE = regex.compile(
+_PERCENT_SPEC_RE = lazyregex.compile(
     r"(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?[hlL]?(?P<type>[diouxXeEfFgGc])?"
 )
 
@@ -147,7 +148,7 @@ def _plan_percent(f: Field) -> tuple[str, str, str, str, str]:
     return kind, _numeric_core(kind, None, " " in flags), before, after, ""
 
 
-_WS_RE = regex.compile(r"\s+")
+_WS_RE = lazyregex.compile(r"\s+")
 
 
 def literal_regex(s: str) -> str:

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import regex
 
+from analyzer.core import lazyregex
+
 __all__ = ["TemplateError", "Field", "segments", "has_fields", "literal_text", "literal_parts", "literal_tokens"]
 
 STYLES = ("auto", "fstring", "format", "percent", "plain")
-_TOKEN_RE = regex.compile(r"[a-z0-9_-]{3,}")
-_NO_WORD = regex.compile(r"(?!)")
+_TOKEN_RE = lazyregex.compile(r"[a-z0-9_-]{3,}")
+_NO_WORD = lazyregex.compile(r"(?!)")
 
 
 class TemplateError(ValueError):
@@ -207,7 +209,7 @@ def _parse_braces(t: str, fstring: bool) -> list[_Segment]:
     return out
 
 
-_PERCENT_RE = regex.compile(
+_PERCENT_RE = lazyregex.compile(
     r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[-#0 +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?"
     r"[hlL]?(?P<type>[diouxXeEfFgGcrsa%])"
 )

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.template.fields import skip_string
 
-_NAME_RE = regex.compile(r"[A-Za-z_]\w*|\d+")
-_INVALID_RE = regex.compile(r"[^0-9A-Za-z_]+")
+_NAME_RE = lazyregex.compile(r"[A-Za-z_]\w*|\d+")
+_INVALID_RE = lazyregex.compile(r"[^0-9A-Za-z_]+")
 _MAX_NAME = 60
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.literal import literal
 from analyzer.core.template.build import BIN, GENERIC, HEX, INT, NUMBER, OCT, PERCENT, REPR, plan
 from analyzer.core.template.fields import Field
@@ -12,8 +11,8 @@ __all__ = ["parse_value"]
 
 
 
-_NUMBER_RE = regex.compile(r"[-+]?(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d+)?[jJ]?")
-_STRING_START_RE = regex.compile(r"(?i:[rbuf]|rb|br)?['\"]")
+_NUMBER_RE = lazyregex.compile(r"[-+]?(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][-+]?\d+)?[jJ]?")
+_STRING_START_RE = lazyregex.compile(r"(?i:[rbuf]|rb|br)?['\"]")
 _CLOSER = {"(": ")", "[": "]", "{": "}"}
 _CONSTANTS = {"None": None, "True": True, "False": False}
 _MAX_EVAL = 200_000
@@ -57,7 +56,7 @@ def parse_value(text: str) -> object:
 _SPECIAL_FLOATS = {"inf": float("inf"), "+inf": float("inf"), "-inf": float("-inf"),
                    "nan": float("nan"), "+nan": float("nan"), "-nan": float("nan")}
 # numbers as str()/format() print them (no "_" grouping, no leading "+")
-_PLAIN_NUMBER_RE = regex.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_PLAIN_NUMBER_RE = lazyregex.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def convert(f: Field, text: str) -> object:

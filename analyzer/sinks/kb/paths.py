@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import posixpath
 
-import regex
+from analyzer.core import lazyregex
 
 __all__ = ["page_path", "kb_href", "relative", "file_page", "type_page", "project_page", "slug"]
 
-_UNSAFE = regex.compile(r"[^A-Za-z0-9._-]+")
+_UNSAFE = lazyregex.compile(r"[^A-Za-z0-9._-]+")
 
 
 def slug(text: str) -> str:

@@ -18,8 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-import regex
-
+from analyzer.core import lazyregex
 from analyzer.core.schema import Pattern
 from analyzer.core.template.fields import literal_parts
 from analyzer.sinks.kb.page import heading, layout, render_signature
@@ -30,7 +29,7 @@ __all__ = ["build_site", "BuildStats", "Signature", "ASSETS", "SEARCH_WORD"]
 ASSETS = Path(__file__).resolve().parent / "assets"
 # The words a message is searched by: the matcher's own notion of a literal word (core/matcher.py);
 # search.js splits a query with the same expression.
-SEARCH_WORD = regex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
+SEARCH_WORD = lazyregex.compile(r"[a-z0-9_][a-z0-9_-]{2,}")
 _SHOWN_TEMPLATE = 300  # characters of a template the search results show
 _TOP_TYPES = 40  # exception types listed on the front page; types/index.html has them all
 _NO_FILE = "(no source file)"
