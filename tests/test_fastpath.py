@@ -23,6 +23,7 @@ from analyzer.core.normalize import LineNormalizer
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import EventKind
 from analyzer.core.scan import FileScanner
+from analyzer.sources import chunkscan
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import MAX_LINE, split_lines, utf8_chunks
 from analyzer.sources.packs import load_packs
@@ -808,3 +809,12 @@ def test_an_oserrors_text_is_read_at_an_error_level_only():
     leveled = b"[2026-08-28 10:00:25] ERROR the health check failed\n"  # (a level on the line before is not its level)
     assert all(hit < len(leveled) for hit in finder.scan(leveled + retry))
     assert assert_same(retry * 3 + b"".join(logged))
+
+
+def test_lines_of_long_stretches_are_counted_as_bytes_count_counts_them():
+    # (the fast path counts them with numpy past its first 256 MB: that path is not reached by any log here)
+    rng = random.Random(7)
+    buffer = bytes(rng.choice(b"ab\n") for _ in range(3 << 18))
+    for start, end in [(0, len(buffer)), (1, len(buffer) - 1), (5, 1 << 16), (0, 1 << 18), (1 << 18, 2 << 18),
+                       *((a, a + rng.randrange(1 << 16, 1 << 19)) for a in (rng.randrange(1 << 18) for _ in range(20)))]:
+        assert chunkscan._newlines(buffer, start, end) == buffer.count(b"\n", start, end), (start, end)

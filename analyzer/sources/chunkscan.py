@@ -45,6 +45,7 @@ _LONG_WAY_BACK = 64  # lines looked at before asking where setters can be (cheap
 _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches more is read line by line
 _HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
 _BLANKS = frozenset(b" \t\r\x0b\x0c")
+_COUNT_BLOCK = 1 << 18  # bytes whose lines numpy counts at once
 _NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
 _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
 _MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
@@ -508,9 +509,11 @@ def _may_go_on(buffer: bytes, start: int, end: int) -> bool:
 
 def _newlines(buffer: bytes, start: int, end: int) -> int:
     """How many lines end in `buffer[start:end]`. On long stretches numpy's vectorised compare is
-    several times faster than `bytes.count`; numpy comes with pandas."""
+    several times faster than `bytes.count`, compared a block at a time: the compare's result for a whole
+    chunk would not stay in the CPU's cache (counting took 1.7x the time). numpy comes with pandas."""
     if end - start < 1 << 16:
         return buffer.count(b"\n", start, end)
     import numpy
 
-    return int(numpy.count_nonzero(numpy.frombuffer(buffer, numpy.uint8, end - start, start) == 10))
+    octets = numpy.frombuffer(buffer, numpy.uint8, end - start, start)
+    return sum(int(numpy.count_nonzero(octets[at:at + _COUNT_BLOCK] == 10)) for at in range(0, end - start, _COUNT_BLOCK))
