@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Warm CPU seconds (user+sys, median) a command may take: CPU, not wall, since this 2-core machine
 # is shared and its load inflates wall times by a factor that changes from run to run.
 BUDGET_S = {"`analyzer --version`": 0.1, "`analyzer --help`": 0.1,
-            "`analyzer scan` of a one-line log": 0.3, "`analyzer explain \"<seed message>\"`": 0.3}
+            "`analyzer scan` of a one-line log": 0.25, "`analyzer explain \"<seed message>\"`": 0.25}
 SEED = ("ValueError: DeepSeekV4 CP supports moe_a2a_backend in ('none', 'deepep', 'megamoe', 'mori'), "
         "got 'flashinfer_tkv'.")
 

@@ -20,6 +20,7 @@ from analyzer.report import incidents_frame
 from analyzer.report.filescan import scan_batch
 from analyzer.report.runs import PathLayout, discover
 from analyzer.sinks.serialize import incident_dict
+from analyzer.sources.sniff import TextSniffer
 from tests.realtb import capture, text_of
 from tests.support import builtin_engine
 
@@ -237,3 +238,16 @@ def test_a_file_result_survives_its_json_and_carries_the_runs_configuration(tmp_
     assert again.incidents == result.incidents and again.run.command == result.run.command
     assert dict(again.run.settings) == {**dict(result.run.settings), "cuda_graph_bs": [1, 2, 4]}  # JSON lists
     assert again == replace(result, run=again.run)
+
+
+def test_the_sniffer_counts_each_odd_character_of_the_decoded_text():
+    # (counted in the bytes: each control character decodes to itself, each invalid byte to U+FFFD)
+    odd = re.compile("[\ufffd\x01-\x08\x0e-\x1a\x1c-\x1f]")
+    rng = random.Random(3)
+    alphabet = [b"a", b" ", b"\n", b"\t", b"\x1b[0m", b"\x00", b"\x01", b"\x07", b"\x0e", b"\x1f", b"\x7f", b"\xff",
+                b"\xc3", b"\xc3\xa9", b"\xef\xbf\xbd", b"\xe2\x80", b"\xf0\x9f\x98\x80"]
+    for _ in range(300):
+        data = b"".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
+        sniffer = TextSniffer()
+        sniffer.feed(data)
+        assert sniffer.odd == len(odd.findall(data.decode("utf-8", "replace").replace("\x00", ""))), data

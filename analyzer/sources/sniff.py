@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["TextSniffer"]
 
-# Replacement characters and control characters other than those logs hold (tabs, line and form
-# feeds, ANSI escapes), counted in one pass.
-_ODD = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
+# Replacement characters and control characters other than those logs hold (tabs, line and form feeds,
+# ANSI escapes; NULs, which the reader drops). The control characters are counted in the bytes (decoding
+# keeps each as it is): deleting every other byte is a tenth of the time of a pattern over the text.
+_ODD_BYTES = frozenset(range(0x01, 0x09)) | frozenset(range(0x0e, 0x1b)) | frozenset(range(0x1c, 0x20))
+_NOT_ODD = bytes(byte for byte in range(256) if byte not in _ODD_BYTES)
 _BLANK = b" \t\r\n\f\v\x00"
 
 
@@ -44,7 +44,7 @@ class TextSniffer:
         text = piece.decode("utf-8", "replace").replace("\x00", "")
         self.head += text
         self.chars += len(text)
-        self.odd += len(_ODD.findall(text))
+        self.odd += text.count("\ufffd") + len(piece.translate(None, _NOT_ODD))
 
     @property
     def binary(self) -> bool:
