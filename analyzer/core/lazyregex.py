@@ -31,7 +31,8 @@ class _Deferred:
             raise AttributeError(name)
         compiled = regex.compile(self.pattern, self._flags)
         for bound in _BOUND:
-            setattr(self, bound, getattr(compiled, bound))
+            if hasattr(compiled, bound):  # (all in the releases of regex known; a later one may drop one)
+                setattr(self, bound, getattr(compiled, bound))
         return getattr(compiled, name)
 
     def __reduce__(self) -> tuple[Any, tuple[str | bytes, int]]:
