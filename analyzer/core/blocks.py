@@ -410,7 +410,7 @@ def _underlines_statement(source: str, carets: str, assertion: bool) -> bool:
 # `raise ValueError("...")`, `raise errors.ConfigError`, `raise KeyError(name) from err`: a class (its last name
 # capitalised), maybe called with one plain string (its message), maybe a cause after it
 _RAISE = lazyregex.compile(r"raise (?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*)"
-                       r"(?:\((?:(?P<q>['\"])(?P<message>(?:(?!(?P=q))[^\\])*)(?P=q)\)|.*)?)?(?:\s+from\s+\S.*)?\s*(?:#.*)?$")
+                           r"(?:\((?:(?P<q>['\"])(?P<message>(?:(?!(?P=q))[^\\])*)(?P=q)\)|.*)?)?(?:\s+from\s+\S.*)?\s*(?:#.*)?$")
 
 
 def _frame_or_exception_after(lines: list[str], i: int) -> bool:

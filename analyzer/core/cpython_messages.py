@@ -61,7 +61,7 @@ _FORMS = (
 )
 # Where a message may begin: the line's start (after a level), or after words and a separator.
 _FORM = lazyregex.compile(r"(?:^|(?<=: |: \[|\] | - | / ))(?:" + "|".join(f"(?P<f{k}>{form})" for k, (_, form) in enumerate(_FORMS))
-                      + r")\s*$")
+                          + r")\s*$")
 # Literal words every such line holds (for the fast path's triggers).
 KEYWORDS = ("has no attribute '", " required positional argument", " required keyword-only argument",
             "got an unexpected keyword argument '", "got multiple values for argument '", " positional argument",

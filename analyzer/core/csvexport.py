@@ -18,7 +18,7 @@ __all__ = ["row"]
 # (a message is quoted where it holds a comma or a quote; one that is not is taken only after an epoch's time, with a
 # stream or alone: `2021-02-25 16:56:47,076 [INFO ] ...`, logging's own time and text, is no row)
 _ROW = lazyregex.compile(r'(?P<time>\d{13}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?Z?),"(?P<message>(?:[^"]|"")*+)"'
-                     r'(?:,(?P<stream>[^",\s]+))?|(?P<time>\d{13}),(?P<bare>[^",]*)(?:,(?P<stream>[^",\s]+))?')
+                         r'(?:,(?P<stream>[^",\s]+))?|(?P<time>\d{13}),(?P<bare>[^",]*)(?:,(?P<stream>[^",\s]+))?')
 _EPOCH = datetime(1970, 1, 1)
 
 

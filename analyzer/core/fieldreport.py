@@ -32,8 +32,8 @@ _LABEL = r"^[-*\s]*(?:\*\*)?{}:(?:\*\*)?[ \t]*"
 _TYPE = lazyregex.compile(_LABEL.format("Exception Type") + r"(?P<type>[A-Za-z_][\w.]*)(?: at \S*)?[ \t]*$")
 _VALUE = lazyregex.compile(_LABEL.format("Exception (?:Value|Message)") + rf"(?P<value>(?:{g.TEXT})?)\s*+$")
 _LOCATION = lazyregex.compile(_LABEL.format("Exception Location")  # (Django 3.2 on: `path, line N, in function`)
-                          + r"(?:(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)"
-                          + r"|(?P<path>\S.*?), line (?P<lineno>\d+), in (?P<function>[\w<>.]+))[ \t]*$")
+                              + r"(?:(?P<path>\S.*?) in (?P<function>[\w<>.]+), line (?P<lineno>\d+)"
+                              + r"|(?P<path>\S.*?), line (?P<lineno>\d+), in (?P<function>[\w<>.]+))[ \t]*$")
 _FIELD = lazyregex.compile(_LABEL.format(r"[A-Z][\w ]{0,40}") + r"(?:\t|$|(?<=\*\* ?))")  # another field
 _STACK = "## Stack Trace"
 

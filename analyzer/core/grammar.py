@@ -222,7 +222,7 @@ def reraised_original(header: regex.Match) -> bool:
 # Messages that end with a traceback formatted into them, below their first line: unittest's loader reports a test
 # module it failed to import, or whose `load_tests` failed, as an error whose message holds that traceback.
 _HOLDING_TRACEBACK = lazyregex.compile(r"^(?:[\w.]*\.)?ImportError: Failed to import test module: \S+\s*$"
-                                   r"|^[\w.]*Error: Failed to call load_tests:\s*$")
+                                       r"|^[\w.]*Error: Failed to call load_tests:\s*$")
 
 
 def holds_traceback(exception_line: str, header: regex.Match) -> bool:
@@ -446,7 +446,7 @@ def _name_once(name: str, copies: int) -> str | None:
 # module, in parentheses, then that error's message (`(psycopg2.errors.UndefinedTable) relation "t" does not exist`).
 # (The class named as exceptions are, or one of a module of errors: psycopg2's `errors.UndefinedTable`.)
 WRAPPED_DRIVER_ERROR = lazyregex.compile(r"^\((?P<type>(?:[A-Za-z_]\w*+\.)++(?:[A-Z]\w*(?:Error|Exception)"
-                                     r"|(?<=\.(?:errors|exceptions|err|exc)\.)[A-Z]\w*+))\) (?P<message>\S.*)$")
+                                         r"|(?<=\.(?:errors|exceptions|err|exc)\.)[A-Z]\w*+))\) (?P<message>\S.*)$")
 
 # An exception's repr, maybe quoted: `KeyError('tmax')`, `"TypeError(\"f() missing ...\")"`.
 EXCEPTION_REPR = lazyregex.compile(rf"^(?P<q>[\"']?)(?P<type>(?:[A-Za-z_]\w*+\.)*+{EXCEPTION_NAME})\((?P<args>.*)\)(?P=q)$")
@@ -590,7 +590,7 @@ def exception_in_member(text: str) -> tuple[str, str, bool] | None:
 # A member that may hold an error's text, in JSON or a Python dict's repr (a client printing `response.json()`):
 # its key and the value's opening quote (in a repr, a double one where the text holds an apostrophe).
 _MEMBER = lazyregex.compile(r"""(?P<key>["'])(?i:message|detail|error|msg|reason|description|error_message)(?P=key) ?: ?"""
-                        r"""(?P<quote>["'])(?=[A-Za-z_])""")
+                            r"""(?P<quote>["'])(?=[A-Za-z_])""")
 # ... or a pair of logfmt, as Go's services and Python's key=value renderers write it (`error="..."`), or SageMaker's
 # report of a failed job (`ErrorMessage "..."`): the key read back from each quoted value's opening
 _PAIR_KEY = lazyregex.compile(r"""(?:(?<![\w.-])(?i:error|err|exception|exc|message|msg|reason|error_message)=|\bErrorMessage )\Z""")
@@ -610,7 +610,7 @@ def _members(text: str) -> Iterator[tuple[int, int, str]]:
 
 _NAMED = ", message: "
 _TYPE_MEMBER = lazyregex.compile(r"""(?P<quote>["'])(?i:name|type|error_?type|exc_?type|exception(?:_?type)?)(?P=quote) ?: ?"""
-                             r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))(?P=quote)")
+                                 r"(?P=quote)(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))(?P=quote)")
 _STRING_BODY = {quote: lazyregex.compile(rf"(?:[^\\{quote}]|\\.)*+") for quote in "'\""}  # a string's text, to its closing quote
 
 # A class in brackets and its message, after a colon that ends a user's words (SkyPilot's `[AssertionError] ...`)
@@ -652,10 +652,10 @@ def _said(text: str) -> bool:
 # or say that one occurred: pre-commit's `An unexpected error has occurred: `; or a file and line: pytest's
 # `--tb=line` (`/x/test_a.py:2: ValueError: ...`), a C++ check's place (`/src/llm_chat.cc:163: InternalError: ...`))
 _LABEL = lazyregex.compile(rf"^(?:[-*+] )?(?P<label>(?!{_LEVELS})[\w.-]+|\[(?!{_LEVELS})[\w.-]+\]"
-                       r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+?\.[A-Za-z]\w{0,3}:\d+"  # (lazy: greedy, a long dotted name took minutes)
-                       r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback|[A-Z]\w*(?:Error|Exception))"
-                       r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
-                       r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
+                           r"|(?:[A-Za-z]:)?(?:[^\s:]*[/\\])?[\w.-]+?\.[A-Za-z]\w{0,3}:\d+"  # (lazy: greedy, a long dotted name took minutes)
+                           r"|(?:[A-Za-z]+ ){1,2}(?:[Ee]rror|[Ee]xception|[Tt]raceback|[A-Z]\w*(?:Error|Exception))"
+                           r"|(?:Error|Failed) (?:[\w.-]+ ){0,3}[\w.-]+"
+                           r"|(?i:(?:an? )?(?:unexpected |unhandled |internal )?(?:error|exception)(?: has| was)? occurred)): (?=\S)")
 _MAX_LABELS = 3  # labels one behind another (a status and its detail: Triton's `UNAVAILABLE: Internal: `)
 _SEE_ABOVE = " (see above for traceback):"
 # (or a number, a heading's marks, an arrow: a chain of calls a user wrote out)
@@ -672,9 +672,9 @@ INTRODUCING_VERBS = r"(?:[Gg][eo]t|gets|getting|hit|encounter(?:ed)?|receive[ds]
 # Not in a record of a lower level (`INFO: done. ValueError: ...` reports none).
 _NAMES_SAID = tuple(f"{suffix}: " for suffix in EXCEPTION_SUFFIXES)  # (what such a type and its colon hold)
 _INTRODUCED = lazyregex.compile(rf"(?:(?:[a-z)][.!]|\b(?i:error|exception) (?:message|was|is):"
-                            rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}(?: an?)?|^Exception"
-                            r"|\bwith (?:an? )?(?i:error|exception)) "
-                            r"|\b(?i:error|exception):? [\"'])\Z", regex.REVERSE)  # (it ends where the words end: searched
+                                rf"|\b(?i:this|that|the|same|following|an?) (?i:error|exception):|\b{INTRODUCING_VERBS}(?: an?)?|^Exception"
+                                r"|\bwith (?:an? )?(?i:error|exception)) "
+                                r"|\b(?i:error|exception):? [\"'])\Z", regex.REVERSE)  # (it ends where the words end: searched
 # from there backwards, one place is tried where a forward search tries forty)
 # An exception whose text names its class and fields before its reason (SGLang's `KVTransferError(bootstrap_room=12):
 # Failed to send kv chunk ...`): the class and the reason are read.
@@ -686,7 +686,7 @@ _CJK_COLON = lazyregex.compile(_CJK + ": ")
 _CJK_END = lazyregex.compile(_CJK + r"\Z")
 _CJK_GLUED = lazyregex.compile(_CJK + r"(?=[A-Za-z_][\w.]*: )")
 _QUOTED = lazyregex.compile(r"`[^`\n]+`|[\u201c\u201d][^\u201c\u201d\n]+[\u201c\u201d]"  # (curly quotes either way round)
-                        r"|\*\*[^*\n]+\*\*")  # (or markdown's bold: `occur **ModuleNotFoundError: ...**`)
+                            r"|\*\*[^*\n]+\*\*")  # (or markdown's bold: `occur **ModuleNotFoundError: ...**`)
 
 
 # `python -m module` when the module's spec cannot be found (CPython's runpy, through sys.exit): the

@@ -418,7 +418,7 @@ def _just_below(above: Incident, below: Incident) -> bool:
 # quote a multiprocessing RemoteTraceback opens around the worker's traceback, as IPython shows it under its own header)
 _INTRODUCES = lazyregex.compile(r'(?::|\bbelow\.?|\bray::\S+ \(pid=\d+, ip=[^)]*\)|^""")\s*\Z')
 _NEXT_TRACEBACKS_WORDS = lazyregex.compile(r"(?:Exception in (?:thread|callback) [^:]*|Error in (?:atexit\._run_exitfuncs|sys\.exitfunc"
-                                       r"|sys\.excepthook)|Original exception was):\s*\Z")
+                                           r"|sys\.excepthook)|Original exception was):\s*\Z")
 _TYPE_INTRODUCES = lazyregex.compile(r"[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r":\s*\Z")  # (a class named, its text to follow)
 
 

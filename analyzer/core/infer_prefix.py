@@ -82,10 +82,10 @@ _LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE")) 
 # error: ...`, a C++ terminate's, UCX's signal report; see native.starts; and an error's repr a logger printed, vLLM's
 # `RuntimeError('...')`; and a class alone, an error without a message, as a newest-first export puts it above its frames)
 _AT_EXCEPTION = lazyregex.compile(_EXCEPTION_AHEAD + r"|(?=[A-Za-z_][\w.]*" + g.EXCEPTION_SUFFIX + r"\(['\"]"
-                              r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r":?[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
-                              r"|Fatal Python error: |Windows fatal exception: "
-                              r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
-                              r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")
+                                  r"|(?:[A-Za-z_]\w*+\.)*+_*[A-Z]\w*?" + g.EXCEPTION_SUFFIX + r":?[ \t]*+$"  # (or alone: `KeyboardInterrupt`)
+                                  r"|Fatal Python error: |Windows fatal exception: "
+                                  r"|terminate called after throwing an instance of '|libc\+\+abi: terminating "
+                                  r"|\[[^\]\s]+:\d+:\d+:\d+\] Caught signal \d+ \()")
 # ... or the same in front of a source line (four blanks in, then code), where the line before was a frame
 # line: read so only on a paste's second line, whose first lost its prefix (see source_pretext).
 _PREFIX_BEFORE_SOURCE = lazyregex.compile(_PREFIX_SHAPES + r"(?= {4,}\S)")
@@ -136,7 +136,7 @@ _DATED = lazyregex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[
 _KEY_NOISE = lazyregex.compile(rf"<t>|\||(?<!\S)(?:{_SEVERITIES})(?!\S)")
 _PID = lazyregex.compile(r"\bpid=(\d+)")
 _IDENTITY = lazyregex.compile(r"\brank[= ]?(?P<rank>\d+)|\b(?P<tags>(?:[TDPE]P\d+)(?: [TDPE]P\d+)*)\b|\bpid=(?P<pid>\d+)"
-                          r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)
+                              r"|^\[[\w.-]+:(?P<rank>\d+)\]:")  # (a launcher's `[gpu187:2]:`, its host and rank)
 
 _TOKEN = lazyregex.compile(r"(?P<word>\w+)|(?P<blank>[ \t]+)|(?P<other>.)", regex.S)
 # Hyperscan reads bytes: a word is any run of ASCII word characters or non-ASCII bytes, so that the

@@ -48,9 +48,9 @@ _OPENING_FRAME = lazyregex.compile(
 # is only on the current line's marker. (A page that rendered the copy took `<module>` for a tag and dropped it:
 # `x.py in ()`, its function then unknown.)
 _OLD_FRAME = lazyregex.compile(r"^(?P<path><ipython-input-[^>]+>|\S.*?\.py[cx]?) in (?:(?P<function><cell line: \d+>|[^\s(]+)"
-                           r"(?:\(.*\))?|\(\))\s*$")
+                               r"(?:\(.*\))?|\(\))\s*$")
 _OLD_OPENING_FRAME = lazyregex.compile(r"^(?:<ipython-input-[^>]+>|(?:[~/]|[A-Za-z]:\\|[\w.-]+/)\S*\.py[cx]?) in (?:<cell line: \d+>|[^\s(]+"
-                                   r"|(?=\(\)))(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
+                                       r"|(?=\(\)))(?:\(.*\))?\s*$")  # (an absolute path, on Windows too, or one under a package's folder)
 # [shown](url); neither holds a bracket of the other kind's opening (each try then ends at the next one: a hostile line
 # of `[1](x` pieces is read once, not once a piece)
 _LINK = lazyregex.compile(r"\[(?P<text>[^\[\]\n]+)\]\((?:[a-z][\w+.-]*:|#)[^()\[\s]*\)")

@@ -90,7 +90,7 @@ _ESCAPED_ESC = "\\u001b["  # a colour code's ESC as JSON writes it
 # A line of a pretty-printed JSON document that is one string: alone (an item of a list) or a member's value, maybe
 # with the comma after it; or cut before its closing quote (maybe inside an escape).
 _STRING_LINE = lazyregex.compile(r'\s*+(?P<key>"(?:[^"\\]|\\.)*+"\s*+:\s*+)?"(?P<body>(?:[^"\\]|\\.)*+\\?+)'
-                             r'(?:(?P<closed>")\s*+(?P<comma>,?)\s*+)?')
+                                 r'(?:(?P<closed>")\s*+(?P<comma>,?)\s*+)?')
 _CUT_ESCAPE = lazyregex.compile(r'(?<!\\)(?:\\\\)*+\K\\(?:u[0-9A-Fa-f]{0,3})?$')  # (a backslash itself escaped is whole)
 _TRACEBACK_ITEMS = (g.HEADER_TEXT, 'File "', g.CAUSE_SEPARATOR, g.CONTEXT_SEPARATOR)
 

@@ -68,28 +68,28 @@ _RUST_CAUSE = lazyregex.compile(rf"^\s+(?:\d+: )?(?P<message>{g.TEXT})\s*+$")
 _FATAL_AT = lazyregex.compile(rf"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): \s*+(?P<message>{g.TEXT})\s*+$")
 _TIMEOUT = lazyregex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
 _THREAD = lazyregex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
-                        r"|^Stack \(most recent call first\):\s*$")
+                            r"|^Stack \(most recent call first\):\s*$")
 _FRAME = lazyregex.compile(rf'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in \s*+(?P<function>{g.TEXT})\s*+$')
 _DUMP_DETAIL = lazyregex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
-                             r"Garbage-collecting)|^\s*$")
+                                 r"Garbage-collecting)|^\s*$")
 _STATE = "Python runtime state: "
 # (written to stderr at once, as faulthandler's: after whatever was half written there; a copy that lost its line
 # breaks holds its what() on the same line, and what came after it)
 _TERMINATE = lazyregex.compile(r"^.*?(?<![A-Za-z])terminate called after throwing an instance of '(?P<type>[^']+)'"
-                           rf"(?:\s+what\(\):(?:\s++(?P<message>{g.TEXT}))?)?\s*+$")
+                               rf"(?:\s+what\(\):(?:\s++(?P<message>{g.TEXT}))?)?\s*+$")
 # Ray's terminate handler (src/ray/util/logging.cc) logs the type as `typeid(e).name()` gives it, mangled
 # (`N3c1016DistBackendErrorE`), and what() on its record's line: `... logging.cc:108: Unhandled exception: <type>. what(): ...`.
 _RAY_TERMINATE = lazyregex.compile(rf"^.*?\bUnhandled exception: (?P<type>\w+)\. what\(\):(?:\s++(?P<message>{g.TEXT}))?\s*+$")
 _LOGGED_LEVEL = lazyregex.compile(r"\b(?:CRITICAL|FATAL|ERROR|WARNING|WARN|INFO|DEBUG)\b")
 # libc++'s (clang, macOS): the type and what() on one line.
 _LIBCXX_TERMINATE = lazyregex.compile(r"^.*?libc\+\+abi: terminating (?:due to|with) uncaught exception of type "
-                                  rf"(?P<type>(?:\w+::)*\w+): \s*+(?P<message>(?:{g.TEXT})?)\s*+$")
+                                      rf"(?P<type>(?:\w+::)*\w+): \s*+(?P<message>(?:{g.TEXT})?)\s*+$")
 # Objective-C's runtime on an NSException nobody caught (a macOS GUI call off the main thread: matplotlib's, Tk's), maybe
 # behind what stderr held: `*** Terminating app due to uncaught exception 'NSInternalInconsistencyException', reason:
 # '...'`, then `*** First throw call stack:` and the frames in brackets, then libc++'s word of the same abort.
 _OBJC_TERMINATE = lazyregex.compile(r"^.*?\*\*\* Terminating app due to uncaught exception '(?P<type>[^']+)', reason: '(?P<message>.*)'\s*$")
 _OBJC_STACK = lazyregex.compile(r"^(?:\*\*\* First throw call stack:|[()]|\s*\d+\s+\S+\s+0x[0-9a-fA-F]+ .*"
-                            r"|libc\+\+abi: terminating (?:due to|with) uncaught exception of type NSException.*)\s*$")
+                                r"|libc\+\+abi: terminating (?:due to|with) uncaught exception of type NSException.*)\s*$")
 _WHAT = lazyregex.compile(rf"^(?:.*?\s)?what\(\):\s++(?P<message>(?:{g.TEXT})?)\s*+$")  # (behind what its terminate line had before it)
 # Another rank's pieces of its terminate line, between this one's and its what(): its type and closing quote, or the quote.
 _PIECE = lazyregex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
@@ -98,16 +98,16 @@ _PIECE = lazyregex.compile(r"^(?:(?:\w+::)*\w+)?'+\s*$")
 _SOURCE_END = lazyregex.compile(r"\.(?:cpp|cc|cxx|cu|cuh|hpp|h):(?P<lineno>\d+)\b")
 _PATH_STOPS = (" ", "\t", "\n", "'", '"', "(", "[")
 _RAISED_FROM = lazyregex.compile(r"^Exception raised from (?P<function>.+?) at (?P<path>.+?):(?P<lineno>\d+)"
-                             r" \(most recent call first\):\s*$")
+                                 r" \(most recent call first\):\s*$")
 _CXX_FRAME = lazyregex.compile(r"^frame #\d+: ")
 _CUDA = lazyregex.compile(rf"^CUDA error: \s*+(?P<message>{g.TEXT})\s*+$")
 _DEVICE_ASSERT = lazyregex.compile(r"^(?P<path>(?:[A-Za-z]:)?[^\s:]+):(?P<lineno>\d+): (?P<function>\S.*?): (?:block: \[[\d,]+\], "
-                               r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
+                                   r"thread: \[[\d,]+\] Assertion `.*`|Device-side assertion `.*') failed\.\s*$")
 _CUDA_CHECK = lazyregex.compile(r"^Failed: Cuda error (?P<path>\S+?):(?P<lineno>\d+) '(?P<message>.*)'\s*$")
 _UCX_SIGNAL = lazyregex.compile(r"^(?:\[[^\]\s]+:\d+:\d+:\d+\] )?Caught signal \d+ \((?P<name>[^:)]+?)(?:: (?P<message>.*?))?\)\s*$")
 _UCX_BACKTRACE = lazyregex.compile(r"^=+(?: backtrace \(tid:\s*\d+\) =+)?\s*$|^\s*\d+\s+\S")  # its head, frames and rule
 _CUDA_HINT = lazyregex.compile(r"^(?:CUDA kernel errors might be asynchronously reported|For debugging consider passing "
-                           r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
+                               r"CUDA_LAUNCH_BLOCKING|Compile with `TORCH_USE_CUDA_DSA`|Device-side assertion)")
 FATAL_ERROR, WINDOWS_FATAL = "Fatal Python error", "Windows fatal exception"  # faulthandler's labels, the types of its dumps
 # faulthandler's names for the fatal signals (faulthandler_handlers in Python/faulthandler.c).
 _SIGNALS = {"Segmentation fault": "SIGSEGV", "Aborted": "SIGABRT", "Bus error": "SIGBUS",

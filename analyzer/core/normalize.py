@@ -386,7 +386,7 @@ class LineNormalizer:
             own = (*meta.channel, family)
             if header is None and family not in adopted:
                 introduced = next((stream for stream, pretext in reversed(self._header_context.get(meta.channel, {}).items())
-                                   if stream != own and _introduced_by(pretext, meta.learned)), None)
+                                       if stream != own and _introduced_by(pretext, meta.learned)), None)
                 if introduced is not None:
                     _remember(self._adopted, meta.channel, adopted)
                     _bounded_set(adopted, family, introduced)

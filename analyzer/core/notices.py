@@ -106,10 +106,10 @@ _LEVEL_IN_PREFIX = lazyregex.compile(rf"\b(?:ERROR|CRITICAL|FATAL)\b|(?:^|[\s:\]
 # dated, a padded level after it: `19:37:45 [ERROR  ] `, `2025/07/06 20:34:01 ERROR `)
 # or the logger's name, its level padded to eight after it (`%(name)s %(levelname)-8s`: `sagemaker-containers ERROR    `)
 _LEVEL_IN_TEXT = lazyregex.compile(r"^\s*(?:\{[^{}\s]+:\d+\}\s+|(?:\d{4}([-/])\d\d\1\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d+)? +"
-                               r"|[\w.-]+ (?=ERROR {4}\S|CRITICAL \S))?"
-                               r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
-                               r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
-                               rf"|{_GLOG_ERROR}\s*)")
+                                   r"|[\w.-]+ (?=ERROR {4}\S|CRITICAL \S))?"
+                                   r"(?:(?:\*\*)?(?:ERROR|CRITICAL|FATAL)(?::\*\*\s*|\*\*:\s*|:\s*|\s+-\s+|\s+)"
+                                   r"|(?:\[[^\]\s]+\] ?)*\[(?:ERROR|FATAL|CRITICAL) *\]\s*"
+                                   rf"|{_GLOG_ERROR}\s*)")
 _ERRNO = lazyregex.compile(r"^\[Errno -?\d+\] \S.*$")
 # The type opens the text or follows a colon or a dash (`Exception occured - litellm.APIError: ...`); an OSError with its
 # errno may also end a sentence (pip's "Could not install packages due to an OSError: [Errno 28] ...").
@@ -138,7 +138,7 @@ _ANGLED = lazyregex.compile(r"<(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Ex
 _SAYS_FAILED = lazyregex.compile(r"(?i:error|failed|unexpected)")
 _LOWER_LEVEL = lazyregex.compile(r"\b(?:INFO|DEBUG|WARNING|WARN|TRACE)\b")
 _CLASS_SAID = lazyregex.compile(r"<(?:class|type) '(?P<type>(?:[A-Za-z_]\w*+\.)*+[A-Z]\w*(?:Error|Exception))'>(?: at \S+:\d+)?(?: exception| error)?(?::| -|, exception msg:|,) "
-                            r"(?P<message>[^\s<].*)$")
+                                r"(?P<message>[^\s<].*)$")
 
 # `logger.error(f"{what}: {type(exc).__name__}")`, or `{exc!r}` of an error that has no message: the class ends the line
 # after a colon (SD.Next's `... | ERROR | errors | executing callback: x.py f: AttributeError`)
@@ -214,9 +214,9 @@ def _unquoted(quoted: str | None) -> str:
 # APIError: ...`, a period after it) and backoff's handlers (`Backing off f(...) for 0.5s (requests.exceptions.
 # ConnectionError: ...)`, `Giving up f(...) after 5 tries (...)`). The class may be any: the library says it was raised.
 _RETRIED = lazyregex.compile(r"(?P<words>\bRetrying \S+ in \d+(?:\.\d+)? seconds as it raised) (?P<type>[A-Za-z_][\w.]*): "
-                         rf"\s*+(?P<message>(?:{TEXT})?)\s*+$"  # (tenacity's full stop after it: see retried)
-                         r"|(?P<words>\b(?:Backing off|Giving up) \S+\(\.\.\.\) (?:for \d+(?:\.\d+)?s|after \d+ tries)) "
-                         r"\((?P<type>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*$")
+                             rf"\s*+(?P<message>(?:{TEXT})?)\s*+$"  # (tenacity's full stop after it: see retried)
+                             r"|(?P<words>\b(?:Backing off|Giving up) \S+\(\.\.\.\) (?:for \d+(?:\.\d+)?s|after \d+ tries)) "
+                             r"\((?P<type>[A-Za-z_][\w.]*): (?P<message>.*)\)\s*$")
 RETRYING = ("Retrying ", "Backing off ")  # how the words of a report that the call is tried again begin
 _RETRY_WORDS = (*RETRYING, "Giving up ")
 
@@ -235,9 +235,9 @@ def retried(text: str) -> tuple[str, ErrorInfo] | None:
 # (its traceback object, its class) over at most `_REPR_WINDOW` characters of repr: a line of many `(<class '` or `x=Y(`
 # would make a search from each of them read to its end.
 _EXC_INFO = lazyregex.compile(r"\(<class '(?P<type>[A-Za-z_][\w.]*)'>, (?P<repr>[A-Za-z_][\w.]*\(.*\)), "
-                          r"<traceback object at 0x[0-9a-fA-F]+>\)")
+                              r"<traceback object at 0x[0-9a-fA-F]+>\)")
 _SELF_DOCUMENTED = lazyregex.compile(r"(?P<name>[A-Za-z_]\w*)=(?P<repr>[A-Za-z_][\w.]*\(.*\)), type\((?P=name)\)=<class '"
-                                 r"(?P<type>[A-Za-z_][\w.]*)'>")
+                                     r"(?P<type>[A-Za-z_][\w.]*)'>")
 _REPR_WINDOW = 4096
 _TRACEBACK_OBJECT, _TYPE_SAID = "<traceback object at 0x", ")=<class '"
 

@@ -42,14 +42,14 @@ _NO_SOURCE = "???"  # under a frame whose source pytest cannot show (a compiled 
 # `=== short test summary info ===`, `=== 2 failed in 0.10s ===`), the output it captured (`--- Captured log call ---`).
 # No message goes on past one: under `--tb=native` a test's traceback ends right above the next test's headline.
 _SECTIONS = lazyregex.compile(r"FAILURES|ERRORS|PASSES|short test summary info|warnings summary|test session starts"
-                          r"|slowest (?:\d+ )?durations")
+                              r"|slowest (?:\d+ )?durations")
 _COUNTED = lazyregex.compile(r"\b\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected|rerun)\b")
 _CAPTURED = lazyregex.compile(r"Captured (?:std(?:out|err)|log) (?:setup|call|teardown)")
 # A line of its short test summary (`-r`): `FAILED tests/x.py::test_y[p] - ValueError: bad`, `ERROR ...`
 # for an error outside the test; the exception's first line, cut to the terminal's width. (A paste may
 # have lost the word in front; a plugin may put the test's duration after it: `FAILED [0.0004s] tests/...`.)
 _SUMMARY = lazyregex.compile(r"^[ \t]*(?:(?:(?:FAILED|ERROR) (?:\[[\d.]+m?s\] )?)?[^\s:]+\.py::(?P<test>\S+)|ERROR (?P<test>[^\s:]+\.py))"
-                         rf" - \s*+(?P<what>{g.TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
+                             rf" - \s*+(?P<what>{g.TEXT})\s*+$")  # (or a module that failed to import: `ERROR tests/x.py - ...`)
 
 
 def headline(text: str) -> bool:

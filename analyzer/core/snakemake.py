@@ -25,11 +25,11 @@ __all__ = ["goes_on", "opens", "to_standard"]
 
 _MAX_LINES = 200
 _PLACED = lazyregex.compile(rf"^(?P<type>(?:[A-Za-z_]\w*+\.)*+(?:{g.EXCEPTION_NAME}|Exception))"
-                        r" (?:in line (?P<line>\d+) of (?P<path>\S.*?)|in file (?P<path>\S.*?), line (?P<line>\d+))[:.]\s*$")
+                            r" (?:in line (?P<line>\d+) of (?P<path>\S.*?)|in file (?P<path>\S.*?), line (?P<line>\d+))[:.]\s*$")
 # Snakemake's own classes that report an error with its message under them (snakemake/exceptions.py)
 _OWN = lazyregex.compile(r"^(?P<type>(?:Rule|Workflow|MissingRule|MissingInput|MissingOutput|AmbiguousRule|CyclicGraph|"
-                     r"IncompleteFiles|ChildIO|ProtectedOutput|ImproperOutput|Lock|CreateRule|UnknownRule|NoRules|"
-                     r"IOFile|CreateCondaEnvironment|SpawnedJob)(?:Exception|Error)):\s*$")
+                         r"IncompleteFiles|ChildIO|ProtectedOutput|ImproperOutput|Lock|CreateRule|UnknownRule|NoRules|"
+                         r"IOFile|CreateCondaEnvironment|SpawnedJob)(?:Exception|Error)):\s*$")
 
 
 def opens(text: str) -> bool:

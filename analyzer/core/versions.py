@@ -321,7 +321,7 @@ _NAME_FORMS = (("sglang", True), ("vllm", True), ("LLM engine (", False))
 _BANNER_PROJECT = (  # launch lines, banners, module names and environment variables of each server
     (lazyregex.compile(r"\bsglang\.(?:launch_server|srt|lang)\b|\bserver_args=ServerArgs\(|\bSGLANG_[A-Z_]+"), Project.SGLANG),
     (lazyregex.compile(r"\bvllm serve\b|\bvllm\.(?:entrypoints|engine|v1|model_executor|worker|executor|plugins|"
-                   r"general_plugins|config|distributed)\b|\bvLLM API server\b|\bvllm-openai\b|\bVLLM_[A-Z_]+"),
+                       r"general_plugins|config|distributed)\b|\bvLLM API server\b|\bvllm-openai\b|\bVLLM_[A-Z_]+"),
      Project.VLLM),
 )
 _FRAME = lazyregex.compile(r'File "[^"]*?/(?P<name>sglang|vllm|torch)/')

@@ -26,7 +26,7 @@ __all__ = ["LogFile", "PathLayout", "discover", "DEFAULT_PATH_REGEX", "parse_day
 DEFAULT_PATH_REGEX = r"(?:^|/)(?P<date>\d{4}-\d\d-\d\d)(?:/|$)"
 # A directory named like a machine: gpu-node-01, node3, host_12, worker-7a2, 10.0.0.5.
 _HOST_LIKE = lazyregex.compile(r"(?i)^(?:[a-z][\w-]*?[-_])?(?:node|host|gpu|worker|machine|server)[-_]?\w*?\d+\w*$"
-                           r"|^\d{1,3}(?:\.\d{1,3}){3}$")
+                               r"|^\d{1,3}(?:\.\d{1,3}){3}$")
 _FIELDS = ("run", "host", "date", "version")
 
 
