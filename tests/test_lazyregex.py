@@ -66,7 +66,8 @@ def test_a_deferred_pattern_is_compiled_once_on_first_use(monkeypatch):
     assert pattern.sub(r"\g<type>", "OSError: gone") == "OSError"
     assert pattern.groupindex == {"type": 1, "message": 2} and pattern.flags & regex.I
     assert [m["type"] for m in pattern.finditer("AError: a\nBError: b")] == ["AError", "BError"]
-    assert compiled == [(r"(?P<type>\w+Error): (?P<message>.*)", regex.I)]
+    assert pattern.subf("{type}", "OSError: gone") == pattern.subf("{type}", "OSError: gone") == "OSError"
+    assert compiled == [(r"(?P<type>\w+Error): (?P<message>.*)", regex.I)]  # (whatever was asked for)
 
 
 def test_a_deferred_pattern_survives_pickle_and_copy():

@@ -14,10 +14,6 @@ import regex
 
 __all__ = ["compile"]
 
-# What is bound onto the stand-in when it is first used (anything else is looked up on the pattern each time).
-_BOUND = ("match", "fullmatch", "search", "sub", "subn", "split", "splititer", "findall", "finditer", "scanner",
-          "flags", "groups", "groupindex", "named_lists")
-
 
 class _Deferred:
     """Stands in for `regex.compile(source, flags)` until one of its methods or attributes is asked for."""
@@ -30,9 +26,9 @@ class _Deferred:
         if name.startswith("__"):  # (copy, pickle and the like ask for these: the class answers them)
             raise AttributeError(name)
         compiled = regex.compile(self.pattern, self._flags)
-        for bound in _BOUND:
-            if hasattr(compiled, bound):  # (all in the releases of regex known; a later one may drop one)
-                setattr(self, bound, getattr(compiled, bound))
+        for public in dir(compiled):  # (its methods bound to it, and its attributes: each looked up here once)
+            if not public.startswith("_"):
+                setattr(self, public, getattr(compiled, public))
         return getattr(compiled, name)
 
     def __reduce__(self) -> tuple[Any, tuple[str | bytes, int]]:
