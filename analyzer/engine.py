@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
+from analyzer.core.normalize import SharedPeels
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
 from analyzer.core.runconfig import RunConfig
@@ -79,6 +80,7 @@ class Engine:
         self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
         self._configs: dict[str, RunConfig] = {}  # file -> its run's configuration, as its lines told it
         self._diagnosed: Diagnoses = {}  # shared by its analyses: a report's files repeat their errors
+        self._peels = SharedPeels()  # ... as do their lines
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""
@@ -140,7 +142,7 @@ class Engine:
 
     def chunk_scanner(self, path: str) -> ChunkScanner:
         """The fast path over one input's bytes (a caller that reads the chunks itself)."""
-        return ChunkScanner(path, self.notices)
+        return ChunkScanner(path, self.notices, peels=self._peels)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
                progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False,

@@ -6,7 +6,10 @@ must come out as a normaliser that never reuses anything makes it.
 
 from __future__ import annotations
 
-from analyzer.core.normalize import LineNormalizer
+from pathlib import Path
+
+from analyzer.core.normalize import LineNormalizer, SharedPeels
+from analyzer.engine import Engine
 from tests import logformats as fmt
 from tests.realtb import capture, text_of
 
@@ -90,3 +93,45 @@ def test_torchrun_lines_are_remembered_with_their_prefixes_spacing() -> None:
     lines = _traceback_lines()
     _normalized(counting, [f"[rank0]: {line}" for line in lines])
     assert counting.remembered >= sum(line.startswith("  ") for line in lines) > 0  # (the stack's lines at least)
+
+
+def _apart_and_together(inputs: list[list[str]]) -> tuple[list, list, SharedPeels]:
+    """Each input read by a normaliser that reuses nothing, and all read in turn by normalisers that share what they
+    peeled (an engine's, reading a fleet's files)."""
+    shared = SharedPeels()
+    apart = [_normalized(_Forgetful(f"{k}.log"), lines) for k, lines in enumerate(inputs)]
+    together = [_normalized(LineNormalizer(f"{k}.log", shared), lines) for k, lines in enumerate(inputs)]
+    return apart, together, shared
+
+
+def test_lines_another_input_peeled_come_out_as_if_read_afresh() -> None:
+    """What one input peeled is taken by the next only where its peeling read nothing but the line: not a source
+    line whose frame above it had no prefix (the input's second line: its prefix may be learned there), not a box's
+    line (one under a boxed frame is that frame's source), not after the input learned a family of its own."""
+    tb = _traceback_lines()
+    source = "worker-3 |     raise ValueError(x)"
+    frame = '  File "/a.py", line 3, in f'
+    inputs = [
+        ["engine   | INFO starting", "hello", source, *tb, "\u2502     x = f()", "   12 | Traceback (most recent call last):"],
+        [frame, source, "ValueError: x", *tb],  # the same source line, now the second under a frame: a prefix
+        ['\u2502 File "/a.py", line 1, in f', "\u2502     x = f()", *tb],  # the box's line, now under a boxed frame
+        [*fmt.compose(tb, "engine", 8), "engine   | INFO starting", *tb],  # a family learned: its own peels only
+        [*tb, "hello", source],
+    ]
+    for order in (inputs, inputs[::-1]):
+        apart, together, shared = _apart_and_together(order)
+        assert together == apart
+        assert shared._peeled  # (in play: the traceback's lines)
+    assert source + "\n" in shared._peeled and "\u2502     x = f()\n" not in shared._peeled
+
+
+def test_an_engine_reading_many_files_finds_in_each_what_a_fresh_one_finds() -> None:
+    logs = sorted(str(path) for path in (Path(__file__).resolve().parent.parent / "fixtures" / "logs").iterdir())
+
+    def events(engine: Engine, log: str) -> list[str]:
+        return [repr(event) for event in engine.events([log], lambda problem: None)]
+
+    fresh = [events(Engine(), log) for log in logs]
+    engine = Engine()
+    assert [events(engine, log) for log in logs] == fresh
+    assert [events(engine, log) for log in reversed(logs)] == fresh[::-1]

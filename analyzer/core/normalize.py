@@ -37,7 +37,7 @@ from analyzer.core.prefixes import (
 )
 from analyzer.core.records import LogLine
 
-__all__ = ["LineNormalizer", "may_continue", "parse_timestamp", "strip_ansi"]
+__all__ = ["LineNormalizer", "SharedPeels", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = lazyregex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _DOCKER_TAIL = lazyregex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
@@ -113,11 +113,28 @@ class _Peeled:
     spacing: tuple[str, bool | None] | None = None  # a torchrun prefix's, and whose the space after it was then
 
 
+class SharedPeels:
+    """The peeled forms of lines whose peeling read nothing of their input but the lines themselves (no prefix family
+    learned in it, no line before them, no place in it): every input peels them alike while it has learned no family.
+    One per engine: the runs of a fleet log the same tracebacks, whose lines each file would otherwise peel again."""
+
+    def __init__(self) -> None:
+        self._peeled: dict[str, _Peeled] = {}
+
+    def get(self, raw: str) -> _Peeled | None:
+        return self._peeled.get(raw)
+
+    def remember(self, raw: str, peeled: _Peeled) -> None:
+        if len(self._peeled) >= _MAX_PEELED:
+            self._peeled.clear()
+        self._peeled[raw] = peeled
+
+
 class LineNormalizer:
     """Stateful per input file: remembers each channel's last message stream and timestamp, and the
     prefix families learned so far."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, shared: SharedPeels | None = None) -> None:
         self.file = file
         self.learner = infer.PrefixLearner()
         self._last_tags: dict[tuple[str, ...], str] = {}
@@ -143,6 +160,8 @@ class LineNormalizer:
         # time: a traceback's lines, echoed by rank after rank.
         self._peeled: dict[str, _Peeled] = {}
         self._peeled_version = self.learner.version
+        self._shared = shared  # ... and those of other inputs, while this one has learned no family
+        self._read_input = False  # the line being peeled read more of the input than itself (see SharedPeels)
         self._peel_spacing: tuple[str, bool | None] | None = None  # the torchrun spacing the last peel read
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
         self._boxed_frame_at = -1  # the number of the last frame line read out of a terminal UI's box (see _unboxed)
@@ -183,7 +202,7 @@ class LineNormalizer:
         if self._peeled_version != self.learner.version:
             self._peeled.clear()
             self._peeled_version = self.learner.version
-        known = self._peeled.get(raw)
+        known = self._known(raw, lineno)
         if known is not None and (known.spacing is None or self._torchrun_spaced.get(known.spacing[0]) == known.spacing[1]):
             return [self._line(known, lineno)]
         text = _shown(raw.rstrip("\n"))
@@ -198,15 +217,18 @@ class LineNormalizer:
             # traceback's lines): each of its lines, uncoloured; after the last, the document's
             self._error_string_at = lineno
             return [line for piece in ([*pieces, ""] if said[1] else pieces) for line in self.normalize(piece, lineno)]
-        if text.lstrip()[:1] == '"' and previous[0] == lineno - 1 and lineno - self._error_string_at > _MEMBERS_BELOW and (
+        self._read_input = text.lstrip()[:1] == '"'  # (the line before it may tell what it is; see SharedPeels)
+        if self._read_input and previous[0] == lineno - 1 and lineno - self._error_string_at > _MEMBERS_BELOW and (
                 told := jsonlog.member_error(previous[1], text)):  # (an object's members below its traceback told it)
             return [line for piece in [*jsonlog.split_lines(told), ""] for line in self.normalize(piece, lineno)]
         if "`" in text:
             text = _unfenced(text)
         if text[:1] == "_" or text[:2] in ("**", "*_"):
             text = _unemphasised(text)
-        elif text[:2] == "\u2502 " and (inner := self._unboxed(text, lineno)) is not None:
-            text = inner
+        elif text[:2] == "\u2502 ":
+            self._read_input = True  # (whether it is a log line in a box may hang on the frame line above it)
+            if (inner := self._unboxed(text, lineno)) is not None:
+                text = inner
         if "File \u201c" in text:  # a word processor's or a forum's curly quotes around a frame's path
             text = text.replace("\u201c", '"').replace("\u201d", '"')
         if (", line " in text or ", **line " in text) and "File " in text:
@@ -241,6 +263,14 @@ class LineNormalizer:
         # (a line that begins with a digit may be a container's record: joining reads state)
         return self._lines(text, lineno, PrefixMeta(), key=None if text[:1].isdigit() else raw)
 
+    def _known(self, raw: str, lineno: int) -> _Peeled | None:
+        """The line's peeled form, if it was remembered here or, while this input has learned no family, by another
+        (but for the second line after a frame without a prefix, which may be a source line: see _peel)."""
+        known = self._peeled.get(raw)
+        if known is None and self._shared is not None and not self.learner.version and not (lineno == 2 and self._frame_first):
+            known = self._shared.get(raw)
+        return known
+
     def plain_lines(self, raws: list[str], lineno: int) -> tuple[list[str], LogLine] | None:
         """Lines numbered from `lineno`, each peeled before and found to have no prefix (a traceback's
         frames, echoed): their texts, and the first as a LogLine, which the others are but for text
@@ -248,7 +278,8 @@ class LineNormalizer:
         channel's state as the first does, so the state is read once."""
         if self._peeled_version != self.learner.version or not self._tentative.get((), (None, True))[1]:
             return None  # (a frame among them would change where the lines after them go: _learned_channel)
-        peeled = [known for known in map(self._peeled.get, raws) if known is not None and known.plain]
+        peeled = [known for known in (self._known(raw, lineno + k) for k, raw in enumerate(raws))
+                  if known is not None and known.plain]
         if len(peeled) < len(raws) or not peeled or (not peeled[0].body.strip() and any(p.body.strip() for p in peeled)):
             return None  # (a blank line changes less than the others: see _line)
         return [known.body for known in peeled], self._line(peeled[0], lineno)
@@ -335,6 +366,8 @@ class LineNormalizer:
                 and version == self.learner.version
                 and (self._peel_spacing is None or len(self._torchrun_spaced) <= _REMEMBERED_RANKS)):
             self._remember_peeled(key, peeled)
+            if self._shared is not None and version == 0 and peeled.spacing is None and not self._read_input:
+                self._shared.remember(key, peeled)
         return [self._line(peeled, lineno)]
 
     def _remember_peeled(self, raw: str, peeled: _Peeled) -> None:
@@ -452,6 +485,7 @@ class LineNormalizer:
             if isinstance(record, jsonlog.AppRecord):
                 return text, record
         found = infer.landmark_pretext(text, nested=len(text) < start)
+        self._read_input |= source
         if found is None and source and (pretext := infer.source_pretext(text)) is not None:
             found = (pretext, False)  # (a paste begun inside the log's traceback: its first line's prefix cut off)
         if found is not None:
@@ -534,6 +568,7 @@ class LineNormalizer:
         if (number := infer.barred_number(text[:margin])) is None:
             return margin
         last, self._barred = self._barred, (lineno, number)
+        self._read_input = True
         if last is None or not 0 < lineno - last[0] <= _BARRED_GAP:
             return -1
         return margin if number - last[1] == lineno - last[0] else 0
