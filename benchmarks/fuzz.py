@@ -18,7 +18,8 @@ Targets:
   packs     a pattern-pack file holding the bytes -> load -> matcher -> match its own examples
   template  a template and a message from the bytes -> compile in each style -> match
   fastpath  bytes in random chunks -> the fast path (ChunkScanner, Hyperscan) and every line fed to a
-            FileScanner: the events, line count, first time, host and run configuration must be equal
+            FileScanner: the events, line count, first time, host and run configuration must be equal (the fast
+            path keeps the lines the earlier inputs peeled, as an engine's next files do; the line path does not)
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def _targets():
         from analyzer.cli import main
         from analyzer.commands.exit_codes import Exit
         from analyzer.core.matcher import Matcher
+        from analyzer.core.normalize import SharedPeels
         from analyzer.core.scan import FileScanner, events_from_lines
         from analyzer.core.template import TemplateError, compile_template, parse_value
         from analyzer.engine import Engine, Options
@@ -86,6 +88,7 @@ def _targets():
     work = Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
     os.environ["XDG_CACHE_HOME"] = str(work / "cache")
     engine = Engine(Options())
+    peels = SharedPeels()  # (the fast path's, across inputs)
     marker_room = 64  # " [analyzer: line cut, N more bytes dropped]"
 
     def pipeline(data: bytes) -> None:
@@ -170,7 +173,7 @@ def _targets():
         blob = fdp.ConsumeBytes(fdp.remaining_bytes())
         slow = FileScanner("fuzz.log", engine.notices)
         events = [e for line in split_lines([blob], max_line) for e in slow.feed(line)] + list(slow.finish())
-        fast = ChunkScanner("fuzz.log", engine.notices, max_line)
+        fast = ChunkScanner("fuzz.log", engine.notices, max_line, peels=peels)
         fast_events = [e for piece in utf8_chunks(blob[i:i + chunk] for i in range(0, len(blob), chunk))
                        for e in fast.feed(piece)] + list(fast.finish())
         expected = (events, slow.lines, slow.first_timestamp, slow.host, slow.run_config)
