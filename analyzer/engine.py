@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
-from analyzer.core.normalize import SharedPeels
+from analyzer.core.normalize import PeelMemo
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent
 from analyzer.core.runconfig import RunConfig
@@ -80,7 +80,7 @@ class Engine:
         self._runs: dict[str, str] = {}  # file -> the run it belongs to, as `expand` found it
         self._configs: dict[str, RunConfig] = {}  # file -> its run's configuration, as its lines told it
         self._diagnosed: Diagnoses = {}  # shared by its analyses: a report's files repeat their errors
-        self._peels = SharedPeels()  # ... as do their lines
+        self._peels = PeelMemo()  # ... as do their lines
 
     def analysis(self) -> Analysis:
         """An empty incident grouping with this engine's matcher and options."""

@@ -75,7 +75,7 @@ def _targets():
         from analyzer.cli import main
         from analyzer.commands.exit_codes import Exit
         from analyzer.core.matcher import Matcher
-        from analyzer.core.normalize import SharedPeels
+        from analyzer.core.normalize import PeelMemo
         from analyzer.core.scan import FileScanner, events_from_lines
         from analyzer.core.template import TemplateError, compile_template, parse_value
         from analyzer.engine import Engine, Options
@@ -88,7 +88,7 @@ def _targets():
     work = Path(tempfile.mkdtemp(prefix="analyzer-fuzz-"))
     os.environ["XDG_CACHE_HOME"] = str(work / "cache")
     engine = Engine(Options())
-    peels = SharedPeels()  # (the fast path's, across inputs)
+    peels = PeelMemo()  # (the fast path's, across inputs)
     marker_room = 64  # " [analyzer: line cut, N more bytes dropped]"
 
     def pipeline(data: bytes) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analyzer.core.normalize import LineNormalizer, SharedPeels
+from analyzer.core.normalize import LineNormalizer, PeelMemo
 from analyzer.engine import Engine
 from tests import logformats as fmt
 from tests.realtb import capture, text_of
@@ -95,10 +95,10 @@ def test_torchrun_lines_are_remembered_with_their_prefixes_spacing() -> None:
     assert counting.remembered >= sum(line.startswith("  ") for line in lines) > 0  # (the stack's lines at least)
 
 
-def _apart_and_together(inputs: list[list[str]]) -> tuple[list, list, SharedPeels]:
+def _apart_and_together(inputs: list[list[str]]) -> tuple[list, list, PeelMemo]:
     """Each input read by a normaliser that reuses nothing, and all read in turn by normalisers that share what they
     peeled (an engine's, reading a fleet's files)."""
-    shared = SharedPeels()
+    shared = PeelMemo()
     apart = [_normalized(_Forgetful(f"{k}.log"), lines) for k, lines in enumerate(inputs)]
     together = [_normalized(LineNormalizer(f"{k}.log", shared), lines) for k, lines in enumerate(inputs)]
     return apart, together, shared
@@ -121,8 +121,8 @@ def test_lines_another_input_peeled_come_out_as_if_read_afresh() -> None:
     for order in (inputs, inputs[::-1]):
         apart, together, shared = _apart_and_together(order)
         assert together == apart
-        assert shared._peeled  # (in play: the traceback's lines)
-    assert source + "\n" in shared._peeled and "\u2502     x = f()\n" not in shared._peeled
+        assert len(shared)  # (in play: the traceback's lines)
+    assert source + "\n" in shared and "\u2502     x = f()\n" not in shared
 
 
 def test_an_engine_reading_many_files_finds_in_each_what_a_fresh_one_finds() -> None:

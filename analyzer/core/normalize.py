@@ -37,7 +37,7 @@ from analyzer.core.prefixes import (
 )
 from analyzer.core.records import LogLine
 
-__all__ = ["LineNormalizer", "SharedPeels", "may_continue", "parse_timestamp", "strip_ansi"]
+__all__ = ["LineNormalizer", "PeelMemo", "may_continue", "parse_timestamp", "strip_ansi"]
 
 _ANSI = lazyregex.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _DOCKER_TAIL = lazyregex.compile(r'\\n","stream":"std(?:out|err)","time":"[^"]+"\}$')  # how Docker's json-file records end
@@ -113,13 +113,20 @@ class _Peeled:
     spacing: tuple[str, bool | None] | None = None  # a torchrun prefix's, and whose the space after it was then
 
 
-class SharedPeels:
-    """The peeled forms of lines whose peeling read nothing of their input but the lines themselves (no prefix family
-    learned in it, no line before them, no place in it): every input peels them alike while it has learned no family.
-    One per engine: the runs of a fleet log the same tracebacks, whose lines each file would otherwise peel again."""
+class PeelMemo:
+    """Raw lines' peeled forms, `_MAX_PEELED` at most (then all are forgotten). A normaliser keeps one of the lines of
+    its input. An engine keeps one for all its inputs, of the lines whose peeling read nothing of their input but the
+    lines themselves (no prefix family learned in it, no line before them, no place in it): every input peels them
+    alike while it has learned no family, and the runs of a fleet log the same tracebacks."""
 
     def __init__(self) -> None:
         self._peeled: dict[str, _Peeled] = {}
+
+    def __len__(self) -> int:
+        return len(self._peeled)
+
+    def __contains__(self, raw: str) -> bool:
+        return raw in self._peeled
 
     def get(self, raw: str) -> _Peeled | None:
         return self._peeled.get(raw)
@@ -129,12 +136,15 @@ class SharedPeels:
             self._peeled.clear()
         self._peeled[raw] = peeled
 
+    def clear(self) -> None:
+        self._peeled.clear()
+
 
 class LineNormalizer:
     """Stateful per input file: remembers each channel's last message stream and timestamp, and the
     prefix families learned so far."""
 
-    def __init__(self, file: str, shared: SharedPeels | None = None) -> None:
+    def __init__(self, file: str, shared: PeelMemo | None = None) -> None:
         self.file = file
         self.learner = infer.PrefixLearner()
         self._last_tags: dict[tuple[str, ...], str] = {}
@@ -158,10 +168,10 @@ class LineNormalizer:
         # Raw lines whose peeling reads no state but the learned families (of the version kept) and a
         # torchrun prefix's spacing (kept with it: a line is peeled again where that changed), and says no
         # time: a traceback's lines, echoed by rank after rank.
-        self._peeled: dict[str, _Peeled] = {}
+        self._peeled = PeelMemo()
         self._peeled_version = self.learner.version
         self._shared = shared  # ... and those of other inputs, while this one has learned no family
-        self._read_input = False  # the line being peeled read more of the input than itself (see SharedPeels)
+        self._read_input = False  # the line being peeled read more of the input than itself (see PeelMemo)
         self._peel_spacing: tuple[str, bool | None] | None = None  # the torchrun spacing the last peel read
         self._frame_first = False  # the input's first line is a frame line without a prefix (see _peel)
         self._boxed_frame_at = -1  # the number of the last frame line read out of a terminal UI's box (see _unboxed)
@@ -217,7 +227,7 @@ class LineNormalizer:
             # traceback's lines): each of its lines, uncoloured; after the last, the document's
             self._error_string_at = lineno
             return [line for piece in ([*pieces, ""] if said[1] else pieces) for line in self.normalize(piece, lineno)]
-        self._read_input = text.lstrip()[:1] == '"'  # (the line before it may tell what it is; see SharedPeels)
+        self._read_input = text.lstrip()[:1] == '"'  # (the line before it may tell what it is; see PeelMemo)
         if self._read_input and previous[0] == lineno - 1 and lineno - self._error_string_at > _MEMBERS_BELOW and (
                 told := jsonlog.member_error(previous[1], text)):  # (an object's members below its traceback told it)
             return [line for piece in [*jsonlog.split_lines(told), ""] for line in self.normalize(piece, lineno)]
@@ -371,9 +381,7 @@ class LineNormalizer:
         return [self._line(peeled, lineno)]
 
     def _remember_peeled(self, raw: str, peeled: _Peeled) -> None:
-        if len(self._peeled) >= _MAX_PEELED:
-            self._peeled.clear()
-        self._peeled[raw] = peeled
+        self._peeled.remember(raw, peeled)
 
     def _line(self, peeled: _Peeled, lineno: int) -> LogLine:
         body, meta, prefix = peeled.body, peeled.meta, peeled.prefix

@@ -12,7 +12,7 @@ from analyzer.core.assemble import TracebackAssembler
 from analyzer.core.incidents import Incident, IncidentGrouper, root_diagnosis
 from analyzer.core.infer_prefix import PrefixLearner
 from analyzer.core.matcher import Diagnosis, Matcher
-from analyzer.core.normalize import LineNormalizer, SharedPeels
+from analyzer.core.normalize import LineNormalizer, PeelMemo
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, ErrorInfo, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
@@ -23,7 +23,7 @@ __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change", "Diagnoses"
 class FileScanner:
     """One input's normaliser and assembler: push lines in, get completed events back."""
 
-    def __init__(self, file: str, notices: NoticeDetector, peels: SharedPeels | None = None) -> None:
+    def __init__(self, file: str, notices: NoticeDetector, peels: PeelMemo | None = None) -> None:
         """`notices`: the log lines that report a failure without a traceback (Engine.notices;
         an empty detector where none are wanted); `peels`: lines peeled by other inputs' scanners."""
         self._normalizer = LineNormalizer(file, peels)

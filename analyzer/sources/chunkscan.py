@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from analyzer.core.grammar import HEADER_TEXT
-from analyzer.core.normalize import LineNormalizer, SharedPeels, may_continue
+from analyzer.core.normalize import LineNormalizer, PeelMemo, may_continue
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
@@ -75,7 +75,7 @@ class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
 
     def __init__(self, file: str, notices: NoticeDetector, max_line: int = MAX_LINE,
-                 fast: bool = True, peels: SharedPeels | None = None) -> None:
+                 fast: bool = True, peels: PeelMemo | None = None) -> None:
         self.scanner = FileScanner(file, notices, peels)
         self._file = file
         self._keywords = notices.keywords if notices else ()
