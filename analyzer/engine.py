@@ -140,9 +140,10 @@ class Engine:
                           if config.known and self._runs.get(other) == run), found)
         return found
 
-    def chunk_scanner(self, path: str) -> ChunkScanner:
-        """The fast path over one input's bytes (a caller that reads the chunks itself)."""
-        return ChunkScanner(path, self.notices, peels=self._peels)
+    def chunk_scanner(self, path: str, size: int = 0) -> ChunkScanner:
+        """The fast path over one input's bytes (a caller that reads the chunks itself); `size`: the input's, where
+        known (see ChunkScanner)."""
+        return ChunkScanner(path, self.notices, peels=self._peels, size=size)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
                progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False,
@@ -181,7 +182,7 @@ class Engine:
 
     def _file_events(self, path: str, on_problem: OnProblem, progress: Progress | None,
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
-        scanner = self.chunk_scanner(path)
+        scanner = self.chunk_scanner(path, _size(path))
         reached = [0]  # the byte position of the last chunk read, told again once held chunks are scanned
 
         def on_read(offset: int) -> None:
@@ -307,6 +308,14 @@ class Engine:
             if running and not closed:  # interrupted (Ctrl-C): what was assembled so far is still reported
                 for reader in readers.values():
                     yield from reader.finish()
+
+
+def _size(path: str) -> int:
+    """A file's size in bytes (compressed, the least its text is); 0 where it cannot be told."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 class _StreamReader:

@@ -818,3 +818,26 @@ def test_lines_of_long_stretches_are_counted_as_bytes_count_counts_them():
     for start, end in [(0, len(buffer)), (1, len(buffer) - 1), (5, 1 << 16), (0, 1 << 18), (1 << 18, 2 << 18),
                        *((a, a + rng.randrange(1 << 16, 1 << 19)) for a in (rng.randrange(1 << 18) for _ in range(20)))]:
         assert chunkscan._newlines(buffer, start, end) == buffer.count(b"\n", start, end), (start, end)
+
+
+def test_an_input_known_to_be_large_has_its_lines_counted_with_numpy_from_its_start(monkeypatch):
+    # (importing numpy costs what counting 250 MB with bytes.count does: it pays from the first byte only where the
+    # input is known to be larger; lines are numbered as they are otherwise)
+    counted: list[int] = []
+    real = chunkscan._newlines
+
+    def spy(buffer: bytes, start: int, end: int) -> int:
+        counted.append(end - start)
+        return real(buffer, start, end)
+
+    monkeypatch.setattr(chunkscan, "_newlines", spy)
+    data = build_log(300_000, every=2_000, seed=4)[0].encode()
+
+    def scan(size: int):
+        scanner = ChunkScanner("t.log", notices(), size=size)
+        return [e for e in scanner.feed(data)] + list(scanner.finish()), scanner.lines
+
+    unknown = scan(0)
+    assert not counted
+    assert scan(1 << 30) == unknown == line_path(data)[:2]
+    assert sum(counted) > len(data) // 2

@@ -118,7 +118,7 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
     half_written = tail_state(path)  # also proves the file opens: a read problem later is a cut
     read_problems: list[Problem] = []
     analysis = engine.analysis()
-    chunks = engine.chunk_scanner(path)
+    chunks = engine.chunk_scanner(path, bare.size)
     sniffer = TextSniffer()
     for chunk in utf8_chunks(read_chunks(path, read_problems.append)):
         sniffer.feed(chunk)

@@ -46,7 +46,7 @@ _MAX_REBUILDS = 64  # finders built for learned prefixes; input that teaches mor
 _HEADED_LINE = 2048  # lines cut shorter could cut a channel head (at most ~400 bytes): read those line by line
 _BLANKS = frozenset(b" \t\r\x0b\x0c")
 _COUNT_BLOCK = 1 << 18  # bytes whose lines numpy counts at once
-_NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines: importing it costs what counting 200 MB does
+_NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines, in an input of unknown size
 _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
 _MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
 _INDENTED = re.compile(rb"(?: +[^\s][^\n]*\n)+")  # lines indented, not blank
@@ -75,8 +75,11 @@ class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
 
     def __init__(self, file: str, notices: NoticeDetector, max_line: int = MAX_LINE,
-                 fast: bool = True, peels: PeelMemo | None = None) -> None:
+                 fast: bool = True, peels: PeelMemo | None = None, size: int = 0) -> None:
+        """`size`: the input's size in bytes where it is known (a file's), so that a large one has the lines it
+        skips counted with numpy from its start (importing numpy costs what counting 250 MB the plain way does)."""
         self.scanner = FileScanner(file, notices, peels)
+        self._numpy_after = -1 if size > _NUMPY_AFTER else _NUMPY_AFTER  # bytes skipped before numpy counts lines
         self._file = file
         self._keywords = notices.keywords if notices else ()
         self._headed = max_line >= _HEADED_LINE
@@ -226,7 +229,7 @@ class ChunkScanner:
     def _skip(self, buffer: bytes, start: int, end: int) -> None:
         if start < end:
             self._skipped += end - start
-            count = _newlines(buffer, start, end) if self._skipped > _NUMPY_AFTER else buffer.count(b"\n", start, end)
+            count = _newlines(buffer, start, end) if self._skipped > self._numpy_after else buffer.count(b"\n", start, end)
             self.scanner.skip(count, self._setters(buffer, start, end))
 
     def _setters(self, buffer: bytes, start: int, end: int) -> list[str]:
