@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import pytest
+
+from analyzer.core import scan
 from analyzer.core.notices import NoticeDetector
 from analyzer.engine import Engine, Options
 
-__all__ = ["builtin_engine", "bare_engine", "NO_NOTICES", "engine_incidents"]
+__all__ = ["builtin_engine", "bare_engine", "NO_NOTICES", "engine_incidents", "PURE_ONLY"]
 
 NO_NOTICES = NoticeDetector(())  # for tests of assembly alone: no log line is a notice
+
+
+# For a test that patches or subclasses the core's internals: where the core is compiled (a wheel built with
+# ANALYZER_COMPILE=1, setup.py) neither takes, and the same source is tested uncompiled.
+PURE_ONLY = pytest.mark.skipif(not (scan.__file__ or "").endswith(".py"),
+                               reason="patches or subclasses a module that is compiled here")
 
 
 @lru_cache(maxsize=1)

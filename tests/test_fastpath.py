@@ -30,6 +30,7 @@ from analyzer.sources.packs import load_packs
 from benchmarks.generate import build_log
 from tests import logformats as fmt
 from tests.realtb import capture, text_of
+from tests.support import PURE_ONLY
 
 FIXTURES = sorted((Path(__file__).resolve().parent.parent / "fixtures" / "logs").glob("*.log"))
 CHUNKS = (1 << 20, 1000, 61)
@@ -353,6 +354,7 @@ def test_quiet_stretches_are_not_parsed(monkeypatch, style):
 
 
 @pytest.mark.parametrize("style", ["torchrun", "vllm-every", "first"])
+@PURE_ONLY
 def test_lines_read_while_a_record_is_open_are_looked_at_for_one_only_where_reported(monkeypatch, style):
     """While a rank's traceback is open, every line is read (the other ranks' too: their state), but only those
     the finder reported are looked at for a record of their own (`TracebackAssembler._begin`): the others
@@ -416,6 +418,7 @@ def _stacks_taken(monkeypatch) -> list[int]:
     return taken
 
 
+@PURE_ONLY
 def test_a_traceback_echoed_by_every_rank_is_read_a_stack_at_a_time(monkeypatch):
     chained = text_of(capture(_chained)).splitlines()
     lines = []
@@ -820,6 +823,7 @@ def test_lines_of_long_stretches_are_counted_as_bytes_count_counts_them():
         assert chunkscan._newlines(buffer, start, end) == buffer.count(b"\n", start, end), (start, end)
 
 
+@PURE_ONLY
 def test_an_input_known_to_be_large_has_its_lines_counted_with_numpy_from_its_start(monkeypatch):
     # (importing numpy costs what counting 250 MB with bytes.count does: it pays from the first byte only where the
     # input is known to be larger; lines are numbered as they are otherwise)

@@ -12,6 +12,7 @@ from analyzer.core.normalize import LineNormalizer, PeelMemo
 from analyzer.engine import Engine
 from tests import logformats as fmt
 from tests.realtb import capture, text_of
+from tests.support import PURE_ONLY
 
 
 class _Forgetful(LineNormalizer):
@@ -48,6 +49,7 @@ def _normalized(normalizer: LineNormalizer, raws: list[str]) -> list:
     return lines + normalizer.finish()
 
 
+@PURE_ONLY
 def test_repeated_lines_come_out_as_if_read_afresh_whatever_came_between() -> None:
     tb = _traceback_lines()
     header, body = tb[0], tb[1:]
@@ -80,12 +82,14 @@ def test_repeated_lines_come_out_as_if_read_afresh_whatever_came_between() -> No
     assert counting.remembered  # the memo was in play
 
 
+@PURE_ONLY
 def test_a_line_with_a_time_is_not_remembered() -> None:
     counting = _Counting("t.log")
     _normalized(counting, fmt.sglang_each_line(_traceback_lines()))
     assert counting.remembered == 0
 
 
+@PURE_ONLY
 def test_torchrun_lines_are_remembered_with_their_prefixes_spacing() -> None:
     """Each rank's traceback lines come again in the next echo: remembered, with whose the space after the
     prefix was when they were peeled (the equality above holds them to it)."""
@@ -104,6 +108,7 @@ def _apart_and_together(inputs: list[list[str]]) -> tuple[list, list, PeelMemo]:
     return apart, together, shared
 
 
+@PURE_ONLY
 def test_lines_another_input_peeled_come_out_as_if_read_afresh() -> None:
     """What one input peeled is taken by the next only where its peeling read nothing but the line: not a source
     line whose frame above it had no prefix (the input's second line: its prefix may be learned there), not a box's

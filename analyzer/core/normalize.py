@@ -341,7 +341,6 @@ class LineNormalizer:
         prefixes or in an envelope: a bare one was read already). `key`: the raw line to remember the
         peeled form under, if peeling it read no state (the next time, only `_line` runs)."""
         version = self.learner.version
-        self._peel_spacing = None
         if text.endswith("]"):
             text = _RAY_DEDUP.sub("", text)
         body, record = self._peel(text, meta, lineno, enveloped, source=lineno == 2 and self._frame_first)
@@ -476,6 +475,7 @@ class LineNormalizer:
         the prefix in front of a traceback landmark, if the line holds one (with `source`, the input's second
         line after a frame line without a prefix: a source line too). Returns the body, and the JSON log
         record it is, if it is one (behind a container's or kubectl's time, say)."""
+        self._peel_spacing = None  # (here, not in the caller: a type checker would hold it None there past this call)
         kinds = list(KNOWN)
         used: set[int] = set()
         start = len(text)

@@ -23,7 +23,7 @@ __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change", "Diagnoses"
 class FileScanner:
     """One input's normaliser and assembler: push lines in, get completed events back."""
 
-    def __init__(self, file: str, notices: NoticeDetector, peels: PeelMemo | None = None) -> None:
+    def __init__(self, file: str, notices: NoticeDetector | None, peels: PeelMemo | None = None) -> None:
         """`notices`: the log lines that report a failure without a traceback (Engine.notices;
         an empty detector where none are wanted); `peels`: lines peeled by other inputs' scanners."""
         self._normalizer = LineNormalizer(file, peels)
@@ -112,7 +112,7 @@ class FileScanner:
         yield from self._assembler.finish()
 
 
-def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector) -> Iterator[ErrorEvent]:
+def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector | None) -> Iterator[ErrorEvent]:
     """Events of one input as they complete. A `None` item means 'input is quiet now'."""
     scanner = FileScanner(file, notices)
     for raw in lines:

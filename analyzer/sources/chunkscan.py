@@ -498,7 +498,8 @@ _HEADER_PARTS = tuple(HEADER_TEXT.encode()[:k] for k in range(1, len(HEADER_TEXT
 
 def _ends_in_header(buffer: bytes, end: int) -> bool:
     """Whether the line that ends at `end` ends with the first part of a traceback's header."""
-    end -= buffer[end - 1:end] == b"\r"
+    if end and buffer[end - 1] == 13:  # (a Windows line break; no slice from end - 1: compiled, one from -1 fails)
+        end -= 1
     return buffer.endswith(_HEADER_PARTS, max(0, end - len(HEADER_TEXT)), end)
 
 

@@ -1,0 +1,38 @@
+"""The build backend asks for mypyc only for a compiled wheel, and setup.py compiles modules that exist. (The\ncompiled wheel itself is built and tested by .ci/run.)"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture()
+def backend(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    sys.modules.pop("build_backend", None)
+    import build_backend
+
+    monkeypatch.setattr(build_backend.build_meta, "get_requires_for_build_wheel", lambda config_settings=None: ["x"])
+    yield build_backend
+    sys.modules.pop("build_backend", None)
+
+
+@pytest.mark.parametrize(("value", "compiled"), [(None, False), ("0", False), ("1", True)])
+def test_mypyc_is_asked_for_only_where_the_wheel_is_compiled(backend, monkeypatch, value, compiled):
+    if value is None:
+        monkeypatch.delenv("ANALYZER_COMPILE", raising=False)
+    else:
+        monkeypatch.setenv("ANALYZER_COMPILE", value)
+    assert backend.get_requires_for_build_wheel() == (["x", backend.MYPYC] if compiled else ["x"])
+
+
+def test_the_modules_compiled_exist():
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    compiled = next(ast.literal_eval(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                    and any(isinstance(target, ast.Name) and target.id == "COMPILED" for target in node.targets))
+    assert compiled and all((ROOT / path).is_file() for path in compiled)
