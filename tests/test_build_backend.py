@@ -31,6 +31,7 @@ def test_mypyc_is_asked_for_only_where_the_wheel_is_compiled(backend, monkeypatc
     assert backend.get_requires_for_build_wheel() == (["x", backend.MYPYC] if compiled else ["x"])
 
 
+@pytest.mark.skipif(not (ROOT / "analyzer").is_dir(), reason="the tests run outside a checkout (the compiled wheel's)")
 def test_the_modules_compiled_exist():
     tree = ast.parse((ROOT / "setup.py").read_text())
     compiled = next(ast.literal_eval(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
