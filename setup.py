@@ -57,7 +57,7 @@ class BuildWithData(build_py):
 
 
 # The modules every line read goes through, compiled to C by mypyc where a wheel is built with ANALYZER_COMPILE=1
-# (from the same source, type-checked as CI checks it): 1.1-1.7x the speed of a scan, the most on logs dense in
+# (from the same source, type-checked as CI checks it): 1.1-1.5x the speed of a scan, the most on logs dense in
 # errors (README). Each is tested compiled as well (.ci/run).
 COMPILED = ("analyzer/core/normalize.py", "analyzer/core/assemble.py", "analyzer/core/open_block.py",
             "analyzer/core/scan.py", "analyzer/core/shredded.py", "analyzer/core/infer_prefix.py",

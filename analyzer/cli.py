@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import sys
 
@@ -38,12 +39,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"analyzer: error: {message}{hint} (see '{command} --help')\n")
 
 
+def _version() -> str:
+    """The version, and whether the core runs compiled (a wheel built with ANALYZER_COMPILE=1: setup.py)."""
+    spec = importlib.util.find_spec("analyzer.core.scan")  # (found, not imported: --version stays light)
+    compiled = spec is not None and not (spec.origin or "").endswith(".py")
+    return f"analyzer {__version__}" + (" (core compiled by mypyc)" if compiled else "")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser for `argv`: the command it names is registered in full, the others by summary.
     Without `argv`, every command in full."""
     wanted = _COMMANDS.keys() if argv is None else {next((a for a in argv if not a.startswith("-")), None)}
     parser = _Parser(prog="analyzer", description="Find the failure that matters in LLM-server logs.")
-    parser.add_argument("--version", action="version", version=f"analyzer {__version__}")
+    parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, summary in _COMMANDS.items():
         if name in wanted:

@@ -37,3 +37,13 @@ def test_the_modules_compiled_exist():
     compiled = next(ast.literal_eval(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
                     and any(isinstance(target, ast.Name) and target.id == "COMPILED" for target in node.targets))
     assert compiled and all((ROOT / path).is_file() for path in compiled)
+
+
+def test_the_version_says_whether_the_core_runs_compiled(capsys):
+    from analyzer.cli import main
+    from analyzer.core import scan
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    said = capsys.readouterr().out
+    assert said.startswith("analyzer ") and ("compiled" in said) == (not (scan.__file__ or "").endswith(".py"))
