@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import importlib
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -43,9 +44,9 @@ from analyzer.core.grammar import (
 )
 from analyzer.core.prefixes import parse_timestamp
 
-hyperscan: Any
+hyperscan: Any  # (imported by name: a type checker that cannot find it, as where a wheel is compiled, sees no redefinition)
 try:
-    import hyperscan
+    hyperscan = importlib.import_module("hyperscan")
 except ImportError:  # pragma: no cover - depends on the platform's wheels
     hyperscan = None
 
