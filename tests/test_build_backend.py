@@ -1,4 +1,5 @@
-"""The build backend asks for mypyc only for a compiled wheel, and setup.py compiles modules that exist. (The\ncompiled wheel itself is built and tested by .ci/run.)"""
+"""The build backend asks for mypyc only for a compiled wheel, and setup.py compiles modules that exist. (The
+compiled wheel itself is built and tested by .ci/run.)"""
 
 from __future__ import annotations
 

@@ -839,7 +839,7 @@ def test_an_input_known_to_be_large_has_its_lines_counted_with_numpy_from_its_st
 
     def scan(size: int):
         scanner = ChunkScanner("t.log", notices(), size=size)
-        return [e for e in scanner.feed(data)] + list(scanner.finish()), scanner.lines
+        return scanner.feed(data) + list(scanner.finish()), scanner.lines
 
     unknown = scan(0)
     assert not counted
