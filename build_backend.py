@@ -1,5 +1,5 @@
-"""setuptools' build backend, asking for mypyc only when a wheel is to be compiled (`ANALYZER_COMPILE=1`: see
-setup.py); every other build goes without it."""
+"""setuptools' build backend, asking for mypyc where a wheel is built (setup.py compiles the core with it, unless
+`ANALYZER_COMPILE=0`); an editable install and a source distribution go without it."""
 
 from __future__ import annotations
 
@@ -13,4 +13,4 @@ MYPYC = "mypy==2.4.1"  # the version CI type-checks with (pyproject.toml's test 
 
 def get_requires_for_build_wheel(config_settings=None):
     wanted = build_meta.get_requires_for_build_wheel(config_settings)
-    return [*wanted, MYPYC] if os.environ.get("ANALYZER_COMPILE") == "1" else wanted
+    return wanted if os.environ.get("ANALYZER_COMPILE") == "0" else [*wanted, MYPYC]

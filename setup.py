@@ -10,8 +10,10 @@ The compiled index (`analyzer/_data/patterns.sqlite`) is a build product, kept o
 gets one compiled from the packs it carries, an editable install one in the checkout (which a later
 run compiles again when the packs or the code that builds it change).
 
-With ANALYZER_COMPILE=1 a wheel also carries the modules in COMPILED compiled to C by mypyc (which
-build_backend.py then asks for); a C compiler and Python's headers are needed for it.
+A wheel also carries the modules in COMPILED compiled to C by mypyc (which build_backend.py asks for),
+where a C compiler and Python's headers are found; where they are not, it carries them as Python, the same
+code, with a warning. ANALYZER_COMPILE=1 requires the compiled modules (a build that cannot make them fails),
+ANALYZER_COMPILE=0 builds without them.
 """
 
 import os
@@ -20,7 +22,9 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
+from setuptools.errors import CCompilerError, ExecError, PlatformError
 
 _ROOT = Path(__file__).resolve().parent
 _SAMPLE = _ROOT / "fixtures" / "logs" / "sglang_deepseek_v4_cp_a2a.log"
@@ -56,20 +60,49 @@ class BuildWithData(build_py):
         _compile_index(target / "_data" / "patterns.sqlite")
 
 
-# The modules every line read goes through, compiled to C by mypyc where a wheel is built with ANALYZER_COMPILE=1
-# (from the same source, type-checked as CI checks it): 1.1-1.5x the speed of a scan, the most on logs dense in
-# errors (README). Each is tested compiled as well (.ci/run).
+# The modules every line read goes through, compiled to C by mypyc where a wheel is built (from the same source,
+# type-checked as CI checks it): 1.1-1.5x the speed of a scan, the most on logs dense in errors (README). Each is
+# tested compiled as well (.ci/run).
 COMPILED = ("analyzer/core/normalize.py", "analyzer/core/assemble.py", "analyzer/core/open_block.py",
             "analyzer/core/scan.py", "analyzer/core/shredded.py", "analyzer/core/infer_prefix.py",
             "analyzer/core/prefixes.py", "analyzer/core/notices.py", "analyzer/sources/chunkscan.py")
+_REQUIRED = os.environ.get("ANALYZER_COMPILE") == "1"
+
+
+def _pure(reason: str) -> None:
+    """Go on without the compiled modules (the wheel carries their source, which runs the same), unless they are
+    required."""
+    if _REQUIRED:
+        sys.exit(f"error: ANALYZER_COMPILE=1, but the core cannot be compiled: {reason}")
+    print(f"warning: the core is left uncompiled (a scan runs 1.1-1.5x slower): {reason}", file=sys.stderr)
 
 
 def _compiled_modules() -> list:
-    if os.environ.get("ANALYZER_COMPILE") != "1" or "bdist_wheel" not in sys.argv:
+    if os.environ.get("ANALYZER_COMPILE") == "0" or "bdist_wheel" not in sys.argv:
         return []  # (an editable install never: a module compiled would shadow its source as it is edited)
-    from mypyc.build import mypycify
+    try:
+        from mypyc.build import mypycify
+    except ImportError:  # (a build without isolation, where mypy is not installed)
+        _pure("mypyc is not installed (pip install mypy)")
+        return []
+    try:
+        return mypycify(list(COMPILED), opt_level="3", group_name="analyzer")  # (its runtime: analyzer__mypyc)
+    except SystemExit as stop:  # (mypyc stops where its type check fails, after printing why)
+        _pure(f"mypyc's type check failed ({stop.code})")
+        return []
 
-    return mypycify(list(COMPILED), opt_level="3", group_name="analyzer")  # (its runtime: analyzer__mypyc)
+
+class BuildCompiledOrNone(build_ext):
+    """All the compiled modules or none: one that failed to build would leave its shared runtime or its
+    neighbours in the wheel without it."""
+
+    def run(self):
+        try:
+            super().run()
+        except (CCompilerError, ExecError, PlatformError) as error:
+            _pure(f"{type(error).__name__}: {error}")
+            for extension in self.extensions:
+                Path(self.get_ext_fullpath(extension.name)).unlink(missing_ok=True)
 
 
-setup(cmdclass={"build_py": BuildWithData}, ext_modules=_compiled_modules())
+setup(cmdclass={"build_py": BuildWithData, "build_ext": BuildCompiledOrNone}, ext_modules=_compiled_modules())

@@ -40,7 +40,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _version() -> str:
-    """The version, and whether the core runs compiled (a wheel built with ANALYZER_COMPILE=1: setup.py)."""
+    """The version, and whether the core runs compiled (as a wheel builds it where a C compiler works: setup.py)."""
     spec = importlib.util.find_spec("analyzer.core.scan")  # (found, not imported: --version stays light)
     compiled = spec is not None and not (spec.origin or "").endswith(".py")
     return f"analyzer {__version__}" + (" (core compiled by mypyc)" if compiled else "")

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import generate  # noqa: E402
-from benchmarks.measure_scan import ANALYZER, best, compile_as_installed, run_process  # noqa: E402
+from benchmarks.measure_scan import analyzer_command, best, run_process  # noqa: E402
 
 DISTINCT = 8  # different logs the fleet is made of
 COLD_SHARE, WARM_SECONDS = 3.0, 1.0
@@ -46,14 +46,14 @@ def ensure_fleet(runs: int, size: int) -> Path:
     return root
 
 
-def measure(root: Path, repeat: int) -> dict:
-    compile_as_installed()
+def measure(root: Path, repeat: int, installed: str | None = None) -> dict:
+    analyzer = analyzer_command(installed)
     grep = best(repeat, lambda: run_process(["grep", "-l", "-r", "Traceback", str(root)]))
     # grep -l stops at a file's first match; -c reads every byte, as a report must
     grep_all = best(repeat, lambda: run_process(["grep", "-c", "-r", "Traceback", str(root)]))
     with tempfile.TemporaryDirectory() as tmp:
         cache, out = Path(tmp) / "cache.sqlite", Path(tmp) / "report.json"
-        command = [*ANALYZER, "report", str(root), "--no-progress", "--cache", str(cache),
+        command = [*analyzer, "report", str(root), "--no-progress", "--cache", str(cache),
                    "--format", "json", "-o", str(out)]
 
         def cold():
@@ -83,9 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-size", default="1M", help="log size per run")
     parser.add_argument("--repeat", type=int, default=2, help="runs per timing; the best counts")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument("--analyzer", metavar="EXE", help="time this installed `analyzer` (default: the checkout's code)")
     args = parser.parse_args(argv)
     root = ensure_fleet(args.runs, generate.parse_size(args.run_size))
-    r = measure(root, args.repeat)
+    r = measure(root, args.repeat, args.analyzer)
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.runs} runs of {args.run_size}")
     print(f"grep -l -r: {r['grep_wall']:.2f} s wall (grep -c -r: {r['grep_all_wall']:.2f} s); "
           f"report cold: {r['cold_wall']:.2f} s wall "

@@ -47,6 +47,15 @@ def compile_as_installed() -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "analyzer")], check=True)
 
 
+def analyzer_command(installed: str | None) -> list[str]:
+    """How to start analyzer: an installed one's executable (such as a wheel's, whose core is compiled: what
+    `pip install .` gives), or else the checkout's code, its bytecode written first as installing it would be."""
+    if installed:
+        return [str(Path(installed).resolve())]
+    compile_as_installed()
+    return ANALYZER
+
+
 def best(repeat: int, measure):
     """The run that took the least CPU time (each measure returns it first)."""
     runs = [measure() for _ in range(repeat)]
@@ -89,8 +98,7 @@ def analyzer_scan(path: Path, empty: Path, repeat: int) -> dict:
     interpreter, imports, pattern packs). The runs alternate, and the cost of the log itself is the
     median of the differences of neighbouring runs: the best of each alone may come from different
     moments of a busy machine."""
-    compile_as_installed()
-    command = [*ANALYZER, "scan", "--format", "jsonl"]
+    command = [*analyzer_command(None), "scan", "--format", "jsonl"]
     pairs = [(run_process([*command, str(empty)]), run_process([*command, str(path)])) for _ in range(repeat)]
     startup_cpu, startup, startup_rss, _ = min((pair[0] for pair in pairs), key=lambda run: run[0])
     cpu, wall, rss, out = min((pair[1] for pair in pairs), key=lambda run: run[0])

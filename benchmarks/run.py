@@ -59,9 +59,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure issue #20's targets (every log shape, stdin latency, the fleet) and exit 1 "
                              "when one is missed; nothing else runs")
     parser.add_argument("--fleet-runs", type=int, default=2000, help="with --check: runs in the fleet (0: none)")
+    parser.add_argument("--analyzer", metavar="EXE", help="with --check: time this installed `analyzer` (a wheel's, "
+                                                          "its core compiled) instead of the checkout's code")
     args = parser.parse_args(argv)
     if args.check:
-        return check(args.size, args.repeat, args.fleet_runs)
+        return check(args.size, args.repeat, args.fleet_runs, args.analyzer)
 
     r: dict = {"machine": machine(), "started": time.strftime("%Y-%m-%d %H:%M")}
     log = ensure_log(args.size, args.every)
@@ -111,11 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def check(size: str, repeat: int, fleet_runs: int) -> int:
+def check(size: str, repeat: int, fleet_runs: int, installed: str | None) -> int:
     """Every target of issue #20, each measured by its own script; 1 when one is missed."""
     from benchmarks import fleet, styles
 
-    missed = styles.main(["--size", size, "--repeat", str(repeat), "--check"])
+    chosen = ["--analyzer", installed] if installed else []
+    missed = styles.main(["--size", size, "--repeat", str(repeat), "--check", *chosen])
     latency = follow_latency(rounds=15, stdin=True)
     say(f"\nstdin latency: median {latency['median_ms']:.0f} ms, p95 {latency['p95_ms']:.0f} ms, "
         f"max {latency['max_ms']:.0f} ms (target under {TARGETS['stdin_ms']} ms)")
@@ -124,7 +127,7 @@ def check(size: str, repeat: int, fleet_runs: int) -> int:
         missed = 1
     if fleet_runs:
         say("")
-        missed |= fleet.main(["--runs", str(fleet_runs), "--repeat", str(repeat), "--check"])
+        missed |= fleet.main(["--runs", str(fleet_runs), "--repeat", str(repeat), "--check", *chosen])
     return 1 if missed else 0
 
 

@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from benchmarks import generate  # noqa: E402
-from benchmarks.measure_scan import ANALYZER, best, check_truth, compile_as_installed, run_process, warm  # noqa: E402
+from benchmarks.measure_scan import analyzer_command, best, check_truth, run_process, warm  # noqa: E402
 
 MB, MIB = 1e6, 1 << 20
 RSS_LIMIT = 200 * MIB
@@ -64,8 +64,8 @@ def ensure(size: str, shape: Shape) -> Path:
     return path
 
 
-def scan(path: Path, stdin: bool, repeat: int) -> tuple[float, float, int, list[dict]]:
-    command = [*ANALYZER, "scan", "--format", "jsonl", "-" if stdin else str(path)]
+def scan(path: Path, stdin: bool, repeat: int, analyzer: list[str]) -> tuple[float, float, int, list[dict]]:
+    command = [*analyzer, "scan", "--format", "jsonl", "-" if stdin else str(path)]
     if stdin:  # the shell's cat is the writer; its CPU is not the scan's
         command = ["sh", "-c", f"cat {path} | {' '.join(command)}"]
     cpu, wall, rss, out = best(repeat, lambda: run_process(command))
@@ -77,9 +77,9 @@ def scan(path: Path, stdin: bool, repeat: int) -> tuple[float, float, int, list[
     return cpu, wall, rss, list(latest.values())
 
 
-def measure(size: str, repeat: int, styles: tuple[str, ...] = ()) -> list[dict]:
+def measure(size: str, repeat: int, styles: tuple[str, ...] = (), installed: str | None = None) -> list[dict]:
     rows = []
-    compile_as_installed()
+    analyzer = analyzer_command(installed)
     for shape in SHAPES:
         if styles and shape.style not in styles:
             continue
@@ -88,7 +88,7 @@ def measure(size: str, repeat: int, styles: tuple[str, ...] = ()) -> list[dict]:
         grep = best(repeat, lambda path=path: run_process(["grep", "-c", "Traceback", str(path)]))
         rg = (best(repeat, lambda path=path: run_process(["rg", "-c", "Traceback", str(path)]))
               if shutil.which("rg") else None)
-        cpu, wall, rss, incidents = scan(path, shape.stdin, repeat)
+        cpu, wall, rss, incidents = scan(path, shape.stdin, repeat, analyzer)
         truth = check_truth(path, incidents, json.loads(generate.truth_path(path).read_text()))
         share = grep[0] / cpu if cpu else 0.0
         rows.append({"shape": shape.name, "bytes": bytes_, "grep_cpu": grep[0], "rg_cpu": rg[0] if rg else None,
@@ -136,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument("--only", action="append", default=[], metavar="STYLE",
                         help="only the shapes of this style (first, sglang-every, torchrun, container, vllm-every)")
+    parser.add_argument("--analyzer", metavar="EXE", help="time this installed `analyzer` (default: the checkout's code)")
     args = parser.parse_args(argv)
-    rows = measure(args.size, args.repeat, tuple(args.only))
+    rows = measure(args.size, args.repeat, tuple(args.only), args.analyzer)
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; {args.size} per shape\n")
     print(render(rows))
     missed = verdicts(rows)

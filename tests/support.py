@@ -15,8 +15,8 @@ __all__ = ["builtin_engine", "bare_engine", "NO_NOTICES", "engine_incidents", "P
 NO_NOTICES = NoticeDetector(())  # for tests of assembly alone: no log line is a notice
 
 
-# For a test that patches or subclasses the core's internals: where the core is compiled (a wheel built with
-# ANALYZER_COMPILE=1, setup.py) neither takes, and the same source is tested uncompiled.
+# For a test that patches or subclasses the core's internals: where the core is compiled (an installed wheel's,
+# setup.py) neither takes, and the same source is tested uncompiled.
 PURE_ONLY = pytest.mark.skipif(not (scan.__file__ or "").endswith(".py"),
                                reason="patches or subclasses a module that is compiled here")
 

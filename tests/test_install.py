@@ -1,8 +1,9 @@
 """A built wheel installed into a fresh venv, run in an empty folder: it must carry its knowledge.
 
-The wheel is built from a copy of the checkout (nothing written into the tree), installed without
-dependencies and without any index; the venv sees this environment's packages through a path file,
-not its `analyzer`, so only what the wheel holds can answer.
+The wheel is built from a copy of the checkout (nothing written into the tree) with the core left as
+Python (ANALYZER_COMPILE=0: compiling it takes a minute), or taken from $ANALYZER_TEST_WHEEL (.ci/run passes
+the compiled wheel it builds), installed without dependencies and without any index; the venv sees this
+environment's packages through a path file, not its `analyzer`, so only what the wheel holds can answer.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -49,11 +51,11 @@ sys.exit(main(["tui"]))
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("install")
-    source = tmp / "source"
-    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
-                    "--no-index", "-w", str(tmp / "dist"), str(source)], check=True)
-    wheel = next((tmp / "dist").glob("analyzer-*.whl"))
+    wheel = Path(os.environ["ANALYZER_TEST_WHEEL"]) if "ANALYZER_TEST_WHEEL" in os.environ else None
+    if wheel is None:
+        built = _build(tmp, {"ANALYZER_COMPILE": "0"})
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+        wheel = next((tmp / "dist").glob("analyzer-*.whl"))
     env_dir = tmp / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
@@ -72,6 +74,15 @@ def installed(tmp_path_factory) -> dict[str, str]:
             **{f"env:{k}": v for k, v in env.items()}}
 
 
+def _build(tmp: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`pip wheel` of a copy of the checkout into tmp/dist, with these variables set."""
+    source = tmp / "source"
+    shutil.copytree(ROOT, source, ignore=_NOT_SOURCE)
+    return subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation", "--no-index",
+                           "-w", str(tmp / "dist"), str(source)], env={**os.environ, **env}, capture_output=True,
+                          text=True, check=False)
+
+
 def _run(installed: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
     env = {k[4:]: v for k, v in installed.items() if k.startswith("env:")}
     command = [str(Path(installed["bin"]) / argv[0]), *argv[1:]]
@@ -80,6 +91,8 @@ def _run(installed: dict[str, str], *argv: str) -> subprocess.CompletedProcess:
 
 
 pytestmark = pytest.mark.slow
+_IN_A_CHECKOUT = pytest.mark.skipif(not (ROOT / "analyzer").is_dir(), reason="builds from a checkout (the tests run "
+                                    "outside one, against $ANALYZER_TEST_WHEEL)")
 
 
 def test_the_installed_copy_is_the_one_that_runs(installed):
@@ -123,3 +136,21 @@ def test_the_shipped_index_is_used_as_it_is(installed):
     index = _run(installed, "python", "-c", "from analyzer.sources.packs import builtin_index_path as p; "
                                              "print(p().is_file(), p().parent.parent.parent.name)")
     assert index.stdout.split() == ["True", "site-packages"]
+
+
+@_IN_A_CHECKOUT
+def test_a_wheel_built_where_no_c_compiler_works_carries_the_core_as_python(tmp_path):
+    built = _build(tmp_path, {"CC": "false"})  # (a compiler that fails on every file)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "warning: the core is left uncompiled" in built.stdout + built.stderr
+    with zipfile.ZipFile(next((tmp_path / "dist").glob("analyzer-*.whl"))) as wheel:
+        names = wheel.namelist()
+    assert "analyzer/core/scan.py" in names and not [name for name in names if name.endswith(".so")], names
+
+
+@_IN_A_CHECKOUT
+def test_a_build_that_must_compile_the_core_fails_where_it_cannot(tmp_path):
+    built = _build(tmp_path, {"CC": "false", "ANALYZER_COMPILE": "1"})
+    assert built.returncode != 0
+    assert "ANALYZER_COMPILE=1, but the core cannot be compiled" in built.stdout + built.stderr
+    assert not list((tmp_path / "dist").glob("*.whl"))
