@@ -63,7 +63,8 @@ def installed(tmp_path_factory) -> dict[str, str]:
                              check=True, capture_output=True, text=True).stdout.strip()
     deps = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
     Path(purelib, "_test_deps.pth").write_text("".join(f"{d}\n" for d in sorted(deps)))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--force-reinstall", str(wheel)],
+                   check=True)  # (forced: the environment seen through the path file may hold the same version)
     home = tmp / "home"
     home.mkdir()
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "ANALYZER_PATTERNS")}
