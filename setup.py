@@ -66,19 +66,19 @@ class BuildWithData(build_py):
 COMPILED = ("analyzer/core/normalize.py", "analyzer/core/assemble.py", "analyzer/core/open_block.py",
             "analyzer/core/scan.py", "analyzer/core/shredded.py", "analyzer/core/infer_prefix.py",
             "analyzer/core/prefixes.py", "analyzer/core/notices.py", "analyzer/sources/chunkscan.py")
-_REQUIRED = os.environ.get("ANALYZER_COMPILE") == "1"
+_CHOICE = os.environ.get("ANALYZER_COMPILE")  # "1": compiled or fail; "0": never; else compiled where it can be
 
 
 def _pure(reason: str) -> None:
     """Go on without the compiled modules (the wheel carries their source, which runs the same), unless they are
     required."""
-    if _REQUIRED:
+    if _CHOICE == "1":
         sys.exit(f"error: ANALYZER_COMPILE=1, but the core cannot be compiled: {reason}")
     print(f"warning: the core is left uncompiled (a scan runs 1.1-1.5x slower): {reason}", file=sys.stderr)
 
 
 def _compiled_modules() -> list:
-    if os.environ.get("ANALYZER_COMPILE") == "0" or "bdist_wheel" not in sys.argv:
+    if _CHOICE == "0" or "bdist_wheel" not in sys.argv:
         return []  # (an editable install never: a module compiled would shadow its source as it is edited)
     try:
         from mypyc.build import mypycify

@@ -1,5 +1,5 @@
-"""The build backend asks for mypyc unless a wheel is to be built uncompiled, and setup.py compiles modules that exist. (The
-compiled wheel itself is built and tested by .ci/run.)"""
+"""The build backend asks for mypyc unless a wheel is to be built uncompiled, and setup.py compiles modules that
+exist. (The compiled wheel itself is built and tested by .ci/run; the fallback by tests/test_install.py.)"""
 
 from __future__ import annotations
 

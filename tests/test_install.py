@@ -51,8 +51,9 @@ sys.exit(main(["tui"]))
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict[str, str]:
     tmp = tmp_path_factory.mktemp("install")
-    wheel = Path(os.environ["ANALYZER_TEST_WHEEL"]) if "ANALYZER_TEST_WHEEL" in os.environ else None
-    if wheel is None:
+    if "ANALYZER_TEST_WHEEL" in os.environ:
+        wheel = Path(os.environ["ANALYZER_TEST_WHEEL"])
+    else:
         built = _build(tmp, {"ANALYZER_COMPILE": "0"})
         assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
         wheel = next((tmp / "dist").glob("analyzer-*.whl"))
