@@ -183,6 +183,13 @@ class Engine:
     def _file_events(self, path: str, on_problem: OnProblem, progress: Progress | None,
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
         scanner = self.chunk_scanner(path, _size(path))
+        try:
+            yield from self._read_file(path, scanner, on_problem, progress, stopped)
+        except Exception as error:  # (a bug met on one input costs the rest of it, not the other inputs)
+            on_problem(_broke(path, scanner.lines, error))
+
+    def _read_file(self, path: str, scanner: ChunkScanner, on_problem: OnProblem, progress: Progress | None,
+                   stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
         reached = [0]  # the byte position of the last chunk read, told again once held chunks are scanned
 
         def on_read(offset: int) -> None:
@@ -265,7 +272,7 @@ class Engine:
 
         started = object()  # a watched directory's new file: one more input that will end with `done`
         watched = [path for path in files if follow and os.path.isdir(path)]
-        readers = {path: _StreamReader(self, path) for path in files if path not in watched}
+        readers = {path: _StreamReader(self, path, on_problem) for path in files if path not in watched}
         for path in files:
             threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
         running, closed = len(files), False
@@ -285,7 +292,7 @@ class Engine:
                     continue
                 if chunk is started:
                     running += 1
-                    readers[path] = _StreamReader(self, path)
+                    readers[path] = _StreamReader(self, path, on_problem)
                     continue
                 reader = readers[path]
                 if chunk is done:
@@ -295,7 +302,7 @@ class Engine:
                     yield from reader.idle()
                 elif chunk is RESTART:  # a followed file was replaced or cut: its text so far has ended
                     yield from reader.finish()
-                    readers[path] = _StreamReader(self, path)
+                    readers[path] = _StreamReader(self, path, on_problem)
                 else:
                     yield from reader.feed(chunk)
                     if progress is not None:
@@ -310,6 +317,12 @@ class Engine:
                     yield from reader.finish()
 
 
+def _broke(where: str, lines: int, error: Exception) -> Problem:
+    """A bug in the scan, met on an input: what was found before it is kept, the rest of that input is not read."""
+    return Problem(ProblemKind.INTERNAL, f"{where}:{lines}", f"the scan broke after this line and read no more of this "
+                   f"input ({type(error).__name__}: {error}); what it found before is kept (a bug: please report it)")
+
+
 def _size(path: str) -> int:
     """A file's size in bytes (compressed, the least its text is); 0 where it cannot be told."""
     try:
@@ -322,11 +335,13 @@ class _StreamReader:
     """One streamed input's decoder and fast-path scanner. Before it lets events out, it notes what
     the input showed of its run's configuration (the fixes of those events use it)."""
 
-    def __init__(self, engine: Engine, path: str) -> None:
+    def __init__(self, engine: Engine, path: str, on_problem: OnProblem) -> None:
         self.file = "<stdin>" if path == STDIN else path
         self._decoder = Utf8Decoder()
         self._scanner = engine.chunk_scanner(self.file)
         self._configs = engine._configs
+        self._on_problem = on_problem
+        self._broken = False  # the scan broke on this input (see _guarded)
 
     def _out(self, events: list[ErrorEvent]) -> list[ErrorEvent]:
         if events:
@@ -339,11 +354,22 @@ class _StreamReader:
 
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         text = self._decoder.feed(chunk)
-        return self._out(self._scanner.feed(text) if text else [])
+        return self._guarded(lambda: self._scanner.feed(text) if text else [])
 
     def idle(self) -> list[ErrorEvent]:
-        return self._out(self._scanner.scanner.idle())
+        return self._guarded(self._scanner.scanner.idle)
 
     def finish(self) -> list[ErrorEvent]:
         rest = self._decoder.finish()
-        return self._out((self._scanner.feed(rest) if rest else []) + list(self._scanner.finish()))
+        return self._guarded(lambda: (self._scanner.feed(rest) if rest else []) + list(self._scanner.finish()))
+
+    def _guarded(self, scan: Callable[[], list[ErrorEvent]]) -> list[ErrorEvent]:
+        """What `scan` found; where the scan broke (a bug), nothing more from this input, told once (see _broke)."""
+        if self._broken:
+            return []
+        try:
+            return self._out(scan())
+        except Exception as error:
+            self._broken = True
+            self._on_problem(_broke(self.file, self.lines, error))
+            return []

@@ -166,3 +166,62 @@ def test_follow_prints_incidents_as_they_come_and_ctrl_c_ends_cleanly(tmp_path):
         proc.kill()
     assert proc.returncode == 130, err.decode(errors="replace")  # (what it said, should this ever fail)
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode(errors="replace")
+
+
+class _BreaksAtTheEnd:
+    """A file's fast-path scanner that hands out what it finds until the input ends, then breaks: a bug met there."""
+
+    def __init__(self, scanner):
+        self._scanner = scanner
+
+    def __getattr__(self, name):
+        return getattr(self._scanner, name)
+
+    def finish(self):
+        raise TypeError("a bug met at the end of the input")
+
+
+def _breaking_at_the_end(monkeypatch, name: str) -> None:
+    from analyzer.engine import Engine
+
+    made = Engine.chunk_scanner
+    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, size=0: (
+        _BreaksAtTheEnd(made(self, path, size)) if Path(path).name == name else made(self, path, size)))
+
+
+def test_a_scan_that_breaks_on_one_input_says_so_and_reads_the_others(capsys, monkeypatch, tmp_path):
+    from tests.realtb import capture, text_of
+
+    first, second = capture(lambda: {}["first"]), capture(lambda: int("second"))
+    broken = tmp_path / "broken.log"  # the first error ends where the second begins: out before the scan breaks
+    broken.write_text(f"INFO start\n{text_of(first)}{text_of(second)}")
+    _breaking_at_the_end(monkeypatch, "broken.log")
+    code = main(["scan", "--format", "jsonl", str(broken), str(LOGS / "sglang_deepseek_v4_cp_a2a.log")])
+    out, err = capsys.readouterr()
+    incidents = [json.loads(line) for line in out.splitlines()]
+    assert code == 2  # (an input not read to its end: as one not read at all)
+    assert f"{broken}:" in err and "the scan broke after this line" in err and "TypeError" in err, err
+    assert [i["exception_type"] for i in incidents] == ["KeyError", "ValueError"]  # (the second, held to the end: lost)
+
+
+def test_a_followed_input_whose_scan_breaks_is_told_once_and_read_no_more(monkeypatch, tmp_path):
+    import time
+
+    from analyzer.engine import Engine
+    from analyzer.sources.problems import ProblemKind
+    from tests.realtb import capture, text_of
+
+    log = tmp_path / "followed.log"
+    log.write_text(text_of(capture(lambda: {}["first"])))
+    made = Engine.chunk_scanner
+
+    class _Breaks(_BreaksAtTheEnd):
+        def feed(self, text):
+            raise TypeError("a bug met on the first chunk")
+
+    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, size=0: _Breaks(made(self, path, size)))
+    problems = []
+    deadline = time.monotonic() + 1.5  # (several idle ticks after the chunk: each would call the broken scanner)
+    events = list(Engine().events([str(log)], problems.append, follow=True, stopped=lambda: time.monotonic() > deadline))
+    assert events == []
+    assert [(p.kind, p.where) for p in problems] == [(ProblemKind.INTERNAL, f"{log}:0")], problems
