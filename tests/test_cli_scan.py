@@ -201,7 +201,9 @@ def test_a_scan_that_breaks_on_one_input_says_so_and_reads_the_others(capsys, mo
     incidents = [json.loads(line) for line in out.splitlines()]
     assert code == 2  # (an input not read to its end: as one not read at all)
     assert f"{broken}:" in err and "the scan broke after this line" in err and "TypeError" in err, err
-    assert [i["exception_type"] for i in incidents] == ["KeyError", "ValueError"]  # (the second, held to the end: lost)
+    found = sorted((i["exception_type"], i["message"]) for i in incidents)  # (the second error, held to the end: lost)
+    assert [kind for kind, _ in found] == ["KeyError", "ValueError"] and found[0][1] == "'first'"
+    assert not any("second" in message for _, message in found), found
 
 
 def test_a_followed_input_whose_scan_breaks_is_told_once_and_read_no_more(monkeypatch, tmp_path):
