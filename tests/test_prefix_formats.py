@@ -823,6 +823,22 @@ def test_vllms_prefix_without_its_time():
             EventKind.BARE, "ConnectionError", str(err), 2)
 
 
+def test_a_record_that_repeats_its_prefix_takes_no_line_without_it_after_another_writers():
+    """vLLM's logger puts its prefix on each line of a record: a line without it that comes after other processes'
+    lines is no part of the record's message (an Ascend runtime's own report, a progress bar), whichever path reads it."""
+    exc = capture(lambda: {}["model.layers.23.mlp.experts.w2_weight_offset"])
+    record = [line.rstrip("\r") for line in fmt.vllm_record("Error executing method 'load_model'.", exc)]
+    worker = fmt.vllm_worker(["INFO 11-28 03:12:41 [model_runner.py:943] Starting to load model"] * 3, pid=1949)
+    others = ["[ERROR] 2025-05-28-03:53:39 (PID:23386, Device:0, RankID:-1) ERR99999 UNKNOWN application exception",
+              "Loading safetensors checkpoint shards:   1% Completed | 2/157 [00:04<05:31,  2.14s/it]"]
+    (event,) = assert_same("\n".join(["INFO 11-28 03:12:40 [core.py:12] start", *record, *worker, *others, ""]).encode())
+    assert actual_chain(event.chain) == expected_chain(exc)
+    assert event.span.line_end == 1 + len(record)
+    # (right below it, where no width is known, such a line may be the rest of one a terminal wrapped: still its own)
+    (event,) = assert_same("\n".join([*record, " wrapped on", ""]).encode())
+    assert event.root.message.endswith("\n wrapped on")
+
+
 def test_a_loggers_line_whose_time_a_copy_cut_off():
     """logging's `%(asctime)s - %(name)s - %(levelname)s - ...` whose first line a copy began after the time
     (`lmdeploy - ERROR - base.py:55 - AttributeError: ...`): the rest is still a known prefix."""

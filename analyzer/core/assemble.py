@@ -363,7 +363,7 @@ class TracebackAssembler:
             if block is not None:  # not IPython's header copied without its type: CPython's, cut before its colon
                 self._forget(last.stream)
             return replace(last, text=whole), True  # a header cut in two: the traceback begins at its first part
-        if not last.prefix or (line.stream != last.stream and line.stream in self._open):
+        if not last.prefix or (line.stream != last.stream and self._may_take(line)):
             return line, False
         if block is None or block.state is not State.FRAMES or g.rest_of_frame_line(block.texts[-1], line.text) is None:
             return line, False
@@ -402,6 +402,19 @@ class TracebackAssembler:
         self._forget(last.stream)
         return self._feed(replace(line, text=last.text, lineno=last.lineno, starts_message=False))
 
+    def _may_take(self, line: LogLine) -> bool:
+        """Whether a record open on the line's stream may take it."""
+        block = self._open.get(line.stream)
+        return block is not None and not self._refuses(block, line)
+
+    def _refuses(self, block: Block, line: LogLine) -> bool:
+        """Whether the message `block` reads is sure not to go on with `line`: its writer puts its prefix on each line of a
+        record (vLLM's logger), and this line has none, and came after another writer's lines or is no rest of a line
+        the input's width cut (right below, where no width is known, it may be one). Another writer wrote it, into the
+        same stream."""
+        return (block.state is State.MESSAGE and block.repeats_prefix and not line.prefix and bool(line.text.strip())
+                and bool(self._width or line.lineno != block.linenos[-1] + 1))
+
     def _takes_rest(self, line: LogLine) -> bool:
         """Whether `line` (no prefix) is the rest of the line before it, which an open record took and a
         terminal wrapped at its width; if so it is joined to that line's text (no line break between).
@@ -413,7 +426,7 @@ class TracebackAssembler:
         last = self._last
         assert last is not None  # (see feed)
         if not line.text.strip() or line.lineno != self._physical_lineno + 1 or (
-                line.stream != last.stream and line.stream in self._open):
+                line.stream != last.stream and self._may_take(line)):
             return False
         block = self._open.get(last.stream)
         if block is None or block.linenos[-1] != self._physical_lineno or (
@@ -642,6 +655,7 @@ class TracebackAssembler:
             return False
         block.texts += map(self._texts.hold, texts)
         block.linenos.extend(range(line.lineno, line.lineno + len(texts)))
+        block.repeats_prefix = block.repeats_prefix or bool(line.prefix)
         self._last, self._after_rest = line, False
         self._physical_lineno, self._physical_length = line.lineno + len(texts) - 1, len(texts[-1])
         self._run = 0  # (as feed leaves them after lines without a prefix that the record took)
@@ -784,6 +798,7 @@ class TracebackAssembler:
     def _append(self, block: Block, line: LogLine) -> None:
         block.texts.append(self._texts.hold(line.text))
         block.linenos.append(line.lineno)
+        block.repeats_prefix = block.repeats_prefix or bool(line.prefix)
         self._held += _LINE_COST
         if block.state in _REREAD:
             block.reread = block.reread or []
@@ -1081,6 +1096,8 @@ class TracebackAssembler:
             block.state, block.held = State.MESSAGE, 0
             return Step.TAKE
         if state is State.MESSAGE:
+            if self._refuses(block, line):
+                return Step.CLOSE
             if block.truncated and (column := ob.boxed_group_rule(block, text)) >= 0:
                 block.state, block.group_column = State.GROUP, column  # (a paste begun in a group's box: its subs)
                 return Step.TAKE

@@ -106,6 +106,7 @@ class Block:
     inferred: bool = False  # a bare line that is CPython's message alone, its class named by it (cpython_messages)
     marks: native.Marks | None = None  # what a native report's lines hold (native.continues)
     prefixed: bool = False  # its first line came behind a prefix (`first` keeps none: see new_block)
+    repeats_prefix: bool = False  # a line after its first came behind a prefix too: each of its lines does
 
 
 def new_block(state: State, kind: EventKind, line: LogLine, text: str, **fields) -> Block:
