@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import date, datetime
 
 from analyzer.core.incidents import Incident
 from analyzer.core.matcher import Matcher
@@ -23,6 +25,7 @@ from analyzer.core.runconfig import RunConfig
 from analyzer.core.scan import Analysis, Diagnoses
 from analyzer.core.schema import Pattern
 from analyzer.core.versions import Project, RunMatchers, TieredMatcher, version_note
+from analyzer.core.yearless import Calendar
 from analyzer.options import Options, run_of
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.files import (
@@ -140,10 +143,12 @@ class Engine:
                           if config.known and self._runs.get(other) == run), found)
         return found
 
-    def chunk_scanner(self, path: str, size: int = 0) -> ChunkScanner:
+    def chunk_scanner(self, path: str, size: int = 0, live: bool = False) -> ChunkScanner:
         """The fast path over one input's bytes (a caller that reads the chunks itself); `size`: the input's, where
-        known (see ChunkScanner)."""
-        return ChunkScanner(path, self.notices, peels=self._peels, size=size)
+        known (see ChunkScanner); `live`: the input is being written while it is read (stdin, a followed file), so
+        that a stamp printed without a year is dated by today, not by when the file was last written."""
+        written = datetime.now() if live else _written(path)
+        return ChunkScanner(path, self.notices, peels=self._peels, size=size, calendar=Calendar(written), anchored=True)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
                progress: Progress | None = None, stopped: Callable[[], bool] = lambda: False,
@@ -272,7 +277,7 @@ class Engine:
 
         started = object()  # a watched directory's new file: one more input that will end with `done`
         watched = [path for path in files if follow and os.path.isdir(path)]
-        readers = {path: _StreamReader(self, path, on_problem) for path in files if path not in watched}
+        readers = {path: _StreamReader(self, path, on_problem, follow or is_stream(path)) for path in files if path not in watched}
         for path in files:
             threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
         running, closed = len(files), False
@@ -292,7 +297,7 @@ class Engine:
                     continue
                 if chunk is started:
                     running += 1
-                    readers[path] = _StreamReader(self, path, on_problem)
+                    readers[path] = _StreamReader(self, path, on_problem, follow or is_stream(path))
                     continue
                 reader = readers[path]
                 if chunk is done:
@@ -302,7 +307,7 @@ class Engine:
                     yield from reader.idle()
                 elif chunk is RESTART:  # a followed file was replaced or cut: its text so far has ended
                     yield from reader.finish()
-                    readers[path] = _StreamReader(self, path, on_problem)
+                    readers[path] = _StreamReader(self, path, on_problem, follow or is_stream(path))
                 else:
                     yield from reader.feed(chunk)
                     if progress is not None:
@@ -323,6 +328,16 @@ def _broke(where: str, lines: int, error: Exception) -> Problem:
                    f"input ({type(error).__name__}: {error}); what it found before is kept (a bug: please report it)")
 
 
+def _written(path: str) -> datetime:
+    """When a file was last written (the time its stamps without a year are read by: see Calendar); now
+    where that cannot be told (a pipe, a file gone)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return datetime.now()
+    return datetime.fromtimestamp(status.st_mtime) if stat.S_ISREG(status.st_mode) else datetime.now()
+
+
 def _size(path: str) -> int:
     """A file's size in bytes (compressed, the least its text is); 0 where it cannot be told."""
     try:
@@ -335,10 +350,13 @@ class _StreamReader:
     """One streamed input's decoder and fast-path scanner. Before it lets events out, it notes what
     the input showed of its run's configuration (the fixes of those events use it)."""
 
-    def __init__(self, engine: Engine, path: str, on_problem: OnProblem) -> None:
+    def __init__(self, engine: Engine, path: str, on_problem: OnProblem, live: bool) -> None:
+        """`live`: the input is being written while it is read (see Engine.chunk_scanner)."""
         self.file = "<stdin>" if path == STDIN else path
         self._decoder = Utf8Decoder()
-        self._scanner = engine.chunk_scanner(self.file)
+        self._scanner = engine.chunk_scanner(self.file, live=live)
+        self._live = live
+        self._day = date.today()
         self._configs = engine._configs
         self._on_problem = on_problem
         self._broken = False  # the scan broke on this input (see _guarded)
@@ -353,6 +371,9 @@ class _StreamReader:
         return self._scanner.lines
 
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
+        if self._live and date.today() != self._day:  # (a stream read over New Year: its January is this year's)
+            self._day = date.today()
+            self._scanner.redate(Calendar(datetime.now()))
         text = self._decoder.feed(chunk)
         return self._guarded(lambda: self._scanner.feed(text) if text else [])
 

@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,6 +79,7 @@ def _targets():
         from analyzer.core.normalize import PeelMemo
         from analyzer.core.scan import FileScanner, events_from_lines
         from analyzer.core.template import TemplateError, compile_template, parse_value
+        from analyzer.core.yearless import Calendar
         from analyzer.engine import Engine, Options
         from analyzer.sinks.serialize import incident_dict
         from analyzer.sinks.text import render_report
@@ -89,6 +91,7 @@ def _targets():
     os.environ["XDG_CACHE_HOME"] = str(work / "cache")
     engine = Engine(Options())
     peels = PeelMemo()  # (the fast path's, across inputs)
+    calendar = Calendar(datetime(2026, 12, 7))  # (stamps without a year are times, as in a scan)
     marker_room = 64  # " [analyzer: line cut, N more bytes dropped]"
 
     def pipeline(data: bytes) -> None:
@@ -109,7 +112,7 @@ def _targets():
                     yield None
 
         analysis = engine.analysis()
-        for event in events_from_lines(lines(), "fuzz.log", engine.notices):
+        for event in events_from_lines(lines(), "fuzz.log", engine.notices, calendar):
             analysis.add(event)
         incidents = analysis.incidents()
         json.dumps([incident_dict(i) for i in incidents], ensure_ascii=False)
@@ -171,9 +174,9 @@ def _targets():
         chunk = fdp.ConsumeIntInRange(1, 4096)
         max_line = fdp.PickValueInList([16, 64, 300, 1 << 20])
         blob = fdp.ConsumeBytes(fdp.remaining_bytes())
-        slow = FileScanner("fuzz.log", engine.notices)
+        slow = FileScanner("fuzz.log", engine.notices, calendar=calendar)
         events = [e for line in split_lines([blob], max_line) for e in slow.feed(line)] + list(slow.finish())
-        fast = ChunkScanner("fuzz.log", engine.notices, max_line, peels=peels)
+        fast = ChunkScanner("fuzz.log", engine.notices, max_line, peels=peels, calendar=calendar)
         fast_events = [e for piece in utf8_chunks(blob[i:i + chunk] for i in range(0, len(blob), chunk))
                        for e in fast.feed(piece)] + list(fast.finish())
         expected = (events, slow.lines, slow.first_timestamp, slow.host, slow.run_config)

@@ -27,7 +27,7 @@ from analyzer.core.scan import events_from_lines
 from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import split_lines, utf8_chunks
 from tests.realtb import actual_chain, expected_chain, text_of
-from tests.support import NO_NOTICES
+from tests.support import CALENDAR, NO_NOTICES
 from tests.test_properties import EXCEPTIONS, STANDALONE_RECORDS
 
 _SOAK = os.environ.get("ANALYZER_PROPERTY_EXAMPLES")
@@ -121,8 +121,8 @@ def test_tracebacks_behind_random_prefixes_come_out_exactly(log, cuts):
     data = "\n".join(lines).encode()
     points = sorted({cut % (len(data) + 1) for cut in cuts})
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)])]
-    events = list(events_from_lines(split_lines(chunks), "prefixed.log", NO_NOTICES))
-    fast = ChunkScanner("prefixed.log", NO_NOTICES)
+    events = list(events_from_lines(split_lines(chunks), "prefixed.log", NO_NOTICES, CALENDAR))
+    fast = ChunkScanner("prefixed.log", NO_NOTICES, calendar=CALENDAR)
     assert [e for chunk in utf8_chunks(chunks) for e in fast.feed(chunk)] + list(fast.finish()) == events
     found = {}
     for event in events:

@@ -38,7 +38,7 @@ from analyzer.sources.chunkscan import ChunkScanner
 from analyzer.sources.lines import split_lines, utf8_chunks
 from analyzer.sources.packs import builtin_pack_dir
 from tests.realtb import actual_chain, capture, expected_chain, text_of
-from tests.support import builtin_engine
+from tests.support import CALENDAR, builtin_engine
 
 # CI runs a fixed, derandomised sample; ANALYZER_PROPERTY_EXAMPLES=5000 explores new ones for longer.
 _SOAK = os.environ.get("ANALYZER_PROPERTY_EXAMPLES")
@@ -334,9 +334,9 @@ def _parsed(chunks: list[bytes]) -> dict[int, Written]:
     """What the line-by-line parser (follow, stdin) found; the fast path of `analyzer scan` must
     find the same."""
     notices = builtin_engine().notices  # the notice path runs too: no line of these logs is one
-    fast = ChunkScanner("prop.log", notices)
+    fast = ChunkScanner("prop.log", notices, calendar=CALENDAR)
     fast_events = [event for chunk in utf8_chunks(chunks) for event in fast.feed(chunk)] + list(fast.finish())
-    events = list(events_from_lines(split_lines(chunks), "prop.log", notices))
+    events = list(events_from_lines(split_lines(chunks), "prop.log", notices, CALENDAR))
     assert fast_events == events
     found = {}
     for event in events:

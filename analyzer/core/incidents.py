@@ -174,6 +174,9 @@ class IncidentGrouper:
             self._open[key] = group
         elif group.event.inferred and not event.inferred:
             group.event, group.diagnosis = event, diagnosis  # (the error printed with its class shows it, not an echo)
+        elif stamp and group.first_seen and _naive(stamp) < _naive(group.first_seen) and not event.inferred:
+            group.event, group.diagnosis = event, diagnosis  # (the first to happen shows it, not the first printed: Ray
+            # prints a remote worker's lines when they reach it)
         group.note(event.span, _rank_of(event))
         group.streams.add(event.stream)
         if stamp:

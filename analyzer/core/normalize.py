@@ -36,6 +36,7 @@ from analyzer.core.prefixes import (
     read_known,
 )
 from analyzer.core.records import LogLine
+from analyzer.core.yearless import Calendar
 
 __all__ = ["LineNormalizer", "PeelMemo", "may_continue", "parse_timestamp", "strip_ansi"]
 
@@ -144,8 +145,10 @@ class LineNormalizer:
     """Stateful per input file: remembers each channel's last message stream and timestamp, and the
     prefix families learned so far."""
 
-    def __init__(self, file: str, shared: PeelMemo | None = None) -> None:
+    def __init__(self, file: str, shared: PeelMemo | None = None, calendar: Calendar | None = None) -> None:
+        """`calendar`: the year of stamps printed without one (vLLM's, syslog's); without it they are no times."""
         self.file = file
+        self.calendar = calendar
         self.learner = infer.PrefixLearner()
         self._last_tags: dict[tuple[str, ...], str] = {}
         self._last_rank: dict[tuple[str, ...], str | None] = {}
@@ -503,7 +506,7 @@ class LineNormalizer:
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
         if (known := known_at(text, kinds)) is not None:
             kind, m = known
-            read_known(kind, m, meta)
+            read_known(kind, m, meta, self.calendar)
             kinds.remove(kind)
             end = m.end()
             if kind is TORCHRUN:
@@ -517,7 +520,7 @@ class LineNormalizer:
             return None
         index, end = found
         used.add(index)
-        _read_learned(text[:end], meta, self.learner.family(index).margin)
+        _read_learned(text[:end], meta, self.learner.family(index).margin, self.calendar)
         return text[end:]
 
     def _torchrun_space(self, prefix: str, rest: str) -> bool:
@@ -584,7 +587,7 @@ class LineNormalizer:
     def _take_learned(self, piece: str, meta: PrefixMeta, used: set[int], margin: bool = False) -> None:
         index = self.learner.learn(piece, margin)
         used.add(index)
-        _read_learned(piece, meta, self.learner.family(index).margin)
+        _read_learned(piece, meta, self.learner.family(index).margin, self.calendar)
 
     def _record_lines(self, record: jsonlog.AppRecord, lineno: int, meta: PrefixMeta, prefix: str) -> list[LogLine]:
         """A JSON log record's lines: the first starts a message, the rest continue it. Records of one
@@ -818,13 +821,13 @@ def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     return 0
 
 
-def _read_learned(piece: str, meta: PrefixMeta, margin: str | None) -> None:
+def _read_learned(piece: str, meta: PrefixMeta, margin: str | None, calendar: Calendar | None) -> None:
     if margin == "":
         return  # (a copy's line numbers: no prefix of the log's)
     meta.learned = meta.learned or piece
     meta.inferred += (margin or infer.channel_key(piece),)
     meta.rank = meta.rank or infer.rank_token(piece)
-    meta.timestamp = infer.dated(piece) or meta.timestamp
+    meta.timestamp = infer.dated(piece) or meta.timestamp or (calendar.find(piece) if calendar is not None else None)
 
 
 def _bounded_set(table: dict, key: Hashable, value) -> None:

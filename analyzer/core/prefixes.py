@@ -20,6 +20,7 @@ from functools import lru_cache
 import regex
 
 from analyzer.core import lazyregex
+from analyzer.core.yearless import Calendar
 
 __all__ = ["CLOUD_LOGGING", "CONTAINER", "KNOWN", "PASTED", "KnownPrefix", "PrefixMeta", "Scope", "parse_timestamp", "known_at",
            "read_known", "ruled_out_by"]
@@ -60,10 +61,10 @@ PDSH = KnownPrefix("pdsh", lazyregex.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}
 # journald/syslog: `time host proc[pid]: `; a copy may lack the time or the host, not both (a month in a
 # locale's lower case too: `fev`)
 SYSLOG = KnownPrefix("syslog", lazyregex.compile(
-    r"^(?:(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
+    r"^(?:(?P<yts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?:(?P<host>[A-Za-z0-9][\w.-]*) )?"
     r"|(?P<host>[A-Za-z0-9][\w.-]*) )(?P<proc>[\w./@-]+)\[(?P<pid>\d+)\]: "
     # (with its time and host, a program that logs no pid: `Jun 20 11:51:00 host jupyterhub: `)
-    r"|^(?P<ts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+): "), Scope.LINE)
+    r"|^(?P<yts>[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) (?P<proc>[\w./@-]+): "), Scope.LINE)
 # Open MPI's `--tag-output` (mpirun, Horovod): `[job,rank]<stream>:`; SageMaker's distributed jobs name the rank and
 # the host: `[1,mpirank:7,algo-1]<stderr>:`; horovodrun's own launcher (Gloo) the rank alone: `[1]<stderr>:`.
 MPI = KnownPrefix("mpi", lazyregex.compile(
@@ -96,7 +97,7 @@ LOGGING_BASIC = KnownPrefix("logging_basic", lazyregex.compile(
 # or V1's without its time (`ERROR [serving.py:830] `, a time format that prints none).
 # On a record's blank line a paste has often lost the space after the prefix.
 VLLM = KnownPrefix("vllm", lazyregex.compile(
-    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) (?:\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+    r"^(?P<level>CRITICAL|ERROR|WARNING|INFO|DEBUG) (?:(?P<yts>\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) "
     r"(?:\[[\w./-]+:\d+\](?: |$)|[\w./-]+\.py:\d+\](?: |$))?|\[[\w./-]+\.py:\d+\](?: |$))"), Scope.MESSAGE)
 
 # Tornado's log formatter (Tornado servers, KServe, Jupyter): `[%(levelname)1.1s %(asctime)s %(module)s:%(lineno)d] `, its
@@ -256,11 +257,14 @@ class PrefixMeta:
     learned: str = ""  # the text of the first one
 
 
-def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta) -> None:
-    """Record what the prefix `kind`, matched as `m`, says about its line."""
+def read_known(kind: KnownPrefix, m: regex.Match, meta: PrefixMeta, calendar: Calendar | None = None) -> None:
+    """Record what the prefix `kind`, matched as `m`, says about its line. `calendar`: the year of a stamp
+    printed without one (without it, such a stamp is no time)."""
     groups = m.groupdict()
     if groups.get("ts"):
         meta.timestamp = parse_timestamp(groups["ts"]) or meta.timestamp
+    elif groups.get("yts") and calendar is not None and meta.timestamp is None:  # (a dated one outside it knows the year)
+        meta.timestamp = calendar.read(groups["yts"])
     if kind is PDSH:
         meta.host = groups["host"]
         meta.channel += (groups["host"],)

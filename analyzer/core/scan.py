@@ -16,6 +16,7 @@ from analyzer.core.normalize import LineNormalizer, PeelMemo
 from analyzer.core.notices import NoticeDetector
 from analyzer.core.records import ErrorEvent, ErrorInfo, LogLine
 from analyzer.core.runconfig import RunConfig, RunConfigCollector
+from analyzer.core.yearless import Calendar
 
 __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change", "Diagnoses"]
 
@@ -23,15 +24,21 @@ __all__ = ["FileScanner", "events_from_lines", "Analysis", "Change", "Diagnoses"
 class FileScanner:
     """One input's normaliser and assembler: push lines in, get completed events back."""
 
-    def __init__(self, file: str, notices: NoticeDetector | None, peels: PeelMemo | None = None) -> None:
+    def __init__(self, file: str, notices: NoticeDetector | None, peels: PeelMemo | None = None,
+                 calendar: Calendar | None = None) -> None:
         """`notices`: the log lines that report a failure without a traceback (Engine.notices;
-        an empty detector where none are wanted); `peels`: lines peeled by other inputs' scanners."""
-        self._normalizer = LineNormalizer(file, peels)
+        an empty detector where none are wanted); `peels`: lines peeled by other inputs' scanners;
+        `calendar`: the year of stamps printed without one (without it they are no times)."""
+        self._normalizer = LineNormalizer(file, peels, calendar)
         self._assembler = TracebackAssembler(notices=notices or None)  # an empty detector costs a call per line
         self.lines = 0
         self.first_timestamp: datetime | None = None  # when the input starts, by its prefixes
         self.host: str | None = None  # the first host its prefixes name
         self._config = RunConfigCollector()  # the server's settings and launch command, as logged
+
+    def redate(self, calendar: Calendar) -> None:
+        """Date the stamps read from now on by `calendar` (a stream's: today's, as the days pass)."""
+        self._normalizer.calendar = calendar
 
     def feed(self, raw: str, may_start: bool = True) -> list[ErrorEvent]:
         """`may_start`: False where the line can start no record (see TracebackAssembler.feed)."""
@@ -112,9 +119,10 @@ class FileScanner:
         yield from self._assembler.finish()
 
 
-def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector | None) -> Iterator[ErrorEvent]:
+def events_from_lines(lines: Iterable[str | None], file: str, notices: NoticeDetector | None,
+                      calendar: Calendar | None = None) -> Iterator[ErrorEvent]:
     """Events of one input as they complete. A `None` item means 'input is quiet now'."""
-    scanner = FileScanner(file, notices)
+    scanner = FileScanner(file, notices, calendar=calendar)
     for raw in lines:
         yield from scanner.idle() if raw is None else scanner.feed(raw)
     yield from scanner.finish()

@@ -43,6 +43,7 @@ from analyzer.core.grammar import (
     UNRAISABLE,
 )
 from analyzer.core.prefixes import parse_timestamp
+from analyzer.core.yearless import Calendar
 
 hyperscan: Any  # (imported by name: a type checker that cannot find it, as where a wheel is compiled, sees no redefinition)
 try:
@@ -202,13 +203,16 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
-_LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? "
+_MONTH_DAY = rb"\d\d-\d\d \d\d:\d\d:\d\d"  # (vLLM's time)
+_LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| " + _MONTH_DAY + rb"(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
 # (or a paste's blank or three in front of a date, bracketed or not, four before one that is not: the normaliser's
 # LineNormalizer._peel; Tornado's level letter)
-_TIME_START = (rb"(?: {1,3}\[| {1,4}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
-               rb"\[?)\d{4}-\d\d-\d\d")
+# Or a stamp without a year (`yearless.Calendar` dates it): vLLM's, after its level, or syslog's, maybe after a paste's blanks.
+_TIME_START = (rb"(?:(?: {1,3}\[| {1,4}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+               rb"\[?)\d{4}-\d\d-\d\d|(?:" + _LEVELLED + rb")?(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) " + _MONTH_DAY
+               + rb"| {0,4}[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d)")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.
@@ -221,7 +225,7 @@ HEADS = re.compile(rb"\n(" + HEAD + rb")")  # the heads of the lines after the f
 _GROUP = re.compile(rb"\[(?:rank|default)([0-9]+)\]|pid=([0-9]+)(?:, ip=([^)]+))?")
 # Per-message prefixes after a head that surely set the stream (and SGLang's the time, if it reads as one).
 _SGLANG_BODY = re.compile(rb"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:[.,]\d+)?)(?: [A-Za-z_]*[A-Za-z]\d+)*\] ")
-_VLLM_BODY = re.compile(rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? ")
+_VLLM_BODY = re.compile(rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) (" + _MONTH_DAY + rb"(?:\.\d+)?) ")
 _BODY_TIME = re.compile(rb" ?" + _PASTED + _TIME_START)  # (also a line with no head: see ChunkScanner._line_sets)
 _BODY_STREAM = re.compile(rb" ?" + _PASTED + _STREAM_START)
 
@@ -257,14 +261,16 @@ def head_group(head: bytes) -> tuple[bytes | None, ...]:
     return m.groups()
 
 
-def head_sets(buffer: bytes, start: int, end: int) -> tuple[bool | None, bool | None]:
+def head_sets(buffer: bytes, start: int, end: int, calendar: Calendar | None) -> tuple[bool | None, bool | None]:
     """Whether the line whose body (after its head) is `buffer[start:end]`, if no pattern reported it,
-    sets its stream and its time; None where only the normaliser can tell."""
+    sets its stream and its time (dated by `calendar`, which a normaliser of the same has); None where only
+    the normaliser can tell."""
     m = _SGLANG_BODY.match(buffer, start, end)
     if m is not None:
         return True, True if parse_timestamp(m[1].decode()) else None
-    stream = True if _VLLM_BODY.match(buffer, start, end) else None if body_may_set_stream(buffer, start, end) else False
-    return stream, None if body_may_set_time(buffer, start, end) else False
+    if (m := _VLLM_BODY.match(buffer, start, end)) is not None:
+        return True, calendar is not None and calendar.read(m[1].decode()) is not None
+    return (None if body_may_set_stream(buffer, start, end) else False), None if body_may_set_time(buffer, start, end) else False
 
 
 class TriggerFinder:
@@ -459,6 +465,7 @@ _SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|(?:" + _PASTE_LEAD + rb"(?:> )*|
 _SETTER_RES = tuple(re.compile(setter, re.MULTILINE) for setter in _SETTERS)
 _SETTER_WINDOW = 16  # a buffer's first lines, looked at in Python for a kind before the buffer is scanned for it
 _DATED_SETTERS = (Setter.TIME, Setter.HEAD_TIME)  # (each holds a date: a buffer without one has none of them)
+_DATE = rb"\d{4}-\d\d-\d\d|" + _MONTH_DAY + rb"|[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"  # (a date, or a stamp without a year)
 # The first in the database of `scan`: a line that begins with a channel head (in one form of the database;
 # a pattern that matches no line in the other), then the setters found in its pass (cheap there).
 _ANY_HEAD = 0
@@ -518,7 +525,7 @@ def _database(keywords: tuple[str, ...], headed: bool, heads: bool, compile: Com
 @lru_cache(maxsize=10)
 def _setter_database(kind: Setter | None, compile: Compile):
     """One kind's pattern (None: a date, which the setters of the time hold), one match."""
-    return compile((rb"\d{4}-\d\d-\d\d" if kind is None else _SETTERS[kind],),
+    return compile((_DATE if kind is None else _SETTERS[kind],),
                    (hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_SINGLEMATCH,))
 
 

@@ -36,6 +36,7 @@ from analyzer.core.triggers import (
     may_set_stream,
     may_set_time,
 )
+from analyzer.core.yearless import ANCHOR_HEAD, Calendar
 from analyzer.sources.hyperscan_cache import compile_cached
 from analyzer.sources.lines import MAX_LINE, cut_line
 
@@ -75,10 +76,15 @@ class ChunkScanner:
     """Push the byte chunks of one input as `utf8_chunks` gives them, get completed events back."""
 
     def __init__(self, file: str, notices: NoticeDetector, max_line: int = MAX_LINE,
-                 fast: bool = True, peels: PeelMemo | None = None, size: int = 0) -> None:
+                 fast: bool = True, peels: PeelMemo | None = None, size: int = 0, calendar: Calendar | None = None,
+                 anchored: bool = False) -> None:
         """`size`: the input's size in bytes where it is known (a file's), so that a large one has the lines it
-        skips counted with numpy from its start (importing numpy costs what counting 250 MB the plain way does)."""
-        self.scanner = FileScanner(file, notices, peels)
+        skips counted with numpy from its start (importing numpy costs what counting 250 MB the plain way does);
+        `calendar`: see FileScanner; `anchored`: its years are those of the input's first dated stamp, where its
+        first chunk holds one (see Calendar.anchored)."""
+        self.scanner = FileScanner(file, notices, peels, calendar)
+        self._calendar = calendar
+        self._anchoring = anchored and calendar is not None  # (until the first chunk came)
         self._numpy_after = -1 if size > _NUMPY_AFTER else _NUMPY_AFTER  # bytes skipped before numpy counts lines
         self._file = file
         self._keywords = notices.keywords if notices else ()
@@ -105,7 +111,15 @@ class ChunkScanner:
     def lines(self) -> int:
         return self.scanner.lines
 
+    def redate(self, calendar: Calendar) -> None:
+        """See FileScanner.redate."""
+        self._calendar = calendar
+        self.scanner.redate(calendar)
+
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
+        if self._anchoring and self._calendar is not None:
+            self._anchoring = False
+            self.redate(self._calendar.anchored(chunk[:ANCHOR_HEAD].decode("utf-8", "replace")))
         events: list[ErrorEvent] = []
         end = chunk.rfind(b"\n") + 1
         if end and self._finder is not None and _ends_in_header(chunk, end - 1):
@@ -463,7 +477,7 @@ class ChunkScanner:
         """Whether the line `buffer[start:end]`, whose text after any channel head begins at `body`,
         sets its stream and its time: told by its prefix's bytes where they surely tell (an SGLang or
         vLLM prefix, no redraw or colour to hide it), else by a probe."""
-        sets_stream, sets_time = head_sets(buffer, body, end)
+        sets_stream, sets_time = head_sets(buffer, body, end, self._calendar)
         if sets_stream is None or sets_time is None or buffer.find(b"\r", start, end) >= 0 or buffer.find(b"\x1b", start, end) >= 0:
             line = self._probe(self._text(buffer, start, end))
             return line.starts_message, line.timestamp is not None
@@ -472,7 +486,7 @@ class ChunkScanner:
     def _probe(self, text: str) -> LogLine:
         """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
         record, which the finder reports anyway, says nothing; a time alone, its time)."""
-        normalizer = LineNormalizer(self._file)
+        normalizer = LineNormalizer(self._file, calendar=self._calendar)
         return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0,
                                                                             timestamp=normalizer.time_alone)
 
