@@ -25,7 +25,7 @@ from analyzer.sources.problems import OnProblem, Problem, ProblemKind
 
 __all__ = ["ResultCache", "default_cache_path", "settings_key"]
 
-FORMAT = 2  # bump when FileResult's shape or meaning changes (2: IncidentRow, the run configuration)
+FORMAT = 3  # bump when FileResult's shape or meaning changes (2: IncidentRow, the run configuration; 3: stamps without a year)
 _LOOKUP_CHUNK = 500  # SQLite's limit on bound parameters is far above this
 
 _SCHEMA = """
