@@ -13,7 +13,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from analyzer.core.incidents import Incident
@@ -373,7 +373,8 @@ class _StreamReader:
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         if self._live and date.today() != self._day:  # (a stream read over New Year: its January is this year's)
             self._day = date.today()
-            self._scanner.redate(Calendar(datetime.now()))
+            if (calendar := self._scanner.calendar) is not None:
+                self._scanner.redate(replace(calendar, written=datetime.now()))
         text = self._decoder.feed(chunk)
         return self._guarded(lambda: self._scanner.feed(text) if text else [])
 

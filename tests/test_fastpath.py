@@ -845,3 +845,27 @@ def test_an_input_known_to_be_large_has_its_lines_counted_with_numpy_from_its_st
     assert not counted
     assert scan(1 << 30) == unknown == line_path(data)[:2]
     assert sum(counted) > len(data) // 2
+
+
+_STAMPED_WITHOUT_A_YEAR = {  # a line whose stamp has no year, as relays and copies put it (the normaliser reads each)
+    "vllm": "INFO 05-28 03:59:59 [engine.py:12] last step",
+    "djl_serving": fmt.djl_serving_worker(["INFO 05-28 03:59:59 [engine.py:12] last step"], stream="stdout")[0],
+    "k9s_box": "\u2502 INFO 05-28 03:59:59 [engine.py:12] last step \u2502",
+    "markdown_bold": "**INFO 05-28 03:59:59 [engine.py:12] last step**",
+    "syslog": "May 28 03:59:59 gpu-7 python3[12]: last step",
+    "syslog_without_pid": "May 28 03:59:59 gpu-7 vllm: INFO 05-28 03:59:58 [engine.py:12] last step",
+    "torchserve": "2026-05-28 03:59:59,123 [INFO ] W-9000-model_1-stdout MODEL_LOG - last step",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_STAMPED_WITHOUT_A_YEAR))
+@pytest.mark.parametrize("before", ["vllm", "no time"])
+def test_the_time_a_line_without_a_year_sets_is_found_where_it_was_skipped(name, before):
+    """The fast path skips the lines between two it reads: the time the traceback below takes is the last one its
+    stream was given, as feeding every line gives it (or none), whichever prefix, relay or box the stamp is behind."""
+    filler = ([f"INFO 05-28 03:53:{k % 60:02d} [engine.py:12] step {k}" for k in range(100)] if before == "vllm"
+              else [f"step {k}" for k in range(100)])
+    lines = [*filler, _STAMPED_WITHOUT_A_YEAR[name], *(f"plain print {k}" for k in range(3)), *TRACEBACKS[0], "done"]
+    (event,) = assert_same(("\n".join(lines) + "\n").encode())
+    channel = name in ("djl_serving", "syslog", "syslog_without_pid", "torchserve")  # (its time is its own channel's)
+    assert (event.timestamp is None) == (before == "no time" and channel)

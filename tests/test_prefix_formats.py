@@ -839,6 +839,40 @@ def test_a_record_that_repeats_its_prefix_takes_no_line_without_it_after_another
     assert event.root.message.endswith("\n wrapped on")
 
 
+def test_a_vllm_records_line_a_terminal_wrapped_by_columns_keeps_its_rest():
+    """A terminal wraps by columns, and a CJK character takes two: the rest of such a line, right below it without
+    the prefix, is still the message's, where the input's width is known (from two frame lines wrapped before) and
+    the line's characters fall short of it."""
+    width, prefix = 100, "ERROR 05-28 03:53:36 [core.py:12] "
+
+    def wrapped(text: str) -> list[str]:
+        out, line, columns = [], prefix, len(prefix)
+        for char in text:
+            wide = 2 if ord(char) > 0x2E80 else 1
+            if columns + wide > width:
+                out.append(line)
+                line, columns = "", 0
+            line, columns = line + char, columns + wide
+        return [*out, line]
+
+    exc = capture(lambda: {}["模型权重文件缺失：model.layers.23.mlp.experts.w2_weight_offset 在检查点中不存在，请检查路径"])
+    deep = "/usr/local/lib/python3.10/site-packages/vllm/model_executor/model_loader/a/much/longer/path/loader_file.py"
+    lines = [*wrapped("Traceback (most recent call last):"), *wrapped(f'  File "{deep}", line 456, in load_weights'),
+             *wrapped("    weights = params_dict[name]"), *wrapped(f'  File "{deep}", line 457, in load_weights'),
+             *wrapped("    weights = params_dict[name]"), *wrapped(traceback.format_exception_only(exc)[0].rstrip("\n"))]
+    (event,) = assert_same("\n".join(["INFO 05-28 03:53:30 [x.py:1] start", *lines, "INFO 05-28 03:53:40 [x.py:1] next", ""]).encode())
+    assert event.root.message.replace("\n", "") == str(exc) and event.span.line_end == 1 + len(lines)
+
+
+@pytest.mark.parametrize("prefix", ["(A pid=0) :: A | A] ", "A (A pid=0) :: A] "])
+def test_a_prefix_nobody_listed_around_a_known_one_that_begins_with_a_colon(prefix):
+    """A worker's prefix with text of another's after it that begins with a colon (a message's rest reads so only where
+    no known prefix is before it on its line), or inside such text (part of the unknown one): peeled, on every line."""
+    exc, lines = _tb(_chained)
+    event = _only([f"{prefix}{line}" for line in lines], exc)
+    assert (event.context, event.span.line_start, event.span.line_end) == ("", 1, len(lines))
+
+
 def test_a_loggers_line_whose_time_a_copy_cut_off():
     """logging's `%(asctime)s - %(name)s - %(levelname)s - ...` whose first line a copy began after the time
     (`lmdeploy - ERROR - base.py:55 - AttributeError: ...`): the rest is still a known prefix."""

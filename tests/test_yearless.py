@@ -58,15 +58,24 @@ def test_a_log_over_new_year_keeps_its_order():
 
 
 def test_the_first_dated_stamp_of_an_input_gives_the_year_of_those_without():
-    """A copy read long after (an issue's paste): Ray's driver dates its lines, vLLM's logger does not."""
-    head = "2025-05-28 03:53:30,123\tINFO worker.py:1888 -- Started a local Ray instance.\nINFO 05-28 03:53:31 ..."
-    anchored = CALENDAR.anchored(head)
+    """A copy read long after (an issue's paste): Ray's driver dates its lines, vLLM's logger does not. A stamp takes
+    the first year that does not put it more than a month before the first dated one, nor after the file was written."""
+    anchored = CALENDAR.anchored(datetime(2025, 5, 28, 3, 53, 30))  # (written 2026-12-07 12:00)
     assert anchored.read("05-28 03:53:36") == datetime(2025, 5, 28, 3, 53, 36)
-    over_new_year = CALENDAR.anchored("[2025-12-31 23:59:30 TP0] Load weight begin.")  # (nearest the first dated stamp)
+    assert anchored.read("05-20 23:00:00") == datetime(2025, 5, 20, 23)  # (a line above the first dated one)
+    assert anchored.read("03-01 00:00:00") == datetime(2026, 3, 1)  # (a log that ran for nine months)
+    assert anchored.read("02-29 12:00:00") == datetime(2024, 2, 29, 12)  # (no leap year after it: as without one)
+    over_new_year = CALENDAR.anchored(datetime(2025, 12, 31, 23, 59, 30))
     assert over_new_year.read("01-01 00:00:02") == datetime(2026, 1, 1, 0, 0, 2)
     assert over_new_year.read("12-31 23:59:58") == datetime(2025, 12, 31, 23, 59, 58)
-    assert CALENDAR.anchored("INFO 05-28 03:53:31 no date here") is CALENDAR
-    assert CALENDAR.anchored("2025-13-45 10:00:00 no day") is CALENDAR
+    assert CALENDAR.anchored(datetime(2026, 11, 1)).read("04-20 10:00:00") == datetime(2026, 4, 20, 10)  # (never later than written)
+    assert CALENDAR.anchored(None) is CALENDAR
+
+
+def test_a_stamp_in_a_prefix_the_normaliser_learned_is_a_time():
+    calendar = Calendar(datetime(2026, 12, 7))
+    assert calendar.find("svc-7 | 99-99 00:00:00 | 05-28 03:53:36 | ") == datetime(2026, 5, 28, 3, 53, 36)  # (the first that is a day)
+    assert calendar.find("no stamp here") is None
 
 
 def test_the_normaliser_dates_vllm_and_syslog_lines_by_its_calendar():
@@ -150,14 +159,56 @@ def test_a_stream_is_dated_by_today_not_by_its_files_time(tmp_path):
     assert stamps(live=True) == [Calendar(datetime.now()).read("01-02 03:04:05")]
 
 
-def test_the_fast_path_anchored_reads_as_the_line_path_with_the_anchored_calendar():
-    """`anchored`: the years of the first chunk's first dated stamp; otherwise the same as every line fed."""
-    lines = ["2025-12-30 23:59:58,001\tINFO worker.py:1888 -- Started a local Ray instance.",
-             *[f"INFO 12-31 23:59:{k:02d} [engine.py:12] step {k}" for k in range(50)],
+@pytest.mark.parametrize(("head", "first"), [
+    ("2023-12-30 23:59:58,001\tINFO worker.py:1888 -- Started a local Ray instance.", datetime(2023, 12, 30, 23, 59, 58)),
+    ("Dec 30 23:59:58 gpu-7 python3[311]: [2023-12-30 23:59:58 TP0] Load weight begin.", datetime(2023, 12, 30, 23, 59, 58)),
+    # (a date in a message is no stamp: the configuration a server logs)
+    ("INFO 12-30 23:59:58 [config.py:12] built='2024-01-01 10:00:00', revision=3", None),
+])
+def test_the_fast_path_anchored_reads_as_the_line_path_with_the_anchored_calendar(head, first):
+    """`anchored`: its years are those of the first dated stamp its first chunk's lines begin with or their prefixes
+    give; otherwise it reads as every line fed one by one does."""
+    lines = [head, *[f"INFO 12-31 23:59:{k:02d} [engine.py:12] step {k}" for k in range(50)],
              *fmt.vllm_record("Engine failed.", capture(lambda: _layer_missing(7)), when=datetime(2026, 1, 1, 0, 0, 3))]
     data = ("\n".join(lines) + "\n").encode()
     fast = ChunkScanner("t.log", NO_NOTICES, calendar=CALENDAR, anchored=True)
     fast_events = [e for piece in utf8_chunks([data[:700], data[700:]]) for e in fast.feed(piece)] + list(fast.finish())
-    slow = FileScanner("t.log", NO_NOTICES, calendar=CALENDAR.anchored(data.decode()))
+    slow = FileScanner("t.log", NO_NOTICES, calendar=CALENDAR.anchored(first))
     events = [e for raw in split_lines([data]) for e in slow.feed(raw)] + list(slow.finish())
-    assert fast_events == events and [e.timestamp for e in events] == [datetime(2026, 1, 1, 0, 0, 3)]
+    assert fast_events == events
+    assert [e.timestamp for e in events] == [datetime(2024 if first else 2026, 1, 1, 0, 0, 3)]  # (written 2026-12-07)
+
+
+def test_a_stream_read_past_midnight_keeps_its_first_dated_stamps_year(monkeypatch, tmp_path):
+    """A followed file is dated by today, re-read as the days pass, and by its first dated stamp throughout."""
+    import threading
+    import time
+    from datetime import date
+
+    from analyzer import engine
+
+    class _Tomorrow(date):  # (each day the reader asks is the next)
+        days = 0
+
+        @classmethod
+        def today(cls):
+            cls.days += 1
+            return date(2026, 1, 1) + (cls.days * (date(2026, 1, 2) - date(2026, 1, 1)))
+
+    monkeypatch.setattr(engine, "date", _Tomorrow)
+    log = tmp_path / "followed.log"
+    log.write_text("[2020-12-30 10:00:00] server started\n")
+    record = fmt.vllm_record("Engine failed.", capture(lambda: _layer_missing(7)), when=datetime(2020, 12, 31, 3, 4, 5))
+
+    def later() -> None:  # (a chunk of its own, read on a later day)
+        time.sleep(0.4)
+        with log.open("a") as out:
+            out.write("\n".join(record) + "\n")
+
+    threading.Thread(target=later, daemon=True).start()
+    deadline = time.monotonic() + 10  # (a bound: the record's event ends it)
+    stamps = []
+    for event in Engine().events([str(log)], lambda problem: None, follow=True, stopped=lambda: time.monotonic() > deadline):
+        stamps.append(event.timestamp)
+        break
+    assert stamps == [datetime(2020, 12, 31, 3, 4, 5)]

@@ -407,13 +407,14 @@ class TracebackAssembler:
         block = self._open.get(line.stream)
         return block is not None and not self._refuses(block, line)
 
-    def _refuses(self, block: Block, line: LogLine) -> bool:
+    @staticmethod
+    def _refuses(block: Block, line: LogLine) -> bool:
         """Whether the message `block` reads is sure not to go on with `line`: its writer puts its prefix on each line of a
-        record (vLLM's logger), and this line has none, and came after another writer's lines or is no rest of a line
-        the input's width cut (right below, where no width is known, it may be one). Another writer wrote it, into the
-        same stream."""
+        record (vLLM's logger), and this line has none and came after another writer's lines. Another writer wrote it,
+        into the same stream. (Right below, it may be the rest of a line a terminal wrapped, by columns: a rest
+        `_takes_rest` does not tell, its characters wider than one, is still the message's.)"""
         return (block.state is State.MESSAGE and block.repeats_prefix and not line.prefix and bool(line.text.strip())
-                and bool(self._width or line.lineno != block.linenos[-1] + 1))
+                and line.lineno != block.linenos[-1] + 1)
 
     def _takes_rest(self, line: LogLine) -> bool:
         """Whether `line` (no prefix) is the rest of the line before it, which an open record took and a

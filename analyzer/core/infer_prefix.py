@@ -227,15 +227,16 @@ def source_pretext(body: str) -> str | None:
     return m.group() if m is not None else None
 
 
-def plausible(piece: str, gutter: bool = False) -> bool:
+def plausible(piece: str, gutter: bool = False, behind_prefix: bool = False) -> bool:
     """Whether text in front of a landmark can be a prefix rather than a message. A name and a colon is one
     only where the name reads as a host's or a level's, not an exception's type (pdsh's `gpu004: `, uvicorn's
     `ERROR:    ` on each line of a traceback an app logged line by line; a comment's `#` alone, a traceback pasted
-    into code as comments). A bar alone is an exception group's box, unless it is a `gutter` (gutter_before_frame)."""
+    into code as comments). A bar alone is an exception group's box, unless it is a `gutter` (gutter_before_frame).
+    Text that begins with a colon goes on with a message, unless it is `behind_prefix`: a known one's, on its line."""
     text = piece.lstrip(" \t")
     return (0 < len(piece) <= MAX_PREFIX and _PUNCT.search(text) is not None and (_ENDS.search(piece) is not None
                                                                                  or piece == "#")  # (a comment's mark)
-            and text[:1] != ":"  # (the rest of a message the line above began: Java's `: org.x.SparkException: ...`)
+            and (behind_prefix or text[:1] != ":")  # (the rest of a message the line above began: Java's `: org.x.SparkException: ...`)
             and (_EXCEPTION_START.match(text) is None or _names_no_type(text))
             and (gutter or _BOX_ONLY.match(piece) is None)
             and _HEADER_WORDS not in piece)  # (a header's breaks lost: the frame after it is on its line)
@@ -254,12 +255,13 @@ def _names_host(text: str) -> bool:
     return any(c.isdigit() for c in name) and g.BARE_EXCEPTION_LINE.match(name) is None
 
 
-def header_prefix(pretext: str) -> str:
+def header_prefix(pretext: str, behind_prefix: bool = False) -> str:
     """The leading part of a header's pretext that is a prefix; the rest introduces the traceback.
     Prefixes hold anything but words of prose (times, numbers, brackets, pipes, upper-case levels)
     and at most one word of prose right before a token that closes them (`svc | `, `[x] `, `- `): two
     in a row read as a message (`second line | of it, Traceback ...`), unless that token is the last.
-    (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)"""
+    (Taking a message for a prefix here costs the context only; see `LineNormalizer._learned_channel`.)
+    `behind_prefix`: see plausible."""
     if _EXCEPTION_START.fullmatch(pretext) and _names_no_type(pretext):
         return pretext  # (a program's name alone: `bash: `)
     end = 0
@@ -283,7 +285,7 @@ def header_prefix(pretext: str) -> str:
     while end < len(pretext) and pretext[end] in " \t":
         end += 1
     piece = pretext[:end]
-    return piece if plausible(piece) else ""
+    return piece if plausible(piece, behind_prefix=behind_prefix) else ""
 
 
 def stream_key(piece: str) -> str:

@@ -500,7 +500,7 @@ class LineNormalizer:
         if found is None and source and (pretext := infer.source_pretext(text)) is not None:
             found = (pretext, False)  # (a paste begun inside the log's traceback: its first line's prefix cut off)
         if found is not None:
-            text = self._learn(text, len(found[0]), found[1], kinds, used, meta, lineno)
+            text = self._learn(text, len(found[0]), found[1], kinds, used, meta, lineno, behind=len(text) < start)
         return text, None
 
     def _peel_one(self, text: str, kinds: list[KnownPrefix], used: set[int], meta: PrefixMeta) -> str | None:
@@ -535,10 +535,10 @@ class LineNormalizer:
         return spaced if spaced is not None else (len(rest) - len(rest.lstrip(" "))) % 2 == 1
 
     def _learn(self, text: str, end: int, is_header: bool, kinds: list[KnownPrefix], used: set[int],
-               meta: PrefixMeta, lineno: int) -> str:
+               meta: PrefixMeta, lineno: int, behind: bool) -> str:
         """`text[:end]` stands in front of a traceback landmark: peel what of it is prefixes, learning the
         families of those nobody listed. A known prefix inside it marks where an unknown one ends; a copy's margin
-        (line numbers, grep's file) is outside them all."""
+        (line numbers, grep's file) is outside them all. `behind`: the line's known prefixes were peeled before it."""
         margin = self._margin(text, end, kinds, lineno)
         if margin < 0:
             return text  # (the next landmark tells a copy's numbers from a process's)
@@ -560,8 +560,8 @@ class LineNormalizer:
             if end <= 0:
                 return text
         pretext = text[:end]
-        piece = _header_prefix(pretext) if is_header else pretext if infer.plausible(
-            pretext, gutter=infer.gutter_before_frame(text, end)) else ""
+        piece = (_header_prefix_behind if behind else _header_prefix)(pretext) if is_header else pretext if infer.plausible(
+            pretext, gutter=infer.gutter_before_frame(text, end), behind_prefix=behind) else ""
         if piece:
             self._take_learned(piece, meta, used)
             text = text[len(piece):]
@@ -622,6 +622,7 @@ def _memoised(function: Callable[[str], _T]) -> Callable[[str], _T]:
 
 
 _header_prefix = _memoised(infer.header_prefix)  # a logger's introduction of a traceback repeats
+_header_prefix_behind = _memoised(lambda pretext: infer.header_prefix(pretext, behind_prefix=True))  # (see plausible)
 _stream_key = _memoised(infer.stream_key)  # each line's message prefix is the next one's `last`
 
 
@@ -807,7 +808,7 @@ def _reads_as_traceback(body: str, header: str | None) -> bool:
 
 def _known_inside(pretext: str, kinds: list[KnownPrefix]) -> int:
     """The first place after a blank or a delimiter in `pretext` where a known prefix begins behind
-    text that can be a prefix; 0 if none."""
+    text that can be a prefix, and before nothing or more of one; 0 if none."""
     return _known_inside_of(pretext, tuple(kinds))
 
 
@@ -816,8 +817,9 @@ def _known_inside_of(pretext: str, kinds: tuple[KnownPrefix, ...]) -> int:
     for at in range(1, len(pretext)):
         if pretext[at - 1] not in " \t])|>:}" or pretext[at] in " \t":
             continue  # not a boundary
-        if known_at(pretext[at:], kinds) is not None and infer.plausible(pretext[:at]):
-            return at
+        if (known := known_at(pretext[at:], kinds)) is not None and infer.plausible(pretext[:at]) and (
+                not (rest := pretext[at + known[1].end():]).strip() or infer.plausible(rest) or known_at(rest, kinds)):
+            return at  # (else the known one is part of an unknown's: `A (A pid=0) :: A] `)
     return 0
 
 

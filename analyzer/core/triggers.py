@@ -62,7 +62,8 @@ _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|(?:^|[^A-EG-OQ-Ya-z]) )"
 # How a paste wraps a line (the normaliser's PASTED: line numbers, a tab, a web viewer's cell, a markdown blockquote;
 # and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.
-_PASTE_LEAD = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+)"  # (numbered: a superset)
+# (numbered: a superset; markdown's emphasis and a terminal UI's box, which the normaliser reads through too)
+_PASTE_LEAD = rb"(?:[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+|\*\*|\*?_+|\xe2\x94\x82 )"
 _PASTED = _PASTE_LEAD + rb"?(?:> )*"
 # Lines that can start an error record. (A JSON record is read whole anyway: see _STATE.)
 _STARTS = (
@@ -151,11 +152,18 @@ _STARTS = (
 # A header a terminal wrapped at its width, its rest on the next line without the line's prefix (see
 # TracebackAssembler._unwrapped): each cut, its line break maybe Windows', reported in both lines.
 _CUT_HEADERS = tuple((HEADER_TEXT[:k], HEADER_TEXT[k:]) for k in range(1, len(HEADER_TEXT)))
+# Stamps without a year: vLLM's time, and syslog's month (only a name `yearless.Calendar` reads is a time).
+_MONTH_DAY = rb"\d\d-\d\d \d\d:\d\d:\d\d"
+_MONTH = rb"(?:[Jj]an|[Ff]eb|[Mm]ar|[Aa]pr|[Mm]ay|[Jj]un|[Jj]ul|[Aa]ug|[Ss]ep|[Oo]ct|[Nn]ov|[Dd]ec)"
 # Prefix state that is not rebuilt from the lines around: JSON records, a container's partial records,
 # pdsh's host address, Open MPI's tag and BuildKit's step (channels of their own: each of their lines is read; the address
 # by the end of it, which costs a fifth of the whole pass less than the whole of it from a line's start).
 _STATE = (rb"(?:^|\r)" + _PASTED + rb"\{", rb"std(?:out|err) P", rb"\.[0-9]{1,3}: ", rb"\]<std(?:out|err|diag)>:",
-          rb"^#[0-9]+ [0-9]+\.[0-9]+ ")
+          rb"^#[0-9]+ [0-9]+\.[0-9]+ ",
+          # (channels whose lines set their own time, not that of the lines around: syslog's of a program that logs no
+          # pid, its time and host in front (`_CHANNELS` reads those with one), and a TorchServe or DJL Serving worker's)
+          rb"^" + _MONTH + rb" [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [A-Za-z0-9][\w.-]* [\w./@-]+: ",
+          rb"\] (?:PyProcess - )?W-[0-9]+-[\w.-]+-std(?:out|err)[: ]")
 # Lines whose exact pattern would slow the whole pass down: Hyperscan looks for a loose form of each, and
 # `TriggerFinder.scan` keeps a line it reports only if the exact pattern is in it.
 _CONFIRMED = (
@@ -203,7 +211,6 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 # How the text of a line that may set prefix state begins, after a line start or a `\r`: with a
 # dated prefix (container, SGLang, logging's asctime; maybe after levelled ones) it may set the
 # time and the stream, with a levelled one (logging's basic format, vLLM) the stream.
-_MONTH_DAY = rb"\d\d-\d\d \d\d:\d\d:\d\d"  # (vLLM's time)
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| " + _MONTH_DAY + rb"(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
@@ -212,7 +219,7 @@ _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| " + _MONTH_
 # Or a stamp without a year (`yearless.Calendar` dates it): vLLM's, after its level, or syslog's, maybe after a paste's blanks.
 _TIME_START = (rb"(?:(?: {1,3}\[| {1,4}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
                rb"\[?)\d{4}-\d\d-\d\d|(?:" + _LEVELLED + rb")?(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) " + _MONTH_DAY
-               + rb"| {0,4}[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d)")
+               + rb"| {0,4}" + _MONTH + rb" [ \d]\d \d\d:\d\d:\d\d)")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.

@@ -16,9 +16,11 @@ Events, line numbers and prefix state come out as if every line had been fed one
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from analyzer.core.grammar import HEADER_TEXT
 from analyzer.core.normalize import LineNormalizer, PeelMemo, may_continue
@@ -36,7 +38,7 @@ from analyzer.core.triggers import (
     may_set_stream,
     may_set_time,
 )
-from analyzer.core.yearless import ANCHOR_HEAD, Calendar
+from analyzer.core.yearless import Calendar
 from analyzer.sources.hyperscan_cache import compile_cached
 from analyzer.sources.lines import MAX_LINE, cut_line
 
@@ -50,6 +52,9 @@ _COUNT_BLOCK = 1 << 18  # bytes whose lines numpy counts at once
 _NUMPY_AFTER = 256 << 20  # bytes skipped before numpy counts their lines, in an input of unknown size
 _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all handed over
 _MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
+_ANCHOR_HEAD = 1 << 16  # bytes of an input's first chunk looked at for its first dated stamp (see Calendar.anchored)
+_ANCHOR_TRIES = 64  # dates in it looked at
+_DATE_TIME = re.compile(rb"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})")
 _INDENTED = re.compile(rb"(?: +[^\s][^\n]*\n)+")  # lines indented, not blank
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
@@ -111,6 +116,10 @@ class ChunkScanner:
     def lines(self) -> int:
         return self.scanner.lines
 
+    @property
+    def calendar(self) -> Calendar | None:
+        return self._calendar
+
     def redate(self, calendar: Calendar) -> None:
         """See FileScanner.redate."""
         self._calendar = calendar
@@ -119,7 +128,7 @@ class ChunkScanner:
     def feed(self, chunk: bytes) -> list[ErrorEvent]:
         if self._anchoring and self._calendar is not None:
             self._anchoring = False
-            self.redate(self._calendar.anchored(chunk[:ANCHOR_HEAD].decode("utf-8", "replace")))
+            self.redate(self._calendar.anchored(self._first_dated(chunk[:_ANCHOR_HEAD])))
         events: list[ErrorEvent] = []
         end = chunk.rfind(b"\n") + 1
         if end and self._finder is not None and _ends_in_header(chunk, end - 1):
@@ -483,10 +492,27 @@ class ChunkScanner:
             return line.starts_message, line.timestamp is not None
         return sets_stream, sets_time
 
-    def _probe(self, text: str) -> LogLine:
+    def _first_dated(self, head: bytes) -> datetime | None:
+        """The first dated stamp that begins a line of `head` (maybe in a bracket: Ray's driver, SGLang's) or that its
+        prefixes give (behind journald's stamp, say); not one in a message (a configuration's dump)."""
+        for m in itertools.islice(_DATE_TIME.finditer(head), _ANCHOR_TRIES):
+            start = head.rfind(b"\n", 0, m.start()) + 1
+            if head[start:m.start()] in (b"", b"["):
+                year, month, day, hour, minute, second = map(int, m.groups())
+                try:
+                    return datetime(year, month, day, hour, minute, second)
+                except ValueError:  # (no day: month 13)
+                    continue
+            end = head.find(b"\n", m.end())
+            if (stamp := self._probe(self._text(head, start, len(head) if end < 0 else end), dated=True).timestamp) is not None:
+                return stamp
+        return None
+
+    def _probe(self, text: str, dated: bool = False) -> LogLine:
         """What the line's own prefixes say (a fresh normaliser inherits nothing; a partial container
-        record, which the finder reports anyway, says nothing; a time alone, its time)."""
-        normalizer = LineNormalizer(self._file, calendar=self._calendar)
+        record, which the finder reports anyway, says nothing; a time alone, its time). `dated`: only a
+        stamp with a year is a time."""
+        normalizer = LineNormalizer(self._file, calendar=None if dated else self._calendar)
         return next(iter(normalizer.normalize(text, 0)), None) or LogLine("", self._file, 0,
                                                                             timestamp=normalizer.time_alone)
 
