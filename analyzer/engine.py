@@ -277,7 +277,7 @@ class Engine:
 
         started = object()  # a watched directory's new file: one more input that will end with `done`
         watched = [path for path in files if follow and os.path.isdir(path)]
-        readers = {path: _StreamReader(self, path, on_problem, follow or is_stream(path)) for path in files if path not in watched}
+        readers = {path: _StreamReader(self, path, on_problem, follow) for path in files if path not in watched}
         for path in files:
             threading.Thread(target=watch if path in watched else pump, args=(path,), daemon=True).start()
         running, closed = len(files), False
@@ -297,7 +297,7 @@ class Engine:
                     continue
                 if chunk is started:
                     running += 1
-                    readers[path] = _StreamReader(self, path, on_problem, follow or is_stream(path))
+                    readers[path] = _StreamReader(self, path, on_problem, follow)
                     continue
                 reader = readers[path]
                 if chunk is done:
@@ -307,7 +307,7 @@ class Engine:
                     yield from reader.idle()
                 elif chunk is RESTART:  # a followed file was replaced or cut: its text so far has ended
                     yield from reader.finish()
-                    readers[path] = _StreamReader(self, path, on_problem, follow or is_stream(path))
+                    readers[path] = _StreamReader(self, path, on_problem, follow)
                 else:
                     yield from reader.feed(chunk)
                     if progress is not None:
@@ -350,12 +350,13 @@ class _StreamReader:
     """One streamed input's decoder and fast-path scanner. Before it lets events out, it notes what
     the input showed of its run's configuration (the fixes of those events use it)."""
 
-    def __init__(self, engine: Engine, path: str, on_problem: OnProblem, live: bool) -> None:
-        """`live`: the input is being written while it is read (see Engine.chunk_scanner)."""
+    def __init__(self, engine: Engine, path: str, on_problem: OnProblem, follow: bool) -> None:
+        """`follow`: the input is followed; it, or a stream (stdin, a pipe), is being written while it is read
+        (see Engine.chunk_scanner)."""
         self.file = "<stdin>" if path == STDIN else path
         self._decoder = Utf8Decoder()
-        self._scanner = engine.chunk_scanner(self.file, live=live)
-        self._live = live
+        self._live = follow or is_stream(path)
+        self._scanner = engine.chunk_scanner(self.file, live=self._live)
         self._day = date.today()
         self._configs = engine._configs
         self._on_problem = on_problem

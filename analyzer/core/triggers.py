@@ -472,7 +472,7 @@ _SETTERS = (rb"(?:^|\r)(?:" + _CLOUD_TIME + rb"|(?:" + _PASTE_LEAD + rb"(?:> )*|
 _SETTER_RES = tuple(re.compile(setter, re.MULTILINE) for setter in _SETTERS)
 _SETTER_WINDOW = 16  # a buffer's first lines, looked at in Python for a kind before the buffer is scanned for it
 _DATED_SETTERS = (Setter.TIME, Setter.HEAD_TIME)  # (each holds a date: a buffer without one has none of them)
-_DATE = rb"\d{4}-\d\d-\d\d|" + _MONTH_DAY + rb"|[A-Za-z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d"  # (a date, or a stamp without a year)
+_DATE = rb"\d{4}-\d\d-\d\d|" + _MONTH_DAY + rb"|" + _MONTH + rb" [ \d]\d \d\d:\d\d:\d\d"  # (a date, or a stamp without a year)
 # The first in the database of `scan`: a line that begins with a channel head (in one form of the database;
 # a pattern that matches no line in the other), then the setters found in its pass (cheap there).
 _ANY_HEAD = 0

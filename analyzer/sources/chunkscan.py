@@ -25,6 +25,7 @@ from datetime import datetime
 from analyzer.core.grammar import HEADER_TEXT
 from analyzer.core.normalize import LineNormalizer, PeelMemo, may_continue
 from analyzer.core.notices import NoticeDetector
+from analyzer.core.prefixes import parse_timestamp
 from analyzer.core.records import ErrorEvent, LogLine
 from analyzer.core.scan import FileScanner
 from analyzer.core.triggers import (
@@ -54,7 +55,7 @@ _MAX_GROUPS = 4096  # head groups with lines waiting; past that they are all han
 _MAX_UNSETTLED = 16  # stretches whose channels' waiting lines are not looked for yet (each holds its buffer)
 _ANCHOR_HEAD = 1 << 16  # bytes of an input's first chunk looked at for its first dated stamp (see Calendar.anchored)
 _ANCHOR_TRIES = 64  # dates in it looked at
-_DATE_TIME = re.compile(rb"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})[T ]([0-9]{2}):([0-9]{2}):([0-9]{2})")
+_DATE_TIME = re.compile(rb"(?<![0-9])[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}")
 _INDENTED = re.compile(rb"(?: +[^\s][^\n]*\n)+")  # lines indented, not blank
 # What in a line read may name a channel (or teach a prefix family, or hide a prefix: colours, redraws).
 _CHANNEL_MARKS = (b"]:", b"pid=", b"\r", b"\x1b", b'File "', b"Traceback (most recent call last)")
@@ -498,11 +499,9 @@ class ChunkScanner:
         for m in itertools.islice(_DATE_TIME.finditer(head), _ANCHOR_TRIES):
             start = head.rfind(b"\n", 0, m.start()) + 1
             if head[start:m.start()] in (b"", b"["):
-                year, month, day, hour, minute, second = map(int, m.groups())
-                try:
-                    return datetime(year, month, day, hour, minute, second)
-                except ValueError:  # (no day: month 13)
-                    continue
+                if (stamp := parse_timestamp(m.group().decode())) is not None:
+                    return stamp
+                continue  # (no day: month 13)
             end = head.find(b"\n", m.end())
             if (stamp := self._probe(self._text(head, start, len(head) if end < 0 else end), dated=True).timestamp) is not None:
                 return stamp
