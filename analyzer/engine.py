@@ -7,6 +7,7 @@ can, and reports what went wrong at the edges as typed `Problem`s instead of pri
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import stat
@@ -143,11 +144,18 @@ class Engine:
                           if config.known and self._runs.get(other) == run), found)
         return found
 
-    def chunk_scanner(self, path: str, size: int = 0, live: bool = False) -> ChunkScanner:
-        """The fast path over one input's bytes (a caller that reads the chunks itself); `size`: the input's, where
-        known (see ChunkScanner); `live`: the input is being written while it is read (stdin, a followed file), so
-        that a stamp printed without a year is dated by today, not by when the file was last written."""
-        written = datetime.now() if live else _written(path)
+    def chunk_scanner(self, path: str, live: bool = False, status: os.stat_result | None = None) -> ChunkScanner:
+        """The fast path over one input's bytes (a caller that reads the chunks itself); `live`: the input is being
+        written while it is read (stdin, a followed file), so that a stamp printed without a year is dated by today,
+        not by when the file was last written; `status`: the input's `os.stat`, where the caller took it (else it is
+        taken here: its size, see ChunkScanner, and when it was written)."""
+        if status is None and not live:
+            with contextlib.suppress(OSError):
+                status = os.stat(path)
+        size, written = 0, datetime.now()
+        if status is not None and stat.S_ISREG(status.st_mode):
+            size = status.st_size
+            written = written if live else datetime.fromtimestamp(status.st_mtime)
         return ChunkScanner(path, self.notices, peels=self._peels, size=size, calendar=Calendar(written), anchored=True)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
@@ -187,7 +195,7 @@ class Engine:
 
     def _file_events(self, path: str, on_problem: OnProblem, progress: Progress | None,
                      stopped: Callable[[], bool]) -> Iterator[ErrorEvent]:
-        scanner = self.chunk_scanner(path, _size(path))
+        scanner = self.chunk_scanner(path)
         try:
             yield from self._read_file(path, scanner, on_problem, progress, stopped)
         except Exception as error:  # (a bug met on one input costs the rest of it, not the other inputs)
@@ -326,24 +334,6 @@ def _broke(where: str, lines: int, error: Exception) -> Problem:
     """A bug in the scan, met on an input: what was found before it is kept, the rest of that input is not read."""
     return Problem(ProblemKind.INTERNAL, f"{where}:{lines}", f"the scan broke after this line and read no more of this "
                    f"input ({type(error).__name__}: {error}); what it found before is kept (a bug: please report it)")
-
-
-def _written(path: str) -> datetime:
-    """When a file was last written (the time its stamps without a year are read by: see Calendar); now
-    where that cannot be told (a pipe, a file gone)."""
-    try:
-        status = os.stat(path)
-    except OSError:
-        return datetime.now()
-    return datetime.fromtimestamp(status.st_mtime) if stat.S_ISREG(status.st_mode) else datetime.now()
-
-
-def _size(path: str) -> int:
-    """A file's size in bytes (compressed, the least its text is); 0 where it cannot be told."""
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
 
 
 class _StreamReader:

@@ -185,8 +185,8 @@ def _breaking_at_the_end(monkeypatch, name: str) -> None:
     from analyzer.engine import Engine
 
     made = Engine.chunk_scanner
-    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, size=0, live=False: (
-        _BreaksAtTheEnd(made(self, path, size, live)) if Path(path).name == name else made(self, path, size, live)))
+    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, live=False, status=None: (
+        _BreaksAtTheEnd(made(self, path, live, status)) if Path(path).name == name else made(self, path, live, status)))
 
 
 def test_a_scan_that_breaks_on_one_input_says_so_and_reads_the_others(capsys, monkeypatch, tmp_path):
@@ -221,7 +221,7 @@ def test_a_followed_input_whose_scan_breaks_is_told_once_and_read_no_more(monkey
         def feed(self, text):
             raise TypeError("a bug met on the first chunk")
 
-    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, size=0, live=False: _Breaks(made(self, path, size, live)))
+    monkeypatch.setattr(Engine, "chunk_scanner", lambda self, path, live=False, status=None: _Breaks(made(self, path, live, status)))
     problems = []
     deadline = time.monotonic() + 1.5  # (several idle ticks after the chunk: each would call the broken scanner)
     events = list(Engine().events([str(log)], problems.append, follow=True, stopped=lambda: time.monotonic() > deadline))

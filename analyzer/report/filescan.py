@@ -102,14 +102,14 @@ def scan_file(path: str, engine: Engine) -> FileResult:
     if info.st_size == 0:
         return bare
     try:
-        return _scan(bare, engine)
+        return _scan(bare, info, engine)
     except OSError as err:
         return replace(bare, status=FileStatus.UNREADABLE, detail=err.strerror or str(err))
     except Exception as err:
         return replace(bare, status=FileStatus.FAILED, detail=f"{type(err).__name__}: {err}")
 
 
-def _scan(bare: FileResult, engine: Engine) -> FileResult:
+def _scan(bare: FileResult, info: os.stat_result, engine: Engine) -> FileResult:
     """The fast path of `analyzer scan` (whole chunks, only lines that can matter parsed), with
     the first chunk looked at before: binary files stop there."""
     from analyzer.core import versions  # with the engine, which a warm report does not load
@@ -118,7 +118,7 @@ def _scan(bare: FileResult, engine: Engine) -> FileResult:
     half_written = tail_state(path)  # also proves the file opens: a read problem later is a cut
     read_problems: list[Problem] = []
     analysis = engine.analysis()
-    chunks = engine.chunk_scanner(path, bare.size)
+    chunks = engine.chunk_scanner(path, status=info)
     sniffer = TextSniffer()
     for chunk in utf8_chunks(read_chunks(path, read_problems.append)):
         sniffer.feed(chunk)
