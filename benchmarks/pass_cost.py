@@ -61,7 +61,7 @@ def finder_pass(chunks: list[bytes], repeat: int) -> tuple[float, float, Any]:
         finder.heads(chunk)
     scans = timed(repeat, lambda: [finder.scan(chunk) for chunk in chunks])
     heads = timed(repeat, lambda: [(finder.scan(chunk), finder.heads(chunk)) for chunk in chunks]) - scans
-    return scans, max(heads, 0.0), finder
+    return scans, max(heads, 1e-9), finder
 
 
 def database_patterns(finder: Any) -> tuple[tuple[bytes, ...], tuple[int, ...]]:
@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         chunks = buffers(ensure(args.size, shape), int(args.mb * MB))
         size = sum(map(len, chunks))
         scans, heads, finder = finder_pass(chunks, args.repeat)
-        count = timed(args.repeat, lambda: [chunk.count(b"\n") for chunk in chunks])
-        print(f"{shape.name}: pass {size / MB / scans:,.0f} MB/s, heads {size / MB / heads if heads > 1e-4 else 0:,.0f} MB/s"
-              f" ({'headed' if finder._headed_input else 'no heads'}), counting lines {size / MB / count:,.0f} MB/s")
+        count = timed(args.repeat, lambda chunks=chunks: [chunk.count(b"\n") for chunk in chunks])
+        heads_rate = f"looking for channel heads {size / MB / heads:,.0f} MB/s" if finder._headed_input else "no channel heads"
+        print(f"{shape.name}: pass {size / MB / scans:,.0f} MB/s, {heads_rate}, counting lines {size / MB / count:,.0f} MB/s")
         if args.ablate:
             print("\n".join(ablate(chunks, database_patterns(finder), args.repeat, args.ablate)), flush=True)
     return 0
