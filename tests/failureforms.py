@@ -377,13 +377,15 @@ def child_output_in_message() -> list[str]:
     return text_of(capture(_inspect_in_subprocess)).splitlines()
 
 
-def ray_task_error(cut_frame: bool = False, replica: bool = False, chained: bool = False) -> list[str]:
+def ray_task_error(cut_frame: bool = False, replica: bool = False, chained: bool = False, nested: bool = False) -> list[str]:
     """RayTaskError(ValueError) as Ray prints it on the driver: the driver's traceback, the wrapper
     line naming the remote task, the remote frames (without a header) and the remote error. Ray cuts
     the remote's first frames; `cut_frame`: the caret lines of the first were left under the wrapper. `replica`: the
     remote error a Ray Serve replica's RuntimeError whose message is the traceback of the error its init raised.
     `chained`: the remote error raised `from` the ValueError; Ray names the remote task in place of every header of
-    the remote's chain, the first on the wrapper's line."""
+    the remote's chain, the first on the wrapper's line. `nested`: the remote task got the error from a task it waited
+    for: under the first wrapper line, the waiting task's frames (down to where the wait raised), then the second
+    task's wrapper line (with carets of its own where `cut_frame`), its frames and its error."""
     def driver():
         raise RuntimeError("placeholder")
 
@@ -391,8 +393,18 @@ def ray_task_error(cut_frame: bool = False, replica: bool = False, chained: bool
     remote_error = capture(_replica_init if replica else _open_checkpoint if chained else lambda: _load_shard("model-00002"))
     task = "ray::Loader.load() (pid=4242, ip=10.0.0.5, actor_id=0a1b2c3d, repr=<loader.Loader object at 0x7f00deadbeef>)"
     remote = [task if line.startswith("Traceback ") else line for line in text_of(remote_error).splitlines()]
-    return [*driver_lines, f"ray.exceptions.RayTaskError({type(remote_error).__name__}): {task}",
-            *(["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []), *remote[1:]]
+    wrapper = f"ray.exceptions.RayTaskError({type(remote_error).__name__}): "
+    carets = ["           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"] * 2 if cut_frame else []
+    if nested:  # (the waiting task's frames without their header and the error line its wait raised)
+        waited = text_of(capture(lambda: _wait_for_shards(["model-00002"]))).splitlines()[1:-1]
+        loader = "ray::Loader.read_shard() (pid=4251, ip=10.0.0.6, actor_id=4e5f6a7b, repr=<loader.Loader object at 0x7f00cafe0123>)"
+        return [*driver_lines, wrapper + task, *carets, *waited, wrapper + loader, *carets, *remote[1:]]
+    return [*driver_lines, wrapper + task, *carets, *remote[1:]]
+
+
+def _wait_for_shards(names: list[str]):
+    for name in names:
+        raise RuntimeError(f"placeholder for ray.get of {name}")
 
 
 def _open_checkpoint():

@@ -1113,6 +1113,19 @@ def test_a_ray_task_error_is_the_remote_error_wrapped(cut_frame, strip):
     assert run_root(forms.ray_task_error(cut_frame)).info == remote
 
 
+@pytest.mark.parametrize("cut_frame", [False, True], ids=("whole", "carets-under-each-wrapper"))
+def test_a_ray_task_error_from_a_task_the_remote_task_waited_for_is_one_chain_down_to_that_tasks_error(cut_frame):
+    """Two wrapper lines, the second among the first's remote frames (verl's trainer waiting on a worker): one error,
+    whose root is the innermost task's; the second wrapper's frames are not a second, headless traceback."""
+    lines = forms.ray_task_error(cut_frame, nested=True)
+    event = only(lines)
+    assert [link.exception_type for link in event.chain] == ["ValueError", *["ray.exceptions.RayTaskError(ValueError)"] * 2]
+    assert [link.message.split(" (")[0] for link in event.chain[1:]] == ["ray::Loader.read_shard()", "ray::Loader.load()"]
+    assert (event.root.raise_site.function, event.chain[1].raise_site.function) == ("_load_shard", "_wait_for_shards")
+    assert not event.truncated and run_root(lines).info == event.root
+    assert [e.chain for e in assert_same("\n".join(lines).encode())] == [event.chain]
+
+
 @pytest.mark.parametrize("first_frame", ["whole", "its source line left"])
 def test_a_ray_task_error_whose_remote_stack_a_copy_cut_is_the_remote_error_raised_where_the_frames_shown_end(first_frame):
     """The copy ends inside the remote's frames (its innermost frame, which raised, and its error's line lost), maybe

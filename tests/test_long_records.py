@@ -37,6 +37,19 @@ def test_a_message_at_the_limit_is_whole():
     assert event.chain[-1].message.count("\n") == 199 and not event.truncated
 
 
+def test_a_chains_second_message_at_the_limit_is_whole_after_a_long_first_one():
+    """Each link's message is counted from its own exception line: the first's lines do not shorten the second's."""
+    def raises():
+        try:
+            _mismatch(150)()
+        except RuntimeError as err:
+            raise ValueError("checkpoint differs:\n" + "\n".join(f"layer {row}: max diff 0.5" for row in range(199))) from err
+
+    lines = text_of(capture(raises)).rstrip("\n").split("\n")
+    [event] = events_from_lines([*lines, "INFO 12-01 10:00:00 [core.py:1] next step"], "t.log", NO_NOTICES)
+    assert [link.message.count("\n") for link in event.chain] == [150, 199] and not event.elided
+
+
 def _down(depth: int) -> None:
     if depth == 0:
         raise RecursionError("maximum recursion depth exceeded while resolving the config")

@@ -1047,14 +1047,14 @@ class TracebackAssembler:
             if text[:1] == " " and self._frame_rest(block, text):
                 return Step.TAKE  # the rest of a frame line the terminal wrapped before a space
             if text[:1] in (" ", "\t") and g.padded_exception(text):
-                block.state = State.MESSAGE  # the last source line and the exception line, joined by a terminal's
+                block.state, block.message_lines = State.MESSAGE, 0  # the last source line and the exception line, joined by a terminal's
                 return Step.TAKE  # padding (blocks takes them apart)
             if ob.boxed_exception_line(block, text):
-                block.state = State.MESSAGE  # (a group's sub-exception pasted without the group: blocks unboxes it)
+                block.state, block.message_lines = State.MESSAGE, 0  # (a group's sub-exception pasted without the group: blocks unboxes it)
                 return Step.TAKE
             if ob.exception_at_frames_indent(block, text):
                 self._let_go_held(block)  # (a blank line above it: TensorFlow's `in user code:` report puts one)
-                block.state = State.MESSAGE  # (a traceback re-indented by hand: blocks reads it)
+                block.state, block.message_lines = State.MESSAGE, 0  # (a traceback re-indented by hand: blocks reads it)
                 return Step.TAKE
             if (g.frame_line(text) or g.is_frame_detail(text) or (text[:1] == " " and stripped)
                     or g.FRAME_CUT.match(text) or (g.is_frame_detail(block.texts[-1]) and g.frame_cut_at_start(text))):
@@ -1087,15 +1087,15 @@ class TracebackAssembler:
                 block.state, block.held = State.SEPARATOR, 0  # the chain goes on below it)
                 return Step.TAKE
             if self._cut_name(line):  # (its rest, next, is joined to it: _takes_rest)
-                block.state, block.held = State.MESSAGE, 0
+                block.state, block.held, block.message_lines = State.MESSAGE, 0, 0
                 return Step.TAKE
             if not stripped or g.HEADER.match(text) or not (exc := g.EXCEPTION_LINE.match(text)) or (
                     exc["message"] is None and contradicts_statement(exc, ob.innermost_code(block))):  # (a copy's word
                 # under a stack cut at its raise statement)
                 block.truncated = True
                 return Step.CLOSE
-            block.state, block.held = State.MESSAGE, 0
-            return Step.TAKE
+            block.state, block.held, block.message_lines = State.MESSAGE, 0, 0  # (a link's: not one's above, a remote
+            return Step.TAKE  # error's wrapper whose frames followed)
         if state is State.MESSAGE:
             if self._refuses(block, line):
                 return Step.CLOSE
