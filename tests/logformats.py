@@ -655,6 +655,17 @@ def journal(lines: list[str], host: str | None = "gpu-node-7", ident: str = "lit
     return [f"{start:%b} {start.day:2d} {start:%H:%M:%S} {where}{ident}: {line}" for line in lines]
 
 
+def kernel_console(lines: list[str], ident: str = "cloud-init", pid: int = 528, since_boot: float = 113.002366,
+                   step: float = 0.004137) -> list[str]:
+    """A service's lines on the machine's serial console as systemd echoes them: the kernel's time since boot, `[%5lu.%06lu] `
+    (seconds and microseconds), then `ident[pid]: `. What a VM's console log, and a cloud image's boot log, show."""
+    out = []
+    for k, line in enumerate(lines):
+        micros = round((since_boot + k * step) * 1_000_000)
+        out.append(f"[{micros // 1_000_000:5d}.{micros % 1_000_000:06d}] {ident}[{pid}]: {line}")
+    return out
+
+
 def log_drain(lines: list[str], host: str = "web-7f9c", process: str = "worker", start: datetime = T0) -> list[str]:
     """A log drain's viewer (Mezmo's of a Heroku app, lines carried as syslog): `%b %d %H:%M:%S host app[process] `
     and a severity in lower case, which the drain gives each line by its words: `error` where a line names an error or

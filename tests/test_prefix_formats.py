@@ -108,6 +108,8 @@ FORMATS = {
     "journal": lambda tb: fmt.journal(tb[1]),
     "journal_no_host": lambda tb: fmt.journal(tb[1], host=None),
     "journal_no_pid": lambda tb: fmt.journal(tb[1], ident="jupyterhub", pid=None),
+    "kernel_console": lambda tb: fmt.kernel_console(tb[1]),
+    "kernel_console_commented": lambda tb: [f"# {line}" for line in fmt.kernel_console(tb[1], since_boot=695.180435)],  # (in a script)
     "pdsh_torchrun": lambda tb: fmt.pdsh([f"[rank0]: {line}" for line in tb[1]]),
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
@@ -314,6 +316,23 @@ def test_a_paste_indented_as_a_whole_in_front_of_hosts_names(indent):
     above = [" " * indent + line for line in fmt.pdsh([*noise, lines[-1], *lines[:3]], "x4502c1s3b0n0")]
     (event,) = assert_same("\n".join([*above, ""]).encode())
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize("indent", [4, 6, 8, 12])
+@pytest.mark.parametrize("wrap", [lambda lines: fmt.journal(lines, ident="/usr/lib/gdm3/gdm-x-session", pid=961),
+                                  lambda lines: fmt.journal(lines, ident="jupyterhub", pid=None),
+                                  lambda lines: [f"2025-03-23 21:54:{k % 60:02d},013 - app - ERROR - {line}" for k, line in enumerate(lines)],
+                                  lambda lines: [f"[rank3]: {line}" for line in lines]],
+                         ids=["journal", "journal_no_pid", "python_logger", "torchrun"])
+def test_dated_or_ranked_lines_of_a_paste_indented_as_a_list_items_code_block(wrap, indent):
+    """syslog's, a logger's or torchrun's lines pasted inside a markdown list (the code block a list item holds: six,
+    eight, twelve blanks in front of each): the prefix behind the blanks is peeled as at four, on the fast path too."""
+    exc, lines = _tb(_register_worker)
+    noise = ["blueman-applet version 2.0.8 starting"]
+    pasted = [" " * indent + line for line in wrap([*noise, *lines])]
+    events = [e for e in assert_same("\n".join([*pasted, ""]).encode()) if e.kind is EventKind.TRACEBACK]
+    assert [actual_chain(e.chain) for e in events] == [expected_chain(exc)]
+    assert [t for t in events[0].lines[1:] if t.strip()] == [t for t in lines[1:] if t.strip()]
 
 
 @pytest.mark.parametrize("wrap", [lambda lines: fmt.pm2(lines, 2, "comfyui"), lambda lines: fmt.pm2(lines, 2, "backend_v2", when=fmt.T0),

@@ -125,8 +125,9 @@ _NO_PROGRAM = frozenset(("error", "timeout", "herror", "gaierror", "traceback", 
                          "message", "detail", "details", "reason", "cause", "trace", "stack", "stacktrace", "output"))
 _PROSE = lazyregex.compile(r"^(?![A-Z]{2,}\W*$)[A-Za-z][A-Za-z'-]*[.,:;!?]*$")
 
-_TIMES = lazyregex.compile(  # (and BuildKit's seconds into a step, which begin its prefix: `31.59 `, `#8 1.737 `)
-    r"(?<=^(?:#\d+ )?)\d+\.\d{1,3}(?= |$)"
+_TIMES = lazyregex.compile(  # (and BuildKit's seconds into a step, which begin its prefix: `31.59 `, `#8 1.737 `; and the
+    # kernel's since boot, on a console or in dmesg: `[  113.255576] `)
+    r"(?<=^(?:#\d+ )?)\d+\.\d{1,3}(?= |$)|(?<=\[ *)\d+\.\d{6}(?=\])"
     r"|\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)?"
     r"|\b[IWEF]?\d{4}(?= \d\d:\d\d)|\b\d\d-\d\d(?= \d\d:\d\d)|\d+(?::\d+)+(?:[.,]\d+)?|\d{9,}")
 _DATED = lazyregex.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?")

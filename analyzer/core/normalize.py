@@ -49,12 +49,13 @@ _HTML_ENTITY = lazyregex.compile(r"&(?:quot|apos|lt|gt|#39|#x27|#34|#x22);")
 _TIME_ALONE = lazyregex.compile(r"(?P<ts>\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)(?: UTC)?[ \t]*$")
 _RAY_DEDUP = lazyregex.compile(r" \[repeated \d+x across cluster\]$")  # Ray folds repeated lines into one
 # What a prefix a paste shifted by a blank or three may begin with: a bracket, or a date (`2026-01-21 05:28:16,894 - `);
-# by four (a markdown code block, a list item's), only a date, ISO or syslog's, or torchrun's rank: a traceback's
-# source line begins with none of them.
+# by four or more (a markdown code block, a list item's, a code block in a list item: up to `_MOST_SHIFT`), only a date,
+# ISO or syslog's, or torchrun's rank: a traceback's source line begins with none of them.
 _MAY_OPEN_A_PREFIX = lazyregex.compile(r"[(\[]|\d{4}-\d\d-\d\d[ T]")
 # Rich's logging handler puts the record's place at the line's right edge (`...  api.py:672`): no part of the message
 _RICH_PLACE = lazyregex.compile(r"[ \t]{2,}[\w.<>-]+:\d+[ \t]*$")
 _SHIFTED_FOUR = lazyregex.compile(r"\d{4}-\d\d-\d\d[ T]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |\[(?:rank|default)\d+\]:")
+_MOST_SHIFT = 16  # (the fast path's patterns allow as many: triggers._TIME_START, _STATE)
 
 _MAX_JSON_LINE = 4 * 1024 * 1024
 # GitHub Actions' log viewer numbers each line with a link to it (`[2622](https://github.com/o/r/actions/runs/1/job/2#step:19:2623)`),
@@ -485,8 +486,8 @@ class LineNormalizer:
         if (text[:1] in ("\t", ">", "\xa0") or text[:1].isdigit() or text[5:6].isdigit()) and (
                 pasted := PASTED.pattern.match(text)) is not None:
             text = text[pasted.end():]
-        if text[:1] == " " and (shift := len(text) - len(shifted := text.lstrip(" "))) <= 4 and (
-                _SHIFTED_FOUR.match(shifted) if shift == 4 else _MAY_OPEN_A_PREFIX.match(shifted)) and (
+        if text[:1] == " " and (shift := len(text) - len(shifted := text.lstrip(" "))) <= _MOST_SHIFT and (
+                _SHIFTED_FOUR.match(shifted) if shift >= 4 else _MAY_OPEN_A_PREFIX.match(shifted)) and (
                 rest := self._peel_one(shifted, kinds, used, meta)) is not None:
             text = rest  # a paste's blanks in front of a prefix (no traceback line begins with one)
         while text and (rest := self._peel_one(text, kinds, used, meta)) is not None:

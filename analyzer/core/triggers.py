@@ -175,7 +175,7 @@ _STATE = (*_pasted_apart(rb"\{"), rb"std(?:out|err) P", rb"\.[0-9]{1,3}: ", rb"\
           # (channels whose lines set their own time, not that of the lines around: syslog's of a program that logs no
           # pid, its time and host in front (`_CHANNELS` reads those with one), and a TorchServe or DJL Serving worker's)
           # (a pattern per month and case: as one, the months cost Hyperscan a sixth of its pass)
-          *(rb"^" + month + rb" [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [A-Za-z0-9][\w.-]* [\w./@-]+: " for month in _MONTHS),
+          *(rb"^ {0,16}" + month + rb" [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2} [A-Za-z0-9][\w.-]* [\w./@-]+: " for month in _MONTHS),
           rb"\] (?:PyProcess - )?W-[0-9]+-[\w.-]+-std(?:out|err)[: ]")
 # Lines whose exact pattern would slow the whole pass down: Hyperscan looks for a loose form of each, and
 # `TriggerFinder.scan` keeps a line it reports only if the exact pattern is in it.
@@ -227,12 +227,12 @@ _NON_ASCII = (rb"^\[(?:rank|default)[0-9]*[\x80-\xff]", rb"^\([^)\n]*\)?[\x80-\x
 _LEVELLED = (rb"(?:CRITICAL|ERROR|WARNING|INFO|DEBUG)(?::[^:\r\n]*:| " + _MONTH_DAY + rb"(?:\.\d+)? "
              rb"(?:\[[^\]\r\n]+:\d+\] |[^\s\]]+:\d+\] )?)")
 # (Cloud Logging's severity in front of the date too, where another prefix is before it: prefixes.CLOUD_LOGGING)
-# (or a paste's blank or three in front of a date, bracketed or not, four before one that is not: the normaliser's
-# LineNormalizer._peel; Tornado's level letter)
+# (or a paste's blank or three in front of a date, bracketed or not, up to sixteen before one that is not: the normaliser's
+# LineNormalizer._peel, _MOST_SHIFT; Tornado's level letter)
 # Or a stamp without a year (`yearless.Calendar` dates it): vLLM's, after its level, or syslog's, maybe after a paste's blanks.
-_TIME_START = (rb"(?:(?: {1,3}\[| {1,4}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
+_TIME_START = (rb"(?:(?: {1,3}\[| {1,16}|\[[DIWEC] |(?:" + _LEVELLED + rb"){0,2}(?:(?:DEFAULT|NOTICE|ALERT|EMERGENCY|CRITICAL|ERROR|WARNING|INFO|DEBUG) )?"
                rb"\[?)\d{4}-\d\d-\d\d|(?:" + _LEVELLED + rb")?(?:CRITICAL|ERROR|WARNING|INFO|DEBUG) " + _MONTH_DAY
-               + rb"| {0,4}" + _MONTH + rb" [ \d]\d \d\d:\d\d:\d\d)")
+               + rb"| {0,16}" + _MONTH + rb" [ \d]\d \d\d:\d\d:\d\d)")
 # (a levelled line may set the stream: Cloud Logging's severities too, whose lines may hold any prefix after them)
 _STREAM_START = rb"(?:" + _TIME_START + rb"|(?:CRITICAL|ERROR|WARNING|INFO|DEBUG|DEFAULT|NOTICE|ALERT|EMERGENCY)[ :])"
 # Cloud Logging's severity and time (prefixes.CLOUD_LOGGING), outermost on a line: it sets the time too.
