@@ -9,7 +9,7 @@ import pytest
 from analyzer.core.records import short_type
 from analyzer.core.scan import events_from_lines
 from tests import logformats as fmt
-from tests.realtb import capture
+from tests.realtb import capture, text_of
 from tests.support import NO_NOTICES
 from tests.test_fastpath import assert_same
 
@@ -86,3 +86,26 @@ def test_a_type_glued_right_after_a_name_character_of_another_line():
     exc = capture(_load_dataset)
     lines = ["[2AssertionError", f": {exc}", "025-05-01 10:00:00 TP0] Load weight end."]
     assert _errors(lines) == {("AssertionError", str(exc))}
+
+
+def _unmatched_modules():
+    raise ValueError(
+        "Target modules {'query', 'value'} not found in the base model.")
+
+
+@pytest.mark.parametrize("raises", [_load_dataset, _unmatched_modules], ids=["call-closed", "call-open"])
+def test_a_type_a_stack_took_from_the_end_of_its_last_source_line_gets_the_message_on_the_line_below(raises):
+    """Two ranks' stacks one after the other, the first rank's type glued to the second's last source line
+    (`raise ValueError(...)ValueError`, or `raise ValueError(ValueError` where the call goes on below) and its `: message`
+    on the next line, the second's own exception line below it: the stack ends with the error and its message (it had
+    none, or the second's line as the message's next), and the second's line is an error of its own."""
+    said = str(capture(raises))
+    first, second = (text_of(capture(raises)).rstrip("\n").split("\n") for _ in range(2))
+    lines = [*first[:-1], *second[:-2], second[-2] + "ValueError", f": {said}", second[-1], "INFO 12-01 10:00:01 stopping"]
+    events = list(events_from_lines(lines, "t.log", NO_NOTICES))
+    assert [e.chain for e in assert_same("\n".join([*lines, ""]).encode())] == [e.chain for e in events]
+    assert {e.root.message for e in events if e.root and e.root.exception_type == "ValueError"} <= {said, ""}  # (the
+    # first stack, cut at its raise statement, raised what it names: its message is the one glued below)
+    stacked = [e for e in events if e.root and e.root.raise_site is not None and e.span.line_end >= len(first)]
+    innermost = "_dataset_list" if raises is _load_dataset else raises.__name__
+    assert [(e.root.message, e.root.raise_site.function) for e in stacked] == [(said, innermost)]

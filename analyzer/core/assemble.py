@@ -318,11 +318,25 @@ class TracebackAssembler:
         typed = g.BARE_EXCEPTION_LINE.match(line.text)
         if typed is None:  # (a type no exception line has: the line as it came)
             return None
+        if (block is not None and block.state is State.MESSAGE and block.linenos[-1] == typed_at and not block.message_lines
+                and block.texts[-1].strip() == typed["type"]):
+            self._retext(block, line)  # the stack's exception line was the type alone, taken from the end of its last
+            return self._close(line.stream)  # source line: its message is this one's, and it ends there (as before)
         if block is not None and block.linenos[-1] == typed_at:
             self._unglue(block)
         closed = self._close(line.stream) if block is not None else []
         error = ErrorInfo(typed["type"], typed["message"] or "", has_traceback=False)
         return [*closed, self._event(new_block(State.MESSAGE, EventKind.BARE, line, line.text), error)]
+
+    def _retext(self, block: Block, line: LogLine) -> None:
+        """Its last line (an exception line) as `line` says it, numbered as `line` is."""
+        text = block.texts[-1]
+        block.texts[-1] = self._texts.hold(line.text)
+        self._texts.release([text])
+        if block.reread and block.reread[-1].lineno == block.linenos[-1]:
+            self._held += len(line.text) - len(text)
+            block.reread[-1] = replace(block.reread[-1], text=line.text, lineno=line.lineno)
+        block.linenos[-1] = line.lineno
 
     def _unglue(self, block: Block) -> None:
         """Its last line without the type another process glued to its end (`...in dataset_info.json.ValueError`)."""
@@ -1099,6 +1113,8 @@ class TracebackAssembler:
         if state is State.MESSAGE:
             if self._refuses(block, line):
                 return Step.CLOSE
+            if not block.message_lines and stripped == block.texts[-1].strip():
+                return Step.CLOSE  # the same exception line again: another process's, right below (ranks shredded it)
             if block.truncated and (column := ob.boxed_group_rule(block, text)) >= 0:
                 block.state, block.group_column = State.GROUP, column  # (a paste begun in a group's box: its subs)
                 return Step.TAKE
