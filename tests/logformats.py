@@ -789,7 +789,8 @@ def ray_worker(lines: list[str], name: str = "ScanProvider", pid: int = 371, ip:
     return [f"{esc}[2m{esc}[36m({name} pid={pid}, ip={ip}){esc}[0m {line}" for line in lines]
 
 
-def notebook_viewer(lines: list[str], first: int = 1009, seconds: float = 129.7) -> list[str]:
+def notebook_viewer(lines: list[str], first: int = 1009, seconds: float = 129.7, cells: str = " | ") -> list[str]:
     """A notebook service's log viewer (Kaggle) copied as text: seconds since the start, the line's number
-    and the line, as table cells (`141.8s | 1015 | Traceback (most recent call last):`)."""
-    return [f"{seconds + index * 0.1:.1f}s | {first + index} | {line}" for index, line in enumerate(lines)]
+    and the line, as table cells (`141.8s | 1015 | Traceback (most recent call last):`; copied as a table's rows, the
+    cells apart by tabs: `cells="\\t"`)."""
+    return [f"{seconds + index * 0.1:.1f}s{cells}{first + index}{cells}{line}" for index, line in enumerate(lines)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -114,6 +114,7 @@ FORMATS = {
     "ray_dedup": lambda tb: fmt.ray_dedup(tb[1]),
     "numbered": lambda tb: fmt.numbered(fmt.sglang_record("Scheduler hit an exception: ", tb[1]), first=995),
     "notebook_viewer": lambda tb: fmt.notebook_viewer(tb[1]),
+    "notebook_viewer_tabs": lambda tb: fmt.notebook_viewer(tb[1], first=1290, seconds=704.7, cells="\t"),
     # a copy's margin: a viewer's line numbers, grep's marks and file names (and a Ray worker's prefix behind them)
     "viewer_numbers": lambda tb: fmt.viewer_numbers(["INFO loading", *tb[1]], first=10168),
     "viewer_numbers_tab": lambda tb: fmt.viewer_numbers(tb[1], first=88, separator="\t"),
@@ -156,6 +157,7 @@ MARGINS = {
     "ray_escapes_lost": lambda lines: fmt.viewer_numbers(fmt.ray_worker(lines, escapes=False), separator=""),
     "search_finds": lambda lines: fmt.search_finds(fmt.vllm_worker(lines), list(range(116, 116 + 2 * len(lines), 2))),
     "search_finds_blanks": lambda lines: fmt.search_finds(lines, list(range(7, 7 + len(lines))), indent="  "),
+    "notebook_viewer_tabs": lambda lines: fmt.notebook_viewer(lines, cells="\t"),
 }
 
 
@@ -316,6 +318,16 @@ def test_a_paste_indented_as_a_whole_in_front_of_hosts_names(indent):
     above = [" " * indent + line for line in fmt.pdsh([*noise, lines[-1], *lines[:3]], "x4502c1s3b0n0")]
     (event,) = assert_same("\n".join([*above, ""]).encode())
     assert (event.root.exception_type, event.root.message) == (type(exc).__name__, str(exc))
+
+
+def test_a_notebook_viewers_rows_copied_with_tabs_keep_the_time_of_the_lines_between_errors():
+    """Kaggle's viewer copied as a table's rows (`704.7s<TAB>1290<TAB>`): a logger's dated line far above a traceback
+    without a time of its own still dates it on the fast path, which skips the lines between."""
+    exc, lines = _tb(_chained)
+    dated = "2025-05-01 10:00:00,123 - trainer - INFO - saving checkpoint"
+    log = fmt.notebook_viewer([NOISE_BEFORE, *lines, dated, *["training step done"] * 300, *lines], cells="\t")
+    events = [e for e in assert_same(("\n".join(log) + "\n").encode()) if e.kind is EventKind.TRACEBACK]
+    assert [e.timestamp for e in events][1:] == [datetime(2025, 5, 1, 10, 0, 0, 123000)]
 
 
 @pytest.mark.parametrize("indent", [4, 6, 8, 12])

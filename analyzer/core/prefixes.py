@@ -44,9 +44,10 @@ class KnownPrefix:
 # prefix; it is only ever outermost (inside a prefix, `[a]> ` say, a `> ` is that prefix's). (`>>> ` is
 # Python's prompt; Python indents with spaces, never a tab.)
 # Or numbers each line: `cat -n` and `nl` right-align it in six columns before a tab; a notebook's log
-# viewer (Kaggle) puts the seconds elapsed and the line's number in cells (`141.8s | 1015 | `).
+# viewer (Kaggle) puts the seconds elapsed and the line's number in cells (`141.8s | 1015 | `; copied as a table's
+# rows, apart by tabs: `704.7s\t1290\t`).
 PASTED = KnownPrefix("pasted", lazyregex.compile(
-    r"^(?:(?: {5}\d| {4}\d\d| {3}\d{3}| {2}\d{4}| \d{5}|\d{6,9})\t|\d+(?:\.\d+)?s \| \d+ \| "
+    r"^(?:(?: {5}\d| {4}\d\d| {3}\d{3}| {2}\d{4}| \d{5}|\d{6,9})\t|\d+(?:\.\d+)?s(?: \| \d+ \| |\t\d+\t)"
     r"|(?:\t|\xa0 \| )(?:(?:> )*>(?: |$))?|(?:> )*>(?: |$))"), Scope.LINE)
 # The CRI log format: time, stream, F(ull)/P(artial) record; a blank record may have lost its last space.
 CONTAINER = KnownPrefix("container", lazyregex.compile(

@@ -63,7 +63,7 @@ _OPENS_TEXT = rb"(?:^|[^A-Za-z0-9_. ]|(?:^|[^A-EG-OQ-Ya-z]) )"
 # and a code fence glued to the text, see normalize._unfenced) in
 # front of what it begins with.
 # (numbered: a superset; markdown's emphasis and a terminal UI's box, which the normaliser reads through too)
-_NUMBERED_LEAD = rb"[ \d]{5}\d+\t|\d+(?:\.\d+)?s \| \d+ \| |\t|\xc2\xa0 \| |`+"
+_NUMBERED_LEAD = rb"[ \d]{5}\d+\t|\d+(?:\.\d+)?s(?: \| \d+ \| |\t\d+\t)|\t|\xc2\xa0 \| |`+"
 _MARKUP_LEAD = rb"\*\*|\*?_+|\xe2\x94\x82 "
 _PASTE_LEAD = rb"(?:" + _NUMBERED_LEAD + rb"|" + _MARKUP_LEAD + rb")"
 _PASTED = _PASTE_LEAD + rb"?(?:> )*"
