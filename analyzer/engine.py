@@ -155,7 +155,8 @@ class Engine:
         size, written = 0, datetime.now()
         if status is not None and stat.S_ISREG(status.st_mode):
             size = status.st_size
-            written = written if live else datetime.fromtimestamp(status.st_mtime)
+            if not live:
+                written = datetime.fromtimestamp(status.st_mtime)
         return ChunkScanner(path, self.notices, peels=self._peels, size=size, calendar=Calendar(written), anchored=True)
 
     def events(self, files: list[str], on_problem: OnProblem, follow: bool = False,
