@@ -8,7 +8,7 @@
 header line first). A case passes when some incident, or a link of its chain, has the manifest's
 exception type (compared by its last dotted part), a message that starts with the manifest's message (the
 blanks that ends with aside), and, when `raise_site` is given (`path:line`), a raise site whose path ends
-with that path at that line. An empty `raise_site` is not checked. With `--strict` the match must be the incident marked as
+with that path at that line. An empty `raise_site` (or `-`: the error has no frame in the log) is not checked. With `--strict` the match must be the incident marked as
 its run's root cause (or a link of its chain).
 
 Every case also checks that the run's root cause is a complete incident (not a traceback cut off
@@ -89,7 +89,7 @@ def _fits(case: Case, link: dict) -> bool:
     message = (link["message"] or "").lstrip()
     if not (message.startswith(said) or _SAYING.sub("", message).startswith(said)):
         return False
-    if not case.raise_site:
+    if case.raise_site in ("", "-"):
         return True
     path, _, line = case.raise_site.replace("\\", "/").rpartition(":")  # a Windows path as printed
     path = _BOLD_DUNDER.sub(r"__\1__", path)  # (a dunder name as the paste's markdown rendered it: `**init**.py`)
