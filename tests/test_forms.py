@@ -79,6 +79,25 @@ def test_an_interpreter_that_cannot_start_names_the_exception_behind_its_fatal_e
     assert_same("\n".join(lines).encode())
 
 
+@pytest.mark.parametrize("named", [False, True], ids=("unnamed", "thread-named"))
+def test_a_fatal_errors_exception_is_raised_where_the_dump_of_its_thread_ends(named):
+    """`Fatal Python error: _Py_CheckFunctionResult: ...` (a C function returned NULL), the SystemError it names below
+    `Python runtime state:`, then, after a blank line, faulthandler's dump of the thread; newer interpreters name the
+    thread after its number (`0x... [python] (most recent call first):`). One crash, whose root is the SystemError,
+    raised at the dump's innermost frame."""
+    thread = "Current thread 0x00007604707c3780" + (" [python]" if named else "") + " (most recent call first):"
+    said = ("<built-in method utcoffset of zoneinfo.ZoneInfo object at 0x76046fd9f650> returned NULL without setting an"
+            " exception")
+    lines = ["$ python zi_hour.py", "Fatal Python error: _Py_CheckFunctionResult: a function returned NULL without setting an "
+             "exception", "Python runtime state: initialized", f"SystemError: {said}", "", thread,
+             '  File "/srv/zi_hour.py", line 14 in <module>', "Aborted (core dumped)"]
+    event = next(e for e in events_from_lines(lines, "t.log", None) if e.kind is EventKind.NATIVE)
+    assert [(link.exception_type, link.message) for link in event.chain][0] == ("SystemError", said)
+    assert (event.root.raise_site.path, event.root.raise_site.lineno) == ("/srv/zi_hour.py", 14)
+    assert event.span.line_end == 7
+    assert_same("\n".join(lines).encode())
+
+
 def test_an_older_interpreters_fatal_error_then_the_traceback_behind_it():
     """Python 3.8 prints the exception behind `Fatal Python error: init_sys_streams: ...` right below it (no `Python
     runtime state:` line between): that exception is the root cause."""

@@ -67,7 +67,8 @@ _RUST_CAUSE = lazyregex.compile(rf"^\s+(?:\d+: )?(?P<message>{g.TEXT})\s*+$")
 # progress bar's line, which tqdm ends only when it is done).
 _FATAL_AT = lazyregex.compile(rf"^.*?(?:Fatal Python error|(?P<windows>Windows fatal exception)): \s*+(?P<message>{g.TEXT})\s*+$")
 _TIMEOUT = lazyregex.compile(r"^Timeout \((?P<duration>\d+:\d\d:\d\d(?:\.\d+)?)\)!\s*$")
-_THREAD = lazyregex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$"
+# (newer interpreters name the thread after its number: `Current thread 0x00007604707c3780 [python] (most recent ...`)
+_THREAD = lazyregex.compile(r"^(?:(?P<current>Current thread)|Thread) 0x[0-9a-fA-F]+(?: \[[^\]\n]*\])? \(most recent call first\):\s*$"
                             r"|^Stack \(most recent call first\):\s*$")
 _FRAME = lazyregex.compile(rf'^\s+File "(?P<path>[^"]*)", line (?P<lineno>\d+|\?\?\?) in \s*+(?P<function>{g.TEXT})\s*+$')
 _DUMP_DETAIL = lazyregex.compile(r"^\s+(?:<no Python frame>|\.\.\.)\s*$|^(?:Extension modules: |Python runtime state: |"
@@ -273,7 +274,8 @@ def parse_chain(lines: list[str]) -> tuple[ErrorInfo, ...]:
         return held, replace(crash, message=crash.message.partition(_PYBIND_STACK)[0], link=Link.CAUSE)
     if said is None:
         return (crash,)
-    cause = ErrorInfo(said["type"], (said["message"] or "").strip(), has_traceback=False)
+    # (raised in the thread the dump shows, at its innermost frame: a C function that returned NULL, say)
+    cause = ErrorInfo(said["type"], (said["message"] or "").strip(), crash.frames, has_traceback=False)
     return cause, ErrorInfo(crash.exception_type, crash.message, crash.frames, Link.CAUSE, crash.has_traceback)
 
 
