@@ -320,7 +320,7 @@ class TracebackAssembler:
             return None
         if (block is not None and block.state is State.MESSAGE and block.linenos[-1] == typed_at and not block.message_lines
                 and block.texts[-1].strip() == typed["type"]):
-            self._retext(block, line)  # the stack's exception line was the type alone, taken from the end of its last
+            self._retext(block, line.text, line.lineno)  # the stack's exception line was the type alone, taken from the end of its last
             return self._close(line.stream)  # source line: its message is this one's, and it ends there (as before)
         if block is not None and block.linenos[-1] == typed_at:
             self._unglue(block)
@@ -328,26 +328,20 @@ class TracebackAssembler:
         error = ErrorInfo(typed["type"], typed["message"] or "", has_traceback=False)
         return [*closed, self._event(new_block(State.MESSAGE, EventKind.BARE, line, line.text), error)]
 
-    def _retext(self, block: Block, line: LogLine) -> None:
-        """Its last line (an exception line) as `line` says it, numbered as `line` is."""
-        text = block.texts[-1]
-        block.texts[-1] = self._texts.hold(line.text)
-        self._texts.release([text])
+    def _retext(self, block: Block, text: str, lineno: int) -> None:
+        """Its last line as `text`, numbered `lineno`."""
+        was = block.texts[-1]
+        block.texts[-1] = self._texts.hold(text)
+        self._texts.release([was])
         if block.reread and block.reread[-1].lineno == block.linenos[-1]:
-            self._held += len(line.text) - len(text)
-            block.reread[-1] = replace(block.reread[-1], text=line.text, lineno=line.lineno)
-        block.linenos[-1] = line.lineno
+            self._held += len(text) - len(was)
+            block.reread[-1] = replace(block.reread[-1], text=text, lineno=lineno)
+        block.linenos[-1] = lineno
 
     def _unglue(self, block: Block) -> None:
         """Its last line without the type another process glued to its end (`...in dataset_info.json.ValueError`)."""
-        text = block.texts[-1]
-        if (glued := loose_type(text)) is None or not glued[0].strip():
-            return
-        block.texts[-1] = self._texts.hold(glued[0].rstrip())
-        self._texts.release([text])
-        if block.reread and block.reread[-1].lineno == block.linenos[-1]:
-            self._held -= len(text) - len(glued[0].rstrip())
-            block.reread[-1] = replace(block.reread[-1], text=glued[0].rstrip())
+        if (glued := loose_type(block.texts[-1])) is not None and glued[0].strip():
+            self._retext(block, glued[0].rstrip(), block.linenos[-1])
 
     def _within_budget(self, out: list[ErrorEvent]) -> list[ErrorEvent]:
         while self._held + self._texts.size > self._max_held:
